@@ -1,0 +1,150 @@
+/** `missive agent …`: presentation only; the registry and discovery services do the work. */
+import { Command, Option } from 'commander';
+import { addAgent, listAgentViews, removeAgent, renameAgentAlias, showAgent, type AgentView } from '../../core/agents/registry.js';
+import { agentCapabilities, inspectAgent, refreshAgent, type InspectView } from '../../core/agents/discovery.js';
+import type { Binding } from '../../core/config/schema.js';
+import { collect, type Action } from '../program.js';
+import { keyValues, table } from '../human.js';
+
+const showText = (a: AgentView) =>
+  keyValues([
+    ['alias', a.alias],
+    ['source', `${a.source}${a.read_only ? ' (read-only)' : ''}`],
+    ['base url', a.base_url],
+    ['interfaces', Object.entries(a.interface_urls).map(([b, u]) => `${b}=${u}`)],
+    ['binding preference', a.binding_preference],
+    ['auth ref', a.auth_ref],
+    ['tags', a.tags],
+    ['notes', a.notes],
+    ['card', a.card.cached ? `${a.card.name ?? '(unnamed)'}, fetched ${a.card.fetched_at}, validated ${a.card.validated_at}` : 'not fetched yet (missive agent inspect ' + a.alias + ')'],
+  ]);
+
+const inspectText = (v: InspectView) => {
+  const s = v.selected_interface;
+  const lines = [
+    keyValues([
+      ['agent', `${v.agent.alias} → ${v.card.name}${v.card.version ? ` v${v.card.version}` : ''}`],
+      ['description', v.card.description],
+      ['provider', (v.card.provider as { organization?: string } | null)?.organization ?? null],
+      ['protocol versions', v.card.protocol_versions],
+      ['streaming', String((v.card.capabilities as { streaming?: boolean }).streaming === true)],
+      ['push notifications', String((v.card.capabilities as { pushNotifications?: boolean }).pushNotifications === true)],
+      ['input modes', v.card.default_input_modes],
+      ['output modes', v.card.default_output_modes],
+      ['selected', `${s.binding} ${s.url} (protocol ${s.protocol_version}, from ${s.source})`],
+      ['card cache', `${v.cache.status}${v.cache.etag ? `, etag ${v.cache.etag}` : ''}${v.cache.last_modified ? `, last-modified ${v.cache.last_modified}` : ''}`],
+    ]),
+  ];
+  if (v.card.supported_interfaces.length) {
+    lines.push('', 'Interfaces', table(['binding', 'version', 'url'], v.card.supported_interfaces.map((i) => [i.protocol_binding, i.protocol_version ?? '-', i.url])));
+  }
+  const skills = v.card.skills as Array<{ id: string; name?: string; tags?: string[] }>;
+  if (skills.length) lines.push('', 'Skills', table(['id', 'name', 'tags'], skills.map((k) => [k.id, k.name ?? '', (k.tags ?? []).join(', ')])));
+  return lines.join('\n');
+};
+
+const bindingOption = () => new Option('--binding <binding>', 'require this binding').choices(['http+json', 'json-rpc']);
+
+export function registerAgentCommands(program: Command, action: Action): void {
+  const agent = program.command('agent').description('register, inspect and manage A2A agents');
+
+  agent
+    .command('add <alias> <base-url>')
+    .description('register an agent by alias and base URL')
+    .option('--interface <binding=url>', 'explicit interface URL, e.g. json-rpc=http://host/rpc (repeatable)', collect, [])
+    .option('--binding-preference <binding>', 'preferred binding order (repeatable; default http+json, json-rpc)', collect, [])
+    .option('--auth-ref <name>', 'auth ref from the config or `missive auth add`')
+    .option('--tag <tag>', 'tag (repeatable)', collect, [])
+    .option('--notes <text>', 'free-form notes')
+    .option('--metadata <k=v>', 'non-secret metadata; JSON values are parsed (repeatable)', collect, [])
+    .action(
+      action(async ({ core, out }, alias: string, baseUrl: string, opts: Record<string, any>) => {
+        const view = addAgent(core, {
+          alias,
+          baseUrl,
+          interfaces: opts.interface,
+          bindingPreference: opts.bindingPreference,
+          authRef: opts.authRef,
+          tags: opts.tag,
+          notes: opts.notes,
+          metadata: opts.metadata,
+        });
+        out.result('agent_add', { agent: view }, (d) => `added agent ${d.agent.alias} (${d.agent.base_url})\nnext: missive agent inspect ${d.agent.alias}`);
+      }),
+    );
+
+  agent
+    .command('list')
+    .description('list registered agents')
+    .action(
+      action(async ({ core, out }) => {
+        const agents = listAgentViews(core);
+        out.result('agent_list', { agents, count: agents.length }, (d) =>
+          d.count === 0
+            ? 'no agents yet: register one with  missive agent add <alias> <base-url>'
+            : table(
+                ['alias', 'source', 'base url', 'card'],
+                (d.agents as AgentView[]).map((a) => [a.alias, a.source, a.base_url, a.card.cached ? (a.card.name ?? 'cached') : '-']),
+              ),
+        );
+      }),
+    );
+
+  agent
+    .command('show <alias>')
+    .description('show one registry entry (no network)')
+    .action(action(async ({ core, out }, alias: string) => out.result('agent_show', { agent: showAgent(core, alias) }, (d) => showText(d.agent))));
+
+  agent
+    .command('inspect <alias>')
+    .description('show the Agent Card and the selected interface (fetches the card when none is cached)')
+    .option('--refresh', 'revalidate the cached card first (If-None-Match / If-Modified-Since)')
+    .addOption(bindingOption())
+    .action(
+      action(async ({ core, out }, alias: string, opts: { refresh?: boolean; binding?: Binding }) => {
+        out.result('agent_inspect', await inspectAgent(core, alias, opts), inspectText);
+      }),
+    );
+
+  agent
+    .command('refresh <alias>')
+    .description('conditionally re-fetch the Agent Card; 304 keeps the cached card')
+    .action(
+      action(async ({ core, out }, alias: string) => {
+        out.result('agent_refresh', await refreshAgent(core, alias), (d) =>
+          d.status === 'not_modified' ? `${alias}: card not modified (validated ${d.validated_at})` : `${alias}: card fetched (${d.name})`,
+        );
+      }),
+    );
+
+  agent
+    .command('capabilities <alias>')
+    .description('capability labels from skills, tags, modes, streaming and push support')
+    .option('--refresh', 'revalidate the cached card first')
+    .action(
+      action(async ({ core, out }, alias: string, opts: { refresh?: boolean }) => {
+        out.result('agent_capabilities', await agentCapabilities(core, alias, opts.refresh), (d) =>
+          keyValues([
+            ['agent', d.alias],
+            ['streaming', String(d.streaming)],
+            ['push notifications', String(d.push_notifications)],
+            ['labels', d.labels],
+          ]),
+        );
+      }),
+    );
+
+  agent
+    .command('remove <alias>')
+    .description('remove a locally registered agent')
+    .action(action(async ({ core, out }, alias: string) => out.result('agent_remove', removeAgent(core, alias), () => `removed agent ${alias}`)));
+
+  agent
+    .command('rename <old> <new>')
+    .description('rename a locally registered agent; its history follows')
+    .action(
+      action(async ({ core, out }, from: string, to: string) =>
+        out.result('agent_rename', { from, agent: renameAgentAlias(core, from, to) }, () => `renamed ${from} → ${to}`),
+      ),
+    );
+}

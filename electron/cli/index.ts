@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+/** The `missive` CLI entry under plain Node (also run by the packaged app with ELECTRON_RUN_AS_NODE=1). */
+import { runCli } from './program.js';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const code = await runCli(process.argv.slice(2), {
+  env: process.env,
+  cwd: process.cwd(),
+  io: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), isTTY: !!process.stdout.isTTY },
+  stdin: readStdin,
+});
+process.exitCode = code;

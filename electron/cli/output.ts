@@ -1,0 +1,63 @@
+/** The output contract: one `missive.output.v1` envelope per result, NDJSON with a sequence, redacted always. */
+import { usageError, type MissiveError } from '../../shared/errors.js';
+import { redactText, redactValue } from '../core/security/redact.js';
+
+export const OUTPUT_SCHEMA_VERSION = 'missive.output.v1';
+export type OutputMode = 'human' | 'json' | 'ndjson' | 'quiet';
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  isTTY: boolean;
+}
+
+export interface ModeFlags {
+  json?: boolean;
+  ndjson?: boolean;
+  quiet?: boolean;
+}
+
+/** `--quiet` wins; `--json` with `--ndjson` is a usage error; then the flag; then config `output.format`. */
+export function resolveMode(flags: ModeFlags, configured?: OutputMode): OutputMode {
+  if (flags.quiet) return 'quiet';
+  if (flags.json && flags.ndjson) throw usageError('conflicting_output', '--json and --ndjson cannot be used together', 'Pick one machine format.');
+  if (flags.json) return 'json';
+  if (flags.ndjson) return 'ndjson';
+  return configured ?? 'human';
+}
+
+export class Printer {
+  #sequence = 0;
+  constructor(
+    readonly mode: OutputMode,
+    private readonly io: Io,
+    private readonly secrets: () => readonly string[] = () => [],
+  ) {}
+
+  envelope(kind: string, data: unknown, ok = true) {
+    return { schema_version: OUTPUT_SCHEMA_VERSION, ok, kind, data: redactValue(data, this.secrets()) };
+  }
+
+  /** One result: pretty JSON, one NDJSON line, or the human rendering. */
+  result(kind: string, data: unknown, human: (data: any) => string): void {
+    if (this.mode === 'quiet') return;
+    if (this.mode === 'json') return this.io.stdout(`${JSON.stringify(this.envelope(kind, data), null, 2)}\n`);
+    if (this.mode === 'ndjson') return this.io.stdout(`${JSON.stringify({ ...this.envelope(kind, data), sequence: this.#sequence++ })}\n`);
+    const text = human(redactValue(data, this.secrets()));
+    if (text) this.io.stdout(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** Errors go to stderr in every mode: an envelope in machine modes, a message with help otherwise. */
+  error(error: MissiveError): void {
+    const report = error.toReport();
+    if (this.mode === 'json' || this.mode === 'ndjson') {
+      const env = { ...this.envelope('error', report, false) };
+      this.io.stderr(`${this.mode === 'json' ? JSON.stringify(env, null, 2) : JSON.stringify({ ...env, sequence: this.#sequence++ })}\n`);
+      return;
+    }
+    const secrets = this.secrets();
+    let text = `missive: ${redactText(report.message, secrets)}`;
+    if (report.help) text += `\n  help: ${redactText(report.help, secrets)}`;
+    this.io.stderr(`${text}\n`);
+  }
+}

@@ -1,0 +1,157 @@
+/** The `missive` command line: commander for parsing, the core services for everything else. */
+import { Command, CommanderError, Option } from 'commander';
+import { toMissiveError, usageError, type MissiveError } from '../../shared/errors.js';
+import { createCore, type Core } from '../core/context.js';
+import type { SecretStore } from '../core/auth/secret-store.js';
+import { parseDuration } from '../core/config/duration.js';
+import { closeSharedDispatcher } from '../core/a2a/http.js';
+import { Printer, resolveMode, type Io, type OutputMode } from './output.js';
+import { registerAgentCommands } from './commands/agent.js';
+import { registerAuthCommands } from './commands/auth.js';
+import { registerDoctorCommand } from './commands/doctor.js';
+import { VERSION } from '../core/version.js';
+
+export interface CliDeps {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  io: Io;
+  secrets?: SecretStore;
+  stdin?: () => Promise<string>;
+}
+
+export interface GlobalFlags {
+  json?: boolean;
+  ndjson?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  config?: string;
+  profile?: string;
+  timeout?: string;
+  protocolVersion?: string;
+  a2aExtension: string[];
+  serviceParam: string[];
+  bearerTokenEnv?: string;
+  header: string[];
+  verbose: number;
+}
+
+export interface CommandContext {
+  core: Core;
+  out: Printer;
+  flags: GlobalFlags;
+  deps: CliDeps;
+}
+
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function addGlobalOptions(cmd: Command): Command {
+  return cmd
+    .option('--json', 'print one pretty JSON envelope')
+    .option('--ndjson', 'print one compact JSON envelope per line')
+    .option('-q, --quiet', 'print nothing on success')
+    .option('--no-color', 'disable colour')
+    .option('--config <path>', 'config file (else MISSIVE_CONFIG, repo-local, XDG, defaults)')
+    .option('--profile <name>', 'profile to use (default: default_profile)')
+    .option('--timeout <duration>', 'overall time budget, e.g. 30s, 500ms, 2m')
+    .option('--protocol-version <version>', 'A2A-Version to send (default 1.0)')
+    .option('--a2a-extension <uri>', 'A2A extension to request (repeatable)', collect, [])
+    .option('--service-param <name=value>', 'extra A2A service parameter header (repeatable)', collect, [])
+    .option('--bearer-token-env <env>', 'send Authorization: Bearer $ENV')
+    .option('--header <name:value>', 'extra request header, never persisted (repeatable)', collect, [])
+    .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (repeatable)').argParser((_v, prev: number) => prev + 1).default(0));
+}
+
+export function buildProgram(deps: CliDeps, onResult: (code: number) => void): Command {
+  const program = addGlobalOptions(new Command('missive'))
+    .description('Operator console for A2A (Agent2Agent) v1.0 agents: registry, cards, messages, tasks and collectives.')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: deps.io.stdout, writeErr: deps.io.stderr, outputError: () => undefined });
+
+  /** Wraps a command body: builds the core from global flags, prints errors with their exit code. */
+  const action =
+    <A extends unknown[]>(body: (ctx: CommandContext, ...args: A) => Promise<void | number> | void | number) =>
+    async (...args: unknown[]) => {
+      const cmd = args[args.length - 1] as Command;
+      const flags = cmd.optsWithGlobals() as GlobalFlags;
+      let out = new Printer(safeMode(flags), deps.io);
+      let core: Core | undefined;
+      try {
+        const timeoutMs = flags.timeout ? parseDuration(flags.timeout, '--timeout') : undefined;
+        core = createCore({
+          env: deps.env,
+          cwd: deps.cwd,
+          secrets: deps.secrets,
+          configPath: flags.config,
+          profile: flags.profile,
+          timeoutMs,
+          protocolVersion: flags.protocolVersion,
+          extensions: flags.a2aExtension,
+          serviceParams: flags.serviceParam,
+          bearerTokenEnv: flags.bearerTokenEnv,
+          headers: flags.header,
+        });
+        const resolvedCore = core;
+        out = new Printer(resolveMode(flags, core.config.output.format as OutputMode | undefined), deps.io, () => knownSecrets(resolvedCore, flags));
+        const code = await body({ core, out, flags, deps }, ...(args.slice(0, -1) as A));
+        onResult(typeof code === 'number' ? code : 0);
+      } catch (error) {
+        const err = toMissiveError(error);
+        out.error(err);
+        if (flags.verbose > 0 && err.cause) deps.io.stderr(`  cause: ${String((err.cause as Error)?.stack ?? err.cause)}\n`);
+        onResult(err.exitCode);
+      } finally {
+        core?.close();
+      }
+    };
+
+  registerAgentCommands(program, action);
+  registerAuthCommands(program, action);
+  registerDoctorCommand(program, action);
+  return program;
+}
+
+export type Action = <A extends unknown[]>(
+  body: (ctx: CommandContext, ...args: A) => Promise<void | number> | void | number,
+) => (...args: unknown[]) => Promise<void>;
+
+/** Literal values of env-sourced secrets named on the command line, scrubbed from any output. */
+function knownSecrets(core: Core, flags: GlobalFlags): string[] {
+  const out: string[] = [];
+  if (flags.bearerTokenEnv && core.env[flags.bearerTokenEnv]) out.push(core.env[flags.bearerTokenEnv]!);
+  for (const h of flags.header) {
+    const value = h.slice(h.indexOf(':') + 1).trim();
+    out.push(value, value.replace(/^\S+\s+/, ''));
+  }
+  for (const ref of Object.values(core.config.authRefs)) if (ref.env && core.env[ref.env]) out.push(core.env[ref.env]!);
+  return out.filter((s) => s.length >= 4);
+}
+
+function safeMode(flags: GlobalFlags): OutputMode {
+  try {
+    return resolveMode(flags);
+  } catch {
+    return flags.ndjson ? 'ndjson' : 'json';
+  }
+}
+
+/** Runs one invocation and returns its exit code. Never calls process.exit. */
+export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
+  let code = 0;
+  const program = buildProgram(deps, (c) => (code = c));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      const flags = { json: argv.includes('--json'), ndjson: argv.includes('--ndjson'), quiet: argv.includes('--quiet') || argv.includes('-q') };
+      const message = error.message.replace(/^error:\s*/i, '');
+      new Printer(safeMode(flags as GlobalFlags), deps.io).error(usageError('invalid_arguments', message, 'Run the command with --help for usage.') as MissiveError);
+      return 64;
+    }
+    throw error;
+  } finally {
+    await closeSharedDispatcher();
+  }
+  return code;
+}

@@ -1,0 +1,143 @@
+/**
+ * The one HTTP client of missive: undici over a single pooled dispatcher. Maps network failures and
+ * HTTP statuses to transport errors, and A2A VERSION_NOT_SUPPORTED bodies to protocol errors (exit 76).
+ */
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { redactText, redactUrl } from '../security/redact.js';
+
+let shared: Agent | undefined;
+
+/** The process-wide pooled dispatcher (connections are reused across requests and agents). */
+export function sharedDispatcher(): Agent {
+  shared ??= new Agent({ connections: 128, keepAliveTimeout: 10_000, pipelining: 1 });
+  return shared;
+}
+
+export async function closeSharedDispatcher(): Promise<void> {
+  const agent = shared;
+  shared = undefined;
+  if (agent) await agent.close();
+}
+
+export interface HttpRequest {
+  url: string;
+  method?: 'GET' | 'POST' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  connectTimeoutMs?: number;
+  maxResponseBytes?: number;
+  dispatcher?: Dispatcher;
+  /** Literal secrets to scrub from any error text. */
+  secrets?: readonly string[];
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const JSONRPC_VERSION_NOT_SUPPORTED = -32009;
+
+/** True when a JSON error body (JSON-RPC or google.rpc ErrorInfo) reports VERSION_NOT_SUPPORTED. */
+export function isVersionNotSupported(body: unknown): boolean {
+  if (!body || typeof body !== 'object') return false;
+  const text = JSON.stringify(body);
+  if (text.includes('VERSION_NOT_SUPPORTED') || text.includes('VersionNotSupported')) return true;
+  const error = (body as { error?: { code?: unknown } }).error;
+  return error?.code === JSONRPC_VERSION_NOT_SUPPORTED;
+}
+
+export function versionNotSupportedError(version: string, detail?: string): MissiveError {
+  return protocolError(
+    'version_not_supported',
+    `the agent does not support A2A protocol version ${version}${detail ? `: ${detail}` : ''}`,
+    'Try --protocol-version with a version the Agent Card lists, or set [protocol].protocol_version.',
+  );
+}
+
+const tryJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) if (value !== undefined) out[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+  const where = redactUrl(req.url);
+  const maxBytes = req.maxResponseBytes ?? 16 * 1024 * 1024;
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(req.url, {
+      method: req.method ?? 'GET',
+      headers: req.headers,
+      body: req.body,
+      dispatcher: req.dispatcher ?? sharedDispatcher(),
+      headersTimeout: req.timeoutMs,
+      bodyTimeout: req.timeoutMs,
+      signal: AbortSignal.timeout(req.timeoutMs),
+    });
+  } catch (error) {
+    throw networkError(error, where, req.timeoutMs, req.secrets);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        res.body.destroy();
+        throw transportError('response_too_large', `response from ${where} exceeds ${maxBytes} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof MissiveError) throw error;
+    throw networkError(error, where, req.timeoutMs, req.secrets);
+  }
+  return { status: res.statusCode, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Throws the right error for a non-2xx response (VERSION_NOT_SUPPORTED → protocol, others → transport). */
+export function assertOk(res: HttpResponse, what: string, url: string, protocolVersion: string): void {
+  if (res.status >= 200 && res.status < 300) return;
+  const body = tryJson(res.body);
+  if (isVersionNotSupported(body)) throw versionNotSupportedError(protocolVersion, errorMessageOf(body));
+  const detail = errorMessageOf(body) ?? res.body.slice(0, 200).trim();
+  throw transportError(
+    'http_status',
+    `${what} at ${redactUrl(url)} answered HTTP ${res.status}${detail ? `: ${redactText(detail)}` : ''}`,
+    res.status === 404 ? 'Check the base URL: the agent may serve its card or interface elsewhere.' : undefined,
+  );
+}
+
+function errorMessageOf(body: unknown): string | undefined {
+  const error = (body as { error?: { message?: unknown } } | undefined)?.error;
+  return typeof error?.message === 'string' ? error.message : undefined;
+}
+
+function networkError(error: unknown, where: string, timeoutMs: number, secrets: readonly string[] = []): MissiveError {
+  const err = error as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (
+    err.name === 'TimeoutError' ||
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
+    return transportError('timeout', `${where} did not answer within ${timeoutMs} ms`, 'Raise --timeout or [qos].timeout if the agent is slow.');
+  }
+  if (code === 'ECONNREFUSED') return transportError('connection_refused', `${where} refused the connection`, 'Is the agent running on that host and port?');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return transportError('dns', `cannot resolve the host of ${where}`);
+  const message = redactText(err.cause?.message ?? err.message ?? String(error), secrets);
+  return transportError('network', `request to ${where} failed: ${message}${code ? ` (${code})` : ''}`);
+}

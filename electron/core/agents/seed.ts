@@ -1,0 +1,50 @@
+/** Config-seeded agents and auth refs are synced into the registry before every registry use; they are read-only. */
+import type { EffectiveConfig } from '../config/load.js';
+import type { Store } from '../store/store.js';
+import { getAgent, insertAgent, updateSeededAgent } from '../store/repos/agents.js';
+import { getAuthRef, upsertAuthRef } from '../store/repos/auth-refs.js';
+import { configError } from '../../../shared/errors.js';
+
+export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
+  store.transaction(() => {
+    for (const [name, ref] of Object.entries(config.authRefs)) {
+      upsertAuthRef(store.db, {
+        name,
+        kind: ref.kind,
+        source: 'config_seed',
+        headerName: ref.header ?? 'Authorization',
+        scheme: ref.scheme ?? 'Bearer',
+        envVar: ref.env ?? null,
+        keyringService: ref.keyring_service ?? null,
+        keyringAccount: ref.keyring_account ?? null,
+      });
+    }
+    for (const [alias, agent] of Object.entries(config.agents)) {
+      const seed = {
+        alias,
+        source: 'config_seed' as const,
+        baseUrl: agent.base_url,
+        interfaceUrls: { ...agent.interfaces, ...agent.interface_urls },
+        bindingPreference: agent.binding_preference,
+        authRefName: agent.auth_ref ?? null,
+        tags: agent.tags,
+        notes: agent.notes ?? null,
+        metadata: agent.metadata,
+        readOnly: true,
+      };
+      const existing = getAgent(store.db, alias);
+      if (!existing) insertAgent(store.db, seed);
+      else if (existing.source === 'config_seed') updateSeededAgent(store.db, seed);
+      else {
+        throw configError(
+          'seed_conflict',
+          `config agent "${alias}" clashes with a locally registered agent of the same alias`,
+          `Rename one of them: missive agent rename ${alias} <new-alias>, or change the config.`,
+        );
+      }
+      if (agent.auth_ref && !getAuthRef(store.db, agent.auth_ref)) {
+        throw configError('unknown_auth_ref', `config agent "${alias}" names auth ref "${agent.auth_ref}", which is not defined`);
+      }
+    }
+  });
+}

@@ -1,0 +1,122 @@
+/** Auth ref service: define where a secret lives, and put secrets into the OS keyring. Secrets never come back. */
+import { authError, configError, usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { envVarName, headerName } from '../config/schema.js';
+import { deleteAuthRef, getAuthRef, listAuthRefs, upsertAuthRef, type AuthRefRow } from '../store/repos/auth-refs.js';
+import { appendEvent } from '../store/repos/events.js';
+import { validateAlias } from '../agents/registry.js';
+import { KEYRING_FALLBACK_HELP } from './secret-store.js';
+
+export interface AuthRefView {
+  name: string;
+  kind: 'env' | 'keyring';
+  source: string;
+  header: string;
+  scheme: string;
+  env: string | null;
+  keyring_service: string | null;
+  keyring_account: string | null;
+  /** env: whether the variable is set; keyring: whether a secret is stored (null when the keyring is unavailable). */
+  present: boolean | null;
+}
+
+async function view(core: Core, ref: AuthRefRow, keyringOk: boolean): Promise<AuthRefView> {
+  let present: boolean | null;
+  if (ref.kind === 'env') present = !!core.env[ref.envVar!];
+  else present = keyringOk ? (await core.secrets.get(ref.keyringService!, ref.keyringAccount!)) !== null : null;
+  return {
+    name: ref.name,
+    kind: ref.kind,
+    source: ref.source,
+    header: ref.headerName,
+    scheme: ref.scheme,
+    env: ref.envVar,
+    keyring_service: ref.keyringService,
+    keyring_account: ref.keyringAccount,
+    present,
+  };
+}
+
+export async function listAuth(core: Core) {
+  const availability = await core.secrets.available();
+  const refs = await Promise.all(listAuthRefs(core.store().db).map((r) => view(core, r, availability.ok)));
+  return { keyring: { backend: core.secrets.backend, available: availability.ok, reason: availability.ok ? null : availability.reason }, auth_refs: refs };
+}
+
+export interface AddAuthInput {
+  name: string;
+  env?: string;
+  keyringService?: string;
+  keyringAccount?: string;
+  header?: string;
+  scheme?: string;
+}
+
+export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefView> {
+  validateAlias(input.name, 'auth ref name');
+  const keyring = input.keyringService !== undefined || input.keyringAccount !== undefined;
+  if (!!input.env === keyring) throw usageError('invalid_auth_ref', 'give either --env VAR or --keyring-service and --keyring-account');
+  if (input.env && !envVarName.safeParse(input.env).success) throw usageError('invalid_auth_ref', `--env "${input.env}" is not an environment variable name`);
+  if (keyring && !(input.keyringService && input.keyringAccount)) throw usageError('invalid_auth_ref', 'keyring auth refs need both --keyring-service and --keyring-account');
+  if (input.header && !headerName.safeParse(input.header).success) throw usageError('invalid_auth_ref', `--header-name "${input.header}" is not a valid header name`);
+  const store = core.store();
+  const existing = getAuthRef(store.db, input.name);
+  if (existing?.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file`);
+  if (existing) throw usageError('duplicate_auth_ref', `auth ref "${input.name}" already exists`);
+  const row: AuthRefRow = {
+    name: input.name,
+    kind: input.env ? 'env' : 'keyring',
+    source: 'local',
+    headerName: input.header ?? 'Authorization',
+    scheme: input.scheme ?? 'Bearer',
+    envVar: input.env ?? null,
+    keyringService: input.keyringService ?? null,
+    keyringAccount: input.keyringAccount ?? null,
+  };
+  store.transaction(() => {
+    upsertAuthRef(store.db, row);
+    appendEvent(store.db, { type: 'missive.auth_ref.added', payload: { name: row.name, kind: row.kind } });
+  });
+  return view(core, row, (await core.secrets.available()).ok);
+}
+
+function requireRef(core: Core, name: string): AuthRefRow {
+  const ref = getAuthRef(core.store().db, name);
+  if (!ref) throw usageError('unknown_auth_ref', `no auth ref named "${name}"`, 'List them with: missive auth list');
+  return ref;
+}
+
+export function removeAuth(core: Core, name: string) {
+  const ref = requireRef(core, name);
+  if (ref.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${name}" comes from the config file and cannot be removed here`);
+  const store = core.store();
+  store.transaction(() => {
+    deleteAuthRef(store.db, name);
+    appendEvent(store.db, { type: 'missive.auth_ref.removed', payload: { name } });
+  });
+  return { name, removed: true };
+}
+
+async function requireKeyringRef(core: Core, name: string): Promise<AuthRefRow> {
+  const ref = requireRef(core, name);
+  if (ref.kind !== 'keyring') throw usageError('not_keyring_ref', `auth ref "${name}" reads ${ref.envVar} from the environment; only keyring refs hold stored secrets`);
+  const available = await core.secrets.available();
+  if (!available.ok) throw authError('keyring_unavailable', `the OS keyring is unavailable: ${available.reason}`, KEYRING_FALLBACK_HELP);
+  return ref;
+}
+
+export async function setSecret(core: Core, name: string, secret: string) {
+  const value = secret.replace(/\r?\n$/, '');
+  if (!value) throw usageError('empty_secret', 'the secret is empty');
+  const ref = await requireKeyringRef(core, name);
+  await core.secrets.set(ref.keyringService!, ref.keyringAccount!, value);
+  appendEvent(core.store().db, { type: 'missive.auth_ref.secret_set', payload: { name } }, [value]);
+  return { name, stored: true, keyring_service: ref.keyringService, keyring_account: ref.keyringAccount };
+}
+
+export async function deleteSecret(core: Core, name: string) {
+  const ref = await requireKeyringRef(core, name);
+  const deleted = await core.secrets.delete(ref.keyringService!, ref.keyringAccount!);
+  appendEvent(core.store().db, { type: 'missive.auth_ref.secret_deleted', payload: { name, deleted } });
+  return { name, deleted };
+}

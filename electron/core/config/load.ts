@@ -1,0 +1,172 @@
+/** Reads, validates and resolves `missive.config.v1` into the effective settings of one profile. */
+import { readFileSync } from 'node:fs';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import type { z } from 'zod';
+import { configError } from '../../../shared/errors.js';
+import { discoverConfig, type ConfigSource, type DiscoveryInput } from './discover.js';
+import { parseDuration } from './duration.js';
+import { configFile, type AgentSection, type AuthRefSection, type Binding, type ConfigFile } from './schema.js';
+
+export const DEFAULT_PROTOCOL_VERSION = '1.0';
+export const DEFAULT_PROFILE = 'default';
+
+export interface EffectiveConfig {
+  source: ConfigSource;
+  profile: string;
+  profiles: string[];
+  defaultAgent?: string;
+  agents: Record<string, AgentSection>;
+  authRefs: Record<string, AuthRefSection>;
+  output: { format?: 'human' | 'json' | 'ndjson' | 'quiet'; color: 'auto' | 'always' | 'never' };
+  protocol: { version: string; extensions: string[]; serviceParameters: Record<string, string> };
+  qos: {
+    timeoutMs: number;
+    connectTimeoutMs: number;
+    retryAttempts: number;
+    retryBackoffMs: number;
+    maxRequestBytes: number;
+    concurrency: number;
+  };
+  storage: { databasePath?: string };
+  gateway: { enabled: boolean; bindAddress: string; publicBaseUrl?: string; jobConcurrency: number };
+  webhook: {
+    host: string;
+    port: number;
+    path: string;
+    authTokenEnv?: string;
+    authHeader: string;
+    authScheme: string;
+    maxBodyBytes: number;
+  };
+  routing: { defaultPolicy: string };
+}
+
+export interface LoadInput extends DiscoveryInput {
+  profileFlag?: string;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.') || '(top level)';
+      if (issue.code === 'unrecognized_keys') return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      return `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Parses TOML text into a validated config file (exported for tests and `doctor`). */
+export function parseConfigText(text: string, label: string): ConfigFile {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (error) {
+    const where = error instanceof TomlError ? ` at line ${error.line}, column ${error.column}` : '';
+    throw configError('invalid_toml', `${label} is not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const result = configFile.safeParse(raw);
+  if (!result.success) {
+    throw configError('invalid_config', `${label}: ${describeIssues(result.error)}`, 'See docs/config.md for every key and its type.');
+  }
+  return result.data;
+}
+
+export function loadConfig(input: LoadInput): EffectiveConfig {
+  const source = discoverConfig(input);
+  let file: ConfigFile = {};
+  if (source.path) {
+    let text: string;
+    try {
+      text = readFileSync(source.path, 'utf8');
+    } catch (error) {
+      throw configError('config_unreadable', `cannot read ${source.path}: ${(error as Error).message}`);
+    }
+    file = parseConfigText(text, source.path);
+  }
+  return resolveConfig(file, source, input.profileFlag);
+}
+
+export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFlag?: string): EffectiveConfig {
+  const label = source.path ?? 'built-in defaults';
+  const profiles = Object.keys(file.profiles ?? {});
+  const defaultProfile = file.default_profile ?? DEFAULT_PROFILE;
+  if (file.default_profile && !profiles.includes(file.default_profile) && file.default_profile !== DEFAULT_PROFILE) {
+    throw configError('unknown_profile', `${label}: default_profile "${file.default_profile}" has no [profiles.${file.default_profile}] section`);
+  }
+  const profile = profileFlag ?? defaultProfile;
+  if (profile !== DEFAULT_PROFILE && !profiles.includes(profile)) {
+    throw configError(
+      'unknown_profile',
+      `profile "${profile}" is not defined in ${label}`,
+      profiles.length ? `Known profiles: ${[DEFAULT_PROFILE, ...profiles.filter((p) => p !== DEFAULT_PROFILE)].join(', ')}` : 'Add a [profiles.<name>] section.',
+    );
+  }
+  const over = file.profiles?.[profile] ?? {};
+  const agents = file.agents ?? {};
+  const authRefs = file.auth_refs ?? {};
+  for (const [alias, agent] of Object.entries(agents)) {
+    if (agent.auth_ref && !authRefs[agent.auth_ref]) {
+      throw configError('unknown_auth_ref', `${label}: agents.${alias}.auth_ref "${agent.auth_ref}" has no [auth_refs.${agent.auth_ref}] section`);
+    }
+  }
+  if (over.default_agent && !agents[over.default_agent]) {
+    throw configError('unknown_agent', `${label}: profiles.${profile}.default_agent "${over.default_agent}" is not a configured agent`);
+  }
+
+  const protocol = { ...file.protocol, ...over.protocol };
+  const qos = { ...file.qos, ...over.qos };
+  const gateway = { ...file.gateway, ...over.gateway };
+  const webhook = { ...file.webhook, ...over.webhook };
+  const output = { ...file.output, ...over.output };
+  const ms = (value: string | undefined, fallback: number, key: string) => {
+    if (value === undefined) return fallback;
+    try {
+      return parseDuration(value, key);
+    } catch (error) {
+      throw configError('invalid_config', `${label}: ${(error as Error).message}`);
+    }
+  };
+
+  return {
+    source,
+    profile,
+    profiles: [DEFAULT_PROFILE, ...profiles.filter((p) => p !== DEFAULT_PROFILE)],
+    defaultAgent: over.default_agent,
+    agents,
+    authRefs,
+    output: { format: output.format, color: output.color ?? 'auto' },
+    protocol: {
+      version: protocol.protocol_version ?? DEFAULT_PROTOCOL_VERSION,
+      extensions: protocol.extensions ?? [],
+      serviceParameters: { ...file.protocol?.service_parameters, ...over.protocol?.service_parameters },
+    },
+    qos: {
+      timeoutMs: ms(qos.timeout, 30_000, 'qos.timeout'),
+      connectTimeoutMs: ms(qos.connect_timeout, 10_000, 'qos.connect_timeout'),
+      retryAttempts: qos.retry_attempts ?? 2,
+      retryBackoffMs: ms(qos.retry_backoff, 250, 'qos.retry_backoff'),
+      maxRequestBytes: qos.max_request_bytes ?? 1_048_576,
+      concurrency: qos.concurrency ?? 16,
+    },
+    storage: { databasePath: over.storage?.database_path ?? file.storage?.database_path },
+    gateway: {
+      enabled: gateway.enabled ?? false,
+      bindAddress: gateway.bind_address ?? '127.0.0.1:7347',
+      publicBaseUrl: gateway.public_base_url,
+      jobConcurrency: gateway.job_concurrency ?? 4,
+    },
+    webhook: {
+      host: webhook.host ?? '127.0.0.1',
+      port: webhook.port ?? 7348,
+      path: webhook.path ?? '/a2a/push',
+      authTokenEnv: webhook.auth_token_env,
+      authHeader: webhook.auth_header ?? 'Authorization',
+      authScheme: webhook.auth_scheme ?? 'Bearer',
+      maxBodyBytes: webhook.max_body_bytes ?? 1_048_576,
+    },
+    routing: { defaultPolicy: over.routing?.default_policy ?? file.routing?.default_policy ?? 'direct' },
+  };
+}
+
+export const bindingPreference = (agent: { binding_preference?: Binding[] }): Binding[] =>
+  agent.binding_preference ?? ['http+json', 'json-rpc'];

@@ -1,0 +1,172 @@
+/**
+ * The `missive.config.v1` TOML schema. Every object is strict: an unknown key is a config error, never ignored.
+ */
+import { z } from 'zod';
+import { isDuration } from './duration.js';
+
+export const CONFIG_SCHEMA_VERSION = 'missive.config.v1';
+
+const IDENTIFIER = /^[a-z0-9](?:[a-z0-9._-]{0,61}[a-z0-9])?$/;
+export const identifier = z
+  .string()
+  .regex(IDENTIFIER, 'must be lowercase letters and digits, with - _ . only in the middle, at most 63 characters');
+
+/** RFC 9110 token: what an HTTP header name may contain. */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const headerName = z.string().regex(HEADER_NAME, 'is not a valid HTTP header name');
+export const headerValue = z
+  .string()
+  .refine((v) => !/[\r\n\0]/.test(v), 'must not contain CR, LF or NUL');
+
+export const RESERVED_SERVICE_PARAMS = ['a2a-version', 'a2a-extensions'];
+const AUTH_HEADER_NAMES = ['authorization', 'proxy-authorization', 'cookie'];
+
+/** Absolute http(s) URL with a host and no embedded credentials. */
+export const httpUrl = z.string().superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not an absolute URL' });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use http or https' });
+  if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'must have a host' });
+  if (url.username || url.password) {
+    ctx.addIssue({ code: 'custom', message: 'must not embed credentials; use an auth ref instead' });
+  }
+});
+
+const duration = z.string().refine(isDuration, 'must be an integer and a unit (ms, s, m, h), greater than zero');
+
+export const BINDINGS = ['http+json', 'json-rpc'] as const;
+export const bindingName = z.enum(BINDINGS);
+
+export const serviceParameters = z.record(headerName, headerValue).superRefine((map, ctx) => {
+  for (const name of Object.keys(map)) {
+    const lower = name.toLowerCase();
+    if (RESERVED_SERVICE_PARAMS.includes(lower)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `${name} is set by missive; use protocol_version / extensions` });
+    } else if (AUTH_HEADER_NAMES.includes(lower)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `${name} carries credentials; use an auth ref instead` });
+    }
+  }
+});
+
+export const extensionList = z
+  .array(z.string().min(1).refine((e) => !e.includes(',') && !/\s/.test(e), 'must not contain commas or spaces'))
+  .refine((list) => new Set(list).size === list.length, 'must not repeat an extension');
+
+export const protocolSection = z.strictObject({
+  protocol_version: z.string().regex(/^\d+\.\d+$/, 'must look like 1.0').optional(),
+  extensions: extensionList.optional(),
+  service_parameters: serviceParameters.optional(),
+});
+
+export const outputSection = z.strictObject({
+  format: z.enum(['human', 'json', 'ndjson', 'quiet']).optional(),
+  color: z.enum(['auto', 'always', 'never']).optional(),
+  redact_secrets: z.literal(true, { message: 'cannot be turned off' }).optional(),
+});
+
+export const storageSection = z.strictObject({
+  backend: z.literal('sqlite').optional(),
+  database_path: z
+    .string()
+    .min(1)
+    .refine((p) => !p.split(/[\\/]/).includes('..'), 'must not contain ..')
+    .optional(),
+});
+
+export const qosSection = z.strictObject({
+  timeout: duration.optional(),
+  connect_timeout: duration.optional(),
+  retry_attempts: z.number().int().min(0).max(10).optional(),
+  retry_backoff: duration.optional(),
+  max_request_bytes: z.number().int().positive().optional(),
+  concurrency: z.number().int().positive().max(1024).optional(),
+});
+
+export const gatewaySection = z.strictObject({
+  enabled: z.boolean().optional(),
+  bind_address: z
+    .string()
+    .regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):\d{1,5}$/, 'must be IP:port')
+    .optional(),
+  public_base_url: httpUrl.optional(),
+  job_concurrency: z.number().int().positive().max(64).optional(),
+});
+
+export const webhookSection = z.strictObject({
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  path: z.string().startsWith('/').optional(),
+  auth_token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+  auth_header: headerName.optional(),
+  auth_scheme: z.string().optional(),
+  max_body_bytes: z.number().int().positive().optional(),
+});
+
+export const routingSection = z.strictObject({
+  default_policy: z.enum(['direct', 'first', 'round-robin', 'capability-match']).optional(),
+});
+
+export const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+export const authRefSection = z
+  .strictObject({
+    kind: z.enum(['env', 'keyring']),
+    env: envVarName.optional(),
+    keyring_service: z.string().min(1).optional(),
+    keyring_account: z.string().min(1).optional(),
+    header: headerName.optional(),
+    scheme: z.string().optional(),
+  })
+  .superRefine((ref, ctx) => {
+    if (ref.kind === 'env' && !ref.env) ctx.addIssue({ code: 'custom', message: 'kind "env" needs env = "VAR_NAME"' });
+    if (ref.kind === 'keyring' && (!ref.keyring_service || !ref.keyring_account)) {
+      ctx.addIssue({ code: 'custom', message: 'kind "keyring" needs keyring_service and keyring_account' });
+    }
+  });
+
+export const agentSection = z.strictObject({
+  base_url: httpUrl,
+  interface_urls: z.record(bindingName, httpUrl).optional(),
+  interfaces: z.record(bindingName, httpUrl).optional(),
+  binding_preference: z.array(bindingName).min(1).optional(),
+  auth_ref: identifier.optional(),
+  tags: z.array(z.string().min(1)).optional(),
+  notes: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+const profileOverrides = {
+  storage: storageSection.optional(),
+  output: outputSection.optional(),
+  protocol: protocolSection.optional(),
+  gateway: gatewaySection.optional(),
+  webhook: webhookSection.optional(),
+  routing: routingSection.optional(),
+  qos: qosSection.optional(),
+};
+
+export const profileSection = z.strictObject({
+  description: z.string().optional(),
+  default_agent: identifier.optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  ...profileOverrides,
+});
+
+export const configFile = z.strictObject({
+  schema_version: z.literal(CONFIG_SCHEMA_VERSION, { message: `must be "${CONFIG_SCHEMA_VERSION}"` }).optional(),
+  default_profile: identifier.optional(),
+  profiles: z.record(identifier, profileSection).optional(),
+  agents: z.record(identifier, agentSection).optional(),
+  auth_refs: z.record(identifier, authRefSection).optional(),
+  ...profileOverrides,
+});
+
+export type ConfigFile = z.infer<typeof configFile>;
+export type AgentSection = z.infer<typeof agentSection>;
+export type AuthRefSection = z.infer<typeof authRefSection>;
+export type Binding = z.infer<typeof bindingName>;

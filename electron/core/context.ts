@@ -1,0 +1,79 @@
+/**
+ * The composition root of the pure core: config, state paths, the store, the secret store and the per-invocation
+ * request options. The CLI and the Electron main process both build one of these and call the same services.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Dispatcher } from 'undici';
+import { loadConfig, type EffectiveConfig } from './config/load.js';
+import { statePaths, type StatePaths } from './config/paths.js';
+import { resolveServiceParameters, type ServiceParameters } from './a2a/service-params.js';
+import { createKeytarStore, type SecretStore } from './auth/secret-store.js';
+import { openStore, type Store } from './store/store.js';
+import { syncConfigSeeds } from './agents/seed.js';
+
+export interface InvocationOptions {
+  configPath?: string;
+  profile?: string;
+  timeoutMs?: number;
+  protocolVersion?: string;
+  extensions?: string[];
+  serviceParams?: string[];
+  bearerTokenEnv?: string;
+  /** `Name:Value` strings; used for this invocation only, never persisted. */
+  headers?: string[];
+}
+
+export interface CoreOptions extends InvocationOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  secrets?: SecretStore;
+  dispatcher?: Dispatcher;
+}
+
+export interface Core {
+  readonly config: EffectiveConfig;
+  readonly paths: StatePaths;
+  readonly env: NodeJS.ProcessEnv;
+  readonly secrets: SecretStore;
+  readonly options: InvocationOptions;
+  readonly serviceParameters: ServiceParameters;
+  readonly timeoutMs: number;
+  readonly dispatcher?: Dispatcher;
+  /** Opens (and migrates) the store on first use; config-seeded agents are synced before it is returned. */
+  store(): Store;
+  close(): void;
+}
+
+export function createCore(options: CoreOptions = {}): Core {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const config = loadConfig({ configFlag: options.configPath, profileFlag: options.profile, env, cwd });
+  const paths = statePaths(config.profile, env, cwd, config.storage.databasePath);
+  const serviceParameters = resolveServiceParameters(
+    { version: config.protocol.version, extensions: config.protocol.extensions, extra: config.protocol.serviceParameters },
+    { protocolVersion: options.protocolVersion, extensions: options.extensions, params: options.serviceParams },
+  );
+  let store: Store | undefined;
+  return {
+    config,
+    paths,
+    env,
+    secrets: options.secrets ?? createKeytarStore(),
+    options,
+    serviceParameters,
+    timeoutMs: options.timeoutMs ?? config.qos.timeoutMs,
+    dispatcher: options.dispatcher,
+    store() {
+      if (!store) {
+        mkdirSync(paths.locks, { recursive: true });
+        store = openStore(paths.database);
+        syncConfigSeeds(store, config);
+      }
+      return store;
+    },
+    close() {
+      store?.close();
+      store = undefined;
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Redaction is a contract: every output envelope, journal payload, export and log line passes through here.
+ * Keys are normalised (alphanumerics only, lowercased) before matching; anything under a `headers` key keeps
+ * its auth scheme but loses the credential; free text loses whatever follows `Bearer `, `Basic ` or `Token `.
+ */
+
+export const REDACTED = '[REDACTED]';
+
+const SECRET_KEYS = new Set([
+  'authorization',
+  'proxyauthorization',
+  'cookie',
+  'setcookie',
+  'apikey',
+  'xapikey',
+  'xauthtoken',
+  'xcsrftoken',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'credential',
+  'credentials',
+  'clientsecret',
+  'refreshtoken',
+  'accesstoken',
+  'accesskey',
+  'privatekey',
+  'sessiontoken',
+]);
+
+const SECRET_SUFFIXES = ['token', 'secret', 'password', 'apikey'];
+const HEADER_CONTAINERS = new Set(['headers', 'httpheaders']);
+const AUTH_SCHEMES = ['bearer', 'basic', 'token', 'apikey', 'api-key'];
+
+export const normaliseKey = (key: string): string => key.replace(/[^a-z0-9]/gi, '').toLowerCase();
+
+/** True when a JSON key names a secret (its value is replaced whole). */
+export function isSecretKey(key: string): boolean {
+  const k = normaliseKey(key);
+  if (k.length === 0) return false;
+  if (SECRET_KEYS.has(k)) return true;
+  return SECRET_SUFFIXES.some((suffix) => k.endsWith(suffix));
+}
+
+/** `Bearer abc` → `Bearer [REDACTED]`; an unknown shape becomes `[REDACTED]`. */
+export function redactHeaderValue(value: string): string {
+  const match = /^\s*([A-Za-z][A-Za-z-]*)\s+\S/.exec(value);
+  if (match && AUTH_SCHEMES.includes(match[1]!.toLowerCase())) return `${match[1]} ${REDACTED}`;
+  return REDACTED;
+}
+
+const FREE_TEXT_CREDENTIAL = /\b(Bearer|Basic|Token)\s+[^\s,;"']+/gi;
+
+/** Scrubs credentials out of free text: error messages, log lines, command stderr. */
+export function redactText(text: string, knownSecrets: readonly string[] = []): string {
+  let out = text.replace(FREE_TEXT_CREDENTIAL, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  for (const secret of knownSecrets) {
+    if (secret.length >= 4) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/** Scrubs `key=value` and `"key":"value"` fragments for secret-like keys (for log lines). */
+export function redactLogLine(line: string, knownSecrets: readonly string[] = []): string {
+  const kv = line
+    .replace(/("([^"\\]+)"\s*:\s*)"((?:[^"\\]|\\.)*)"/g, (m, prefix: string, key: string) =>
+      isSecretKey(key) ? `${prefix}"${REDACTED}"` : m,
+    )
+    .replace(/\b([A-Za-z0-9_.-]+)=([^\s&,;]+)/g, (m, key: string) => (isSecretKey(key) ? `${key}=${REDACTED}` : m));
+  return redactText(kv, knownSecrets);
+}
+
+/**
+ * Deep copy of a JSON-like value with every secret removed. Never mutates its input.
+ * `knownSecrets` are literal values (resolved tokens) scrubbed wherever they appear in strings.
+ */
+export function redactValue<T>(value: T, knownSecrets: readonly string[] = []): T {
+  return walk(value, knownSecrets, false) as T;
+}
+
+function walk(value: unknown, secrets: readonly string[], underHeaders: boolean): unknown {
+  if (typeof value === 'string') return redactText(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => walk(item, secrets, underHeaders));
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Date) return value.toISOString();
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    if (underHeaders && typeof inner === 'string') {
+      out[key] = isSecretKey(key) ? redactHeaderValue(inner) : redactText(inner, secrets);
+    } else if (isSecretKey(key) && inner !== null && inner !== undefined) {
+      out[key] = typeof inner === 'string' && /^\s*\w+\s+\S/.test(inner) ? redactHeaderValue(inner) : REDACTED;
+    } else {
+      out[key] = walk(inner, secrets, HEADER_CONTAINERS.has(normaliseKey(key)));
+    }
+  }
+  return out;
+}
+
+/** Strips userinfo, query and fragment from a URL for logs and diagnostics. */
+export function redactUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    return url.toString();
+  } catch {
+    return redactText(raw);
+  }
+}

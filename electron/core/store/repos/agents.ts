@@ -1,0 +1,160 @@
+/** Agent registry rows. Functions of a handle; SQL stays here. */
+import type { Db } from '../db.js';
+import { nowIso } from '../db.js';
+
+export type AgentSource = 'local' | 'config_seed' | 'discovered';
+
+export interface AgentRow {
+  alias: string;
+  source: AgentSource;
+  baseUrl: string;
+  interfaceUrls: Record<string, string>;
+  bindingPreference: string[];
+  authRefName: string | null;
+  tags: string[];
+  notes: string | null;
+  metadata: Record<string, unknown>;
+  card: CachedCard | null;
+  readOnly: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CachedCard {
+  json: unknown;
+  etag: string | null;
+  lastModified: string | null;
+  fetchedAt: string | null;
+  validatedAt: string | null;
+}
+
+interface RawAgent {
+  alias: string;
+  source: AgentSource;
+  base_url: string;
+  interface_urls_json: string;
+  binding_preference_json: string;
+  auth_ref_name: string | null;
+  tags_json: string;
+  notes: string | null;
+  metadata_json: string;
+  agent_card_json: string | null;
+  agent_card_etag: string | null;
+  agent_card_last_modified: string | null;
+  agent_card_fetched_at: string | null;
+  agent_card_validated_at: string | null;
+  read_only: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const fromRaw = (r: RawAgent): AgentRow => ({
+  alias: r.alias,
+  source: r.source,
+  baseUrl: r.base_url,
+  interfaceUrls: JSON.parse(r.interface_urls_json),
+  bindingPreference: JSON.parse(r.binding_preference_json),
+  authRefName: r.auth_ref_name,
+  tags: JSON.parse(r.tags_json),
+  notes: r.notes,
+  metadata: JSON.parse(r.metadata_json),
+  card:
+    r.agent_card_json === null
+      ? null
+      : {
+          json: JSON.parse(r.agent_card_json),
+          etag: r.agent_card_etag,
+          lastModified: r.agent_card_last_modified,
+          fetchedAt: r.agent_card_fetched_at,
+          validatedAt: r.agent_card_validated_at,
+        },
+  readOnly: r.read_only === 1,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export interface NewAgent {
+  alias: string;
+  source: AgentSource;
+  baseUrl: string;
+  interfaceUrls?: Record<string, string>;
+  bindingPreference?: string[];
+  authRefName?: string | null;
+  tags?: string[];
+  notes?: string | null;
+  metadata?: Record<string, unknown>;
+  readOnly?: boolean;
+}
+
+export function insertAgent(db: Db, agent: NewAgent): void {
+  db.prepare(
+    `INSERT INTO agents (alias, source, base_url, interface_urls_json, binding_preference_json, auth_ref_name, tags_json, notes, metadata_json, read_only)
+     VALUES (@alias, @source, @baseUrl, @interfaceUrls, @bindingPreference, @authRefName, @tags, @notes, @metadata, @readOnly)`,
+  ).run({
+    alias: agent.alias,
+    source: agent.source,
+    baseUrl: agent.baseUrl,
+    interfaceUrls: JSON.stringify(agent.interfaceUrls ?? {}),
+    bindingPreference: JSON.stringify(agent.bindingPreference ?? ['http+json', 'json-rpc']),
+    authRefName: agent.authRefName ?? null,
+    tags: JSON.stringify(agent.tags ?? []),
+    notes: agent.notes ?? null,
+    metadata: JSON.stringify(agent.metadata ?? {}),
+    readOnly: agent.readOnly ? 1 : 0,
+  });
+}
+
+/** Updates the registry fields of a config-seeded agent; the cached card is dropped only when base_url changes. */
+export function updateSeededAgent(db: Db, agent: NewAgent): void {
+  db.prepare(
+    `UPDATE agents SET
+       agent_card_json = CASE WHEN base_url = @baseUrl THEN agent_card_json ELSE NULL END,
+       agent_card_etag = CASE WHEN base_url = @baseUrl THEN agent_card_etag ELSE NULL END,
+       agent_card_last_modified = CASE WHEN base_url = @baseUrl THEN agent_card_last_modified ELSE NULL END,
+       agent_card_fetched_at = CASE WHEN base_url = @baseUrl THEN agent_card_fetched_at ELSE NULL END,
+       agent_card_validated_at = CASE WHEN base_url = @baseUrl THEN agent_card_validated_at ELSE NULL END,
+       base_url = @baseUrl, interface_urls_json = @interfaceUrls, binding_preference_json = @bindingPreference,
+       auth_ref_name = @authRefName, tags_json = @tags, notes = @notes, metadata_json = @metadata,
+       source = 'config_seed', read_only = 1, updated_at = @now
+     WHERE alias = @alias`,
+  ).run({
+    alias: agent.alias,
+    baseUrl: agent.baseUrl,
+    interfaceUrls: JSON.stringify(agent.interfaceUrls ?? {}),
+    bindingPreference: JSON.stringify(agent.bindingPreference ?? ['http+json', 'json-rpc']),
+    authRefName: agent.authRefName ?? null,
+    tags: JSON.stringify(agent.tags ?? []),
+    notes: agent.notes ?? null,
+    metadata: JSON.stringify(agent.metadata ?? {}),
+    now: nowIso(),
+  });
+}
+
+export function getAgent(db: Db, alias: string): AgentRow | undefined {
+  const raw = db.prepare(`SELECT * FROM agents WHERE alias = ?`).get(alias) as RawAgent | undefined;
+  return raw && fromRaw(raw);
+}
+
+export function listAgents(db: Db): AgentRow[] {
+  return (db.prepare(`SELECT * FROM agents ORDER BY alias`).all() as RawAgent[]).map(fromRaw);
+}
+
+export function deleteAgent(db: Db, alias: string): boolean {
+  return db.prepare(`DELETE FROM agents WHERE alias = ?`).run(alias).changes > 0;
+}
+
+export function renameAgent(db: Db, from: string, to: string): void {
+  db.prepare(`UPDATE agents SET alias = ?, updated_at = ? WHERE alias = ?`).run(to, nowIso(), from);
+}
+
+export function storeCard(db: Db, alias: string, card: { json: unknown; etag: string | null; lastModified: string | null }): void {
+  const now = nowIso();
+  db.prepare(
+    `UPDATE agents SET agent_card_json = ?, agent_card_etag = ?, agent_card_last_modified = ?,
+       agent_card_fetched_at = ?, agent_card_validated_at = ?, updated_at = ? WHERE alias = ?`,
+  ).run(JSON.stringify(card.json), card.etag, card.lastModified, now, now, now, alias);
+}
+
+export function markCardValidated(db: Db, alias: string): void {
+  db.prepare(`UPDATE agents SET agent_card_validated_at = ? WHERE alias = ?`).run(nowIso(), alias);
+}

@@ -1,0 +1,59 @@
+/** Auth references: where a secret lives (env var name or keyring coordinates), never the secret itself. */
+import type { Db } from '../db.js';
+import { nowIso } from '../db.js';
+
+export interface AuthRefRow {
+  name: string;
+  kind: 'env' | 'keyring';
+  source: 'local' | 'config_seed';
+  headerName: string;
+  scheme: string;
+  envVar: string | null;
+  keyringService: string | null;
+  keyringAccount: string | null;
+}
+
+interface RawAuthRef {
+  name: string;
+  kind: 'env' | 'keyring';
+  source: 'local' | 'config_seed';
+  header_name: string;
+  scheme: string;
+  env_var: string | null;
+  keyring_service: string | null;
+  keyring_account: string | null;
+}
+
+const fromRaw = (r: RawAuthRef): AuthRefRow => ({
+  name: r.name,
+  kind: r.kind,
+  source: r.source,
+  headerName: r.header_name,
+  scheme: r.scheme,
+  envVar: r.env_var,
+  keyringService: r.keyring_service,
+  keyringAccount: r.keyring_account,
+});
+
+export function upsertAuthRef(db: Db, ref: AuthRefRow): void {
+  db.prepare(
+    `INSERT INTO auth_refs (name, kind, source, header_name, scheme, env_var, keyring_service, keyring_account)
+     VALUES (@name, @kind, @source, @headerName, @scheme, @envVar, @keyringService, @keyringAccount)
+     ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, source = excluded.source, header_name = excluded.header_name,
+       scheme = excluded.scheme, env_var = excluded.env_var, keyring_service = excluded.keyring_service,
+       keyring_account = excluded.keyring_account, updated_at = @now`,
+  ).run({ ...ref, now: nowIso() });
+}
+
+export function getAuthRef(db: Db, name: string): AuthRefRow | undefined {
+  const raw = db.prepare(`SELECT * FROM auth_refs WHERE name = ?`).get(name) as RawAuthRef | undefined;
+  return raw && fromRaw(raw);
+}
+
+export function listAuthRefs(db: Db): AuthRefRow[] {
+  return (db.prepare(`SELECT * FROM auth_refs ORDER BY name`).all() as RawAuthRef[]).map(fromRaw);
+}
+
+export function deleteAuthRef(db: Db, name: string): boolean {
+  return db.prepare(`DELETE FROM auth_refs WHERE name = ?`).run(name).changes > 0;
+}
