@@ -50,7 +50,7 @@ export function redactHeaderValue(value: string): string {
   return REDACTED;
 }
 
-const FREE_TEXT_CREDENTIAL = /\b(Bearer|Basic|Token)\s+[^\s,;"']+/gi;
+const FREE_TEXT_CREDENTIAL = /\b(Bearer|Basic|Token|bearer|basic)\s+[^\s,;"']+/g;
 
 /** Scrubs credentials out of free text: error messages, log lines, command stderr. */
 export function redactText(text: string, knownSecrets: readonly string[] = []): string {

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { isSecretKey, redactLogLine, redactText, redactUrl, redactValue } from '../../electron/core/security/redact.js';
+
+describe('redaction', () => {
+  it('replaces values of secret-like keys after normalising the key', () => {
+    const out = redactValue({ api_key: 'k1', 'X-Api-Key': 'k2', refresh_token: 'k3', nested: [{ Password: 'p' }], name: 'ok' });
+    expect(out).toEqual({ api_key: '[REDACTED]', 'X-Api-Key': '[REDACTED]', refresh_token: '[REDACTED]', nested: [{ Password: '[REDACTED]' }], name: 'ok' });
+  });
+
+  it('keeps the auth scheme but drops the credential', () => {
+    expect(redactValue({ headers: { Authorization: 'Bearer abc.def', Accept: 'json' } })).toEqual({
+      headers: { Authorization: 'Bearer [REDACTED]', Accept: 'json' },
+    });
+    expect(redactValue({ authorization: 'Basic dXNlcjpwYXNz' })).toEqual({ authorization: 'Basic [REDACTED]' });
+  });
+
+  it('scrubs credentials from free text and known literal secrets anywhere', () => {
+    expect(redactText('failed with Bearer sk-123, retry')).toBe('failed with Bearer [REDACTED], retry');
+    expect(redactValue({ message: 'token is hunter22 ok' }, ['hunter22'])).toEqual({ message: 'token is [REDACTED] ok' });
+  });
+
+  it('scrubs key=value and JSON fragments in log lines', () => {
+    expect(redactLogLine('user=bob password=hunter2 "api_key":"zzz"')).toBe('user=bob password=[REDACTED] "api_key":"[REDACTED]"');
+  });
+
+  it('does not mutate its input and treats ordinary keys as data', () => {
+    const input = { token: 'x', tokens_used: 3 };
+    redactValue(input);
+    expect(input.token).toBe('x');
+    expect(isSecretKey('tokens_used')).toBe(false);
+    expect(isSecretKey('sessionToken')).toBe(true);
+  });
+
+  it('removes userinfo, query and fragment from URLs', () => {
+    expect(redactUrl('https://u:p@host/a?token=1#x')).toBe('https://host/a');
+  });
+});
