@@ -41,8 +41,8 @@ export async function startRawServer(): Promise<RawServer> {
   };
 }
 
-export const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
+export const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void =>
+  void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
 
 export const minimalCard = (url: string, extra: Record<string, unknown> = {}) => ({
   name: 'Raw Agent',

@@ -56,7 +56,7 @@ export function negotiateInterface({ card, baseUrl, interfaceUrls, preference, r
         binding,
         protocol_binding: match.protocolBinding,
         url: match.url,
-        tenant: match.tenant ?? null,
+        tenant: match.tenant || null,
         protocol_version: match.protocolVersion ?? 'unknown',
         source: 'agent_card',
       };

@@ -127,7 +127,7 @@ export async function inspectAgent(core: Core, alias: string, options: { refresh
         protocol_binding: i.protocolBinding,
         url: i.url,
         protocol_version: i.protocolVersion ?? null,
-        tenant: i.tenant ?? null,
+        tenant: i.tenant || null,
       })),
       interfaces_missing: result.card.interfacesMissing,
       default_input_modes: wire.defaultInputModes ?? [],
