@@ -1,7 +1,19 @@
 /** A2A v1.0 wire fixtures round-trip through the official SDK codecs, and through missive's card parser. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AgentCard, Message, StreamResponse, Task, TaskPushNotificationConfig, type MessageFns } from '@a2a-js/sdk';
+import { readdirSync } from 'node:fs';
+import {
+  AgentCard,
+  Artifact,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+  type MessageFns,
+} from '@a2a-js/sdk';
 import { parseCard } from '../../electron/core/a2a/card.js';
 import { negotiateInterface } from '../../electron/core/a2a/interfaces.js';
 import { isVersionNotSupported } from '../../electron/core/a2a/http.js';
@@ -18,12 +30,24 @@ const codecs: Array<[string, MessageFns<any>]> = [
   ['stream-artifact-update.json', StreamResponse],
   ['stream-message.json', StreamResponse],
   ['push-config.json', TaskPushNotificationConfig],
+  ['artifact.json', Artifact],
+  ['stream-task.json', StreamResponse],
+  ['send-message-request.json', SendMessageRequest],
+  ['send-message-response-task.json', SendMessageResponse],
+  ['list-tasks-response.json', ListTasksResponse],
 ];
+
+const SHAPE_ONLY = ['agent-card-snake-case.json', 'agent-card-no-interfaces.json', 'jsonrpc-error-version-not-supported.json', 'http-error-version-not-supported.json'];
 
 describe('A2A v1.0 fixtures', () => {
   it.each(codecs)('%s round-trips through the SDK codec unchanged', (name, codec) => {
     const raw = fixture(name);
-    expect(codec.toJSON(codec.fromJSON(raw))).toEqual(raw);
+    expect(codec.toJSON(codec.fromJSON(raw))).toStrictEqual(raw);
+  });
+
+  it('every fixture file is checked by this suite', () => {
+    const files = readdirSync(new URL('../../fixtures/a2a/1.0/', import.meta.url)).filter((f) => f.endsWith('.json'));
+    expect(files.sort()).toEqual([...codecs.map(([n]) => n), ...SHAPE_ONLY].sort());
   });
 
   it('decodes task states and roles as the spec names them', () => {
