@@ -2,7 +2,6 @@
  * The composition root of the pure core: config, state paths, the store, the secret store and the per-invocation
  * request options. The CLI and the Electron main process both build one of these and call the same services.
  */
-import { mkdirSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { loadConfig, type EffectiveConfig } from './config/load.js';
 import { statePaths, type StatePaths } from './config/paths.js';
@@ -65,7 +64,6 @@ export function createCore(options: CoreOptions = {}): Core {
     dispatcher: options.dispatcher,
     store() {
       if (!store) {
-        mkdirSync(paths.locks, { recursive: true });
         store = openStore(paths.database);
         syncConfigSeeds(store, config);
       }

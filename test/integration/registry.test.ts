@@ -57,6 +57,9 @@ describe('agent registry', () => {
     expect(rm.code).toBe(78);
     expect(JSON.parse(rm.stderr).data.code).toBe('missive::config::read_only_agent');
     expect((await box.run(['agent', 'rename', 'seeded', 'other'])).code).toBe(78);
+
+    writeFileSync(join(dir, 'config.toml'), 'schema_version = "missive.config.v1"\n');
+    expect((await box.run(['agent', 'list', '--json'])).json().data.agents).toEqual([]);
   });
 
   it('rejects an invalid config file with exit 78 and a message naming the key', async () => {

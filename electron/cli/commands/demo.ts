@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { runDemo, startDemoAgents, registerDemoAgents, type DemoStep } from '../../core/demo/demo.js';
 import type { Action } from '../program.js';
+import { table } from '../human.js';
 
 const describe = (s: DemoStep): string => {
   switch (s.step) {
@@ -48,7 +49,7 @@ export function registerDemoCommand(program: Command, action: Action): void {
         const agents = await startDemoAgents();
         registerDemoAgents(core, agents);
         out.result('demo_serve', { agents: agents.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })), state: core.paths.state }, (d) =>
-          [...d.agents.map((a: { alias: string; base_url: string }) => `${a.alias}  ${a.base_url}`), `registered in ${d.state}; press Ctrl-C to stop`].join('\n'),
+          [table(['alias', 'base url'], d.agents.map((a: { alias: string; base_url: string }) => [a.alias, a.base_url])), `registered in ${d.state}; press Ctrl-C to stop`].join('\n'),
         );
         await new Promise<void>((resolve) => {
           const stop = () => resolve();

@@ -2,7 +2,7 @@
 import { usageError, configError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { httpUrl, identifier, bindingName, type Binding } from '../config/schema.js';
-import { deleteAgent, getAgent, insertAgent, listAgents, renameAgent, type AgentRow } from '../store/repos/agents.js';
+import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, renameAgent, type AgentRow } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import { appendEvent } from '../store/repos/events.js';
 
@@ -146,7 +146,7 @@ export function removeAgent(core: Core, alias: string): { alias: string; removed
   const store = core.store();
   const row = requireAgent(core, alias);
   refuseReadOnly(row, 'removed');
-  const taskCount = (store.db.prepare(`SELECT count(*) AS n FROM tasks WHERE agent_alias = ?`).get(alias) as { n: number }).n;
+  const taskCount = countAgentTasks(store.db, alias);
   if (taskCount > 0) {
     throw usageError('agent_has_tasks', `agent "${alias}" has ${taskCount} task(s) in the journal and is kept so their history stays linked`, 'Rename it instead, or keep it.');
   }

@@ -1,7 +1,7 @@
 /** Config-seeded agents and auth refs are synced into the registry before every registry use; they are read-only. */
 import type { EffectiveConfig } from '../config/load.js';
 import type { Store } from '../store/store.js';
-import { getAgent, insertAgent, updateSeededAgent } from '../store/repos/agents.js';
+import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, releaseSeededAgent, updateSeededAgent } from '../store/repos/agents.js';
 import { getAuthRef, upsertAuthRef } from '../store/repos/auth-refs.js';
 import { configError } from '../../../shared/errors.js';
 
@@ -45,6 +45,13 @@ export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
       if (agent.auth_ref && !getAuthRef(store.db, agent.auth_ref)) {
         throw configError('unknown_auth_ref', `config agent "${alias}" names auth ref "${agent.auth_ref}", which is not defined`);
       }
+    }
+    // An agent dropped from the config leaves the registry, unless journaled tasks still point at it:
+    // then it stays as an ordinary local agent so its history remains linked.
+    for (const row of listAgents(store.db)) {
+      if (row.source !== 'config_seed' || config.agents[row.alias]) continue;
+      if (countAgentTasks(store.db, row.alias) === 0) deleteAgent(store.db, row.alias);
+      else releaseSeededAgent(store.db, row.alias);
     }
   });
 }

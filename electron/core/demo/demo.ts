@@ -2,7 +2,7 @@
 import { createCore, type Core, type CoreOptions } from '../context.js';
 import { addAgent } from '../agents/registry.js';
 import { agentCapabilities, inspectAgent } from '../agents/discovery.js';
-import { getAgent } from '../store/repos/agents.js';
+import { getAgent, repointAgent } from '../store/repos/agents.js';
 import { startEmbeddedAgent, type EmbeddedAgent, type EmbeddedAgentOptions } from './embedded-agent.js';
 
 export const DEMO_AGENTS: Array<{ alias: string } & EmbeddedAgentOptions> = [
@@ -25,7 +25,7 @@ export async function startDemoAgents(): Promise<DemoAgents> {
 export function registerDemoAgents(core: Core, demo: DemoAgents): void {
   const db = core.store().db;
   for (const { alias, agent } of demo.agents) {
-    if (getAgent(db, alias)) db.prepare(`UPDATE agents SET base_url = ?, agent_card_json = NULL WHERE alias = ? AND source = 'local'`).run(agent.baseUrl, alias);
+    if (getAgent(db, alias)) repointAgent(db, alias, agent.baseUrl);
     else addAgent(core, { alias, baseUrl: agent.baseUrl, tags: ['demo'], notes: 'embedded missive demo agent' });
   }
 }

@@ -93,7 +93,7 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     name: options.name ?? 'missive demo agent',
     description: `An embedded ${options.behaviour ?? 'echo'} agent for trying missive.`,
     version: '1.0.0',
-    provider: { organization: 'missive', url: 'https://github.com/missive' },
+    provider: { organization: 'missive (embedded demo)' },
     supportedInterfaces: [
       { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },

@@ -158,3 +158,21 @@ export function storeCard(db: Db, alias: string, card: { json: unknown; etag: st
 export function markCardValidated(db: Db, alias: string): void {
   db.prepare(`UPDATE agents SET agent_card_validated_at = ? WHERE alias = ?`).run(nowIso(), alias);
 }
+
+/** How many journaled tasks point at this agent (they keep it from being removed). */
+export function countAgentTasks(db: Db, alias: string): number {
+  return (db.prepare(`SELECT count(*) AS n FROM tasks WHERE agent_alias = ?`).get(alias) as { n: number }).n;
+}
+
+/** Turns a config-seeded agent no longer in the config into an ordinary local one. */
+export function releaseSeededAgent(db: Db, alias: string): void {
+  db.prepare(`UPDATE agents SET source = 'local', read_only = 0, updated_at = ? WHERE alias = ?`).run(nowIso(), alias);
+}
+
+/** Points a local agent at a new base URL and drops its cached card. */
+export function repointAgent(db: Db, alias: string, baseUrl: string): void {
+  db.prepare(
+    `UPDATE agents SET base_url = ?, agent_card_json = NULL, agent_card_etag = NULL, agent_card_last_modified = NULL,
+       agent_card_fetched_at = NULL, agent_card_validated_at = NULL, updated_at = ? WHERE alias = ? AND source = 'local'`,
+  ).run(baseUrl, nowIso(), alias);
+}
