@@ -10,6 +10,7 @@ import { registerAgentCommands } from './commands/agent.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerSendCommand } from './commands/send.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -108,6 +109,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
 
   registerAgentCommands(program, action);
   registerAuthCommands(program, action);
+  registerSendCommand(program, action);
   registerDoctorCommand(program, action);
   registerDemoCommand(program, action);
   return program;

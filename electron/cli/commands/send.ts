@@ -1,0 +1,65 @@
+/** `missive send`: one non-streaming SendMessage; presentation only. */
+import { Option, type Command } from 'commander';
+import { sendMessage, type SendResult } from '../../core/messaging/send.js';
+import { usageError } from '../../../shared/errors.js';
+import { collect, type Action } from '../program.js';
+import { keyValues } from '../human.js';
+
+/** The message inputs shared by send (and later stream, bcast, scatter). Parts are built in the order listed here. */
+export function addMessageInputOptions(cmd: Command): Command {
+  return cmd
+    .option('--stdin', 'read a text part from standard input')
+    .option('--part <text=value>', 'text part (repeatable, in order)', collect, [])
+    .option('--file <path>', 'UTF-8 text file as a text part (repeatable)', collect, [])
+    .option('--file-url <path>', 'local file as a canonical file:// url part; no bytes are sent (repeatable)', collect, [])
+    .option('--file-bytes <path>', 'file as a raw part, base64 on the wire (repeatable)', collect, [])
+    .option('--json-part <json|@file>', 'data part, application/json (repeatable)', collect, [])
+    .option('--media-type <mime>', 'media type for file parts (default: detected from the extension)')
+    .option('--metadata <k=v>', 'non-secret message metadata (repeatable)', collect, [])
+    .option('--context <id>', 'A2A contextId to continue')
+    .option('--task <id>', 'A2A taskId to continue')
+    .option('--accepted-output-mode <mime>', 'acceptable output media type (repeatable)', collect, [])
+    .addOption(new Option('--binding <binding>', 'require this binding').choices(['http+json', 'json-rpc']));
+}
+
+const responseText = (response: any): string | null => {
+  const msg = response?.message ?? response?.task?.status?.message;
+  const texts = (msg?.parts ?? []).map((p: { text?: string }) => p.text).filter(Boolean);
+  return texts.length ? texts.join('\n') : null;
+};
+
+export function registerSendCommand(program: Command, action: Action): void {
+  addMessageInputOptions(program.command('send <agent> [message]').description('send one message (SendMessage) and record the result')).action(
+    action(async ({ core, out, deps }, agent: string, message: string | undefined, o: Record<string, any>) => {
+      if (o.stdin && !deps.stdin) throw usageError('no_stdin', '--stdin is not available here');
+      const result = await sendMessage(core, {
+        agent,
+        text: message,
+        stdin: o.stdin ? await deps.stdin!() : undefined,
+        parts: o.part,
+        files: o.file,
+        fileUrls: o.fileUrl,
+        fileBytes: o.fileBytes,
+        jsonParts: o.jsonPart,
+        mediaType: o.mediaType,
+        metadata: o.metadata,
+        contextId: o.context,
+        taskId: o.task,
+        acceptedOutputModes: o.acceptedOutputMode,
+        binding: o.binding,
+        cwd: deps.cwd,
+      });
+      out.result('send_result', result, (d: SendResult) =>
+        [
+          responseText(d.response) ?? `(${d.response_shape} without text)`,
+          '',
+          keyValues([
+            ['via', `${d.selected_interface.binding} ${d.selected_interface.url}`],
+            ['message id', d.request.message_id],
+            ...(d.task ? ([['task', `${d.task.task_id} (${d.task.state})`], ['context', d.task.context_id], ['artifacts', d.task.artifacts.map((a) => `${a.artifact_id} v${a.version}`)]] as Array<[string, unknown]>) : []),
+          ]),
+        ].join('\n'),
+      );
+    }),
+  );
+}

@@ -1,0 +1,158 @@
+/** Non-streaming SendMessage: build, size-check, send over the negotiated binding, persist request and response. */
+import { randomUUID } from 'node:crypto';
+import { Message, SendMessageRequest, SendMessageResponse, Task } from '@a2a-js/sdk';
+import { dataError, protocolError, toMissiveError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import type { Binding } from '../config/schema.js';
+import { callUnary } from '../a2a/bindings.js';
+import { serviceParameterMetadata } from '../a2a/service-params.js';
+import type { SelectedInterface } from '../a2a/interfaces.js';
+import { loadCard, selectInterface } from '../agents/discovery.js';
+import { outboundFor } from '../agents/outbound.js';
+import { parseMetadata } from '../agents/registry.js';
+import { appendEvent } from '../store/repos/events.js';
+import { ensureContext, insertMessage, linkMessageToTask, upsertArtifact, upsertTask } from '../store/repos/conversation.js';
+import { redactValue } from '../security/redact.js';
+import { buildParts, type PartInputs } from './parts.js';
+import { localTaskState } from './task-state.js';
+
+export interface SendInput extends PartInputs {
+  agent: string;
+  contextId?: string;
+  taskId?: string;
+  metadata?: string[];
+  acceptedOutputModes?: string[];
+  binding?: Binding;
+  cwd: string;
+}
+
+export interface SendResult {
+  agent: string;
+  selected_interface: SelectedInterface;
+  request: { message_id: string; context_id: string | null; task_id: string | null; parts: number; bytes: number };
+  response_shape: 'message' | 'task';
+  response: unknown;
+  task: { task_id: string; context_id: string | null; state: string; artifacts: Array<{ artifact_id: string; version: number }> } | null;
+  local: { request_message_id: string; response_message_id: string };
+}
+
+function artifactKind(parts: Array<Record<string, unknown>>): 'text' | 'json' | 'file' | 'bytes' | 'mixed' | 'unknown' {
+  const kinds = new Set(parts.map((p) => ('text' in p ? 'text' : 'data' in p ? 'json' : 'url' in p ? 'file' : 'raw' in p ? 'bytes' : 'unknown')));
+  return kinds.size === 1 ? ([...kinds][0] as 'text') : kinds.size === 0 ? 'unknown' : 'mixed';
+}
+
+export async function sendMessage(core: Core, input: SendInput): Promise<SendResult> {
+  const max = core.config.qos.maxRequestBytes;
+  const { parts, inputBytes } = buildParts(input, input.cwd, max);
+  const card = await loadCard(core, input.agent);
+  const iface = selectInterface(card, input.binding);
+  const outbound = await outboundFor(core, card.agent);
+  const messageId = randomUUID();
+  const message = Message.toJSON(
+    Message.fromJSON({
+      messageId,
+      role: 'ROLE_USER',
+      parts,
+      ...(input.contextId ? { contextId: input.contextId } : {}),
+      ...(input.taskId ? { taskId: input.taskId } : {}),
+      ...(input.metadata?.length ? { metadata: parseMetadata(input.metadata) } : {}),
+    }),
+  );
+  const request = SendMessageRequest.toJSON(
+    SendMessageRequest.fromJSON({
+      ...(iface.tenant ? { tenant: iface.tenant } : {}),
+      message,
+      ...(input.acceptedOutputModes?.length ? { configuration: { acceptedOutputModes: input.acceptedOutputModes } } : {}),
+    }),
+  ) as Record<string, unknown>;
+  const serialized = JSON.stringify(request);
+  if (Buffer.byteLength(serialized) > max) {
+    throw dataError('request_too_large', `the serialized request is ${Buffer.byteLength(serialized)} bytes, over qos.max_request_bytes = ${max}; nothing was sent`);
+  }
+
+  const db = core.store().db;
+  const alias = card.agent.alias;
+  const meta = serviceParameterMetadata(core.serviceParameters);
+  core.store().transaction(() => {
+    if (input.contextId) ensureContext(db, input.contextId, alias);
+    insertMessage(db, { messageId, agentAlias: alias, contextId: input.contextId ?? null, taskId: null, direction: 'request', role: 'user', protocolMessageId: messageId, content: message, metadata: meta });
+    appendEvent(db, { type: 'a2a.send.started', agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, interface: iface, parts: parts.length, bytes: inputBytes } }, outbound.secrets);
+  });
+
+  let raw: unknown;
+  try {
+    raw = await callUnary(
+      { iface, headers: outbound.headers, timeoutMs: core.timeoutMs, protocolVersion: core.serviceParameters.version, dispatcher: core.dispatcher, secrets: outbound.secrets },
+      'SendMessage',
+      request,
+    );
+  } catch (error) {
+    const err = toMissiveError(error);
+    appendEvent(db, { type: 'a2a.send.failed', agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, error: err.toReport() } }, outbound.secrets);
+    throw err;
+  }
+
+  const decoded = SendMessageResponse.toJSON(SendMessageResponse.fromJSON(raw as object)) as { task?: Record<string, unknown>; message?: Record<string, unknown> };
+  const responseMessageId = randomUUID();
+  let result: SendResult['task'] = null;
+  const shape: 'message' | 'task' = decoded.task ? 'task' : 'message';
+  if (!decoded.task && !decoded.message) {
+    appendEvent(db, { type: 'a2a.send.failed', agentAlias: alias, payload: { message_id: messageId, error: 'response is neither task nor message' } });
+    throw protocolError('invalid_send_response', 'the SendMessage response holds neither a task nor a message');
+  }
+  core.store().transaction(() => {
+    if (decoded.message) {
+      const m = decoded.message as { messageId?: string; contextId?: string; taskId?: string };
+      if (m.contextId) ensureContext(db, m.contextId, alias);
+      insertMessage(db, { messageId: responseMessageId, agentAlias: alias, contextId: m.contextId ?? input.contextId ?? null, taskId: null, direction: 'response', role: 'agent', protocolMessageId: m.messageId ?? null, content: decoded.message, metadata: meta });
+    } else {
+      const task = Task.toJSON(Task.fromJSON(decoded.task!)) as { id: string; contextId?: string; status?: { state?: string; message?: Record<string, unknown> }; artifacts?: Array<Record<string, unknown>> };
+      const contextId = task.contextId ?? input.contextId ?? null;
+      if (contextId) ensureContext(db, contextId, alias);
+      const state = localTaskState(task.status?.state);
+      upsertTask(db, { taskId: task.id, agentAlias: alias, contextId, state, remoteState: task.status?.state ?? null, protocolVersion: iface.protocol_version, remoteJson: task, lastMessageId: responseMessageId, metadata: meta });
+      linkMessageToTask(db, messageId, task.id, contextId);
+      const statusMessage = task.status?.message;
+      insertMessage(db, {
+        messageId: responseMessageId,
+        agentAlias: alias,
+        contextId,
+        taskId: task.id,
+        direction: 'response',
+        role: statusMessage ? 'agent' : 'system',
+        protocolMessageId: (statusMessage?.messageId as string | undefined) ?? null,
+        content: statusMessage ?? { synthetic: true, task_id: task.id, state: task.status?.state ?? 'TASK_STATE_UNSPECIFIED' },
+        metadata: { ...meta, 'missive.synthetic': !statusMessage },
+      });
+      const artifacts = (task.artifacts ?? []).map((a) => {
+        const partsOf = (a.parts as Array<Record<string, unknown>> | undefined) ?? [];
+        const version = upsertArtifact(db, {
+          artifactId: String(a.artifactId),
+          taskId: task.id,
+          contextId,
+          name: (a.name as string | undefined) ?? null,
+          mimeType: (partsOf[0]?.mediaType as string | undefined) ?? null,
+          kind: artifactKind(partsOf),
+          content: a,
+        });
+        return { artifact_id: String(a.artifactId), version };
+      });
+      result = { task_id: task.id, context_id: contextId, state, artifacts };
+    }
+    appendEvent(
+      db,
+      { type: 'a2a.send.completed', agentAlias: alias, contextId: result?.context_id ?? input.contextId ?? null, taskId: result?.task_id ?? null, payload: { message_id: messageId, response_shape: shape, task: result } },
+      outbound.secrets,
+    );
+  });
+
+  return {
+    agent: alias,
+    selected_interface: iface,
+    request: { message_id: messageId, context_id: input.contextId ?? null, task_id: input.taskId ?? null, parts: parts.length, bytes: Buffer.byteLength(serialized) },
+    response_shape: shape,
+    response: redactValue(decoded, outbound.secrets),
+    task: result,
+    local: { request_message_id: messageId, response_message_id: responseMessageId },
+  };
+}

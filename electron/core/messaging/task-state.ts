@@ -1,0 +1,16 @@
+/** A2A `TASK_STATE_*` wire names → missive's local task states. */
+import type { TaskStateName } from '../store/repos/conversation.js';
+
+const MAP: Record<string, TaskStateName> = {
+  TASK_STATE_SUBMITTED: 'submitted',
+  TASK_STATE_WORKING: 'working',
+  TASK_STATE_INPUT_REQUIRED: 'input_required',
+  TASK_STATE_AUTH_REQUIRED: 'auth_required',
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_CANCELED: 'cancelled',
+  TASK_STATE_CANCELLED: 'cancelled',
+  TASK_STATE_REJECTED: 'rejected',
+};
+
+export const localTaskState = (wire: string | undefined): TaskStateName => (wire ? (MAP[wire] ?? 'unknown') : 'unknown');

@@ -1,0 +1,116 @@
+/** `missive send` against real SDK agents on both bindings; rows asserted in the SQLite file. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmbeddedAgent, type EmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
+import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
+import { sandbox, type Sandbox } from '../support/cli.js';
+
+let echo: EmbeddedAgent;
+let tasks: EmbeddedAgent;
+let raw: RawServer;
+let box: Sandbox;
+
+beforeAll(async () => {
+  [echo, tasks, raw] = await Promise.all([startEmbeddedAgent({ name: 'Echo', behaviour: 'echo' }), startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' }), startRawServer()]);
+  raw.route('/.well-known/agent-card.json', (_req, res) =>
+    json(res, 200, minimalCard(raw.url, { supportedInterfaces: [{ url: `${raw.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })),
+  );
+  raw.route('/rpc', (_req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32004, message: 'Unsupported operation' } }));
+});
+afterAll(async () => void (await Promise.all([echo.close(), tasks.close(), raw.close()])));
+beforeEach(async () => {
+  box = sandbox({ SEND_TOKEN: 'send-secret-abcdef' });
+  await box.run(['agent', 'add', 'echo', echo.baseUrl]);
+  await box.run(['agent', 'add', 'tasks', tasks.baseUrl]);
+});
+afterEach(() => box.dispose());
+
+const db = () => new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
+
+describe('send', () => {
+  for (const binding of ['http+json', 'json-rpc'] as const) {
+    it(`gets a direct Message over ${binding} and stores request and response rows`, async () => {
+      const res = await box.run(['send', 'echo', 'hello there', '--binding', binding, '--context', 'ctx-a', '--json']);
+      expect(res.code).toBe(0);
+      const data = res.json().data;
+      expect(data).toMatchObject({ response_shape: 'message', selected_interface: { binding }, request: { context_id: 'ctx-a', parts: 1 } });
+      expect(data.response.message.parts[0].text).toBe('echo: hello there');
+      const d = db();
+      const rows = d.prepare('SELECT message_id, direction, role, context_id FROM messages ORDER BY rowid').all() as any[];
+      expect(rows.map((r) => [r.direction, r.role, r.context_id])).toEqual([
+        ['request', 'user', 'ctx-a'],
+        ['response', 'agent', 'ctx-a'],
+      ]);
+      expect(rows[0].message_id).toBe(data.request.message_id);
+      const events = (d.prepare('SELECT event_type FROM events WHERE event_type LIKE ? ORDER BY sequence').all('a2a.send.%') as any[]).map((e) => e.event_type);
+      expect(events).toEqual(['a2a.send.started', 'a2a.send.completed']);
+      d.close();
+    });
+
+    it(`persists a Task with its artifacts over ${binding}`, async () => {
+      const res = await box.run(['send', 'tasks', '--part', 'text=summarise this', '--binding', binding, '--json']);
+      expect(res.code).toBe(0);
+      const data = res.json().data;
+      expect(data.response_shape).toBe('task');
+      expect(data.task).toMatchObject({ state: 'completed', artifacts: [{ artifact_id: 'result', version: 1 }] });
+      const d = db();
+      const task = d.prepare('SELECT state, remote_state, context_id, protocol_version, remote_task_json FROM tasks WHERE task_id = ?').get(data.task.task_id) as any;
+      expect(task).toMatchObject({ state: 'completed', remote_state: 'TASK_STATE_COMPLETED', protocol_version: '1.0' });
+      expect(JSON.parse(task.remote_task_json).id).toBe(data.task.task_id);
+      const artifact = d.prepare('SELECT kind, name, content_json FROM artifacts WHERE task_id = ?').get(data.task.task_id) as any;
+      expect(artifact).toMatchObject({ kind: 'text', name: 'result.txt' });
+      const linked = d.prepare('SELECT direction FROM messages WHERE task_id = ? ORDER BY ordinal').all(data.task.task_id) as any[];
+      expect(linked.map((m) => m.direction)).toEqual(['request', 'response']);
+      d.close();
+    });
+  }
+
+  it('sends every part kind in order', async () => {
+    const txt = join(box.home, 'note.txt');
+    const bin = join(box.home, 'blob.bin');
+    writeFileSync(txt, 'file text');
+    writeFileSync(bin, Buffer.from([0, 1, 2, 255]));
+    const res = await box.run(['send', 'echo', 'first', '--part', 'text=second', '--file', txt, '--file-url', txt, '--file-bytes', bin, '--json-part', '{"k":1}', '--json']);
+    expect(res.code).toBe(0);
+    const d = db();
+    const request = JSON.parse((d.prepare(`SELECT content_json FROM messages WHERE direction = 'request'`).get() as any).content_json);
+    d.close();
+    expect(request.parts).toEqual([
+      { text: 'first' },
+      { text: 'second' },
+      { text: 'file text', filename: 'note.txt', mediaType: 'text/plain' },
+      { url: expect.stringMatching(/^file:\/\/\/.*note\.txt$/), filename: 'note.txt', mediaType: 'text/plain' },
+      { raw: Buffer.from([0, 1, 2, 255]).toString('base64'), filename: 'blob.bin', mediaType: 'application/octet-stream' },
+      { data: { k: 1 }, mediaType: 'application/json' },
+    ]);
+  });
+
+  it('refuses over-size inputs with exit 65 before sending anything', async () => {
+    const config = join(box.home, 'small.toml');
+    writeFileSync(config, '[qos]\nmax_request_bytes = 64\n');
+    const before = echo.requests.filter((r) => r.path.includes('message')).length;
+    const res = await box.run(['send', 'echo', 'x'.repeat(100), '--config', config, '--json']);
+    expect(res.code).toBe(65);
+    expect(JSON.parse(res.stderr).data.message).toMatch(/100 bytes.*max_request_bytes = 64/);
+    expect(echo.requests.filter((r) => r.path.includes('message')).length).toBe(before);
+  });
+
+  it('maps JSON-RPC error objects to protocol errors (exit 76) and journals the failure', async () => {
+    await box.run(['agent', 'add', 'broken', raw.url]);
+    const res = await box.run(['send', 'broken', 'hi', '--bearer-token-env', 'SEND_TOKEN', '--json']);
+    expect(res.code).toBe(76);
+    expect(JSON.parse(res.stderr).data.code).toBe('missive::protocol::jsonrpc_error');
+    expect(raw.requests.at(-1)!.headers.authorization).toBe('Bearer send-secret-abcdef');
+    const d = db();
+    const failed = d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.send.failed'`).get() as any;
+    d.close();
+    expect(JSON.parse(failed.payload_json).error.exit_code).toBe(76);
+    expect(res.stderr + res.stdout).not.toContain('send-secret-abcdef');
+  });
+
+  it('refuses an empty message with a usage error', async () => {
+    expect((await box.run(['send', 'echo'])).code).toBe(64);
+  });
+});
