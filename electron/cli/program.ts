@@ -11,6 +11,7 @@ import { registerAuthCommands } from './commands/auth.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerSendCommand } from './commands/send.js';
+import { registerEventsCommands } from './commands/events.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -110,6 +111,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
   registerAgentCommands(program, action);
   registerAuthCommands(program, action);
   registerSendCommand(program, action);
+  registerEventsCommands(program, action);
   registerDoctorCommand(program, action);
   registerDemoCommand(program, action);
   return program;

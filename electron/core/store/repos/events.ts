@@ -85,6 +85,7 @@ export function getEventBySequence(db: Db, sequence: number): EventRow | undefin
 
 export interface EventQuery {
   type?: string;
+  since?: string;
   agentAlias?: string;
   contextId?: string;
   taskId?: string;
@@ -99,8 +100,14 @@ export function listEvents(db: Db, query: EventQuery = {}): EventRow[] {
   if (query.agentAlias) (where.push('agent_alias = ?'), params.push(query.agentAlias));
   if (query.contextId) (where.push('context_id = ?'), params.push(query.contextId));
   if (query.taskId) (where.push('task_id = ?'), params.push(query.taskId));
-  if (query.afterSequence !== undefined) (where.push('sequence > ?'), params.push(query.afterSequence));
-  const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY sequence DESC LIMIT ?`;
+  if (query.since) (where.push('timestamp >= ?'), params.push(query.since));
+  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  if (query.afterSequence !== undefined) {
+    // Following the journal forward (tail, export): oldest first from the cursor.
+    const sql = `SELECT * FROM events ${clause ? `${clause} AND` : 'WHERE'} sequence > ? ORDER BY sequence ASC LIMIT ?`;
+    return (db.prepare(sql).all(...params, query.afterSequence, query.limit ?? 500) as RawEvent[]).map(fromRaw);
+  }
+  const sql = `SELECT * FROM events ${clause} ORDER BY sequence DESC LIMIT ?`;
   params.push(query.limit ?? 50);
   return (db.prepare(sql).all(...params) as RawEvent[]).map(fromRaw).reverse();
 }

@@ -1,0 +1,73 @@
+/** `missive events list|tail|export`: the redacted journal. */
+import type { Command } from 'commander';
+import { exportJournal, journalAfter, latestSequence, listJournal, type EventFilter } from '../../core/events/journal.js';
+import type { Action } from '../program.js';
+import { table } from '../human.js';
+
+const filterOptions = (cmd: Command) =>
+  cmd
+    .option('--type <type>', 'exact event type, e.g. a2a.send.completed')
+    .option('--agent <alias>', 'only events of this agent')
+    .option('--context <id>', 'only events of this context')
+    .option('--task <id>', 'only events of this task')
+    .option('--since <timestamp>', 'only events at or after this ISO-8601 time');
+
+const filterOf = (o: Record<string, string | undefined>, limit?: string): EventFilter => ({
+  type: o.type,
+  agent: o.agent,
+  context: o.context,
+  task: o.task,
+  since: o.since,
+  limit: limit === undefined ? undefined : Number(limit),
+});
+
+type Record_ = ReturnType<typeof listJournal>[number];
+const row = (e: Record_) => [String(e.sequence), e.timestamp, e.type, e.agent ?? '-', e.task_id ?? e.context_id ?? '-'];
+
+export function registerEventsCommands(program: Command, action: Action): void {
+  const events = program.command('events').description('the local event journal (redacted)');
+
+  filterOptions(events.command('list').description('recent events, oldest first'))
+    .option('--limit <n>', 'how many (default 50)')
+    .action(
+      action(async ({ core, out }, o: Record<string, string | undefined>) => {
+        const records = listJournal(core, filterOf(o, o.limit ?? '50'));
+        out.result('events_list', { events: records, count: records.length }, (d) =>
+          d.count ? table(['seq', 'time', 'type', 'agent', 'task/context'], d.events.map(row)) : 'no events match',
+        );
+      }),
+    );
+
+  filterOptions(events.command('tail').description('follow new events until --timeout (or Ctrl-C)'))
+    .option('--poll-interval <ms>', 'how often to look for new rows, in ms (default 500)')
+    .action(
+      action(async ({ core, out, flags }, o: Record<string, string | undefined>) => {
+        const interval = Math.max(50, Number(o.pollInterval ?? 500));
+        const deadline = flags.timeout ? Date.now() + core.timeoutMs : Number.POSITIVE_INFINITY;
+        let stop = false;
+        const onSignal = () => (stop = true);
+        process.once('SIGINT', onSignal);
+        let after = latestSequence(core);
+        try {
+          while (!stop && Date.now() < deadline) {
+            for (const e of journalAfter(core, filterOf(o), after)) {
+              out.result('event_record', e, (x) => row(x).join('  '));
+              after = e.sequence;
+            }
+            await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, deadline - Date.now()))));
+          }
+        } finally {
+          process.off('SIGINT', onSignal);
+        }
+      }),
+    );
+
+  filterOptions(events.command('export').description('write the journal as redacted NDJSON'))
+    .requiredOption('--output <file>', 'where to write')
+    .option('--force', 'overwrite an existing file')
+    .action(
+      action(async ({ core, out, deps }, o: Record<string, any>) => {
+        out.result('events_export', exportJournal(core, filterOf(o), o.output, deps.cwd, o.force), (d) => `wrote ${d.events} event(s) to ${d.output}`);
+      }),
+    );
+}
