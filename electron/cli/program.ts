@@ -12,6 +12,7 @@ import { registerDoctorCommand } from './commands/doctor.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerSendCommand } from './commands/send.js';
 import { registerEventsCommands } from './commands/events.js';
+import { registerTaskCommands } from './commands/task.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -111,6 +112,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
   registerAgentCommands(program, action);
   registerAuthCommands(program, action);
   registerSendCommand(program, action);
+  registerTaskCommands(program, action);
   registerEventsCommands(program, action);
   registerDoctorCommand(program, action);
   registerDemoCommand(program, action);

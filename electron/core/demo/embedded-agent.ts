@@ -10,7 +10,8 @@ import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskStatusUpdateEvent } from
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
-export type AgentBehaviour = 'echo' | 'task';
+/** echo: a direct Message; task: a completed Task with an artifact; input: a Task that asks for more input. */
+export type AgentBehaviour = 'echo' | 'task' | 'input';
 
 export interface EmbeddedAgentOptions {
   name?: string;
@@ -56,6 +57,18 @@ class DemoExecutor implements AgentExecutor {
       return;
     }
     const base = { id: ctx.taskId, contextId: ctx.contextId };
+    if (this.behaviour === 'input') {
+      bus.publish(
+        AgentEvent.task(
+          Task.fromJSON({
+            ...base,
+            status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: randomUUID(), contextId: ctx.contextId, taskId: ctx.taskId, role: 'ROLE_AGENT', parts: [{ text: 'which file?' }] } },
+          }),
+        ),
+      );
+      bus.finished();
+      return;
+    }
     bus.publish(AgentEvent.task(Task.fromJSON({ ...base, status: { state: 'TASK_STATE_SUBMITTED' }, history: [Message.toJSON(ctx.userMessage)] })));
     bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ ...{ taskId: ctx.taskId, contextId: ctx.contextId }, status: { state: 'TASK_STATE_WORKING' } })));
     bus.publish(

@@ -1,6 +1,6 @@
 /** Non-streaming SendMessage: build, size-check, send over the negotiated binding, persist request and response. */
 import { randomUUID } from 'node:crypto';
-import { Message, SendMessageRequest, SendMessageResponse, Task } from '@a2a-js/sdk';
+import { Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
 import { dataError, protocolError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { Binding } from '../config/schema.js';
@@ -11,10 +11,10 @@ import { loadCard, selectInterface } from '../agents/discovery.js';
 import { outboundFor } from '../agents/outbound.js';
 import { parseMetadata } from '../agents/registry.js';
 import { appendEvent } from '../store/repos/events.js';
-import { ensureContext, insertMessage, linkMessageToTask, upsertArtifact, upsertTask } from '../store/repos/conversation.js';
+import { ensureContext, insertMessage, linkMessageToTask } from '../store/repos/conversation.js';
+import { canonicalTask, persistTask } from '../tasks/persist.js';
 import { redactValue } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
-import { localTaskState } from './task-state.js';
 
 export interface SendInput extends PartInputs {
   agent: string;
@@ -34,11 +34,6 @@ export interface SendResult {
   response: unknown;
   task: { task_id: string; context_id: string | null; state: string; artifacts: Array<{ artifact_id: string; version: number }> } | null;
   local: { request_message_id: string; response_message_id: string };
-}
-
-function artifactKind(parts: Array<Record<string, unknown>>): 'text' | 'json' | 'file' | 'bytes' | 'mixed' | 'unknown' {
-  const kinds = new Set(parts.map((p) => ('text' in p ? 'text' : 'data' in p ? 'json' : 'url' in p ? 'file' : 'raw' in p ? 'bytes' : 'unknown')));
-  return kinds.size === 1 ? ([...kinds][0] as 'text') : kinds.size === 0 ? 'unknown' : 'mixed';
 }
 
 export async function sendMessage(core: Core, input: SendInput): Promise<SendResult> {
@@ -106,11 +101,9 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
       if (m.contextId) ensureContext(db, m.contextId, alias);
       insertMessage(db, { messageId: responseMessageId, agentAlias: alias, contextId: m.contextId ?? input.contextId ?? null, taskId: null, direction: 'response', role: 'agent', protocolMessageId: m.messageId ?? null, content: decoded.message, metadata: meta });
     } else {
-      const task = Task.toJSON(Task.fromJSON(decoded.task!)) as { id: string; contextId?: string; status?: { state?: string; message?: Record<string, unknown> }; artifacts?: Array<Record<string, unknown>> };
-      const contextId = task.contextId ?? input.contextId ?? null;
-      if (contextId) ensureContext(db, contextId, alias);
-      const state = localTaskState(task.status?.state);
-      upsertTask(db, { taskId: task.id, agentAlias: alias, contextId, state, remoteState: task.status?.state ?? null, protocolVersion: iface.protocol_version, remoteJson: task, lastMessageId: responseMessageId, metadata: meta });
+      const task = canonicalTask(decoded.task);
+      const persisted = persistTask(db, alias, task, { protocolVersion: iface.protocol_version, metadata: meta, lastMessageId: responseMessageId, fallbackContextId: input.contextId });
+      const contextId = persisted.context_id;
       linkMessageToTask(db, messageId, task.id, contextId);
       const statusMessage = task.status?.message;
       insertMessage(db, {
@@ -124,20 +117,7 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
         content: statusMessage ?? { synthetic: true, task_id: task.id, state: task.status?.state ?? 'TASK_STATE_UNSPECIFIED' },
         metadata: { ...meta, 'missive.synthetic': !statusMessage },
       });
-      const artifacts = (task.artifacts ?? []).map((a) => {
-        const partsOf = (a.parts as Array<Record<string, unknown>> | undefined) ?? [];
-        const version = upsertArtifact(db, {
-          artifactId: String(a.artifactId),
-          taskId: task.id,
-          contextId,
-          name: (a.name as string | undefined) ?? null,
-          mimeType: (partsOf[0]?.mediaType as string | undefined) ?? null,
-          kind: artifactKind(partsOf),
-          content: a,
-        });
-        return { artifact_id: String(a.artifactId), version };
-      });
-      result = { task_id: task.id, context_id: contextId, state, artifacts };
+      result = { task_id: task.id, context_id: contextId, state: persisted.state, artifacts: persisted.artifacts };
     }
     appendEvent(
       db,

@@ -1,0 +1,68 @@
+/** Persists an A2A Task as returned by any operation: the task row (raw JSON, mapped state) and versioned artifacts. */
+import { Task } from '@a2a-js/sdk';
+import type { Db } from '../store/db.js';
+import { ensureContext, getTask, upsertArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
+import { localTaskState } from '../messaging/task-state.js';
+
+export interface WireTask {
+  id: string;
+  contextId?: string;
+  status?: { state?: string; message?: Record<string, unknown>; timestamp?: string };
+  artifacts?: Array<Record<string, unknown>>;
+  history?: unknown[];
+}
+
+export interface PersistedTask {
+  task_id: string;
+  context_id: string | null;
+  state: TaskStateName;
+  remote_state: string | null;
+  changed: boolean;
+  artifacts: Array<{ artifact_id: string; version: number }>;
+}
+
+function artifactKind(parts: Array<Record<string, unknown>>): 'text' | 'json' | 'file' | 'bytes' | 'mixed' | 'unknown' {
+  const kinds = new Set(parts.map((p) => ('text' in p ? 'text' : 'data' in p ? 'json' : 'url' in p ? 'file' : 'raw' in p ? 'bytes' : 'unknown')));
+  if (kinds.size === 0) return 'unknown';
+  return kinds.size === 1 ? ([...kinds][0] as 'text') : 'mixed';
+}
+
+/** Decodes through the SDK codec (the type boundary) and keeps the canonical JSON. */
+export const canonicalTask = (raw: unknown): WireTask => Task.toJSON(Task.fromJSON(raw as object)) as WireTask;
+
+export function persistTask(
+  db: Db,
+  alias: string,
+  task: WireTask,
+  options: { protocolVersion: string | null; metadata?: Record<string, unknown>; lastMessageId?: string | null; fallbackContextId?: string | null },
+): PersistedTask {
+  const before = getTask(db, task.id);
+  const contextId = task.contextId || options.fallbackContextId || null;
+  if (contextId) ensureContext(db, contextId, alias);
+  const state = localTaskState(task.status?.state);
+  upsertTask(db, {
+    taskId: task.id,
+    agentAlias: alias,
+    contextId,
+    state,
+    remoteState: task.status?.state ?? null,
+    protocolVersion: options.protocolVersion,
+    remoteJson: task,
+    lastMessageId: options.lastMessageId ?? null,
+    metadata: options.metadata,
+  });
+  const artifacts = (task.artifacts ?? []).map((a) => {
+    const parts = (a.parts as Array<Record<string, unknown>> | undefined) ?? [];
+    const version = upsertArtifact(db, {
+      artifactId: String(a.artifactId),
+      taskId: task.id,
+      contextId,
+      name: (a.name as string | undefined) ?? null,
+      mimeType: (parts[0]?.mediaType as string | undefined) ?? null,
+      kind: artifactKind(parts),
+      content: a,
+    });
+    return { artifact_id: String(a.artifactId), version };
+  });
+  return { task_id: task.id, context_id: contextId, state, remote_state: task.status?.state ?? null, changed: before?.state !== state || before?.remote_state !== (task.status?.state ?? null), artifacts };
+}

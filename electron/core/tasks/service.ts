@@ -1,0 +1,104 @@
+/** Task operations: local view, remote GetTask / CancelTask, and wait with deterministic outcome codes. */
+import { MissiveError, OUTCOME_EXIT_CODES, usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { callUnary } from '../a2a/bindings.js';
+import { loadCard, selectInterface } from '../agents/discovery.js';
+import { outboundFor } from '../agents/outbound.js';
+import { serviceParameterMetadata } from '../a2a/service-params.js';
+import { appendEvent } from '../store/repos/events.js';
+import { getTask, listArtifactsOfTask, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
+import { canonicalTask, persistTask } from './persist.js';
+
+export interface TaskView {
+  task: StoredTask;
+  artifacts: ReturnType<typeof listArtifactsOfTask>;
+  source: 'local' | 'remote';
+}
+
+const view = (core: Core, taskId: string, source: TaskView['source']): TaskView => {
+  const db = core.store().db;
+  return { task: getTask(db, taskId)!, artifacts: listArtifactsOfTask(db, taskId), source };
+};
+
+function agentOf(core: Core, taskId: string, agent?: string): string {
+  const local = getTask(core.store().db, taskId);
+  if (agent) return agent;
+  if (local) return local.agent_alias;
+  throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Pass --agent <alias> to ask an agent about it.');
+}
+
+export function localTask(core: Core, taskId: string): TaskView {
+  if (!getTask(core.store().db, taskId)) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Try --remote --agent <alias>.');
+  return view(core, taskId, 'local');
+}
+
+async function remoteCall(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, historyLength?: number) {
+  const alias = agentOf(core, taskId, agent);
+  const card = await loadCard(core, alias);
+  const iface = selectInterface(card);
+  const outbound = await outboundFor(core, card.agent);
+  const raw = await callUnary(
+    { iface, headers: outbound.headers, timeoutMs: core.timeoutMs, protocolVersion: core.serviceParameters.version, dispatcher: core.dispatcher, secrets: outbound.secrets },
+    method,
+    { id: taskId, ...(historyLength !== undefined ? { historyLength } : {}), ...(iface.tenant ? { tenant: iface.tenant } : {}) },
+  );
+  const store = core.store();
+  return store.transaction(() => {
+    const persisted = persistTask(store.db, alias, canonicalTask(raw), { protocolVersion: iface.protocol_version, metadata: serviceParameterMetadata(core.serviceParameters) });
+    if (persisted.changed || method === 'CancelTask') {
+      appendEvent(
+        store.db,
+        { type: method === 'CancelTask' ? 'a2a.task.cancel_requested' : 'a2a.task.updated', agentAlias: alias, contextId: persisted.context_id, taskId: persisted.task_id, payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: observedBy } },
+        outbound.secrets,
+      );
+    }
+    return persisted;
+  });
+}
+
+export async function remoteTask(core: Core, taskId: string, options: { agent?: string; historyLength?: number } = {}): Promise<TaskView> {
+  await remoteCall(core, taskId, options.agent, 'GetTask', 'task get', options.historyLength);
+  return view(core, taskId, 'remote');
+}
+
+export async function cancelTask(core: Core, taskId: string, agent?: string): Promise<TaskView> {
+  await remoteCall(core, taskId, agent, 'CancelTask', 'task cancel');
+  return view(core, taskId, 'remote');
+}
+
+/** States that end a wait, and the exit code each gives. */
+export const WAIT_OUTCOMES: Partial<Record<TaskStateName, number>> = {
+  completed: 0,
+  failed: OUTCOME_EXIT_CODES.task_failed,
+  cancelled: OUTCOME_EXIT_CODES.cancelled,
+  input_required: OUTCOME_EXIT_CODES.input_required,
+  rejected: OUTCOME_EXIT_CODES.rejected,
+  auth_required: OUTCOME_EXIT_CODES.auth_required,
+};
+
+export interface WaitResult extends TaskView {
+  outcome: TaskStateName | 'timeout';
+  exit_code: number;
+  attempts: number;
+  elapsed_ms: number;
+}
+
+export async function waitForTask(core: Core, taskId: string, options: { agent?: string; local?: boolean; intervalMs?: number } = {}): Promise<WaitResult> {
+  const started = Date.now();
+  const interval = Math.min(options.intervalMs ?? 1000, 5000);
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    const state = options.local ? localTask(core, taskId).task.state : (await remoteCall(core, taskId, options.agent, 'GetTask', 'task wait')).state;
+    const code = WAIT_OUTCOMES[state];
+    const elapsed = Date.now() - started;
+    if (code !== undefined) return { ...view(core, taskId, options.local ? 'local' : 'remote'), outcome: state, exit_code: code, attempts, elapsed_ms: elapsed };
+    if (elapsed + interval > core.timeoutMs) {
+      return { ...view(core, taskId, options.local ? 'local' : 'remote'), outcome: 'timeout', exit_code: OUTCOME_EXIT_CODES.timeout, attempts, elapsed_ms: elapsed };
+    }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+export const waitError = (result: WaitResult) =>
+  new MissiveError('orchestration', `task_${result.outcome}`, `task ${result.task.task_id} ended ${result.outcome} after ${result.attempts} poll(s)`, { exitCode: result.exit_code });
