@@ -86,22 +86,23 @@ export interface NewAgent {
   readOnly?: boolean;
 }
 
+/** The registry columns shared by insert and seed update, serialised. */
+const agentParams = (agent: NewAgent) => ({
+  alias: agent.alias,
+  baseUrl: agent.baseUrl,
+  interfaceUrls: JSON.stringify(agent.interfaceUrls ?? {}),
+  bindingPreference: JSON.stringify(agent.bindingPreference ?? ['http+json', 'json-rpc']),
+  authRefName: agent.authRefName ?? null,
+  tags: JSON.stringify(agent.tags ?? []),
+  notes: agent.notes ?? null,
+  metadata: JSON.stringify(agent.metadata ?? {}),
+});
+
 export function insertAgent(db: Db, agent: NewAgent): void {
   db.prepare(
     `INSERT INTO agents (alias, source, base_url, interface_urls_json, binding_preference_json, auth_ref_name, tags_json, notes, metadata_json, read_only)
      VALUES (@alias, @source, @baseUrl, @interfaceUrls, @bindingPreference, @authRefName, @tags, @notes, @metadata, @readOnly)`,
-  ).run({
-    alias: agent.alias,
-    source: agent.source,
-    baseUrl: agent.baseUrl,
-    interfaceUrls: JSON.stringify(agent.interfaceUrls ?? {}),
-    bindingPreference: JSON.stringify(agent.bindingPreference ?? ['http+json', 'json-rpc']),
-    authRefName: agent.authRefName ?? null,
-    tags: JSON.stringify(agent.tags ?? []),
-    notes: agent.notes ?? null,
-    metadata: JSON.stringify(agent.metadata ?? {}),
-    readOnly: agent.readOnly ? 1 : 0,
-  });
+  ).run({ ...agentParams(agent), source: agent.source, readOnly: agent.readOnly ? 1 : 0 });
 }
 
 /** Updates the registry fields of a config-seeded agent; the cached card is dropped only when base_url changes. */
@@ -117,17 +118,7 @@ export function updateSeededAgent(db: Db, agent: NewAgent): void {
        auth_ref_name = @authRefName, tags_json = @tags, notes = @notes, metadata_json = @metadata,
        source = 'config_seed', read_only = 1, updated_at = @now
      WHERE alias = @alias`,
-  ).run({
-    alias: agent.alias,
-    baseUrl: agent.baseUrl,
-    interfaceUrls: JSON.stringify(agent.interfaceUrls ?? {}),
-    bindingPreference: JSON.stringify(agent.bindingPreference ?? ['http+json', 'json-rpc']),
-    authRefName: agent.authRefName ?? null,
-    tags: JSON.stringify(agent.tags ?? []),
-    notes: agent.notes ?? null,
-    metadata: JSON.stringify(agent.metadata ?? {}),
-    now: nowIso(),
-  });
+  ).run({ ...agentParams(agent), now: nowIso() });
 }
 
 export function getAgent(db: Db, alias: string): AgentRow | undefined {
