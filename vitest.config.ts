@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Memory tests (long streams, big fan-outs) measure retained heap after a full GC.
+    execArgv: ['--expose-gc'],
   },
 });

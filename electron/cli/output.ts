@@ -47,6 +47,14 @@ export class Printer {
     if (text) this.io.stdout(text.endsWith('\n') ? text : `${text}\n`);
   }
 
+  /** One progress event of a longer command: an NDJSON line or a human line; nothing in `--json` (one final document). */
+  event(kind: string, data: unknown, human: (data: any) => string): void {
+    if (this.mode === 'quiet' || this.mode === 'json') return;
+    if (this.mode === 'ndjson') return this.io.stdout(`${JSON.stringify({ ...this.envelope(kind, data), sequence: this.#sequence++ })}\n`);
+    const text = human(redactValue(data, this.secrets()));
+    if (text) this.io.stdout(`${text}\n`);
+  }
+
   /** Errors go to stderr in every mode: an envelope in machine modes, a message with help otherwise. */
   error(error: MissiveError): void {
     const report = error.toReport();

@@ -11,6 +11,7 @@ import { registerAuthCommands } from './commands/auth.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerSendCommand } from './commands/send.js';
+import { registerStreamCommand } from './commands/stream.js';
 import { registerEventsCommands } from './commands/events.js';
 import { registerTaskCommands } from './commands/task.js';
 import { VERSION } from '../core/version.js';
@@ -112,6 +113,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
   registerAgentCommands(program, action);
   registerAuthCommands(program, action);
   registerSendCommand(program, action);
+  registerStreamCommand(program, action);
   registerTaskCommands(program, action);
   registerEventsCommands(program, action);
   registerDoctorCommand(program, action);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from '../support/cli.js';
+import { SCHEMA_VERSION } from '../../electron/core/store/db.js';
 
 let box: Sandbox;
 beforeEach(() => (box = sandbox()));
@@ -34,7 +35,7 @@ describe('doctor', () => {
   it('reports the schema version of an existing store', async () => {
     await box.run(['agent', 'list']);
     const data = (await box.run(['doctor', '--json'])).json().data;
-    expect(check(data, 'store.sqlite_migrations')).toMatchObject({ status: 'ok', details: { schema_version: 1 } });
+    expect(check(data, 'store.sqlite_migrations')).toMatchObject({ status: 'ok', details: { schema_version: SCHEMA_VERSION } });
   });
 
   it('exits 78 for an unknown profile', async () => {

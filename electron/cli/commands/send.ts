@@ -1,6 +1,6 @@
 /** `missive send`: one non-streaming SendMessage; presentation only. */
 import { Option, type Command } from 'commander';
-import { sendMessage, type SendResult } from '../../core/messaging/send.js';
+import { sendMessage, type SendInput, type SendResult } from '../../core/messaging/send.js';
 import { usageError } from '../../../shared/errors.js';
 import { collect, type Action } from '../program.js';
 import { keyValues } from '../human.js';
@@ -22,6 +22,28 @@ export function addMessageInputOptions(cmd: Command): Command {
     .addOption(new Option('--binding <binding>', 'require this binding').choices(['http+json', 'json-rpc']));
 }
 
+/** Maps the parsed message-input flags to the service input (shared by send, stream, bcast, scatter). */
+export async function messageInputsOf(agent: string, message: string | undefined, o: Record<string, any>, deps: { stdin?: () => Promise<string>; cwd: string }): Promise<SendInput> {
+  if (o.stdin && !deps.stdin) throw usageError('no_stdin', '--stdin is not available here');
+  return {
+    agent,
+    text: message,
+    stdin: o.stdin ? await deps.stdin!() : undefined,
+    parts: o.part,
+    files: o.file,
+    fileUrls: o.fileUrl,
+    fileBytes: o.fileBytes,
+    jsonParts: o.jsonPart,
+    mediaType: o.mediaType,
+    metadata: o.metadata,
+    contextId: o.context,
+    taskId: o.task,
+    acceptedOutputModes: o.acceptedOutputMode,
+    binding: o.binding,
+    cwd: deps.cwd,
+  };
+}
+
 const responseText = (response: any): string | null => {
   const msg = response?.message ?? response?.task?.status?.message;
   const texts = (msg?.parts ?? []).map((p: { text?: string }) => p.text).filter(Boolean);
@@ -31,24 +53,7 @@ const responseText = (response: any): string | null => {
 export function registerSendCommand(program: Command, action: Action): void {
   addMessageInputOptions(program.command('send <agent> [message]').description('send one message (SendMessage) and record the result')).action(
     action(async ({ core, out, deps }, agent: string, message: string | undefined, o: Record<string, any>) => {
-      if (o.stdin && !deps.stdin) throw usageError('no_stdin', '--stdin is not available here');
-      const result = await sendMessage(core, {
-        agent,
-        text: message,
-        stdin: o.stdin ? await deps.stdin!() : undefined,
-        parts: o.part,
-        files: o.file,
-        fileUrls: o.fileUrl,
-        fileBytes: o.fileBytes,
-        jsonParts: o.jsonPart,
-        mediaType: o.mediaType,
-        metadata: o.metadata,
-        contextId: o.context,
-        taskId: o.task,
-        acceptedOutputModes: o.acceptedOutputMode,
-        binding: o.binding,
-        cwd: deps.cwd,
-      });
+      const result = await sendMessage(core, await messageInputsOf(agent, message, o, deps));
       out.result('send_result', result, (d: SendResult) =>
         [
           responseText(d.response) ?? `(${d.response_shape} without text)`,

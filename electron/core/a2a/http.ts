@@ -125,7 +125,7 @@ function errorMessageOf(body: unknown): string | undefined {
   return typeof error?.message === 'string' ? error.message : undefined;
 }
 
-function networkError(error: unknown, where: string, timeoutMs: number, secrets: readonly string[] = []): MissiveError {
+export function networkError(error: unknown, where: string, timeoutMs: number, secrets: readonly string[] = []): MissiveError {
   const err = error as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code;
   if (

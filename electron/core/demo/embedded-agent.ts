@@ -6,12 +6,16 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
-/** echo: a direct Message; task: a completed Task with an artifact; input: a Task that asks for more input. */
-export type AgentBehaviour = 'echo' | 'task' | 'input';
+/**
+ * echo: a direct Message; task: a completed Task with an artifact; input: a Task that asks for more input;
+ * chunks: a Task whose artifact arrives in `chunks` appended pieces; fail: a Task that fails;
+ * slow: a completed Task after `delayMs` (and cancellable meanwhile).
+ */
+export type AgentBehaviour = 'echo' | 'task' | 'input' | 'chunks' | 'fail' | 'slow';
 
 export interface EmbeddedAgentOptions {
   name?: string;
@@ -19,6 +23,10 @@ export interface EmbeddedAgentOptions {
   streaming?: boolean;
   skills?: Array<{ id: string; name: string; tags?: string[]; description?: string }>;
   host?: string;
+  /** Artifact chunks for `chunks` (default 5). */
+  chunks?: number;
+  /** Delay before answering, for `slow` (default 2000 ms); other behaviours answer at once unless set. */
+  delayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -42,51 +50,62 @@ const textOf = (message: Message) =>
     .filter(Boolean)
     .join('\n');
 
+const SKILL_NAMES: Record<AgentBehaviour, string> = { echo: 'Echo', task: 'Task runner', input: 'Asks for input', chunks: 'Streams chunks', fail: 'Always fails', slow: 'Slow worker' };
+
 class DemoExecutor implements AgentExecutor {
-  constructor(private readonly behaviour: AgentBehaviour) {}
+  readonly #cancelled = new Set<string>();
+  constructor(
+    private readonly behaviour: AgentBehaviour,
+    private readonly options: { chunks: number; delayMs: number },
+  ) {}
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const text = textOf(ctx.userMessage);
+    const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
+    const agentMessage = (value: string) => ({ messageId: randomUUID(), ...ids, role: 'ROLE_AGENT', parts: [{ text: value }] });
+    const status = (state: string, message?: string, final = false) =>
+      bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ ...ids, status: { state, ...(message ? { message: agentMessage(message) } : {}) }, final })));
+    if (this.options.delayMs > 0) {
+      if (this.behaviour === 'slow') {
+        bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_WORKING' }, history: [Message.toJSON(ctx.userMessage)] })));
+      }
+      await new Promise((r) => setTimeout(r, this.options.delayMs));
+      if (this.#cancelled.delete(ctx.taskId)) return bus.finished();
+    }
     if (this.behaviour === 'echo') {
-      bus.publish(
-        AgentEvent.message(
-          Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${text}` }] }),
-        ),
-      );
-      bus.finished();
-      return;
+      bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${text}` }] })));
+      return bus.finished();
     }
-    const base = { id: ctx.taskId, contextId: ctx.contextId };
+    if (this.behaviour !== 'slow' || this.options.delayMs <= 0) {
+      bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [Message.toJSON(ctx.userMessage)] })));
+    }
     if (this.behaviour === 'input') {
+      status('TASK_STATE_INPUT_REQUIRED', 'which file?', true);
+      return bus.finished();
+    }
+    if (this.behaviour === 'fail') {
+      status('TASK_STATE_FAILED', `cannot do: ${text}`, true);
+      return bus.finished();
+    }
+    status('TASK_STATE_WORKING');
+    const pieces = this.behaviour === 'chunks' ? Math.max(1, this.options.chunks) : 1;
+    for (let i = 0; i < pieces; i++) {
+      const chunk = this.behaviour === 'chunks' ? `chunk ${i + 1} of ${pieces} for: ${text}\n` : `result for: ${text}`;
       bus.publish(
-        AgentEvent.task(
-          Task.fromJSON({
-            ...base,
-            status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: randomUUID(), contextId: ctx.contextId, taskId: ctx.taskId, role: 'ROLE_AGENT', parts: [{ text: 'which file?' }] } },
-          }),
+        AgentEvent.artifactUpdate(
+          TaskArtifactUpdateEvent.fromJSON({ ...ids, artifact: { artifactId: 'result', name: 'result.txt', parts: [{ text: chunk, mediaType: 'text/plain' }] }, append: i > 0, lastChunk: i === pieces - 1 }),
         ),
       );
-      bus.finished();
-      return;
     }
-    bus.publish(AgentEvent.task(Task.fromJSON({ ...base, status: { state: 'TASK_STATE_SUBMITTED' }, history: [Message.toJSON(ctx.userMessage)] })));
-    bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ ...{ taskId: ctx.taskId, contextId: ctx.contextId }, status: { state: 'TASK_STATE_WORKING' } })));
-    bus.publish(
-      AgentEvent.task(
-        Task.fromJSON({
-          ...base,
-          status: {
-            state: 'TASK_STATE_COMPLETED',
-            message: { messageId: randomUUID(), contextId: ctx.contextId, taskId: ctx.taskId, role: 'ROLE_AGENT', parts: [{ text: `done: ${text}` }] },
-          },
-          artifacts: [{ artifactId: 'result', name: 'result.txt', parts: [{ text: `result for: ${text}`, mediaType: 'text/plain' }] }],
-        }),
-      ),
-    );
+    status('TASK_STATE_COMPLETED', `done: ${text}`, true);
     bus.finished();
   }
 
-  async cancelTask(): Promise<void> {}
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    this.#cancelled.add(taskId);
+    bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ taskId, status: { state: 'TASK_STATE_CANCELED' }, final: true })));
+    bus.finished();
+  }
 }
 
 export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Promise<EmbeddedAgent> {
@@ -114,13 +133,13 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     capabilities: { streaming: options.streaming ?? true, pushNotifications: false },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: (options.skills ?? [{ id: options.behaviour ?? 'echo', name: options.behaviour === 'task' ? 'Task runner' : 'Echo', tags: ['demo'] }]).map((s) => ({
+    skills: (options.skills ?? [{ id: options.behaviour ?? 'echo', name: SKILL_NAMES[options.behaviour ?? 'echo'], tags: ['demo'] }]).map((s) => ({
       description: s.description ?? s.name,
       ...s,
     })),
   };
   const card = AgentCard.fromJSON(cardJson);
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new DemoExecutor(options.behaviour ?? 'echo'));
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new DemoExecutor(options.behaviour ?? 'echo', { chunks: options.chunks ?? 5, delayMs: options.delayMs ?? (options.behaviour === 'slow' ? 2000 : 0) }));
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));

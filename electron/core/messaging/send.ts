@@ -7,8 +7,8 @@ import type { Binding } from '../config/schema.js';
 import { callUnary } from '../a2a/bindings.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
-import { loadCard, selectInterface } from '../agents/discovery.js';
-import { outboundFor } from '../agents/outbound.js';
+import { loadCard, selectInterface, type CardResult } from '../agents/discovery.js';
+import { outboundFor, type Outbound } from '../agents/outbound.js';
 import { parseMetadata } from '../agents/registry.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, insertMessage, linkMessageToTask } from '../store/repos/conversation.js';
@@ -36,10 +36,25 @@ export interface SendResult {
   local: { request_message_id: string; response_message_id: string };
 }
 
-export async function sendMessage(core: Core, input: SendInput): Promise<SendResult> {
+/** Everything both send and stream do before the request leaves: parts, limits, card, interface, request row. */
+export interface PreparedSend {
+  alias: string;
+  card: CardResult;
+  iface: SelectedInterface;
+  outbound: Outbound;
+  messageId: string;
+  message: Record<string, unknown>;
+  request: Record<string, unknown>;
+  requestBytes: number;
+  parts: number;
+  meta: Record<string, unknown>;
+}
+
+export async function prepareSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
   const card = await loadCard(core, input.agent);
+  checkCard?.(card);
   const iface = selectInterface(card, input.binding);
   const outbound = await outboundFor(core, card.agent);
   const messageId = randomUUID();
@@ -52,7 +67,7 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
       ...(input.taskId ? { taskId: input.taskId } : {}),
       ...(input.metadata?.length ? { metadata: parseMetadata(input.metadata) } : {}),
     }),
-  );
+  ) as Record<string, unknown>;
   const request = SendMessageRequest.toJSON(
     SendMessageRequest.fromJSON({
       ...(iface.tenant ? { tenant: iface.tenant } : {}),
@@ -60,9 +75,9 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
       ...(input.acceptedOutputModes?.length ? { configuration: { acceptedOutputModes: input.acceptedOutputModes } } : {}),
     }),
   ) as Record<string, unknown>;
-  const serialized = JSON.stringify(request);
-  if (Buffer.byteLength(serialized) > max) {
-    throw dataError('request_too_large', `the serialized request is ${Buffer.byteLength(serialized)} bytes, over qos.max_request_bytes = ${max}; nothing was sent`);
+  const requestBytes = Buffer.byteLength(JSON.stringify(request));
+  if (requestBytes > max) {
+    throw dataError('request_too_large', `the serialized request is ${requestBytes} bytes, over qos.max_request_bytes = ${max}; nothing was sent`);
   }
 
   const db = core.store().db;
@@ -71,16 +86,27 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
   core.store().transaction(() => {
     if (input.contextId) ensureContext(db, input.contextId, alias);
     insertMessage(db, { messageId, agentAlias: alias, contextId: input.contextId ?? null, taskId: null, direction: 'request', role: 'user', protocolMessageId: messageId, content: message, metadata: meta });
-    appendEvent(db, { type: 'a2a.send.started', agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, interface: iface, parts: parts.length, bytes: inputBytes } }, outbound.secrets);
+    appendEvent(db, { type: `a2a.${operation}.started`, agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, interface: iface, parts: parts.length, bytes: inputBytes } }, outbound.secrets);
   });
+  return { alias, card, iface, outbound, messageId, message, request, requestBytes, parts: parts.length, meta };
+}
+
+export const bindingCall = (core: Core, p: Pick<PreparedSend, 'iface' | 'outbound'>) => ({
+  iface: p.iface,
+  headers: p.outbound.headers,
+  timeoutMs: core.timeoutMs,
+  protocolVersion: core.serviceParameters.version,
+  dispatcher: core.dispatcher,
+  secrets: p.outbound.secrets,
+});
+
+export async function sendMessage(core: Core, input: SendInput): Promise<SendResult> {
+  const { alias, iface, outbound, messageId, request, requestBytes, parts, meta } = await prepareSend(core, input, 'send');
+  const db = core.store().db;
 
   let raw: unknown;
   try {
-    raw = await callUnary(
-      { iface, headers: outbound.headers, timeoutMs: core.timeoutMs, protocolVersion: core.serviceParameters.version, dispatcher: core.dispatcher, secrets: outbound.secrets },
-      'SendMessage',
-      request,
-    );
+    raw = await callUnary(bindingCall(core, { iface, outbound }), 'SendMessage', request);
   } catch (error) {
     const err = toMissiveError(error);
     appendEvent(db, { type: 'a2a.send.failed', agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, error: err.toReport() } }, outbound.secrets);
@@ -129,7 +155,7 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
   return {
     agent: alias,
     selected_interface: iface,
-    request: { message_id: messageId, context_id: input.contextId ?? null, task_id: input.taskId ?? null, parts: parts.length, bytes: Buffer.byteLength(serialized) },
+    request: { message_id: messageId, context_id: input.contextId ?? null, task_id: input.taskId ?? null, parts, bytes: requestBytes },
     response_shape: shape,
     response: redactValue(decoded, outbound.secrets),
     task: result,

@@ -1,7 +1,7 @@
 /** Persists an A2A Task as returned by any operation: the task row (raw JSON, mapped state) and versioned artifacts. */
 import { Task } from '@a2a-js/sdk';
 import type { Db } from '../store/db.js';
-import { ensureContext, getTask, upsertArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
+import { ensureContext, getTask, writeArtifact, upsertTask, type ArtifactKind, type TaskStateName } from '../store/repos/conversation.js';
 import { localTaskState } from '../messaging/task-state.js';
 
 export interface WireTask {
@@ -21,7 +21,7 @@ export interface PersistedTask {
   artifacts: Array<{ artifact_id: string; version: number }>;
 }
 
-function artifactKind(parts: Array<Record<string, unknown>>): 'text' | 'json' | 'file' | 'bytes' | 'mixed' | 'unknown' {
+export function artifactKind(parts: Array<Record<string, unknown>>): ArtifactKind {
   const kinds = new Set(parts.map((p) => ('text' in p ? 'text' : 'data' in p ? 'json' : 'url' in p ? 'file' : 'raw' in p ? 'bytes' : 'unknown')));
   if (kinds.size === 0) return 'unknown';
   return kinds.size === 1 ? ([...kinds][0] as 'text') : 'mixed';
@@ -53,7 +53,7 @@ export function persistTask(
   });
   const artifacts = (task.artifacts ?? []).map((a) => {
     const parts = (a.parts as Array<Record<string, unknown>> | undefined) ?? [];
-    const version = upsertArtifact(db, {
+    const version = writeArtifact(db, {
       artifactId: String(a.artifactId),
       taskId: task.id,
       contextId,

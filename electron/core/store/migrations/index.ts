@@ -1,4 +1,5 @@
 import * as init from './0001-init.js';
+import * as artifactChunks from './0002-artifact-chunks.js';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,7 @@ export interface Migration {
 }
 
 /** Ordered, append-only. Never edit an applied migration: its checksum is verified on every open. */
-export const MIGRATIONS: Migration[] = [{ version: 1, name: init.name, sql: init.sql }];
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: init.name, sql: init.sql },
+  { version: 2, name: artifactChunks.name, sql: artifactChunks.sql },
+];

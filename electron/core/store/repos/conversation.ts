@@ -71,39 +71,79 @@ export function upsertTask(db: Db, t: TaskUpsert): void {
   });
 }
 
-export interface ArtifactUpsert {
+export interface ArtifactWrite {
   artifactId: string;
   taskId: string;
   contextId: string | null;
   name: string | null;
   mimeType: string | null;
-  kind: 'text' | 'json' | 'file' | 'bytes' | 'mixed' | 'unknown';
-  content: unknown;
+  kind: ArtifactKind;
+  /** The A2A Artifact JSON; its `parts` become one chunk. */
+  content: Record<string, unknown>;
   metadata?: Record<string, unknown>;
+  /** Set from an artifactUpdate's lastChunk; left as stored when undefined. */
+  lastChunk?: boolean;
+  /** `append` adds the parts as a new chunk (artifactUpdate with append); `replace` makes them the only chunk. */
+  mode?: 'replace' | 'append';
 }
 
-/** Inserts an artifact, or stores a new version when its content changed. Returns the stored version. */
-export function upsertArtifact(db: Db, a: ArtifactUpsert): number {
-  const existing = db.prepare(`SELECT version, content_json FROM artifacts WHERE task_id = ? AND artifact_id = ?`).get(a.taskId, a.artifactId) as
-    | { version: number; content_json: string }
+export type ArtifactKind = 'text' | 'json' | 'file' | 'bytes' | 'mixed' | 'unknown';
+
+const splitArtifact = (content: Record<string, unknown>) => {
+  const { parts, ...header } = content;
+  return { header, parts: Array.isArray(parts) ? parts : [] };
+};
+
+/** The stored parts of an artifact, concatenated in chunk order, as JSON text (assembled by SQLite). */
+const partsText = (db: Db, taskId: string, artifactId: string): string =>
+  (
+    db
+      .prepare(
+        `SELECT coalesce(json_group_array(json(value)), '[]') AS parts FROM (
+           SELECT j.value AS value FROM artifact_chunks c, json_each(c.parts_json) j
+           WHERE c.task_id = ? AND c.artifact_id = ? ORDER BY c.chunk_index, j.key)`,
+      )
+      .get(taskId, artifactId) as { parts: string }
+  ).parts;
+
+/**
+ * Stores an artifact: a new row, a new chunk (append), or new content (replace). Each change bumps the version;
+ * content equal to what is stored keeps it. Returns the stored version.
+ */
+export function writeArtifact(db: Db, a: ArtifactWrite): number {
+  const existing = db.prepare(`SELECT version, kind, content_json FROM artifacts WHERE task_id = ? AND artifact_id = ?`).get(a.taskId, a.artifactId) as
+    | { version: number; kind: ArtifactKind; content_json: string }
     | undefined;
-  const content = JSON.stringify(a.content);
+  const { header, parts } = splitArtifact(a.content);
+  const lastChunk = a.lastChunk === undefined ? null : a.lastChunk ? 1 : 0;
+  const addChunk = (index: number) =>
+    db.prepare(`INSERT INTO artifact_chunks (task_id, artifact_id, chunk_index, parts_json) VALUES (?, ?, ?, ?)`).run(a.taskId, a.artifactId, index, JSON.stringify(parts));
   if (!existing) {
     db.prepare(
-      `INSERT INTO artifacts (artifact_id, task_id, context_id, name, mime_type, kind, content_json, metadata_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(a.artifactId, a.taskId, a.contextId, a.name, a.mimeType, a.kind, content, JSON.stringify(a.metadata ?? {}));
+      `INSERT INTO artifacts (artifact_id, task_id, context_id, name, mime_type, kind, content_json, metadata_json, last_chunk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(a.artifactId, a.taskId, a.contextId, a.name, a.mimeType, a.kind, JSON.stringify(header), JSON.stringify(a.metadata ?? {}), lastChunk ?? 0);
+    addChunk(0);
     return 1;
   }
-  if (existing.content_json === content) return existing.version;
-  db.prepare(`UPDATE artifacts SET content_json = ?, name = ?, mime_type = ?, kind = ?, version = version + 1, updated_at = ? WHERE task_id = ? AND artifact_id = ?`).run(
-    content,
-    a.name,
-    a.mimeType,
-    a.kind,
-    nowIso(),
-    a.taskId,
-    a.artifactId,
-  );
+  if (a.mode === 'append') {
+    const next = (db.prepare(`SELECT coalesce(max(chunk_index), -1) + 1 AS n FROM artifact_chunks WHERE task_id = ? AND artifact_id = ?`).get(a.taskId, a.artifactId) as { n: number }).n;
+    addChunk(next);
+    const merged = { ...(JSON.parse(existing.content_json) as Record<string, unknown>), ...header };
+    const kind = existing.kind === a.kind || parts.length === 0 ? existing.kind : 'mixed';
+    db.prepare(
+      `UPDATE artifacts SET content_json = ?, name = coalesce(?, name), mime_type = coalesce(mime_type, ?), kind = ?, version = version + 1, last_chunk = coalesce(?, last_chunk), updated_at = ? WHERE task_id = ? AND artifact_id = ?`,
+    ).run(JSON.stringify(merged), a.name, a.mimeType, kind, lastChunk, nowIso(), a.taskId, a.artifactId);
+    return existing.version + 1;
+  }
+  if (existing.content_json === JSON.stringify(header) && partsText(db, a.taskId, a.artifactId) === JSON.stringify(parts)) {
+    if (lastChunk !== null) db.prepare(`UPDATE artifacts SET last_chunk = ? WHERE task_id = ? AND artifact_id = ?`).run(lastChunk, a.taskId, a.artifactId);
+    return existing.version;
+  }
+  db.prepare(`DELETE FROM artifact_chunks WHERE task_id = ? AND artifact_id = ?`).run(a.taskId, a.artifactId);
+  addChunk(0);
+  db.prepare(
+    `UPDATE artifacts SET content_json = ?, name = ?, mime_type = ?, kind = ?, version = version + 1, last_chunk = coalesce(?, last_chunk), updated_at = ? WHERE task_id = ? AND artifact_id = ?`,
+  ).run(JSON.stringify(header), a.name, a.mimeType, a.kind, lastChunk, nowIso(), a.taskId, a.artifactId);
   return existing.version + 1;
 }
 
@@ -138,3 +178,32 @@ export const listArtifactsOfTask = (db: Db, taskId: string) =>
     kind: string;
     version: number;
   }>;
+
+/** The last remote JSON stored for a task, or null when the task is unknown or has none. */
+export function getTaskJson(db: Db, taskId: string): Record<string, unknown> | null {
+  const row = db.prepare(`SELECT remote_task_json FROM tasks WHERE task_id = ?`).get(taskId) as { remote_task_json: string | null } | undefined;
+  return row?.remote_task_json ? (JSON.parse(row.remote_task_json) as Record<string, unknown>) : null;
+}
+
+export interface StoredArtifact {
+  artifact_id: string;
+  task_id: string;
+  context_id: string | null;
+  name: string | null;
+  mime_type: string | null;
+  kind: string;
+  version: number;
+  last_chunk: boolean;
+  content: Record<string, unknown>;
+  updated_at: string;
+}
+
+export function getArtifact(db: Db, taskId: string, artifactId: string): StoredArtifact | undefined {
+  const row = db
+    .prepare(`SELECT artifact_id, task_id, context_id, name, mime_type, kind, version, last_chunk, content_json, updated_at FROM artifacts WHERE task_id = ? AND artifact_id = ?`)
+    .get(taskId, artifactId) as (Omit<StoredArtifact, 'content' | 'last_chunk'> & { content_json: string; last_chunk: number }) | undefined;
+  if (!row) return undefined;
+  const { content_json, last_chunk, ...rest } = row;
+  const parts = JSON.parse(partsText(db, taskId, artifactId)) as unknown[];
+  return { ...rest, last_chunk: last_chunk === 1, content: { ...(JSON.parse(content_json) as Record<string, unknown>), parts } };
+}

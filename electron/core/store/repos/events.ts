@@ -78,6 +78,9 @@ const fromRaw = (r: RawEvent): EventRow => ({
   metadata: JSON.parse(r.metadata_json),
 });
 
+/** True when an event with this dedupe key is already journaled. */
+export const hasEventKey = (db: Db, key: string): boolean => db.prepare(`SELECT 1 FROM events WHERE dedupe_key = ?`).get(key) !== undefined;
+
 export function getEventBySequence(db: Db, sequence: number): EventRow | undefined {
   const raw = db.prepare(`SELECT * FROM events WHERE sequence = ?`).get(sequence) as RawEvent | undefined;
   return raw && fromRaw(raw);

@@ -1,0 +1,149 @@
+/**
+ * Server-sent A2A streams (SendStreamingMessage, SubscribeToTask) over both bindings. The body is parsed
+ * incrementally with eventsource-parser and each record is yielded as soon as it is complete: nothing buffers
+ * the whole stream. Every record is checked as a StreamResponse; failures carry the record's sequence number.
+ */
+import { randomUUID } from 'node:crypto';
+import { request, type Dispatcher } from 'undici';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { redactUrl } from '../security/redact.js';
+import { A2A_JSON, type BindingCall } from './bindings.js';
+import { assertOk, isVersionNotSupported, networkError, versionNotSupportedError } from './http.js';
+import { checkStreamResponse, type StreamRecord } from './stream-response.js';
+
+export type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
+
+export interface StreamCall extends BindingCall {
+  /** Aborts the stream (e.g. the command's overall deadline or Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+export interface SequencedRecord extends StreamRecord {
+  /** 1-based position of the SSE record in the stream. */
+  sequence: number;
+}
+
+const REST_STREAM_PATHS: Record<StreamMethod, (p: Record<string, unknown>) => string> = {
+  SendStreamingMessage: () => 'message:stream',
+  SubscribeToTask: (p) => `tasks/${encodeURIComponent(String(p.id))}:subscribe`,
+};
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+async function readSmall(body: Dispatcher.ResponseData['body']): Promise<string> {
+  let text = '';
+  for await (const chunk of body) {
+    text += (chunk as Buffer).toString('utf8');
+    if (text.length > MAX_ERROR_BODY) break;
+  }
+  body.destroy();
+  return text;
+}
+
+function jsonRpcError(method: string, error: { code?: number; message?: string }, sequence?: number): MissiveError {
+  const where = sequence === undefined ? '' : ` in stream event #${sequence}`;
+  return protocolError('jsonrpc_error', `${method} failed${where} with JSON-RPC error ${error.code ?? '?'}: ${error.message ?? 'no message'}`);
+}
+
+/** Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC. */
+export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion'>, method: string, sequence: number): StreamRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (error) {
+    throw protocolError('malformed_stream_event', `stream event #${sequence} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (value && typeof value === 'object' && 'error' in value && (value as { error?: unknown }).error) {
+    const error = (value as { error: { code?: number; message?: string } }).error;
+    if (isVersionNotSupported(value)) throw versionNotSupportedError(call.protocolVersion, error.message);
+    throw jsonRpcError(method, error, sequence);
+  }
+  if (call.iface.binding === 'json-rpc') {
+    const envelope = value as { jsonrpc?: unknown; result?: unknown } | null;
+    if (!envelope || envelope.jsonrpc !== '2.0' || !('result' in envelope)) {
+      throw protocolError('malformed_stream_event', `stream event #${sequence} is not a JSON-RPC 2.0 result`);
+    }
+    value = envelope.result;
+  }
+  const checked = checkStreamResponse(value);
+  if (!checked.ok) throw protocolError('unknown_stream_variant', `stream event #${sequence} is not an A2A StreamResponse: ${checked.reason}`);
+  return checked.record;
+}
+
+/** Opens the stream and yields each StreamResponse as it arrives. Breaking out of the loop closes the connection. */
+export async function* openStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+  const { iface } = call;
+  const rest = iface.binding === 'http+json';
+  const url = rest ? `${iface.url.replace(/\/+$/, '')}/${REST_STREAM_PATHS[method](params)}` : iface.url;
+  const where = redactUrl(url);
+  const body = rest ? JSON.stringify(params) : JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params });
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(url, {
+      method: 'POST',
+      headers: { ...call.headers, 'Content-Type': rest ? A2A_JSON : 'application/json', Accept: 'text/event-stream' },
+      body,
+      dispatcher: call.dispatcher,
+      headersTimeout: call.timeoutMs,
+      // Idle limit between chunks, not a cap on the stream's length.
+      bodyTimeout: call.timeoutMs,
+      signal: call.signal,
+    });
+  } catch (error) {
+    throw networkError(error, where, call.timeoutMs, call.secrets);
+  }
+
+  const type = String(res.headers['content-type'] ?? '');
+  if (res.statusCode < 200 || res.statusCode >= 300 || !type.includes('text/event-stream')) {
+    const text = await readSmall(res.body);
+    const flat = { status: res.statusCode, headers: {}, body: text };
+    if (!rest && text) {
+      let parsed: { error?: { code?: number; message?: string } } | undefined;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed?.error) {
+        if (isVersionNotSupported(parsed)) throw versionNotSupportedError(call.protocolVersion, parsed.error.message);
+        throw jsonRpcError(method, parsed.error);
+      }
+    }
+    assertOk(flat, method, url, call.protocolVersion);
+    throw protocolError('not_event_stream', `${method} at ${where} answered ${type || 'no content type'} instead of text/event-stream`);
+  }
+
+  const pending: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => void pending.push(event) });
+  const decoder = new TextDecoder('utf-8');
+  let sequence = 0;
+  let finished = false;
+  try {
+    try {
+      for await (const chunk of res.body) {
+        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+        while (pending.length) {
+          const event = pending.shift()!;
+          if (!event.data.trim()) continue;
+          sequence++;
+          yield { sequence, ...decodeStreamData(event.data, call, method, sequence) };
+        }
+      }
+      parser.feed(decoder.decode());
+      parser.reset({ consume: true });
+      for (const event of pending.splice(0)) {
+        if (!event.data.trim()) continue;
+        sequence++;
+        yield { sequence, ...decodeStreamData(event.data, call, method, sequence) };
+      }
+      finished = true;
+    } catch (error) {
+      if (error instanceof MissiveError) throw error;
+      const cause = networkError(error, where, call.timeoutMs, call.secrets);
+      throw transportError('stream_broken', `the stream from ${where} broke after ${sequence} event(s): ${cause.message}`, 'Events received so far are kept in the journal.');
+    }
+  } finally {
+    if (!finished) res.body.destroy();
+  }
+}

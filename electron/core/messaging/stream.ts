@@ -1,0 +1,111 @@
+/**
+ * Streaming SendStreamingMessage: the same request as send, over SSE. Each event is applied to the journal as it
+ * arrives (one transaction per event, so a broken stream keeps everything received) and handed to `onEvent` for
+ * rendering. Nothing accumulates per event, so memory stays flat however long the stream runs.
+ */
+import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { capabilityView } from '../a2a/capabilities.js';
+import { openStream } from '../a2a/sse.js';
+import type { SelectedInterface } from '../a2a/interfaces.js';
+import { appendEvent } from '../store/repos/events.js';
+import { linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
+import { applyUpdate, type AppliedUpdate } from '../tasks/apply-update.js';
+import { bindingCall, prepareSend, type SendInput } from './send.js';
+
+export interface StreamInput extends SendInput {
+  /** Stream even when the Agent Card does not advertise capabilities.streaming. */
+  force?: boolean;
+  onEvent?: (event: StreamEventView) => void;
+  signal?: AbortSignal;
+}
+
+export interface StreamEventView extends AppliedUpdate {
+  sequence: number;
+}
+
+export interface StreamResult {
+  agent: string;
+  selected_interface: SelectedInterface;
+  request: { message_id: string; context_id: string | null; task_id: string | null; parts: number; bytes: number };
+  events: number;
+  counts: Record<'task' | 'message' | 'status_update' | 'artifact_update', number>;
+  task: { task_id: string; context_id: string | null; state: TaskStateName | null; artifacts: Array<{ artifact_id: string; version: number; last_chunk: boolean }> } | null;
+  last_message_text: string | null;
+  context_id: string | null;
+}
+
+const COUNT_KEY = { task: 'task', message: 'message', statusUpdate: 'status_update', artifactUpdate: 'artifact_update' } as const;
+
+export async function streamMessage(core: Core, input: StreamInput): Promise<StreamResult> {
+  const prepared = await prepareSend(core, input, 'stream', (card) => {
+    if (!input.force && !capabilityView(card.card).streaming) {
+      throw usageError(
+        'streaming_not_supported',
+        `agent "${card.agent.alias}" does not advertise capabilities.streaming in its Agent Card`,
+        'Use `missive send`, or pass --force to try streaming anyway.',
+      );
+    }
+  });
+  const { alias, iface, outbound, messageId, request, requestBytes, parts, meta } = prepared;
+  const store = core.store();
+  const counts: StreamResult['counts'] = { task: 0, message: 0, status_update: 0, artifact_update: 0 };
+  const artifacts = new Map<string, { artifact_id: string; version: number; last_chunk: boolean }>();
+  let events = 0;
+  let taskId: string | null = null;
+  let contextId: string | null = input.contextId ?? null;
+  let state: TaskStateName | null = null;
+  let lastText: string | null = null;
+
+  try {
+    for await (const record of openStream({ ...bindingCall(core, prepared), signal: input.signal }, 'SendStreamingMessage', request)) {
+      const applied = store.transaction(() => {
+        const result = applyUpdate(
+          store.db,
+          {
+            eventPrefix: 'a2a.stream',
+            direction: 'stream_event',
+            alias,
+            protocolVersion: iface.protocol_version,
+            metadata: meta,
+            fallbackContextId: contextId,
+            secrets: outbound.secrets,
+            payload: { sequence: record.sequence, request_message_id: messageId },
+          },
+          record,
+        );
+        if (result.task_id && taskId === null) linkMessageToTask(store.db, messageId, result.task_id, result.context_id);
+        return result;
+      });
+      events++;
+      counts[COUNT_KEY[record.variant]]++;
+      taskId ??= applied.task_id;
+      contextId = applied.context_id ?? contextId;
+      if (applied.state) state = applied.state;
+      if (applied.text && record.variant !== 'artifactUpdate') lastText = applied.text;
+      if (applied.artifact) artifacts.set(applied.artifact.artifact_id, { artifact_id: applied.artifact.artifact_id, version: applied.artifact.version, last_chunk: applied.artifact.last_chunk });
+      input.onEvent?.({ ...applied, sequence: record.sequence });
+    }
+  } catch (error) {
+    const err = toMissiveError(error);
+    appendEvent(
+      store.db,
+      { type: 'a2a.stream.failed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events_received: events, error: err.toReport() } },
+      outbound.secrets,
+    );
+    throw err instanceof MissiveError ? err : error;
+  }
+
+  const result: StreamResult = {
+    agent: alias,
+    selected_interface: iface,
+    request: { message_id: messageId, context_id: input.contextId ?? null, task_id: input.taskId ?? null, parts, bytes: requestBytes },
+    events,
+    counts,
+    task: taskId ? { task_id: taskId, context_id: contextId, state, artifacts: [...artifacts.values()] } : null,
+    last_message_text: lastText,
+    context_id: contextId,
+  };
+  appendEvent(store.db, { type: 'a2a.stream.completed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events, counts, state } }, outbound.secrets);
+  return result;
+}

@@ -1,0 +1,129 @@
+/**
+ * Applies one A2A StreamResponse (from a stream, a task subscription or a push callback) to the journal: a message
+ * row, an event, the task row's state, and the artifact rows (appended chunks merged, version bumped).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/db.js';
+import { appendEvent, hasEventKey } from '../store/repos/events.js';
+import { ensureContext, getTaskJson, insertMessage, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
+import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
+import { redactValue } from '../security/redact.js';
+import { localTaskState } from '../messaging/task-state.js';
+import { artifactKind, canonicalTask, persistTask } from './persist.js';
+
+export interface UpdateSource {
+  /** Journal prefix: `a2a.stream`, `a2a.subscription` or `a2a.push`. */
+  eventPrefix: string;
+  direction: 'stream_event' | 'push';
+  alias: string;
+  protocolVersion: string | null;
+  metadata: Record<string, unknown>;
+  fallbackContextId?: string | null;
+  secrets?: readonly string[];
+  /** Extra payload fields for the journal (the stream's sequence, the request id, …). */
+  payload?: Record<string, unknown>;
+  /** A stable key to drop duplicates (gateway resume). */
+  dedupeKey?: string;
+}
+
+export interface AppliedUpdate {
+  variant: StreamRecord['variant'];
+  event_type: string;
+  duplicate: boolean;
+  message_id: string;
+  task_id: string | null;
+  context_id: string | null;
+  state: TaskStateName | null;
+  remote_state: string | null;
+  artifact: { artifact_id: string; version: number; append: boolean; last_chunk: boolean } | null;
+  text: string | null;
+  final: boolean;
+}
+
+const textOfParts = (parts: unknown): string | null => {
+  const texts = (Array.isArray(parts) ? parts : []).map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean);
+  return texts.length ? texts.join('\n') : null;
+};
+
+function applyStatus(db: Db, source: UpdateSource, update: Record<string, any>, contextId: string | null, messageId: string) {
+  const taskId = String(update.taskId);
+  const previous = getTaskJson(db, taskId) ?? { id: taskId, ...(contextId ? { contextId } : {}) };
+  const json = { ...previous, status: update.status };
+  const state = localTaskState(update.status?.state);
+  upsertTask(db, { taskId, agentAlias: source.alias, contextId, state, remoteState: update.status?.state ?? null, protocolVersion: source.protocolVersion, remoteJson: json, lastMessageId: messageId, metadata: source.metadata });
+  return { state, remote: (update.status?.state as string | undefined) ?? null };
+}
+
+function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>, contextId: string | null) {
+  const taskId = String(update.taskId);
+  const incoming = update.artifact as Record<string, any>;
+  const artifactId = String(incoming.artifactId);
+  const append = update.append === true;
+  const lastChunk = update.lastChunk === true;
+  const previousTask = getTaskJson(db, taskId);
+  if (!previousTask) {
+    // The task was never seen whole (e.g. a subscription or push first): keep a row so the artifact has its owner.
+    upsertTask(db, { taskId, agentAlias: source.alias, contextId, state: 'unknown', remoteState: null, protocolVersion: source.protocolVersion, remoteJson: { id: taskId, ...(contextId ? { contextId } : {}) }, lastMessageId: null, metadata: source.metadata });
+  }
+  const parts = (incoming.parts as Array<Record<string, unknown>>) ?? [];
+  const version = writeArtifact(db, {
+    artifactId,
+    taskId,
+    contextId,
+    name: (incoming.name as string | undefined) ?? null,
+    mimeType: (parts[0]?.mediaType as string | undefined) ?? null,
+    kind: artifactKind(parts),
+    content: incoming,
+    lastChunk,
+    mode: append ? 'append' : 'replace',
+  });
+  return { artifact_id: artifactId, version, append, last_chunk: lastChunk };
+}
+
+/** Applies the update inside the caller's transaction. */
+export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord): AppliedUpdate {
+  const p = record.payload;
+  const messageId = randomUUID();
+  const taskId: string | null = record.variant === 'task' ? String(p.id) : ((p.taskId as string | undefined) ?? null);
+  const contextId: string | null = (p.contextId as string | undefined) || source.fallbackContextId || null;
+  const eventType = `${source.eventPrefix}.${VARIANT_EVENT[record.variant]}`;
+  const base = { variant: record.variant, event_type: eventType, message_id: messageId, task_id: taskId, context_id: contextId };
+  if (source.dedupeKey && hasEventKey(db, source.dedupeKey)) return { ...base, duplicate: true, state: null, remote_state: null, artifact: null, text: null, final: false };
+
+  if (contextId) ensureContext(db, contextId, source.alias);
+  if (taskId && record.variant === 'statusUpdate' && !getTaskJson(db, taskId)) {
+    upsertTask(db, { taskId, agentAlias: source.alias, contextId, state: 'unknown', remoteState: null, protocolVersion: source.protocolVersion, remoteJson: { id: taskId, ...(contextId ? { contextId } : {}) }, lastMessageId: null, metadata: source.metadata });
+  }
+  let state: TaskStateName | null = null;
+  let remote: string | null = null;
+  let artifact: AppliedUpdate['artifact'] = null;
+  if (record.variant === 'task') {
+    const persisted = persistTask(db, source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId });
+    state = persisted.state;
+    remote = persisted.remote_state;
+  } else if (record.variant === 'statusUpdate') {
+    ({ state, remote } = applyStatus(db, source, p, contextId, messageId));
+  } else if (record.variant === 'artifactUpdate') {
+    artifact = applyArtifact(db, source, p, contextId);
+  }
+  insertMessage(db, {
+    messageId,
+    agentAlias: source.alias,
+    contextId,
+    taskId,
+    direction: source.direction,
+    role: record.variant === 'message' ? 'agent' : 'system',
+    protocolMessageId: record.variant === 'message' ? (p.messageId as string) : null,
+    content: redactValue({ [record.variant]: p }, source.secrets ?? []),
+    metadata: source.metadata,
+  });
+  appendEvent(
+    db,
+    { type: eventType, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload: { ...source.payload, message_row: messageId, [record.variant]: p } },
+    source.secrets,
+  );
+  const text =
+    record.variant === 'message' ? textOfParts(p.parts) : record.variant === 'artifactUpdate' ? textOfParts(p.artifact?.parts) : textOfParts(p.status?.message?.parts);
+  const terminal = state !== null && ['completed', 'failed', 'cancelled', 'rejected', 'input_required', 'auth_required'].includes(state);
+  return { ...base, duplicate: false, state, remote_state: remote, artifact, text, final: record.variant === 'message' || terminal };
+}
