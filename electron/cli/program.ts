@@ -1,5 +1,5 @@
 /** The `missive` command line: commander for parsing, the core services for everything else. */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { toMissiveError, usageError, type MissiveError } from '../../shared/errors.js';
 import { createCore, type Core } from '../core/context.js';
 import type { SecretStore } from '../core/auth/secret-store.js';
@@ -48,6 +48,12 @@ export interface CommandContext {
 }
 
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** A commander parser for a non-negative integer flag; anything else is a usage error (exit 64). */
+export const integer = (flag: string) => (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${flag} needs a non-negative integer.`);
+  return Number(value);
+};
 
 function addGlobalOptions(cmd: Command): Command {
   return cmd

@@ -195,6 +195,28 @@ describe('stream edge cases (raw server)', () => {
     expect(http.stderr).toContain('HTTP 503');
   });
 
+  it('never stores or prints a token the agent echoes back in events and artifacts', async () => {
+    const token = 'stream-secret-0123456789';
+    rawScript = async (res) => {
+      const echoed = String(raw.requests.at(-1)?.headers.authorization ?? '');
+      expect(echoed).toBe(`Bearer ${token}`);
+      await sse(res, [
+        JSON.stringify(task),
+        JSON.stringify(status('TASK_STATE_WORKING', `you sent ${echoed}`)),
+        JSON.stringify({ artifactUpdate: { taskId: 'raw-task', contextId: 'raw-ctx', artifact: { artifactId: 'a', parts: [{ text: `token=${token}` }] } } }),
+        JSON.stringify(status('TASK_STATE_COMPLETED')),
+      ]);
+    };
+    const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json', '--bearer-token-env', 'STREAM_TOKEN', '--ndjson'], { env: { STREAM_TOKEN: token } });
+    expect(res.code).toBe(0);
+    expect(res.stdout + res.stderr).not.toContain(token);
+    const dump = withDb((d) =>
+      ['tasks', 'messages', 'artifacts', 'artifact_chunks', 'events'].map((t) => JSON.stringify(d.prepare(`SELECT * FROM ${t}`).all())).join('\n'),
+    );
+    expect(dump).toMatch(/you sent (Bearer )?\[REDACTED\]/);
+    expect(dump).not.toContain(token);
+  });
+
   it('streams 10,000 events with flat memory and records every one', async () => {
     const total = 10_000;
     const filler = 'x'.repeat(4000);

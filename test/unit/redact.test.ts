@@ -29,6 +29,8 @@ describe('redaction', () => {
     expect(input.token).toBe('x');
     expect(isSecretKey('tokens_used')).toBe(false);
     expect(isSecretKey('sessionToken')).toBe(true);
+    expect(isSecretKey('next_page_token')).toBe(false);
+    expect(isSecretKey('pageToken')).toBe(false);
   });
 
   it('removes userinfo, query and fragment from URLs', () => {

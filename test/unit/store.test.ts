@@ -6,10 +6,30 @@ import Database from 'better-sqlite3';
 import { openDatabase, SCHEMA_VERSION, appliedMigrations } from '../../electron/core/store/db.js';
 import { MIGRATIONS } from '../../electron/core/store/migrations/index.js';
 import { appendEvent, listEvents } from '../../electron/core/store/repos/events.js';
+import { getArtifact, writeArtifact } from '../../electron/core/store/repos/conversation.js';
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'missive-store-')), 'm.sqlite3');
 
 describe('store', () => {
+  it('moves v1 artifact parts into chunks when migrating to v2, and appends chunk by chunk', () => {
+    const path = dbPath();
+    const v1 = openDatabase(path, { migrations: MIGRATIONS.slice(0, 1) });
+    v1.prepare(`INSERT INTO agents (alias, base_url) VALUES ('a', 'http://127.0.0.1:1')`).run();
+    v1.prepare(`INSERT INTO tasks (task_id, agent_alias) VALUES ('t', 'a')`).run();
+    v1.prepare(`INSERT INTO artifacts (artifact_id, task_id, content_json) VALUES ('r', 't', ?)`).run(JSON.stringify({ artifactId: 'r', name: 'n', parts: [{ text: 'old' }] }));
+    v1.close();
+    const db = openDatabase(path);
+    expect(getArtifact(db, 't', 'r')?.content).toEqual({ artifactId: 'r', name: 'n', parts: [{ text: 'old' }] });
+    const base = { artifactId: 'r', taskId: 't', contextId: null, name: 'n', mimeType: null, kind: 'text' as const };
+    expect(writeArtifact(db, { ...base, content: { artifactId: 'r', parts: [{ text: ' new' }] }, mode: 'append', lastChunk: true })).toBe(2);
+    expect(getArtifact(db, 't', 'r')).toMatchObject({ version: 2, last_chunk: true, content: { parts: [{ text: 'old' }, { text: ' new' }] } });
+    // A snapshot equal to what is stored keeps the version; a different one replaces every chunk.
+    expect(writeArtifact(db, { ...base, content: { artifactId: 'r', name: 'n', parts: [{ text: 'old' }, { text: ' new' }] } })).toBe(2);
+    expect(writeArtifact(db, { ...base, content: { artifactId: 'r', name: 'n', parts: [{ text: 'final' }] } })).toBe(3);
+    expect(getArtifact(db, 't', 'r')?.content.parts).toEqual([{ text: 'final' }]);
+    db.close();
+  });
+
   it('creates every schema v1 table with WAL and foreign keys on', () => {
     const db = openDatabase(dbPath());
     const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type='table'`).all() as { name: string }[]).map((t) => t.name);

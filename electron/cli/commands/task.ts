@@ -2,8 +2,11 @@
 import type { Command } from 'commander';
 import { cancelTask, localTask, remoteTask, waitError, waitForTask, type TaskView, type WaitResult } from '../../core/tasks/service.js';
 import { parseDuration } from '../../core/config/duration.js';
-import type { Action } from '../program.js';
-import { keyValues } from '../human.js';
+import { listTaskPage, type TaskListResult } from '../../core/tasks/list.js';
+import { exportArtifacts, listArtifacts, saveArtifact, showArtifact } from '../../core/artifacts/service.js';
+import type { StoredArtifact } from '../../core/store/repos/conversation.js';
+import { collect, integer, type Action } from '../program.js';
+import { keyValues, table } from '../human.js';
 
 const taskText = (v: TaskView) =>
   keyValues([
@@ -32,6 +35,38 @@ export function registerTaskCommands(program: Command, action: Action): void {
     );
 
   task
+    .command('list')
+    .description('list tasks from the local journal, or ask an agent with ListTasks (--remote --agent A); remote tasks are recorded')
+    .option('--remote', 'call ListTasks on --agent')
+    .option('--agent <alias>', 'only tasks of this agent (required with --remote)')
+    .option('--context <id>', 'only tasks of this context')
+    .option('--status <state>', 'only tasks in this state (completed, working, input-required, ...)')
+    .option('--page-size <n>', 'tasks per page (default 50)', integer('--page-size'))
+    .option('--page-token <token>', 'continue from a previous page')
+    .option('--history-length <n>', 'history messages per task (remote)', integer('--history-length'))
+    .option('--include-artifacts', 'ask the agent to include artifacts (remote)')
+    .action(
+      action(async ({ core, out }, o: Record<string, any>) => {
+        const result = await listTaskPage(core, {
+          remote: o.remote,
+          agent: o.agent,
+          contextId: o.context,
+          status: o.status,
+          pageSize: o.pageSize,
+          pageToken: o.pageToken,
+          historyLength: o.historyLength,
+          includeArtifacts: o.includeArtifacts,
+        });
+        out.result('task_list', result, (r: TaskListResult) => {
+          if (r.tasks.length === 0) return r.source === 'local' ? 'No tasks in the journal yet. Send one with `missive send <agent> ...`.' : `Agent ${r.agent} lists no tasks.`;
+          const rows = r.tasks.map((t) => [t.task_id, t.agent_alias, t.state, t.context_id ?? '-', 'updated_at' in t ? t.updated_at : '-']);
+          const next = r.next_page_token ? `\nnext page: --page-token ${r.next_page_token}` : '';
+          return `${table(['TASK', 'AGENT', 'STATE', 'CONTEXT', 'UPDATED'], rows)}${next}`;
+        });
+      }),
+    );
+
+  task
     .command('cancel <id>')
     .description('ask the agent to cancel a task (CancelTask)')
     .option('--agent <alias>', 'agent to ask when the task is not in the journal')
@@ -50,5 +85,59 @@ export function registerTaskCommands(program: Command, action: Action): void {
         if (result.exit_code !== 0) out.error(waitError(result));
         return result.exit_code;
       }),
+    );
+
+  const artifact = task.command('artifact').description('artifacts of a task: list, show, save one to a file, export all to a directory');
+  artifact
+    .command('list <task-id>')
+    .description('list the stored artifacts of a task')
+    .action(
+      action(async ({ core, out }, taskId: string) =>
+        out.result('artifact_list', listArtifacts(core, taskId), (r: ReturnType<typeof listArtifacts>) =>
+          r.artifacts.length
+            ? table(
+                ['ARTIFACT', 'NAME', 'KIND', 'MEDIA TYPE', 'VERSION', 'CHUNKS'],
+                r.artifacts.map((a) => [a.artifact_id, a.name ?? '-', a.kind, a.mime_type ?? '-', String(a.version), `${a.chunks}${a.last_chunk ? ' (complete)' : ''}`]),
+              )
+            : `Task ${r.task_id} has no artifacts.`,
+        ),
+      ),
+    );
+  artifact
+    .command('show <task-id> <artifact-id>')
+    .description('show one artifact: text parts inline, other parts summarised')
+    .action(
+      action(async ({ core, out }, taskId: string, artifactId: string) =>
+        out.result('artifact_show', showArtifact(core, taskId, artifactId), (a: StoredArtifact) => {
+          const parts = (a.content.parts as Array<Record<string, any>> | undefined) ?? [];
+          const body = parts.map((p) =>
+            typeof p.text === 'string' ? p.text : 'raw' in p ? `[bytes: ${Buffer.from(String(p.raw), 'base64').length} B ${p.mediaType ?? ''}]` : 'url' in p ? `[url: ${p.url}]` : `[data] ${JSON.stringify(p.data)}`,
+          );
+          return `${keyValues([['artifact', a.artifact_id], ['name', a.name], ['kind', a.kind], ['version', a.version]])}\n\n${body.join('')}`;
+        }),
+      ),
+    );
+  artifact
+    .command('save <task-id> <artifact-id>')
+    .description('write one artifact to a file: text as-is, bytes decoded, data as JSON, url parts as a manifest')
+    .requiredOption('--output <file>', 'file to write')
+    .option('--force', 'overwrite an existing file')
+    .action(
+      action(async ({ core, out, deps }, taskId: string, artifactId: string, o: { output: string; force?: boolean }) =>
+        out.result('artifact_save', saveArtifact(core, taskId, artifactId, o.output, { force: o.force, cwd: deps.cwd }), (r) => `saved ${r.bytes} bytes to ${r.path}`),
+      ),
+    );
+  artifact
+    .command('export <task-id>')
+    .description('write every artifact of a task into a directory with safe file names and a manifest.json')
+    .requiredOption('--output-dir <dir>', 'directory to write (created when missing)')
+    .option('--artifact <id>', 'only this artifact (repeatable)', collect, [])
+    .option('--force', 'overwrite existing files')
+    .action(
+      action(async ({ core, out, deps }, taskId: string, o: { outputDir: string; artifact: string[]; force?: boolean }) =>
+        out.result('artifact_export', exportArtifacts(core, taskId, o.outputDir, { force: o.force, cwd: deps.cwd, artifactIds: o.artifact }), (r) =>
+          [`exported ${r.files.length} file(s) to ${r.directory}`, ...r.files.map((f: { file: string; kind: string; bytes: number }) => `  ${f.file}  (${f.kind}, ${f.bytes} B)`)].join('\n'),
+        ),
+      ),
     );
 }

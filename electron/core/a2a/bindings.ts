@@ -25,7 +25,16 @@ const REST_ROUTES: Record<string, (params: Record<string, unknown>) => { method:
   SendMessage: () => ({ method: 'POST', path: 'message:send' }),
   GetTask: (p) => ({ method: 'GET', path: `tasks/${encodeURIComponent(String(p.id))}` }),
   CancelTask: (p) => ({ method: 'POST', path: `tasks/${encodeURIComponent(String(p.id))}:cancel` }),
+  ListTasks: (p) => ({ method: 'GET', path: `tasks${queryString(p)}` }),
 };
+
+/** Query string of the defined scalar params (tenant travels in the interface URL on HTTP+JSON). */
+function queryString(params: Record<string, unknown>): string {
+  const q = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (key !== 'tenant' && value !== undefined && value !== null && value !== '') q.set(key, String(value));
+  const text = q.toString();
+  return text ? `?${text}` : '';
+}
 
 const parseJson = (text: string, what: string): unknown => {
   try {

@@ -4,16 +4,17 @@ import { Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
 import { dataError, protocolError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { Binding } from '../config/schema.js';
-import { callUnary } from '../a2a/bindings.js';
+import { callUnary, type BindingCall } from '../a2a/bindings.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
-import { loadCard, selectInterface, type CardResult } from '../agents/discovery.js';
-import { outboundFor, type Outbound } from '../agents/outbound.js';
+import type { CardResult } from '../agents/discovery.js';
+import type { Outbound } from '../agents/outbound.js';
+import { connect } from '../agents/connection.js';
 import { parseMetadata } from '../agents/registry.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, insertMessage, linkMessageToTask } from '../store/repos/conversation.js';
 import { canonicalTask, persistTask } from '../tasks/persist.js';
-import { redactValue } from '../security/redact.js';
+import { redactValue, scrubSecrets } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
 
 export interface SendInput extends PartInputs {
@@ -42,6 +43,7 @@ export interface PreparedSend {
   card: CardResult;
   iface: SelectedInterface;
   outbound: Outbound;
+  call: BindingCall;
   messageId: string;
   message: Record<string, unknown>;
   request: Record<string, unknown>;
@@ -53,10 +55,7 @@ export interface PreparedSend {
 export async function prepareSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
-  const card = await loadCard(core, input.agent);
-  checkCard?.(card);
-  const iface = selectInterface(card, input.binding);
-  const outbound = await outboundFor(core, card.agent);
+  const { card, iface, outbound, call } = await connect(core, input.agent, { binding: input.binding, checkCard });
   const messageId = randomUUID();
   const message = Message.toJSON(
     Message.fromJSON({
@@ -88,32 +87,23 @@ export async function prepareSend(core: Core, input: SendInput, operation: 'send
     insertMessage(db, { messageId, agentAlias: alias, contextId: input.contextId ?? null, taskId: null, direction: 'request', role: 'user', protocolMessageId: messageId, content: message, metadata: meta });
     appendEvent(db, { type: `a2a.${operation}.started`, agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, interface: iface, parts: parts.length, bytes: inputBytes } }, outbound.secrets);
   });
-  return { alias, card, iface, outbound, messageId, message, request, requestBytes, parts: parts.length, meta };
+  return { alias, card, iface, outbound, call, messageId, message, request, requestBytes, parts: parts.length, meta };
 }
 
-export const bindingCall = (core: Core, p: Pick<PreparedSend, 'iface' | 'outbound'>) => ({
-  iface: p.iface,
-  headers: p.outbound.headers,
-  timeoutMs: core.timeoutMs,
-  protocolVersion: core.serviceParameters.version,
-  dispatcher: core.dispatcher,
-  secrets: p.outbound.secrets,
-});
-
 export async function sendMessage(core: Core, input: SendInput): Promise<SendResult> {
-  const { alias, iface, outbound, messageId, request, requestBytes, parts, meta } = await prepareSend(core, input, 'send');
+  const { alias, iface, outbound, call, messageId, request, requestBytes, parts, meta } = await prepareSend(core, input, 'send');
   const db = core.store().db;
 
   let raw: unknown;
   try {
-    raw = await callUnary(bindingCall(core, { iface, outbound }), 'SendMessage', request);
+    raw = await callUnary(call, 'SendMessage', request);
   } catch (error) {
     const err = toMissiveError(error);
     appendEvent(db, { type: 'a2a.send.failed', agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, error: err.toReport() } }, outbound.secrets);
     throw err;
   }
 
-  const decoded = SendMessageResponse.toJSON(SendMessageResponse.fromJSON(raw as object)) as { task?: Record<string, unknown>; message?: Record<string, unknown> };
+  const decoded = scrubSecrets(SendMessageResponse.toJSON(SendMessageResponse.fromJSON(raw as object)), outbound.secrets) as { task?: Record<string, unknown>; message?: Record<string, unknown> };
   const responseMessageId = randomUUID();
   let result: SendResult['task'] = null;
   const shape: 'message' | 'task' = decoded.task ? 'task' : 'message';

@@ -11,7 +11,7 @@ import type { SelectedInterface } from '../a2a/interfaces.js';
 import { appendEvent } from '../store/repos/events.js';
 import { linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
 import { applyUpdate, type AppliedUpdate } from '../tasks/apply-update.js';
-import { bindingCall, prepareSend, type SendInput } from './send.js';
+import { prepareSend, type SendInput } from './send.js';
 
 export interface StreamInput extends SendInput {
   /** Stream even when the Agent Card does not advertise capabilities.streaming. */
@@ -58,7 +58,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
   let lastText: string | null = null;
 
   try {
-    for await (const record of openStream({ ...bindingCall(core, prepared), signal: input.signal }, 'SendStreamingMessage', request)) {
+    for await (const record of openStream({ ...prepared.call, signal: input.signal }, 'SendStreamingMessage', request)) {
       const applied = store.transaction(() => {
         const result = applyUpdate(
           store.db,

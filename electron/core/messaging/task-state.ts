@@ -14,3 +14,9 @@ const MAP: Record<string, TaskStateName> = {
 };
 
 export const localTaskState = (wire: string | undefined): TaskStateName => (wire ? (MAP[wire] ?? 'unknown') : 'unknown');
+
+/** The wire name of a local state, for filters sent to agents (`--status completed` → `TASK_STATE_COMPLETED`). */
+export const wireTaskState = (local: TaskStateName): string | undefined =>
+  local === 'cancelled' ? 'TASK_STATE_CANCELED' : Object.entries(MAP).find(([, v]) => v === local)?.[0];
+
+export const TASK_STATE_NAMES: TaskStateName[] = ['submitted', 'working', 'input_required', 'auth_required', 'completed', 'failed', 'cancelled', 'rejected', 'unknown'];

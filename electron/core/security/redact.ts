@@ -30,6 +30,8 @@ const SECRET_KEYS = new Set([
 ]);
 
 const SECRET_SUFFIXES = ['token', 'secret', 'password', 'apikey'];
+/** Keys that end like secrets but are protocol cursors or counters, not credentials. */
+const NOT_SECRET_KEYS = new Set(['pagetoken', 'nextpagetoken', 'maxtokens', 'maxoutputtokens', 'tokencount', 'continuationtoken']);
 const HEADER_CONTAINERS = new Set(['headers', 'httpheaders']);
 const AUTH_SCHEMES = ['bearer', 'basic', 'token', 'apikey', 'api-key'];
 
@@ -40,6 +42,7 @@ export function isSecretKey(key: string): boolean {
   const k = normaliseKey(key);
   if (k.length === 0) return false;
   if (SECRET_KEYS.has(k)) return true;
+  if (NOT_SECRET_KEYS.has(k)) return false;
   return SECRET_SUFFIXES.some((suffix) => k.endsWith(suffix));
 }
 
@@ -77,6 +80,22 @@ export function redactLogLine(line: string, knownSecrets: readonly string[] = []
  */
 export function redactValue<T>(value: T, knownSecrets: readonly string[] = []): T {
   return walk(value, knownSecrets, false) as T;
+}
+
+/**
+ * Deep copy with only the literal known secrets replaced: for remote content (task JSON, artifacts, messages) that
+ * must stay byte-faithful otherwise, so no key-based guessing. An agent echoing our token back never stores it.
+ */
+export function scrubSecrets<T>(value: T, knownSecrets: readonly string[]): T {
+  const secrets = knownSecrets.filter((s) => s.length >= 4);
+  if (secrets.length === 0) return value;
+  const visit = (v: unknown): unknown => {
+    if (typeof v === 'string') return secrets.reduce((text, secret) => text.split(secret).join(REDACTED), v);
+    if (Array.isArray(v)) return v.map(visit);
+    if (v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, inner]) => [k, visit(inner)]));
+  };
+  return visit(value) as T;
 }
 
 function walk(value: unknown, secrets: readonly string[], underHeaders: boolean): unknown {

@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import { appendEvent, hasEventKey } from '../store/repos/events.js';
 import { ensureContext, getTaskJson, insertMessage, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
-import { redactValue } from '../security/redact.js';
+import { redactValue, scrubSecrets } from '../security/redact.js';
 import { localTaskState } from '../messaging/task-state.js';
 import { artifactKind, canonicalTask, persistTask } from './persist.js';
 
@@ -82,7 +82,7 @@ function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>
 
 /** Applies the update inside the caller's transaction. */
 export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord): AppliedUpdate {
-  const p = record.payload;
+  const p = scrubSecrets(record.payload, source.secrets ?? []);
   const messageId = randomUUID();
   const taskId: string | null = record.variant === 'task' ? String(p.id) : ((p.taskId as string | undefined) ?? null);
   const contextId: string | null = (p.contextId as string | undefined) || source.fallbackContextId || null;
@@ -98,7 +98,7 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
   let remote: string | null = null;
   let artifact: AppliedUpdate['artifact'] = null;
   if (record.variant === 'task') {
-    const persisted = persistTask(db, source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId });
+    const persisted = persistTask(db, source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId, secrets: source.secrets });
     state = persisted.state;
     remote = persisted.remote_state;
   } else if (record.variant === 'statusUpdate') {

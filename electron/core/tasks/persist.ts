@@ -3,6 +3,7 @@ import { Task } from '@a2a-js/sdk';
 import type { Db } from '../store/db.js';
 import { ensureContext, getTask, writeArtifact, upsertTask, type ArtifactKind, type TaskStateName } from '../store/repos/conversation.js';
 import { localTaskState } from '../messaging/task-state.js';
+import { scrubSecrets } from '../security/redact.js';
 
 export interface WireTask {
   id: string;
@@ -34,8 +35,9 @@ export function persistTask(
   db: Db,
   alias: string,
   task: WireTask,
-  options: { protocolVersion: string | null; metadata?: Record<string, unknown>; lastMessageId?: string | null; fallbackContextId?: string | null },
+  options: { protocolVersion: string | null; metadata?: Record<string, unknown>; lastMessageId?: string | null; fallbackContextId?: string | null; secrets?: readonly string[] },
 ): PersistedTask {
+  if (options.secrets?.length) task = scrubSecrets(task, options.secrets);
   const before = getTask(db, task.id);
   const contextId = task.contextId || options.fallbackContextId || null;
   if (contextId) ensureContext(db, contextId, alias);

@@ -2,8 +2,7 @@
 import { MissiveError, OUTCOME_EXIT_CODES, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
-import { loadCard, selectInterface } from '../agents/discovery.js';
-import { outboundFor } from '../agents/outbound.js';
+import { connect } from '../agents/connection.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
 import { appendEvent } from '../store/repos/events.js';
 import { getTask, listArtifactsOfTask, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
@@ -34,17 +33,15 @@ export function localTask(core: Core, taskId: string): TaskView {
 
 async function remoteCall(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, historyLength?: number) {
   const alias = agentOf(core, taskId, agent);
-  const card = await loadCard(core, alias);
-  const iface = selectInterface(card);
-  const outbound = await outboundFor(core, card.agent);
+  const { iface, outbound, call } = await connect(core, alias);
   const raw = await callUnary(
-    { iface, headers: outbound.headers, timeoutMs: core.timeoutMs, protocolVersion: core.serviceParameters.version, dispatcher: core.dispatcher, secrets: outbound.secrets },
+    call,
     method,
     { id: taskId, ...(historyLength !== undefined ? { historyLength } : {}), ...(iface.tenant ? { tenant: iface.tenant } : {}) },
   );
   const store = core.store();
   return store.transaction(() => {
-    const persisted = persistTask(store.db, alias, canonicalTask(raw), { protocolVersion: iface.protocol_version, metadata: serviceParameterMetadata(core.serviceParameters) });
+    const persisted = persistTask(store.db, alias, canonicalTask(raw), { protocolVersion: iface.protocol_version, metadata: serviceParameterMetadata(core.serviceParameters), secrets: outbound.secrets });
     if (persisted.changed || method === 'CancelTask') {
       appendEvent(
         store.db,

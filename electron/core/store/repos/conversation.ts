@@ -171,13 +171,48 @@ export const listMessagesOfContext = (db: Db, contextId: string) =>
     task_id: string | null;
   }>;
 
+export interface ArtifactSummary {
+  artifact_id: string;
+  name: string | null;
+  kind: string;
+  mime_type: string | null;
+  version: number;
+  last_chunk: number;
+  chunks: number;
+  updated_at: string;
+}
+
 export const listArtifactsOfTask = (db: Db, taskId: string) =>
-  db.prepare(`SELECT artifact_id, name, kind, version FROM artifacts WHERE task_id = ? ORDER BY artifact_id`).all(taskId) as Array<{
-    artifact_id: string;
-    name: string | null;
-    kind: string;
-    version: number;
-  }>;
+  db
+    .prepare(
+      `SELECT a.artifact_id, a.name, a.kind, a.mime_type, a.version, a.last_chunk, a.updated_at,
+              (SELECT count(*) FROM artifact_chunks c WHERE c.task_id = a.task_id AND c.artifact_id = a.artifact_id) AS chunks
+       FROM artifacts a WHERE a.task_id = ? ORDER BY a.artifact_id`,
+    )
+    .all(taskId) as ArtifactSummary[];
+
+export interface TaskQuery {
+  agent?: string;
+  contextId?: string;
+  state?: TaskStateName;
+  limit: number;
+  offset: number;
+}
+
+/** Local tasks, most recently updated first (task id breaks ties). */
+export function listTasks(db: Db, q: TaskQuery): StoredTask[] {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (q.agent) (where.push('agent_alias = ?'), args.push(q.agent));
+  if (q.contextId) (where.push('context_id = ?'), args.push(q.contextId));
+  if (q.state) (where.push('state = ?'), args.push(q.state));
+  return db
+    .prepare(
+      `SELECT task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at FROM tasks
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, task_id LIMIT ? OFFSET ?`,
+    )
+    .all(...args, q.limit, q.offset) as StoredTask[];
+}
 
 /** The last remote JSON stored for a task, or null when the task is unknown or has none. */
 export function getTaskJson(db: Db, taskId: string): Record<string, unknown> | null {

@@ -1,0 +1,96 @@
+/** `task list`: the local journal (offset page tokens) or an agent's ListTasks, whose tasks are persisted as seen. */
+import { ListTasksResponse } from '@a2a-js/sdk';
+import { protocolError, usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { callUnary } from '../a2a/bindings.js';
+import { serviceParameterMetadata } from '../a2a/service-params.js';
+import { connect } from '../agents/connection.js';
+import { appendEvent } from '../store/repos/events.js';
+import { listTasks, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
+import { TASK_STATE_NAMES, wireTaskState } from '../messaging/task-state.js';
+import { canonicalTask, persistTask, type PersistedTask } from './persist.js';
+
+export interface TaskListInput {
+  remote?: boolean;
+  agent?: string;
+  contextId?: string;
+  status?: string;
+  pageSize?: number;
+  pageToken?: string;
+  historyLength?: number;
+  includeArtifacts?: boolean;
+}
+
+export interface TaskListResult {
+  source: 'local' | 'remote';
+  agent: string | null;
+  tasks: Array<StoredTask | (PersistedTask & { agent_alias: string })>;
+  next_page_token: string | null;
+  total_size: number | null;
+}
+
+const DEFAULT_PAGE = 50;
+
+function stateFilter(status: string | undefined): TaskStateName | undefined {
+  if (!status) return undefined;
+  const normalized = status.toLowerCase().replace(/-/g, '_').replace(/^task_state_/, '').replace(/^canceled$/, 'cancelled') as TaskStateName;
+  if (!TASK_STATE_NAMES.includes(normalized)) throw usageError('invalid_status', `unknown task status "${status}"`, `Use one of: ${TASK_STATE_NAMES.join(', ')}.`);
+  return normalized;
+}
+
+function pageSize(n: number | undefined): number {
+  if (n === undefined) return DEFAULT_PAGE;
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw usageError('invalid_page_size', `--page-size must be an integer from 1 to 1000, not ${n}`);
+  return n;
+}
+
+const encodeOffset = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64url');
+function decodeOffset(token: string | undefined): number {
+  if (!token) return 0;
+  const match = /^offset:(\d+)$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
+  if (!match) throw usageError('invalid_page_token', 'the page token was not issued by `missive task list`', 'Start again without --page-token.');
+  return Number(match[1]);
+}
+
+export async function listTaskPage(core: Core, input: TaskListInput): Promise<TaskListResult> {
+  const state = stateFilter(input.status);
+  const size = pageSize(input.pageSize);
+  if (!input.remote) {
+    const offset = decodeOffset(input.pageToken);
+    const rows = listTasks(core.store().db, { agent: input.agent, contextId: input.contextId, state, limit: size + 1, offset });
+    return { source: 'local', agent: input.agent ?? null, tasks: rows.slice(0, size), next_page_token: rows.length > size ? encodeOffset(offset + size) : null, total_size: null };
+  }
+  if (!input.agent) throw usageError('agent_required', '`task list --remote` needs --agent <alias>: ListTasks asks one agent');
+  const { alias, iface, outbound, call } = await connect(core, input.agent);
+  const params: Record<string, unknown> = {
+    ...(iface.tenant ? { tenant: iface.tenant } : {}),
+    ...(input.contextId ? { contextId: input.contextId } : {}),
+    ...(state ? { status: wireTaskState(state) } : {}),
+    ...(input.pageSize !== undefined ? { pageSize: size } : {}),
+    ...(input.pageToken ? { pageToken: input.pageToken } : {}),
+    ...(input.historyLength !== undefined ? { historyLength: input.historyLength } : {}),
+    ...(input.includeArtifacts ? { includeArtifacts: true } : {}),
+  };
+  const raw = await callUnary(call, 'ListTasks', params);
+  if (!raw || typeof raw !== 'object' || ('tasks' in raw && !Array.isArray((raw as { tasks: unknown }).tasks))) {
+    throw protocolError('invalid_list_tasks', 'the ListTasks response is not an object with a tasks array');
+  }
+  // Pagination fields are optional in practice: absent means "no more pages".
+  const decoded = ListTasksResponse.fromJSON(raw);
+  const store = core.store();
+  const meta = serviceParameterMetadata(core.serviceParameters);
+  const tasks = store.transaction(() =>
+    ((raw as { tasks?: unknown[] }).tasks ?? []).map((t) => {
+      const persisted = persistTask(store.db, alias, canonicalTask(t), { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
+      if (persisted.changed) {
+        appendEvent(
+          store.db,
+          { type: 'a2a.task.updated', agentAlias: alias, contextId: persisted.context_id, taskId: persisted.task_id, payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: 'task list' } },
+          outbound.secrets,
+        );
+      }
+      return { ...persisted, agent_alias: alias };
+    }),
+  );
+  return { source: 'remote', agent: alias, tasks, next_page_token: decoded.nextPageToken || null, total_size: decoded.totalSize || null };
+}
