@@ -14,6 +14,8 @@ import { registerSendCommand } from './commands/send.js';
 import { registerStreamCommand } from './commands/stream.js';
 import { registerEventsCommands } from './commands/events.js';
 import { registerTaskCommands } from './commands/task.js';
+import { registerGroupCommands } from './commands/group.js';
+import { registerCollectiveCommands } from './commands/collectives.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -121,6 +123,8 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
   registerSendCommand(program, action);
   registerStreamCommand(program, action);
   registerTaskCommands(program, action);
+  registerGroupCommands(program, action);
+  registerCollectiveCommands(program, action);
   registerEventsCommands(program, action);
   registerDoctorCommand(program, action);
   registerDemoCommand(program, action);

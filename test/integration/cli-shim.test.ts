@@ -40,7 +40,7 @@ describe('missive bin (plain Node)', () => {
     }
   });
 
-  it('runs the demo: embedded SDK agents registered and inspected on both bindings', async () => {
+  it('runs the demo: embedded SDK agents registered, inspected on both bindings, streamed to, and a full round', async () => {
     const home = mkdtempSync(join(tmpdir(), 'missive-demo-test-'));
     try {
       const res = await missive(['demo', '--json'], { MISSIVE_HOME: home, HOME: home });
@@ -48,9 +48,16 @@ describe('missive bin (plain Node)', () => {
       const env = JSON.parse(res.stdout);
       expect(env.kind).toBe('demo_result');
       const inspected = env.data.steps.filter((s: { step: string }) => s.step === 'agent.inspected');
-      expect(inspected.map((s: { detail: { selected_interface: { binding: string } } }) => s.detail.selected_interface.binding)).toEqual(['http+json', 'json-rpc', 'http+json', 'json-rpc']);
+      expect(inspected.map((s: { detail: { selected_interface: { binding: string } } }) => s.detail.selected_interface.binding)).toEqual(Array(5).fill(['http+json', 'json-rpc']).flat());
+      const steps = env.data.steps.map((s: { step: string }) => s.step);
+      expect(steps.slice(-6)).toEqual(['stream', 'round.bcast', 'round.barrier', 'round.gather', 'round.reduce', 'round.done']);
+      const reduced = env.data.steps.find((s: { step: string }) => s.step === 'round.reduce').detail.result;
+      expect(reduced.reduced_text).toMatch(/^Reduced 4 input\(s\):/);
+      expect(env.data.steps.at(-1).detail).toMatchObject({ status: 'succeeded', exit_code: 0 });
       const list = JSON.parse((await missive(['agent', 'list', '--json'], { MISSIVE_HOME: home, HOME: home })).stdout);
-      expect(list.data.agents.map((a: { alias: string }) => a.alias)).toEqual(['demo-echo', 'demo-tasks']);
+      expect(list.data.agents.map((a: { alias: string }) => a.alias)).toEqual(['demo-echo', 'demo-reducer', 'demo-slow', 'demo-stream', 'demo-tasks']);
+      const group = JSON.parse((await missive(['group', 'show', 'demo', '--json'], { MISSIVE_HOME: home, HOME: home })).stdout);
+      expect(group.data.members.map((m: { agent_alias: string; rank: number }) => `${m.rank}:${m.agent_alias}`)).toEqual(['0:demo-echo', '1:demo-tasks', '2:demo-stream', '3:demo-slow']);
       expect(list.data.agents.every((a: { card: { cached: boolean } }) => a.card.cached)).toBe(true);
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { runDemo, startDemoAgents, registerDemoAgents, type DemoStep } from '../../core/demo/demo.js';
 import type { Action } from '../program.js';
+import type { StreamResult } from '../../core/messaging/stream.js';
+import { stepText } from './collectives.js';
 import { table } from '../human.js';
 
 const describe = (s: DemoStep): string => {
@@ -19,7 +21,20 @@ const describe = (s: DemoStep): string => {
     }
     case 'agent.capabilities':
       return `${s.alias}: capabilities ${(s.detail.labels as string[]).join(', ')}`;
+    case 'stream': {
+      const r = s.detail.result as StreamResult;
+      return `${s.alias}: streamed ${r.events} events (${r.counts.artifact_update} artifact chunks), task ${r.task?.state ?? '-'}`;
+    }
+    case 'round.done':
+      return `round ${s.detail.status} in context ${s.detail.context_id}`;
     default:
+      if (s.step.startsWith('round.')) {
+        const step = s.step.slice('round.'.length);
+        return `round: ${step}\n${stepText(step, s.detail.result)
+          .split('\n')
+          .map((l) => `    ${l}`)
+          .join('\n')}`;
+      }
       return s.step;
   }
 };

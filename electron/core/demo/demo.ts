@@ -3,12 +3,21 @@ import { createCore, type Core, type CoreOptions } from '../context.js';
 import { addAgent } from '../agents/registry.js';
 import { agentCapabilities, inspectAgent } from '../agents/discovery.js';
 import { getAgent, repointAgent } from '../store/repos/agents.js';
+import { getGroup } from '../store/repos/groups.js';
+import { createGroup, deleteGroup } from '../collectives/groups.js';
+import { round } from '../collectives/round.js';
+import { streamMessage } from '../messaging/stream.js';
 import { startEmbeddedAgent, type EmbeddedAgent, type EmbeddedAgentOptions } from './embedded-agent.js';
 
-export const DEMO_AGENTS: Array<{ alias: string } & EmbeddedAgentOptions> = [
-  { alias: 'demo-echo', name: 'Demo Echo', behaviour: 'echo', skills: [{ id: 'echo', name: 'Echo', tags: ['text', 'demo'] }] },
-  { alias: 'demo-tasks', name: 'Demo Task Runner', behaviour: 'task', skills: [{ id: 'summarise', name: 'Summarise', tags: ['text', 'artifacts'] }] },
+export const DEMO_AGENTS: Array<{ alias: string; member: boolean } & EmbeddedAgentOptions> = [
+  { alias: 'demo-echo', member: true, name: 'Demo Echo', behaviour: 'echo', skills: [{ id: 'echo', name: 'Echo', tags: ['text', 'demo'] }] },
+  { alias: 'demo-tasks', member: true, name: 'Demo Task Runner', behaviour: 'task', skills: [{ id: 'summarise', name: 'Summarise', tags: ['text', 'artifacts'] }] },
+  { alias: 'demo-stream', member: true, name: 'Demo Streamer', behaviour: 'chunks', chunks: 4, skills: [{ id: 'write', name: 'Writer', tags: ['text', 'streaming'] }] },
+  { alias: 'demo-slow', member: true, name: 'Demo Slow Worker', behaviour: 'slow', delayMs: 400, skills: [{ id: 'think', name: 'Thinker', tags: ['text', 'slow'] }] },
+  { alias: 'demo-reducer', member: false, name: 'Demo Reducer', behaviour: 'reducer', skills: [{ id: 'reduce', name: 'Reducer', tags: ['text', 'reduce'] }] },
 ];
+
+export const DEMO_GROUP = 'demo';
 
 export interface DemoAgents {
   agents: Array<{ alias: string; agent: EmbeddedAgent }>;
@@ -17,17 +26,20 @@ export interface DemoAgents {
 
 export async function startDemoAgents(): Promise<DemoAgents> {
   const agents: DemoAgents['agents'] = [];
-  for (const spec of DEMO_AGENTS) agents.push({ alias: spec.alias, agent: await startEmbeddedAgent(spec) });
+  const started = await Promise.all(DEMO_AGENTS.map((spec) => startEmbeddedAgent(spec)));
+  DEMO_AGENTS.forEach((spec, i) => agents.push({ alias: spec.alias, agent: started[i]! }));
   return { agents, close: async () => void (await Promise.all(agents.map((a) => a.agent.close()))) };
 }
 
-/** Registers (or re-points) the demo agents in the core's profile. */
+/** Registers (or re-points) the demo agents in the core's profile, and (re)creates the `demo` group of workers. */
 export function registerDemoAgents(core: Core, demo: DemoAgents): void {
   const db = core.store().db;
   for (const { alias, agent } of demo.agents) {
     if (getAgent(db, alias)) repointAgent(db, alias, agent.baseUrl);
     else addAgent(core, { alias, baseUrl: agent.baseUrl, tags: ['demo'], notes: 'embedded missive demo agent' });
   }
+  if (getGroup(db, DEMO_GROUP)) deleteGroup(core, DEMO_GROUP);
+  createGroup(core, DEMO_GROUP, { members: DEMO_AGENTS.filter((a) => a.member).map((a) => a.alias), notes: 'the embedded demo workers' });
 }
 
 export interface DemoStep {
@@ -54,6 +66,16 @@ export async function runDemo(options: CoreOptions, onStep: (step: DemoStep) => 
       const caps = await agentCapabilities(core, alias);
       report({ step: 'agent.capabilities', alias, detail: { labels: caps.labels } });
     }
+    const streamed = await streamMessage(core, { agent: 'demo-stream', text: 'a short poem about agents', cwd: options.cwd ?? process.cwd() });
+    report({ step: 'stream', alias: 'demo-stream', detail: { result: streamed } });
+    const result = await round(core, {
+      group: DEMO_GROUP,
+      inputs: { text: 'What is one thing every agent should do well?', cwd: options.cwd ?? process.cwd() },
+      reduce: { reducerAgent: 'demo-reducer' },
+      cwd: options.cwd ?? process.cwd(),
+      onStep: (step, r) => report({ step: `round.${step}`, detail: { result: r } }),
+    });
+    report({ step: 'round.done', detail: { status: result.status, context_id: result.context_id, exit_code: result.exit_code } });
     return { home: core.paths.state, steps };
   } finally {
     core.close();

@@ -13,9 +13,10 @@ import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a
 /**
  * echo: a direct Message; task: a completed Task with an artifact; input: a Task that asks for more input;
  * chunks: a Task whose artifact arrives in `chunks` appended pieces; fail: a Task that fails;
- * slow: a completed Task after `delayMs` (and cancellable meanwhile).
+ * slow: a completed Task after `delayMs` (and cancellable meanwhile); reducer: a Message that condenses a reduce
+ * prompt (one line per `### rank (agent)` input block).
  */
-export type AgentBehaviour = 'echo' | 'task' | 'input' | 'chunks' | 'fail' | 'slow';
+export type AgentBehaviour = 'echo' | 'task' | 'input' | 'chunks' | 'fail' | 'slow' | 'reducer';
 
 export interface EmbeddedAgentOptions {
   name?: string;
@@ -50,7 +51,26 @@ const textOf = (message: Message) =>
     .filter(Boolean)
     .join('\n');
 
-const SKILL_NAMES: Record<AgentBehaviour, string> = { echo: 'Echo', task: 'Task runner', input: 'Asks for input', chunks: 'Streams chunks', fail: 'Always fails', slow: 'Slow worker' };
+const SKILL_NAMES: Record<AgentBehaviour, string> = {
+  echo: 'Echo',
+  task: 'Task runner',
+  input: 'Asks for input',
+  chunks: 'Streams chunks',
+  fail: 'Always fails',
+  slow: 'Slow worker',
+  reducer: 'Reducer',
+};
+
+/** The reducer's answer: how many input blocks the prompt held, and the first text line of each. */
+function condense(prompt: string): string {
+  const blocks = prompt.split(/^### /m).slice(1);
+  const lines = blocks.map((b) => {
+    const [head, ...rest] = b.split('\n');
+    const text = rest.find((l) => l.trim() && !l.startsWith('status:')) ?? '';
+    return `- ${head!.trim()}: ${text.trim()}`;
+  });
+  return [`Reduced ${blocks.length} input(s):`, ...lines].join('\n');
+}
 
 class DemoExecutor implements AgentExecutor {
   readonly #cancelled = new Set<string>();
@@ -71,6 +91,10 @@ class DemoExecutor implements AgentExecutor {
       }
       await new Promise((r) => setTimeout(r, this.options.delayMs));
       if (this.#cancelled.delete(ctx.taskId)) return bus.finished();
+    }
+    if (this.behaviour === 'reducer') {
+      bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: condense(text) }] })));
+      return bus.finished();
     }
     if (this.behaviour === 'echo') {
       bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${text}` }] })));

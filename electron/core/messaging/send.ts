@@ -1,7 +1,7 @@
 /** Non-streaming SendMessage: build, size-check, send over the negotiated binding, persist request and response. */
 import { randomUUID } from 'node:crypto';
 import { Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
-import { dataError, protocolError, toMissiveError } from '../../../shared/errors.js';
+import { dataError, protocolError, toMissiveError, transportError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { Binding } from '../config/schema.js';
 import { callUnary, type BindingCall } from '../a2a/bindings.js';
@@ -12,7 +12,7 @@ import type { Outbound } from '../agents/outbound.js';
 import { connect } from '../agents/connection.js';
 import { parseMetadata } from '../agents/registry.js';
 import { appendEvent } from '../store/repos/events.js';
-import { ensureContext, insertMessage, linkMessageToTask } from '../store/repos/conversation.js';
+import { ensureContext, insertMessage, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
 import { canonicalTask, persistTask } from '../tasks/persist.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
@@ -25,6 +25,8 @@ export interface SendInput extends PartInputs {
   acceptedOutputModes?: string[];
   binding?: Binding;
   cwd: string;
+  /** Epoch ms by which the request must be answered (collectives share one deadline); defaults to now + --timeout. */
+  deadline?: number;
 }
 
 export interface SendResult {
@@ -33,8 +35,15 @@ export interface SendResult {
   request: { message_id: string; context_id: string | null; task_id: string | null; parts: number; bytes: number };
   response_shape: 'message' | 'task';
   response: unknown;
-  task: { task_id: string; context_id: string | null; state: string; artifacts: Array<{ artifact_id: string; version: number }> } | null;
+  task: { task_id: string; context_id: string | null; state: TaskStateName; artifacts: Array<{ artifact_id: string; version: number }> } | null;
   local: { request_message_id: string; response_message_id: string };
+}
+
+/** Time left before `deadline`, capped by the per-request timeout; a passed deadline is a timeout before sending. */
+function remainingMs(deadline: number, timeoutMs: number): number {
+  const left = deadline - Date.now();
+  if (left <= 0) throw transportError('timeout', 'the deadline passed before the request was sent', 'Raise --timeout.');
+  return Math.min(left, timeoutMs);
 }
 
 /** Everything both send and stream do before the request leaves: parts, limits, card, interface, request row. */
@@ -55,7 +64,9 @@ export interface PreparedSend {
 export async function prepareSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
-  const { card, iface, outbound, call } = await connect(core, input.agent, { binding: input.binding, checkCard });
+  const connection = await connect(core, input.agent, { binding: input.binding, checkCard });
+  const { card, iface, outbound } = connection;
+  const call = input.deadline === undefined ? connection.call : { ...connection.call, timeoutMs: remainingMs(input.deadline, core.timeoutMs) };
   const messageId = randomUUID();
   const message = Message.toJSON(
     Message.fromJSON({

@@ -31,7 +31,7 @@ export function localTask(core: Core, taskId: string): TaskView {
   return view(core, taskId, 'local');
 }
 
-async function remoteCall(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, historyLength?: number) {
+export async function refreshTask(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, historyLength?: number) {
   const alias = agentOf(core, taskId, agent);
   const { iface, outbound, call } = await connect(core, alias);
   const raw = await callUnary(
@@ -49,17 +49,17 @@ async function remoteCall(core: Core, taskId: string, agent: string | undefined,
         outbound.secrets,
       );
     }
-    return persisted;
+    return { ...persisted, interface: iface };
   });
 }
 
 export async function remoteTask(core: Core, taskId: string, options: { agent?: string; historyLength?: number } = {}): Promise<TaskView> {
-  await remoteCall(core, taskId, options.agent, 'GetTask', 'task get', options.historyLength);
+  await refreshTask(core, taskId, options.agent, 'GetTask', 'task get', options.historyLength);
   return view(core, taskId, 'remote');
 }
 
 export async function cancelTask(core: Core, taskId: string, agent?: string): Promise<TaskView> {
-  await remoteCall(core, taskId, agent, 'CancelTask', 'task cancel');
+  await refreshTask(core, taskId, agent, 'CancelTask', 'task cancel');
   return view(core, taskId, 'remote');
 }
 
@@ -86,7 +86,7 @@ export async function waitForTask(core: Core, taskId: string, options: { agent?:
   let attempts = 0;
   for (;;) {
     attempts++;
-    const state = options.local ? localTask(core, taskId).task.state : (await remoteCall(core, taskId, options.agent, 'GetTask', 'task wait')).state;
+    const state = options.local ? localTask(core, taskId).task.state : (await refreshTask(core, taskId, options.agent, 'GetTask', 'task wait')).state;
     const code = WAIT_OUTCOMES[state];
     const elapsed = Date.now() - started;
     if (code !== undefined) return { ...view(core, taskId, options.local ? 'local' : 'remote'), outcome: state, exit_code: code, attempts, elapsed_ms: elapsed };

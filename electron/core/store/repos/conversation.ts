@@ -242,3 +242,39 @@ export function getArtifact(db: Db, taskId: string, artifactId: string): StoredA
   const parts = JSON.parse(partsText(db, taskId, artifactId)) as unknown[];
   return { ...rest, last_chunk: last_chunk === 1, content: { ...(JSON.parse(content_json) as Record<string, unknown>), parts } };
 }
+
+/** A member's latest task in a context: newest `updated_at`, then the smallest task id. */
+export const latestTaskOf = (db: Db, agentAlias: string, contextId: string) =>
+  db
+    .prepare(
+      `SELECT task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at FROM tasks
+       WHERE agent_alias = ? AND context_id = ? ORDER BY updated_at DESC, task_id ASC LIMIT 1`,
+    )
+    .get(agentAlias, contextId) as StoredTask | undefined;
+
+export interface StoredMessage {
+  message_id: string;
+  direction: string;
+  role: string;
+  content: Record<string, unknown>;
+  created_at: string;
+}
+
+/** The messages linked to a task other than requests, newest first. */
+export const responsesOfTask = (db: Db, taskId: string): StoredMessage[] =>
+  (
+    db
+      .prepare(`SELECT message_id, direction, role, content_json, created_at FROM messages WHERE task_id = ? AND direction != 'request' ORDER BY created_at DESC, rowid DESC`)
+      .all(taskId) as Array<Omit<StoredMessage, 'content'> & { content_json: string }>
+  ).map(({ content_json, ...rest }) => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> }));
+
+/** Response messages of a context that belong to no task (direct Message answers), newest first, per agent. */
+export const directResponsesOf = (db: Db, agentAlias: string, contextId: string): StoredMessage[] =>
+  (
+    db
+      .prepare(
+        `SELECT message_id, direction, role, content_json, created_at FROM messages
+         WHERE agent_alias = ? AND context_id = ? AND task_id IS NULL AND direction != 'request' ORDER BY created_at DESC, rowid DESC`,
+      )
+      .all(agentAlias, contextId) as Array<Omit<StoredMessage, 'content'> & { content_json: string }>
+  ).map(({ content_json, ...rest }) => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> }));

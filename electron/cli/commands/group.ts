@@ -1,0 +1,91 @@
+/** `missive group …` and `missive route explain`: presentation only. */
+import type { Command } from 'commander';
+import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, removeMember, requireGroup, type GroupView } from '../../core/collectives/groups.js';
+import { explainRoute, ROUTE_POLICIES, type RouteExplanation } from '../../core/collectives/route.js';
+import { collect, integer, type Action } from '../program.js';
+import { keyValues, table } from '../human.js';
+
+const groupText = (g: GroupView) =>
+  `${keyValues([['group', g.group_name], ['policy', g.routing_policy], ['notes', g.notes], ['members', g.members.length]])}${
+    g.members.length ? `\n\n${table(['RANK', 'AGENT'], g.members.map((m) => [String(m.rank), m.agent_alias]))}` : '\n\nNo members yet: missive group add <group> <alias>'
+  }`;
+
+export function registerGroupCommands(program: Command, action: Action): void {
+  const group = program.command('group').description('groups of agents with unique ranks, for collectives');
+  group
+    .command('create <name>')
+    .description('create a group; members as ALIAS or ALIAS@RANK (others take the smallest free ranks in order)')
+    .option('--member <alias[@rank]>', 'member (repeatable)', collect, [])
+    .option('--notes <text>', 'free-form notes')
+    .option('--routing-policy <policy>', `default routing policy (${ROUTE_POLICIES.join(', ')})`)
+    .action(action(async ({ core, out }, name: string, o: { member: string[]; notes?: string; routingPolicy?: string }) => out.result('group_create', createGroup(core, name, { members: o.member, notes: o.notes, routingPolicy: o.routingPolicy }), groupText)));
+  group
+    .command('add <name> <alias>')
+    .description('add a member (or move it to --rank)')
+    .option('--rank <n>', 'rank; default the smallest free one', integer('--rank'))
+    .action(action(async ({ core, out }, name: string, alias: string, o: { rank?: number }) => out.result('group_add', addMember(core, name, alias, o.rank), groupText)));
+  group
+    .command('remove <name> <alias>')
+    .description('remove a member')
+    .action(action(async ({ core, out }, name: string, alias: string) => out.result('group_remove', removeMember(core, name, alias), groupText)));
+  group
+    .command('list')
+    .description('list groups')
+    .action(
+      action(async ({ core, out }) =>
+        out.result('group_list', { groups: listGroups(core) }, (d: { groups: ReturnType<typeof listGroups> }) =>
+          d.groups.length ? table(['GROUP', 'MEMBERS', 'POLICY'], d.groups.map((g) => [g.group_name, String(g.members), g.routing_policy])) : 'No groups yet: missive group create <name> --member <alias>...',
+        ),
+      ),
+    );
+  group
+    .command('show <name>')
+    .description('show a group and its members in rank order')
+    .action(action(async ({ core, out }, name: string) => out.result('group_show', requireGroup(core, name), groupText)));
+  group
+    .command('delete <name>')
+    .description('delete a group (its agents stay registered)')
+    .action(action(async ({ core, out }, name: string) => out.result('group_delete', deleteGroup(core, name), (d) => `deleted group ${d.group}`)));
+  group
+    .command('capabilities <name>')
+    .description("members' capability labels and the labels they share (cached cards unless --refresh)")
+    .option('--refresh', 'revalidate every card first')
+    .action(
+      action(async ({ core, out }, name: string, o: { refresh?: boolean }) =>
+        out.result('group_capabilities', await groupCapabilities(core, name, o.refresh), (d: Awaited<ReturnType<typeof groupCapabilities>>) =>
+          [
+            table(['RANK', 'AGENT', 'LABELS'], d.members.map((m) => [String(m.rank), m.alias, m.error ? `error: ${m.error}` : m.labels.join(', ')])),
+            '',
+            `shared: ${d.common_labels.join(', ') || '-'}`,
+          ].join('\n'),
+        ),
+      ),
+    );
+
+  program
+    .command('route')
+    .description('routing dry runs')
+    .command('explain [group]')
+    .description('which member(s) a policy would choose and why, from cached cards; nothing is sent')
+    .option('--agents <a,b,...>', 'candidates instead of a group')
+    .option('--policy <policy>', `${ROUTE_POLICIES.join(' | ')} (default: the group's, then [routing].default_policy, then first)`)
+    .option('--need <label>', 'required capability label (repeatable)', collect, [])
+    .option('--cursor <n>', 'round-robin cursor (default: the group\'s stored cursor)', integer('--cursor'))
+    .option('--refresh-capabilities', 'revalidate the candidates\' cards first')
+    .action(
+      action(async ({ core, out }, name: string | undefined, o: { agents?: string; policy?: string; need: string[]; cursor?: number; refreshCapabilities?: boolean }) =>
+        out.result(
+          'route_explain',
+          await explainRoute(core, { group: name, agents: o.agents?.split(',').map((s) => s.trim()).filter(Boolean), policy: o.policy, needs: o.need, cursor: o.cursor, refresh: o.refreshCapabilities }),
+          (r: RouteExplanation) =>
+            [
+              `policy ${r.policy} (${r.policy_source})${r.needs.length ? `, needs ${r.needs.join(', ')}` : ''}`,
+              `chosen: ${r.chosen.join(', ') || 'none'}`,
+              '',
+              table(['', 'RANK', 'AGENT', 'CARD', 'WHY'], r.candidates.map((c) => [c.chosen ? '→' : ' ', String(c.rank), c.alias, c.card, c.reason])),
+              ...(r.next_round_robin_cursor !== null ? ['', `next round-robin cursor: ${r.next_round_robin_cursor}`] : []),
+            ].join('\n'),
+        ),
+      ),
+    );
+}

@@ -1,0 +1,203 @@
+/**
+ * barrier: wait until enough members' tasks in one context reach the target states. Each round refreshes the
+ * undecided members concurrently with GetTask (or reads SQLite with --local); decided members are not polled again.
+ * A member that answered with a direct Message (no task) is final: it counts as completed.
+ *
+ * Decision, every round: satisfied ≥ required → succeeded (0); under `stop`, any failed/error/unmatched → failed (80),
+ * else any cancelled → cancelled (81); quorum impossible → cancelled (81) when only cancellations disqualify, else
+ * failed (80); deadline → timeout (82).
+ */
+import { randomUUID } from 'node:crypto';
+import { MissiveError, toMissiveError, usageError, type ErrorReport } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import type { SelectedInterface } from '../a2a/interfaces.js';
+import { appendEvent } from '../store/repos/events.js';
+import { directResponsesOf, getTask, latestTaskOf, type TaskStateName } from '../store/repos/conversation.js';
+import { refreshTask } from '../tasks/service.js';
+import { TASK_STATE_NAMES } from '../messaging/task-state.js';
+import { requireGroup } from './groups.js';
+import type { FailurePolicy, FanOutResult } from './fan-out.js';
+
+export type BarrierMemberStatus = 'satisfied' | 'pending' | 'failed' | 'cancelled' | 'missing' | 'error' | 'terminal_unmatched';
+
+export interface BarrierMember {
+  alias: string;
+  rank: number;
+  task_id: string | null;
+  state: TaskStateName | 'message' | null;
+  status: BarrierMemberStatus;
+  interface: SelectedInterface | null;
+  polls: number;
+  error: ErrorReport | null;
+}
+
+export interface BarrierResult {
+  operation_id: string;
+  group: string;
+  context_id: string;
+  status: 'succeeded' | 'failed' | 'cancelled' | 'timeout';
+  exit_code: number;
+  quorum: { required: number; members: number; satisfied: number };
+  counts: Record<BarrierMemberStatus, number>;
+  target_states: TaskStateName[];
+  success_states: TaskStateName[];
+  attempts: number;
+  elapsed_ms: number;
+  source: 'local' | 'remote';
+  members: BarrierMember[];
+}
+
+export interface BarrierInput {
+  group: string;
+  contextId?: string;
+  /** A `bcast --json` document (the envelope or its data). */
+  fromBcast?: unknown;
+  states?: string[];
+  required?: number;
+  failurePolicy?: FailurePolicy;
+  intervalMs?: number;
+  local?: boolean;
+  historyLength?: number;
+  onRound?: (result: BarrierResult) => void;
+}
+
+const TERMINAL: TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected'];
+const DECIDED: BarrierMemberStatus[] = ['satisfied', 'failed', 'cancelled', 'missing', 'terminal_unmatched'];
+
+function parseStates(states: string[] | undefined): { targets: TaskStateName[]; successes: TaskStateName[] } {
+  if (!states?.length) return { targets: ['completed', 'failed', 'cancelled'], successes: ['completed'] };
+  const parsed = states.map((s) => {
+    const n = s.toLowerCase().replace(/-/g, '_').replace(/^canceled$/, 'cancelled') as TaskStateName;
+    if (!TASK_STATE_NAMES.includes(n) || n === 'unknown') throw usageError('invalid_state', `unknown task state "${s}"`, `Use: ${TASK_STATE_NAMES.filter((x) => x !== 'unknown').join(', ')}.`);
+    return n;
+  });
+  return { targets: [...new Set(parsed)], successes: [...new Set(parsed)] };
+}
+
+function bcastTasks(doc: unknown, group: string, contextId: string | undefined): { contextId: string; tasks: Map<string, { taskId: string | null; message: boolean }> } {
+  const data = ((doc as { data?: unknown })?.data ?? doc) as Partial<FanOutResult> | undefined;
+  if (!data || !Array.isArray(data.members) || !data.request?.context_id) throw usageError('invalid_bcast_document', '--from-bcast needs the JSON printed by `missive bcast --json`');
+  if (data.group !== group) throw usageError('bcast_group_mismatch', `--from-bcast is for group "${data.group}", not "${group}"`);
+  if (contextId && contextId !== data.request.context_id) throw usageError('bcast_context_mismatch', `--context ${contextId} does not match the bcast context ${data.request.context_id}`);
+  const tasks = new Map<string, { taskId: string | null; message: boolean }>();
+  for (const m of data.members) if (m.status === 'succeeded' || m.task_id) tasks.set(m.alias, { taskId: m.task_id ?? null, message: m.response_shape === 'message' });
+  return { contextId: data.request.context_id, tasks };
+}
+
+export async function barrier(core: Core, input: BarrierInput): Promise<BarrierResult> {
+  const group = requireGroup(core, input.group);
+  if (!input.contextId && input.fromBcast === undefined) throw usageError('context_required', 'barrier needs --context ID or --from-bcast PATH|-');
+  const fromBcast = input.fromBcast !== undefined ? bcastTasks(input.fromBcast, group.group_name, input.contextId) : null;
+  const contextId = fromBcast?.contextId ?? input.contextId!;
+  const { targets, successes } = parseStates(input.states);
+  const total = group.members.length;
+  const required = input.required ?? total;
+  if (!Number.isInteger(required) || required < 1 || required > total) throw usageError('invalid_required', `--required must be from 1 to ${total} (the member count), not ${required}`);
+  const failurePolicy = input.failurePolicy ?? 'stop';
+  const interval = Math.min(Math.max(input.intervalMs ?? 1000, 10), 5000);
+  const started = Date.now();
+  const operationId = randomUUID();
+  const db = core.store().db;
+  appendEvent(db, { type: 'missive.barrier.started', contextId, payload: { operation_id: operationId, group: group.group_name, required, target_states: targets, success_states: successes, local: input.local === true } });
+
+  const members: BarrierMember[] = group.members.map((m) => {
+    const known = fromBcast?.tasks.get(m.agent_alias);
+    const taskId = fromBcast ? (known?.taskId ?? null) : (latestTaskOf(db, m.agent_alias, contextId)?.task_id ?? null);
+    const direct = fromBcast ? known?.message === true : !taskId && directResponsesOf(db, m.agent_alias, contextId).length > 0;
+    return { alias: m.agent_alias, rank: m.rank, task_id: taskId, state: direct ? 'message' : null, status: 'pending', interface: null, polls: 0, error: null };
+  });
+
+  const classify = (m: BarrierMember, state: TaskStateName): BarrierMemberStatus => {
+    if (successes.includes(state)) return 'satisfied';
+    if (targets.includes(state)) return state === 'cancelled' ? 'cancelled' : 'failed';
+    if (TERMINAL.includes(state)) return 'terminal_unmatched';
+    return 'pending';
+  };
+  const decided = (m: BarrierMember) => DECIDED.includes(m.status) || (m.status === 'error' && failurePolicy === 'stop');
+
+  const observe = async (m: BarrierMember) => {
+    if (m.state === 'message') {
+      m.status = successes.includes('completed') ? 'satisfied' : 'terminal_unmatched';
+      return;
+    }
+    if (!m.task_id) {
+      m.status = 'missing';
+      return;
+    }
+    m.polls++;
+    try {
+      if (input.local) {
+        m.state = getTask(db, m.task_id)?.state ?? null;
+      } else {
+        const refreshed = await refreshTask(core, m.task_id, m.alias, 'GetTask', 'barrier', input.historyLength);
+        m.state = refreshed.state;
+        m.interface = refreshed.interface;
+      }
+      m.error = null;
+      m.status = m.state ? classify(m, m.state) : 'missing';
+    } catch (error) {
+      m.status = 'error';
+      m.error = toMissiveError(error).toReport();
+    }
+  };
+
+  let attempts = 0;
+  const snapshot = (status: BarrierResult['status'] | null): BarrierResult => {
+    const counts = { satisfied: 0, pending: 0, failed: 0, cancelled: 0, missing: 0, error: 0, terminal_unmatched: 0 };
+    for (const m of members) counts[m.status]++;
+    const final = status ?? 'timeout';
+    return {
+      operation_id: operationId,
+      group: group.group_name,
+      context_id: contextId,
+      status: final,
+      exit_code: { succeeded: 0, failed: 80, cancelled: 81, timeout: 82 }[final],
+      quorum: { required, members: total, satisfied: counts.satisfied },
+      counts,
+      target_states: targets,
+      success_states: successes,
+      attempts,
+      elapsed_ms: Date.now() - started,
+      source: input.local ? 'local' : 'remote',
+      members,
+    };
+  };
+
+  const decide = (): BarrierResult['status'] | null => {
+    const c = snapshot(null).counts;
+    if (c.satisfied >= required) return 'succeeded';
+    if (failurePolicy === 'stop') {
+      if (c.failed + c.error + c.terminal_unmatched > 0) return 'failed';
+      if (c.cancelled > 0) return 'cancelled';
+    }
+    const disqualified = c.failed + c.cancelled + c.missing + c.terminal_unmatched + (failurePolicy === 'stop' ? c.error : 0);
+    if (total - disqualified < required) return c.cancelled > 0 && c.failed + c.error + c.terminal_unmatched === 0 ? 'cancelled' : 'failed';
+    return null;
+  };
+
+  let outcome: BarrierResult['status'] | null = null;
+  for (;;) {
+    attempts++;
+    const before = new Map(members.map((m) => [m.alias, m.status]));
+    await Promise.all(members.filter((m) => !decided(m)).map(observe));
+    for (const m of members) {
+      if (m.status !== before.get(m.alias) && decided(m)) {
+        appendEvent(db, { type: `missive.barrier.member.${m.status}`, agentAlias: m.alias, contextId, taskId: m.task_id, payload: { operation_id: operationId, rank: m.rank, state: m.state, error: m.error } });
+      }
+    }
+    outcome = decide();
+    input.onRound?.(snapshot(outcome));
+    if (outcome) break;
+    if (Date.now() - started + interval >= core.timeoutMs) break;
+    await new Promise((r) => setTimeout(r, interval));
+  }
+  const result = snapshot(outcome);
+  appendEvent(db, { type: 'missive.barrier.completed', contextId, payload: { operation_id: operationId, status: result.status, quorum: result.quorum, counts: result.counts, attempts } });
+  return result;
+}
+
+export const barrierError = (r: BarrierResult) =>
+  new MissiveError('orchestration', `barrier_${r.status}`, `barrier on "${r.group}" ${r.status}: ${r.quorum.satisfied} of ${r.quorum.required} required satisfied after ${r.attempts} round(s)`, {
+    exitCode: r.exit_code,
+    help: r.status === 'timeout' ? 'Raise --timeout, or lower --required.' : undefined,
+  });

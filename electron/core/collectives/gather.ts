@@ -1,0 +1,63 @@
+/** gather: each member's latest output in a context, from the local journal only; optional artifact export. */
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Core } from '../context.js';
+import { appendEvent } from '../store/repos/events.js';
+import { ensureContext } from '../store/repos/conversation.js';
+import { writeArtifactFiles, type ArtifactFile } from '../artifacts/write-files.js';
+import { requireGroup } from './groups.js';
+import { memberOutput, type MemberOutput } from './member-output.js';
+
+export interface GatherResult {
+  operation_id: string;
+  group: string;
+  context_id: string;
+  counts: Record<MemberOutput['status'], number>;
+  members: MemberOutput[];
+  export: { directory: string; files: ArtifactFile[] } | null;
+}
+
+export function gather(core: Core, input: { group: string; contextId: string; outputDir?: string; force?: boolean; cwd: string }): GatherResult {
+  const group = requireGroup(core, input.group);
+  const store = core.store();
+  const operationId = randomUUID();
+  ensureContext(store.db, input.contextId, null);
+  appendEvent(store.db, { type: 'missive.gather.started', contextId: input.contextId, payload: { operation_id: operationId, group: group.group_name } });
+  const outputs = group.members.map((m) => memberOutput(store.db, { alias: m.agent_alias, rank: m.rank }, input.contextId));
+  for (const o of outputs) {
+    appendEvent(store.db, {
+      type: `missive.gather.member.${o.status}`,
+      agentAlias: o.alias,
+      contextId: input.contextId,
+      taskId: o.task_id,
+      payload: { operation_id: operationId, rank: o.rank, text_source: o.text_source, artifacts: o.artifacts.length },
+    });
+  }
+  const width = String(Math.max(...group.members.map((m) => m.rank), 0)).length;
+  const exported = input.outputDir
+    ? writeArtifactFiles(
+        resolve(input.cwd, input.outputDir),
+        outputs.flatMap((o) => o.stored_artifacts.map((artifact) => ({ prefix: `${String(o.rank).padStart(width, '0')}-${o.alias}`, artifact }))),
+        input.force === true,
+      )
+    : null;
+  const counts = { gathered: 0, missing_task: 0, empty_output: 0 };
+  for (const o of outputs) counts[o.status]++;
+  const members = outputs.map(({ stored_artifacts: _, ...rest }) => rest);
+  appendEvent(store.db, { type: 'missive.gather.completed', contextId: input.contextId, payload: { operation_id: operationId, counts, exported_files: exported?.files.length ?? 0 } });
+  return { operation_id: operationId, group: group.group_name, context_id: input.contextId, counts, members, export: exported };
+}
+
+/** The markdown a person reads: one section per member in rank order. */
+export function gatherMarkdown(r: GatherResult): string {
+  const lines = [`# gather: ${r.group}`, '', `context \`${r.context_id}\` — ${r.counts.gathered} gathered, ${r.counts.missing_task} missing, ${r.counts.empty_output} empty`, ''];
+  for (const m of r.members) {
+    lines.push(`## ${m.rank} ${m.alias}${m.state ? ` (${m.state})` : ''}`, '');
+    if (m.status === 'missing_task') lines.push('_no task or answer in this context_');
+    else lines.push(m.text ?? '_no text output_');
+    if (m.artifacts.length) lines.push('', `artifacts: ${m.artifacts.map((a) => `${a.artifact_id} v${a.version}`).join(', ')}`);
+    lines.push('');
+  }
+  if (r.export) lines.push(`exported ${r.export.files.length} file(s) to ${r.export.directory}`);
+  return lines.join('\n').trimEnd();
+}

@@ -1,0 +1,141 @@
+/**
+ * What one member produced in a context, read from the local journal: its latest task (or direct Message answer),
+ * the text to show, and the artifacts. Shared by gather and reduce.
+ *
+ * Text order: the latest non-request message with text, then the task's status message, then the first text
+ * artifact. A member with no task and no direct answer is `missing_task`; one with nothing to show is `empty_output`.
+ */
+import type { Db } from '../store/db.js';
+import {
+  directResponsesOf,
+  getArtifact,
+  getTaskJson,
+  latestTaskOf,
+  listArtifactsOfTask,
+  responsesOfTask,
+  type ArtifactSummary,
+  type StoredArtifact,
+  type StoredMessage,
+  type TaskStateName,
+} from '../store/repos/conversation.js';
+
+export type GatherStatus = 'gathered' | 'missing_task' | 'empty_output';
+
+export interface MemberOutput {
+  alias: string;
+  rank: number;
+  status: GatherStatus;
+  task_id: string | null;
+  state: TaskStateName | null;
+  text: string | null;
+  text_source: 'message' | 'status' | 'artifact' | null;
+  source_message_id: string | null;
+  artifacts: Array<Pick<ArtifactSummary, 'artifact_id' | 'name' | 'kind' | 'version'>>;
+  message_count: number;
+  /** A numeric `score` from the source message's or the task's metadata, when the agent gave one (reduce --strategy rank). */
+  score: number | null;
+  /** Data parts of the member's output (artifacts first, then the source message), for reduce --strategy merge. */
+  data: unknown[];
+}
+
+const PREVIEW_CHARS = 4000;
+
+const textOfParts = (parts: unknown): string | null => {
+  if (!Array.isArray(parts)) return null;
+  const text = parts
+    .map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : ''))
+    .filter(Boolean)
+    .join('\n')
+    .trim();
+  return text || null;
+};
+
+/** Text of a stored message row, whatever its shape (Message, stream event, synthetic). */
+export function textOfStoredContent(content: Record<string, any>): string | null {
+  return (
+    textOfParts(content.parts) ??
+    textOfParts(content.message?.parts) ??
+    textOfParts(content.statusUpdate?.status?.message?.parts) ??
+    textOfParts(content.task?.status?.message?.parts) ??
+    null
+  );
+}
+
+const firstWithText = (rows: StoredMessage[]) => {
+  for (const row of rows) {
+    const text = textOfStoredContent(row.content);
+    if (text) return { row, text };
+  }
+  return null;
+};
+
+export function memberOutput(db: Db, member: { alias: string; rank: number }, contextId: string): MemberOutput & { stored_artifacts: StoredArtifact[] } {
+  const base = { alias: member.alias, rank: member.rank, artifacts: [], stored_artifacts: [], message_count: 0, score: null, data: [] };
+  const task = latestTaskOf(db, member.alias, contextId);
+  if (!task) {
+    const direct = directResponsesOf(db, member.alias, contextId);
+    const found = firstWithText(direct);
+    if (!direct.length) return { ...base, status: 'missing_task', task_id: null, state: null, text: null, text_source: null, source_message_id: null };
+    return {
+      ...base,
+      status: found ? 'gathered' : 'empty_output',
+      task_id: null,
+      state: null,
+      text: found?.text ?? null,
+      text_source: found ? 'message' : null,
+      source_message_id: found?.row.message_id ?? null,
+      message_count: direct.length,
+      score: scoreOf(found?.row.content.metadata),
+      data: dataParts((found?.row.content as { parts?: unknown } | undefined)?.parts),
+    };
+  }
+  const messages = responsesOfTask(db, task.task_id);
+  const summaries = listArtifactsOfTask(db, task.task_id);
+  const stored = summaries.map((a) => getArtifact(db, task.task_id, a.artifact_id)!).filter(Boolean);
+  const artifacts = summaries.map(({ artifact_id, name, kind, version }) => ({ artifact_id, name, kind, version }));
+  let text: string | null = null;
+  let source: MemberOutput['text_source'] = null;
+  let sourceId: string | null = null;
+  const taskJson = getTaskJson(db, task.task_id) as { metadata?: unknown; status?: { message?: { parts?: unknown } } } | null;
+  const fromMessage = firstWithText(messages.filter((m) => !m.content.artifactUpdate));
+  if (fromMessage) {
+    text = fromMessage.text;
+    source = 'message';
+    sourceId = fromMessage.row.message_id;
+  } else {
+    const status = textOfParts(taskJson?.status?.message?.parts);
+    if (status) {
+      text = status;
+      source = 'status';
+    } else {
+      const textArtifact = stored.find((a) => textOfParts(a.content.parts));
+      if (textArtifact) {
+        text = textOfParts(textArtifact.content.parts)!.slice(0, PREVIEW_CHARS);
+        source = 'artifact';
+      }
+    }
+  }
+  return {
+    alias: member.alias,
+    rank: member.rank,
+    status: text || artifacts.length ? 'gathered' : 'empty_output',
+    task_id: task.task_id,
+    state: task.state,
+    text,
+    text_source: source,
+    source_message_id: sourceId,
+    artifacts,
+    stored_artifacts: stored,
+    message_count: messages.length,
+    score: scoreOf(fromMessage?.row.content.metadata) ?? scoreOf(taskJson?.metadata),
+    data: [...stored.flatMap((a) => dataParts(a.content.parts)), ...dataParts(fromMessage?.row.content.parts)],
+  };
+}
+
+function scoreOf(metadata: unknown): number | null {
+  const value = (metadata as { score?: unknown } | null | undefined)?.score;
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : null;
+}
+
+const dataParts = (parts: unknown): unknown[] => (Array.isArray(parts) ? parts.filter((p) => p && typeof p === 'object' && 'data' in p).map((p: { data: unknown }) => p.data) : []);
