@@ -19,6 +19,7 @@ export function addMessageInputOptions(cmd: Command): Command {
     .option('--context <id>', 'A2A contextId to continue')
     .option('--task <id>', 'A2A taskId to continue')
     .option('--accepted-output-mode <mime>', 'acceptable output media type (repeatable)', collect, [])
+    .option('--return-immediately', 'ask the agent to answer with the task at once instead of blocking (follow with task wait or barrier)')
     .addOption(new Option('--binding <binding>', 'require this binding').choices(['http+json', 'json-rpc']));
 }
 
@@ -39,6 +40,7 @@ export async function messageInputsOf(agent: string, message: string | undefined
     contextId: o.context,
     taskId: o.task,
     acceptedOutputModes: o.acceptedOutputMode,
+    returnImmediately: o.returnImmediately,
     binding: o.binding,
     cwd: deps.cwd,
   };

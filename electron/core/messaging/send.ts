@@ -23,6 +23,8 @@ export interface SendInput extends PartInputs {
   taskId?: string;
   metadata?: string[];
   acceptedOutputModes?: string[];
+  /** SendMessageConfiguration.returnImmediately: the agent answers with the task at once instead of blocking. */
+  returnImmediately?: boolean;
   binding?: Binding;
   cwd: string;
   /** Epoch ms by which the request must be answered (collectives share one deadline); defaults to now + --timeout. */
@@ -82,7 +84,9 @@ export async function prepareSend(core: Core, input: SendInput, operation: 'send
     SendMessageRequest.fromJSON({
       ...(iface.tenant ? { tenant: iface.tenant } : {}),
       message,
-      ...(input.acceptedOutputModes?.length ? { configuration: { acceptedOutputModes: input.acceptedOutputModes } } : {}),
+      ...(input.acceptedOutputModes?.length || input.returnImmediately
+        ? { configuration: { acceptedOutputModes: input.acceptedOutputModes ?? [], ...(input.returnImmediately ? { returnImmediately: true } : {}) } }
+        : {}),
     }),
   ) as Record<string, unknown>;
   const requestBytes = Buffer.byteLength(JSON.stringify(request));
