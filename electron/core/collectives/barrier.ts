@@ -12,7 +12,7 @@ import { MissiveError, toMissiveError, usageError, type ErrorReport } from '../.
 import type { Core } from '../context.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import { appendEvent } from '../store/repos/events.js';
-import { directResponsesOf, getTask, latestTaskOf, type TaskStateName } from '../store/repos/conversation.js';
+import { directResponsesOf, ensureContext, getTask, latestTaskOf, type TaskStateName } from '../store/repos/conversation.js';
 import { refreshTask } from '../tasks/service.js';
 import { TASK_STATE_NAMES } from '../messaging/task-state.js';
 import { requireGroup } from './groups.js';
@@ -98,6 +98,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
   const started = Date.now();
   const operationId = randomUUID();
   const db = core.store().db;
+  ensureContext(db, contextId, null);
   appendEvent(db, { type: 'missive.barrier.started', contextId, payload: { operation_id: operationId, group: group.group_name, required, target_states: targets, success_states: successes, local: input.local === true } });
 
   const members: BarrierMember[] = group.members.map((m) => {
