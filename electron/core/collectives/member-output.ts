@@ -74,19 +74,21 @@ export function memberOutput(db: Db, member: { alias: string; rank: number }, co
   const task = latestTaskOf(db, member.alias, contextId);
   if (!task) {
     const direct = directResponsesOf(db, member.alias, contextId);
-    const found = firstWithText(direct);
     if (!direct.length) return { ...base, status: 'missing_task', task_id: null, state: null, text: null, text_source: null, source_message_id: null };
+    const found = firstWithText(direct);
+    const row = found?.row ?? direct.find((m) => dataParts(m.content.parts).length > 0);
+    const data = dataParts(row?.content.parts);
     return {
       ...base,
-      status: found ? 'gathered' : 'empty_output',
+      status: found || data.length ? 'gathered' : 'empty_output',
       task_id: null,
       state: null,
       text: found?.text ?? null,
       text_source: found ? 'message' : null,
-      source_message_id: found?.row.message_id ?? null,
+      source_message_id: row?.message_id ?? null,
       message_count: direct.length,
-      score: scoreOf(found?.row.content.metadata),
-      data: dataParts((found?.row.content as { parts?: unknown } | undefined)?.parts),
+      score: scoreOf(row?.content.metadata),
+      data,
     };
   }
   const messages = responsesOfTask(db, task.task_id);

@@ -20,7 +20,8 @@ export interface ReduceContext {
   inputs: MemberOutput[];
 }
 
-const shown = (m: MemberOutput) => m.text ?? (m.artifacts.length ? `[artifact output: ${m.artifacts.map((a) => a.artifact_id).join(', ')}]` : '[no text output]');
+const shown = (m: MemberOutput) =>
+  m.text ?? (m.artifacts.length ? `[artifact output: ${m.artifacts.map((a) => a.artifact_id).join(', ')}]` : m.data.length ? `[data] ${JSON.stringify(m.data.length === 1 ? m.data[0] : m.data)}` : '[no text output]');
 const who = (m: MemberOutput) => `${m.rank} (${m.alias}${m.task_id ? `, task ${m.task_id}` : ''})`;
 
 export function summarise(c: ReduceContext): string {
