@@ -6,11 +6,23 @@ import Database from 'better-sqlite3';
 import { openDatabase, SCHEMA_VERSION, appliedMigrations } from '../../electron/core/store/db.js';
 import { MIGRATIONS } from '../../electron/core/store/migrations/index.js';
 import { appendEvent, listEvents } from '../../electron/core/store/repos/events.js';
+import { openStore } from '../../electron/core/store/store.js';
 import { getArtifact, writeArtifact } from '../../electron/core/store/repos/conversation.js';
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'missive-store-')), 'm.sqlite3');
 
 describe('store', () => {
+  it('group-commits batched writes in one transaction, rolling back only the failing one', async () => {
+    const store = openStore(dbPath());
+    const insert = (alias: string) => () => store.db.prepare(`INSERT INTO agents (alias, base_url) VALUES (?, 'http://127.0.0.1:1')`).run(alias).changes;
+    const results = await Promise.allSettled([store.batch(insert('a')), store.batch(insert('a')), store.batch(insert('b'))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(store.db.prepare(`SELECT alias FROM agents ORDER BY alias`).all()).toEqual([{ alias: 'a' }, { alias: 'b' }]);
+    const pending = store.batch(insert('c'));
+    store.close();
+    await expect(pending).resolves.toBe(1);
+  });
+
   it('moves v1 artifact parts into chunks when migrating to v2, and appends chunk by chunk', () => {
     const path = dbPath();
     const v1 = openDatabase(path, { migrations: MIGRATIONS.slice(0, 1) });

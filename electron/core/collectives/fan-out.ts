@@ -10,7 +10,7 @@ import type { Core } from '../context.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, type TaskStateName } from '../store/repos/conversation.js';
-import { sendMessage, type SendInput } from '../messaging/send.js';
+import { buildSend, deliverSend, recordRequest, type PreparedSend, type SendInput } from '../messaging/send.js';
 import { requireGroup } from './groups.js';
 
 export type Execution = 'concurrent' | 'sequential';
@@ -105,7 +105,7 @@ export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanO
   let parts: number | null = null;
   let bytes: number | null = null;
 
-  const finish = (member: MemberResult, status: MemberStatus, error: MissiveError | null) => {
+  const record = (member: MemberResult, status: MemberStatus, error: MissiveError | null) => {
     member.status = status;
     member.error = error ? error.toReport() : null;
     appendEvent(store.db, {
@@ -116,39 +116,77 @@ export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanO
       payload: { operation_id: operationId, rank: member.rank, input_index: member.input_index, state: member.state, latency_ms: member.latency_ms, request_message_id: member.request_message_id, error: member.error },
     });
     if ((status === 'failed' || status === 'timeout') && failurePolicy === 'stop') stopped = true;
+  };
+  const finish = (member: MemberResult, status: MemberStatus, error: MissiveError | null) => {
+    record(member, status, error);
     input.onMember?.(member);
   };
+  const fail = (member: MemberResult, error: unknown) => {
+    const err = toMissiveError(error);
+    finish(member, err.code === 'missive::transport::timeout' ? 'timeout' : 'failed', err);
+  };
+  const gate = (member: MemberResult): boolean => {
+    if (stopped) finish(member, 'skipped', null);
+    else if (Date.now() >= deadline) finish(member, 'timeout', new MissiveError('transport', 'timeout', 'the deadline passed before this member was sent'));
+    else return true;
+    return false;
+  };
 
-  const run = async (index: number) => {
+  /** Resolves card, interface and auth and builds the request; null when the member already failed. */
+  const build = async (index: number): Promise<PreparedSend | null> => {
     const member = members[index]!;
-    if (stopped) return finish(member, 'skipped', null);
-    if (Date.now() >= deadline) return finish(member, 'timeout', new MissiveError('transport', 'timeout', 'the deadline passed before this member was sent'));
+    try {
+      const prepared = await buildSend(core, { ...plan[index]!.input, agent: member.alias, contextId, deadline }, 'send');
+      member.request_message_id = prepared.messageId;
+      member.selected_interface = prepared.iface;
+      parts ??= prepared.parts;
+      bytes ??= prepared.requestBytes;
+      return prepared;
+    } catch (error) {
+      fail(member, error);
+      return null;
+    }
+  };
+
+  /** Sends one recorded request; the answer and the member's journal row commit in one transaction. */
+  const deliver = async (index: number, prepared: PreparedSend) => {
+    const member = members[index]!;
+    if (!gate(member)) return;
     member.status = 'running';
     input.onMember?.(member);
     const t0 = performance.now();
     try {
-      const result = await sendMessage(core, { ...plan[index]!.input, agent: member.alias, contextId, deadline });
-      member.latency_ms = Math.round(performance.now() - t0);
-      member.request_message_id = result.request.message_id;
-      member.selected_interface = result.selected_interface;
-      member.response_shape = result.response_shape;
-      member.task_id = result.task?.task_id ?? null;
-      member.state = result.task?.state ?? null;
-      parts ??= result.request.parts;
-      bytes ??= result.request.bytes;
-      if (member.state && FAILED_STATES.has(member.state)) {
-        return finish(member, 'failed', new MissiveError('orchestration', `task_${member.state}`, `the agent answered with a ${member.state} task`, { exitCode: 80 }));
-      }
-      finish(member, 'succeeded', null);
+      await deliverSend(core, prepared, (result) => {
+        member.latency_ms = Math.round(performance.now() - t0);
+        member.response_shape = result.response_shape;
+        member.task_id = result.task?.task_id ?? null;
+        member.state = result.task?.state ?? null;
+        if (member.state && FAILED_STATES.has(member.state)) {
+          record(member, 'failed', new MissiveError('orchestration', `task_${member.state}`, `the agent answered with a ${member.state} task`, { exitCode: 80 }));
+        } else record(member, 'succeeded', null);
+      });
+      input.onMember?.(member);
     } catch (error) {
       member.latency_ms = Math.round(performance.now() - t0);
-      const err = toMissiveError(error);
-      finish(member, err.code === 'missive::transport::timeout' ? 'timeout' : 'failed', err);
+      fail(member, error);
     }
   };
 
   const limit = pLimit(maxConcurrency);
-  await Promise.all(members.map((_, i) => limit(() => run(i))));
+  if (execution === 'sequential') {
+    for (let i = 0; i < members.length; i++) {
+      if (!gate(members[i]!)) continue;
+      const prepared = await build(i);
+      if (!prepared) continue;
+      store.transaction(() => recordRequest(core, prepared));
+      await deliver(i, prepared);
+    }
+  } else {
+    // Resolve every member first, record every request in one transaction, then send them all.
+    const prepared = await Promise.all(members.map((m, i) => limit(async () => (gate(m) ? build(i) : null))));
+    store.transaction(() => prepared.forEach((p) => p && recordRequest(core, p)));
+    await Promise.all(prepared.map((p, i) => (p ? limit(() => deliver(i, p)) : undefined)));
+  }
 
   const counts = { succeeded: 0, failed: 0, timeout: 0, skipped: 0 };
   for (const m of members) if (m.status in counts) counts[m.status as keyof typeof counts]++;

@@ -59,11 +59,15 @@ export interface PreparedSend {
   message: Record<string, unknown>;
   request: Record<string, unknown>;
   requestBytes: number;
+  inputBytes: number;
   parts: number;
   meta: Record<string, unknown>;
+  contextId: string | null;
+  taskId: string | null;
+  operation: 'send' | 'stream';
 }
 
-export async function prepareSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
+export async function buildSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
   const connection = await connect(core, input.agent, { binding: input.binding, checkCard });
@@ -94,19 +98,36 @@ export async function prepareSend(core: Core, input: SendInput, operation: 'send
     throw dataError('request_too_large', `the serialized request is ${requestBytes} bytes, over qos.max_request_bytes = ${max}; nothing was sent`);
   }
 
-  const db = core.store().db;
-  const alias = card.agent.alias;
   const meta = serviceParameterMetadata(core.serviceParameters);
-  core.store().transaction(() => {
-    if (input.contextId) ensureContext(db, input.contextId, alias);
-    insertMessage(db, { messageId, agentAlias: alias, contextId: input.contextId ?? null, taskId: null, direction: 'request', role: 'user', protocolMessageId: messageId, content: message, metadata: meta });
-    appendEvent(db, { type: `a2a.${operation}.started`, agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, interface: iface, parts: parts.length, bytes: inputBytes } }, outbound.secrets);
-  });
-  return { alias, card, iface, outbound, call, messageId, message, request, requestBytes, parts: parts.length, meta };
+  return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null };
+}
+
+/** Writes the request row and `a2a.<op>.started`; call inside a transaction (fan-outs record every member in one). */
+export function recordRequest(core: Core, p: PreparedSend): void {
+  const db = core.store().db;
+  if (p.contextId) ensureContext(db, p.contextId, p.alias);
+  insertMessage(db, { messageId: p.messageId, agentAlias: p.alias, contextId: p.contextId, taskId: null, direction: 'request', role: 'user', protocolMessageId: p.messageId, content: p.message, metadata: p.meta });
+  appendEvent(db, { type: `a2a.${p.operation}.started`, agentAlias: p.alias, contextId: p.contextId, payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes } }, p.outbound.secrets);
+}
+
+/** Builds and records the request in one step (send and stream). */
+export async function prepareSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
+  const prepared = await buildSend(core, input, operation, checkCard);
+  core.store().transaction(() => recordRequest(core, prepared));
+  return prepared;
 }
 
 export async function sendMessage(core: Core, input: SendInput): Promise<SendResult> {
-  const { alias, iface, outbound, call, messageId, request, requestBytes, parts, meta } = await prepareSend(core, input, 'send');
+  return deliverSend(core, await prepareSend(core, input, 'send'));
+}
+
+/**
+ * Sends a recorded request and persists the answer in one transaction. `inTransaction` runs inside it, so a caller's
+ * own journal rows (a fan-out's member event) commit together with the response.
+ */
+export async function deliverSend(core: Core, prepared: PreparedSend, inTransaction?: (result: SendResult) => void): Promise<SendResult> {
+  const { alias, iface, outbound, call, messageId, request, requestBytes, parts, meta } = prepared;
+  const input = { contextId: prepared.contextId ?? undefined, taskId: prepared.taskId ?? undefined };
   const db = core.store().db;
 
   let raw: unknown;
@@ -126,7 +147,7 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
     appendEvent(db, { type: 'a2a.send.failed', agentAlias: alias, payload: { message_id: messageId, error: 'response is neither task nor message' } });
     throw protocolError('invalid_send_response', 'the SendMessage response holds neither a task nor a message');
   }
-  core.store().transaction(() => {
+  return core.store().batch(() => {
     if (decoded.message) {
       const m = decoded.message as { messageId?: string; contextId?: string; taskId?: string };
       if (m.contextId) ensureContext(db, m.contextId, alias);
@@ -155,15 +176,16 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
       { type: 'a2a.send.completed', agentAlias: alias, contextId: result?.context_id ?? input.contextId ?? null, taskId: result?.task_id ?? null, payload: { message_id: messageId, response_shape: shape, task: result } },
       outbound.secrets,
     );
+    const sent: SendResult = {
+      agent: alias,
+      selected_interface: iface,
+      request: { message_id: messageId, context_id: input.contextId ?? null, task_id: input.taskId ?? null, parts, bytes: requestBytes },
+      response_shape: shape,
+      response: redactValue(decoded, outbound.secrets),
+      task: result,
+      local: { request_message_id: messageId, response_message_id: responseMessageId },
+    };
+    inTransaction?.(sent);
+    return sent;
   });
-
-  return {
-    agent: alias,
-    selected_interface: iface,
-    request: { message_id: messageId, context_id: input.contextId ?? null, task_id: input.taskId ?? null, parts, bytes: requestBytes },
-    response_shape: shape,
-    response: redactValue(decoded, outbound.secrets),
-    task: result,
-    local: { request_message_id: messageId, response_message_id: responseMessageId },
-  };
 }

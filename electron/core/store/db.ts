@@ -26,6 +26,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   } catch (error) {
     throw storageError('open_failed', `cannot open database ${path}: ${(error as Error).message}`);
   }
+  cachePreparedStatements(db);
   try {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
@@ -41,6 +42,24 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
     throw error;
   }
   return db;
+}
+
+/**
+ * Repositories call `db.prepare(sql)` where they use it; compiling the same SQL again on every call cost more than the
+ * statements themselves at fan-out sizes. Statements are cached per connection by their SQL text. (No repository
+ * switches a statement into pluck/raw/expand mode, which would leak into the next user.)
+ */
+function cachePreparedStatements(db: Db): void {
+  const cache = new Map<string, Database.Statement>();
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as Db['prepare'];
 }
 
 export interface AppliedMigration {

@@ -27,8 +27,8 @@ export interface EventRow {
   metadata: Record<string, unknown>;
 }
 
-/** Appends one event with a redacted payload; returns its sequence, or null when the dedupe key was seen. */
-export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly string[] = []): EventRow | null {
+/** Appends one event with a redacted payload; returns its sequence and id, or null when the dedupe key was seen. */
+export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly string[] = []): { sequence: number; eventId: string } | null {
   const eventId = randomUUID();
   const payload = redactValue(event.payload ?? {}, knownSecrets);
   const metadata = redactValue(event.metadata ?? {}, knownSecrets);
@@ -49,7 +49,7 @@ export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly stri
       JSON.stringify(metadata),
     );
   if (info.changes === 0) return null;
-  return getEventBySequence(db, Number(info.lastInsertRowid))!;
+  return { sequence: Number(info.lastInsertRowid), eventId };
 }
 
 interface RawEvent {
