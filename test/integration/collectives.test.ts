@@ -171,6 +171,20 @@ describe('bcast', () => {
   }, 60_000);
 });
 
+describe('bcast on a terminal', () => {
+  it('draws a live per-member view in place, then the summary; plain output off a TTY', async () => {
+    await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'tasks']);
+    const tty = await box.run(['bcast', 'g', 'hi'], { tty: true });
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(/\x1b\[2K✓   0 echo\s+message|\x1b\[2K✓   0 echo\s+succeeded/);
+    expect(tty.stdout).toMatch(/\x1b\[2K✓   1 tasks\s+completed\s+\d+ ms █+/);
+    expect(tty.stdout).toContain('bcast succeeded: 2 succeeded');
+    const plain = await box.run(['bcast', 'g', 'hi']);
+    expect(plain.stdout).not.toContain('\x1b[');
+    expect(plain.stdout).toContain('bcast succeeded: 2 succeeded');
+  });
+});
+
 describe('scatter', () => {
   it('deals input i to member i mod N in one context', async () => {
     await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'tasks']);

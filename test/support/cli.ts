@@ -16,7 +16,7 @@ export interface Sandbox {
   home: string;
   env: NodeJS.ProcessEnv;
   secrets: SecretStore;
-  run(args: string[], extra?: { env?: NodeJS.ProcessEnv; stdin?: string }): Promise<CliResult>;
+  run(args: string[], extra?: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean }): Promise<CliResult>;
   dispose(): void;
 }
 
@@ -33,7 +33,7 @@ export function sandbox(env: NodeJS.ProcessEnv = {}, secrets: SecretStore = crea
       const code = await runCli(args, {
         env: { ...baseEnv, ...extra.env },
         cwd: home,
-        io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTTY: false },
+        io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTTY: extra.tty === true },
         secrets,
         stdin: async () => extra.stdin ?? '',
       });
