@@ -16,6 +16,7 @@ import { registerEventsCommands } from './commands/events.js';
 import { registerTaskCommands } from './commands/task.js';
 import { registerGroupCommands } from './commands/group.js';
 import { registerCollectiveCommands } from './commands/collectives.js';
+import { registerPushCommands } from './commands/push.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -125,6 +126,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
   registerTaskCommands(program, action);
   registerGroupCommands(program, action);
   registerCollectiveCommands(program, action);
+  registerPushCommands(program, action);
   registerEventsCommands(program, action);
   registerDoctorCommand(program, action);
   registerDemoCommand(program, action);

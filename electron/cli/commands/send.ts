@@ -19,6 +19,8 @@ export function addMessageInputOptions(cmd: Command): Command {
     .option('--context <id>', 'A2A contextId to continue')
     .option('--task <id>', 'A2A taskId to continue')
     .option('--accepted-output-mode <mime>', 'acceptable output media type (repeatable)', collect, [])
+    .option('--push-url <url>', 'register a push callback for the task inline (see `missive webhook run`)')
+    .option('--push-token-env <env>', 'env var with the token the agent sends back with each callback')
     .option('--return-immediately', 'ask the agent to answer with the task at once instead of blocking (follow with task wait or barrier)')
     .addOption(new Option('--binding <binding>', 'require this binding').choices(['http+json', 'json-rpc']));
 }
@@ -41,6 +43,8 @@ export async function messageInputsOf(agent: string, message: string | undefined
     taskId: o.task,
     acceptedOutputModes: o.acceptedOutputMode,
     returnImmediately: o.returnImmediately,
+    pushUrl: o.pushUrl,
+    pushTokenEnv: o.pushTokenEnv,
     binding: o.binding,
     cwd: deps.cwd,
   };

@@ -19,7 +19,7 @@ const taskText = (v: TaskView) =>
   ]);
 
 export function registerTaskCommands(program: Command, action: Action): void {
-  const task = program.command('task').description('follow A2A tasks: local journal or remote GetTask / CancelTask');
+  const task = program.command('task').description('follow A2A tasks and their artifacts: the local journal, or GetTask / ListTasks / CancelTask');
 
   task
     .command('get <id>')

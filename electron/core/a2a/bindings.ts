@@ -21,11 +21,18 @@ export interface BindingCall {
 }
 
 /** JSON-RPC method → HTTP+JSON route for the unary operations. */
-const REST_ROUTES: Record<string, (params: Record<string, unknown>) => { method: 'GET' | 'POST'; path: string }> = {
+const pushConfigs = (p: Record<string, unknown>) => `tasks/${encodeURIComponent(String(p.taskId))}/pushNotificationConfigs`;
+const pushConfig = (p: Record<string, unknown>) => `${pushConfigs(p)}/${encodeURIComponent(String(p.id))}`;
+
+const REST_ROUTES: Record<string, (params: Record<string, unknown>) => { method: 'GET' | 'POST' | 'DELETE'; path: string }> = {
   SendMessage: () => ({ method: 'POST', path: 'message:send' }),
   GetTask: (p) => ({ method: 'GET', path: `tasks/${encodeURIComponent(String(p.id))}` }),
   CancelTask: (p) => ({ method: 'POST', path: `tasks/${encodeURIComponent(String(p.id))}:cancel` }),
   ListTasks: (p) => ({ method: 'GET', path: `tasks${queryString(p)}` }),
+  CreateTaskPushNotificationConfig: (p) => ({ method: 'POST', path: pushConfigs(p) }),
+  GetTaskPushNotificationConfig: (p) => ({ method: 'GET', path: pushConfig(p) }),
+  ListTaskPushNotificationConfigs: (p) => ({ method: 'GET', path: `${pushConfigs(p)}${queryString({ pageSize: p.pageSize, pageToken: p.pageToken })}` }),
+  DeleteTaskPushNotificationConfig: (p) => ({ method: 'DELETE', path: pushConfig(p) }),
 };
 
 /** Query string of the defined scalar params (tenant travels in the interface URL on HTTP+JSON). */
@@ -59,7 +66,8 @@ export async function callUnary(call: BindingCall, method: keyof typeof REST_ROU
       body: route.method === 'POST' ? JSON.stringify(params) : undefined,
     });
     assertOk(res, `${method}`, url, call.protocolVersion);
-    return parseJson(res.body, `the ${method} response`);
+    // 204 No Content (DeleteTaskPushNotificationConfig) has no body to parse.
+    return res.body.trim() ? parseJson(res.body, `the ${method} response`) : null;
   }
   const id = randomUUID();
   const res = await httpRequest({

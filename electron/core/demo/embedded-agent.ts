@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 /**
@@ -22,6 +22,8 @@ export interface EmbeddedAgentOptions {
   name?: string;
   behaviour?: AgentBehaviour;
   streaming?: boolean;
+  /** Accept push notification configs and deliver callbacks with the SDK's DefaultPushNotificationSender. */
+  pushNotifications?: boolean;
   skills?: Array<{ id: string; name: string; tags?: string[]; description?: string }>;
   host?: string;
   /** Artifact chunks for `chunks` (default 5). */
@@ -154,7 +156,7 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
       { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     ],
-    capabilities: { streaming: options.streaming ?? true, pushNotifications: false },
+    capabilities: { streaming: options.streaming ?? true, pushNotifications: options.pushNotifications ?? false },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: (options.skills ?? [{ id: options.behaviour ?? 'echo', name: SKILL_NAMES[options.behaviour ?? 'echo'], tags: ['demo'] }]).map((s) => ({
@@ -163,7 +165,15 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     })),
   };
   const card = AgentCard.fromJSON(cardJson);
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new DemoExecutor(options.behaviour ?? 'echo', { chunks: options.chunks ?? 5, delayMs: options.delayMs ?? (options.behaviour === 'slow' ? 2000 : 0) }));
+  const pushStore = options.pushNotifications ? new InMemoryPushNotificationStore() : undefined;
+  const requestHandler = new DefaultRequestHandler(
+    card,
+    new InMemoryTaskStore(),
+    new DemoExecutor(options.behaviour ?? 'echo', { chunks: options.chunks ?? 5, delayMs: options.delayMs ?? (options.behaviour === 'slow' ? 2000 : 0) }),
+    undefined,
+    pushStore,
+    pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 2000 }) : undefined,
+  );
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));

@@ -1,7 +1,7 @@
 /** Non-streaming SendMessage: build, size-check, send over the negotiated binding, persist request and response. */
 import { randomUUID } from 'node:crypto';
 import { Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
-import { dataError, protocolError, toMissiveError, transportError } from '../../../shared/errors.js';
+import { authError, dataError, protocolError, toMissiveError, transportError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { Binding } from '../config/schema.js';
 import { callUnary, type BindingCall } from '../a2a/bindings.js';
@@ -10,11 +10,11 @@ import type { SelectedInterface } from '../a2a/interfaces.js';
 import type { CardResult } from '../agents/discovery.js';
 import type { Outbound } from '../agents/outbound.js';
 import { connect } from '../agents/connection.js';
-import { parseMetadata } from '../agents/registry.js';
+import { parseMetadata, validateBaseUrl } from '../agents/registry.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, insertMessage, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
 import { canonicalTask, persistTask } from '../tasks/persist.js';
-import { redactValue, scrubSecrets } from '../security/redact.js';
+import { redactUrl, redactValue, scrubSecrets } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
 
 export interface SendInput extends PartInputs {
@@ -25,6 +25,10 @@ export interface SendInput extends PartInputs {
   acceptedOutputModes?: string[];
   /** SendMessageConfiguration.returnImmediately: the agent answers with the task at once instead of blocking. */
   returnImmediately?: boolean;
+  /** Registers a push callback inline (SendMessageConfiguration.taskPushNotificationConfig). */
+  pushUrl?: string;
+  /** Env var holding the token the agent sends back with each callback. */
+  pushTokenEnv?: string;
   binding?: Binding;
   cwd: string;
   /** Epoch ms by which the request must be answered (collectives share one deadline); defaults to now + --timeout. */
@@ -39,6 +43,19 @@ export interface SendResult {
   response: unknown;
   task: { task_id: string; context_id: string | null; state: TaskStateName; artifacts: Array<{ artifact_id: string; version: number }> } | null;
   local: { request_message_id: string; response_message_id: string };
+}
+
+/** The inline push config of `--push-url` (its token from `--push-token-env`), or undefined. */
+function inlinePush(core: Core, input: SendInput): { url: string; token?: string } | undefined {
+  if (!input.pushUrl) {
+    if (input.pushTokenEnv) throw usageError('push_url_required', '--push-token-env needs --push-url');
+    return undefined;
+  }
+  validateBaseUrl(input.pushUrl, '--push-url');
+  if (!input.pushTokenEnv) return { url: input.pushUrl };
+  const token = core.env[input.pushTokenEnv];
+  if (!token) throw authError('env_missing', `--push-token-env ${input.pushTokenEnv} is not set in the environment`);
+  return { url: input.pushUrl, token };
 }
 
 /** Time left before `deadline`, capped by the per-request timeout; a passed deadline is a timeout before sending. */
@@ -65,6 +82,7 @@ export interface PreparedSend {
   contextId: string | null;
   taskId: string | null;
   operation: 'send' | 'stream';
+  pushUrl: string | null;
 }
 
 export async function buildSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
@@ -73,6 +91,7 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   const connection = await connect(core, input.agent, { binding: input.binding, checkCard });
   const { card, iface, outbound } = connection;
   const call = input.deadline === undefined ? connection.call : { ...connection.call, timeoutMs: remainingMs(input.deadline, core.timeoutMs) };
+  const push = inlinePush(core, input);
   const messageId = randomUUID();
   const message = Message.toJSON(
     Message.fromJSON({
@@ -88,8 +107,14 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
     SendMessageRequest.fromJSON({
       ...(iface.tenant ? { tenant: iface.tenant } : {}),
       message,
-      ...(input.acceptedOutputModes?.length || input.returnImmediately
-        ? { configuration: { acceptedOutputModes: input.acceptedOutputModes ?? [], ...(input.returnImmediately ? { returnImmediately: true } : {}) } }
+      ...(input.acceptedOutputModes?.length || input.returnImmediately || push
+        ? {
+            configuration: {
+              acceptedOutputModes: input.acceptedOutputModes ?? [],
+              ...(input.returnImmediately ? { returnImmediately: true } : {}),
+              ...(push ? { taskPushNotificationConfig: push } : {}),
+            },
+          }
         : {}),
     }),
   ) as Record<string, unknown>;
@@ -99,7 +124,7 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   }
 
   const meta = serviceParameterMetadata(core.serviceParameters);
-  return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null };
+  return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null, pushUrl: push ? redactUrl(push.url) : null };
 }
 
 /** Writes the request row and `a2a.<op>.started`; call inside a transaction (fan-outs record every member in one). */
@@ -107,7 +132,7 @@ export function recordRequest(core: Core, p: PreparedSend): void {
   const db = core.store().db;
   if (p.contextId) ensureContext(db, p.contextId, p.alias);
   insertMessage(db, { messageId: p.messageId, agentAlias: p.alias, contextId: p.contextId, taskId: null, direction: 'request', role: 'user', protocolMessageId: p.messageId, content: p.message, metadata: p.meta });
-  appendEvent(db, { type: `a2a.${p.operation}.started`, agentAlias: p.alias, contextId: p.contextId, payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes } }, p.outbound.secrets);
+  appendEvent(db, { type: `a2a.${p.operation}.started`, agentAlias: p.alias, contextId: p.contextId, payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes, push_url: p.pushUrl } }, p.outbound.secrets);
 }
 
 /** Builds and records the request in one step (send and stream). */

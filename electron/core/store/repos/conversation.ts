@@ -278,3 +278,8 @@ export const directResponsesOf = (db: Db, agentAlias: string, contextId: string)
       )
       .all(agentAlias, contextId) as Array<Omit<StoredMessage, 'content'> & { content_json: string }>
   ).map(({ content_json, ...rest }) => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> }));
+
+/** A task row for a task we only know by id (a push config or callback came first); a later fetch fills it in. */
+export function ensurePlaceholderTask(db: Db, taskId: string, agentAlias: string, contextId: string | null = null): void {
+  db.prepare(`INSERT INTO tasks (task_id, agent_alias, context_id, state, source) VALUES (?, ?, ?, 'unknown', 'placeholder') ON CONFLICT(task_id) DO NOTHING`).run(taskId, agentAlias, contextId);
+}

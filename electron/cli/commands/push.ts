@@ -1,0 +1,108 @@
+/** `missive push …` and `missive webhook run`: presentation of push config CRUD and the callback receiver. */
+import type { Command } from 'commander';
+import { usageError } from '../../../shared/errors.js';
+import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from '../../core/push/service.js';
+import { createReceiver, DEFAULT_MAX_BODY, isLoopbackHost, type Arrival } from '../../core/webhook/receiver.js';
+import { webhookAuth } from '../../core/webhook/auth.js';
+import { integer, type Action } from '../program.js';
+import { keyValues, table } from '../human.js';
+
+const configText = (d: { agent: string; task_id: string; config: Record<string, any> }) =>
+  keyValues([
+    ['agent', d.agent],
+    ['task', d.task_id],
+    ['config', d.config.id],
+    ['url', d.config.url],
+    ['token', d.config.token ?? null],
+    ['auth', d.config.authentication ? `${d.config.authentication.scheme} ${d.config.authentication.credentials}` : null],
+  ]);
+
+export function registerPushCommands(program: Command, action: Action): void {
+  const push = program.command('push').description('A2A push notification configs of a task (credentials are sent to the agent and stored redacted)');
+  push
+    .command('create <agent> <task-id>')
+    .description('register a callback URL for a task (CreateTaskPushNotificationConfig)')
+    .requiredOption('--url <url>', 'callback URL, e.g. the one `missive webhook run` prints')
+    .option('--config-id <id>', 'config id (default: a new UUID)')
+    .option('--token <token>', 'token the agent sends back (X-A2A-Notification-Token); prefer --token-env')
+    .option('--token-env <env>', 'env var holding that token')
+    .option('--auth-scheme <scheme>', 'authentication scheme for callbacks, e.g. Bearer')
+    .option('--auth-credentials-env <env>', 'env var holding the credentials for --auth-scheme')
+    .action(
+      action(async ({ core, out }, agent: string, taskId: string, o: Record<string, any>) =>
+        out.result(
+          'push_create',
+          await createPushConfig(core, { agent, taskId, url: o.url, configId: o.configId, token: o.token, tokenEnv: o.tokenEnv, authScheme: o.authScheme, authCredentialsEnv: o.authCredentialsEnv }),
+          configText,
+        ),
+      ),
+    );
+  push
+    .command('get <agent> <task-id> <config-id>')
+    .description('fetch one config (GetTaskPushNotificationConfig)')
+    .action(action(async ({ core, out }, agent: string, taskId: string, id: string) => out.result('push_get', await getPushConfig(core, agent, taskId, id), configText)));
+  push
+    .command('list <agent> <task-id>')
+    .description("list a task's configs (ListTaskPushNotificationConfigs)")
+    .option('--page-size <n>', 'configs per page', integer('--page-size'))
+    .option('--page-token <token>', 'continue from a previous page')
+    .action(
+      action(async ({ core, out }, agent: string, taskId: string, o: { pageSize?: number; pageToken?: string }) =>
+        out.result('push_list', await listPushConfigs(core, agent, taskId, o), (d: Awaited<ReturnType<typeof listPushConfigs>>) =>
+          d.configs.length ? table(['CONFIG', 'URL', 'AUTH'], d.configs.map((c: any) => [c.id, c.url, c.authentication?.scheme ?? (c.token ? 'token' : '-')])) : `No push configs for task ${d.task_id}.`,
+        ),
+      ),
+    );
+  push
+    .command('delete <agent> <task-id> <config-id>')
+    .description('remove a config (DeleteTaskPushNotificationConfig); the local row is kept, marked deleted')
+    .action(action(async ({ core, out }, agent: string, taskId: string, id: string) => out.result('push_delete', await deletePushConfig(core, agent, taskId, id), (d) => `deleted ${d.config_id}`)));
+
+  program
+    .command('webhook')
+    .description('receive A2A push callbacks')
+    .command('run')
+    .description('listen for push callbacks and journal them until Ctrl-C / SIGTERM (or --timeout)')
+    .option('--host <ip>', 'address to bind (default 127.0.0.1)', '127.0.0.1')
+    .option('--port <n>', 'port (default 0: any free port)', integer('--port'), 0)
+    .option('--path <path>', 'callback path', '/a2a/push')
+    .option('--auth-token-env <env>', 'require this token on every callback')
+    .option('--auth-header <name>', 'header carrying it (default X-A2A-Notification-Token, or Authorization with --auth-scheme)')
+    .option('--auth-scheme <scheme>', 'expect "<scheme> <token>", e.g. Bearer')
+    .option('--max-body-bytes <n>', `largest accepted body (default ${DEFAULT_MAX_BODY})`, integer('--max-body-bytes'))
+    .option('--allow-remote', 'allow a non-loopback --host (put TLS in front of it)')
+    .action(
+      action(async ({ core, out, deps, flags }, o: Record<string, any>) => {
+        if (!String(o.path).startsWith('/')) throw usageError('invalid_path', '--path must start with /');
+        let auth;
+        if (o.authTokenEnv) {
+          const token = core.env[o.authTokenEnv];
+          if (!token) throw usageError('token_env_missing', `--auth-token-env ${o.authTokenEnv} is not set in the environment`);
+          auth = webhookAuth(token, { header: o.authHeader, scheme: o.authScheme });
+        } else if (o.authHeader || o.authScheme) throw usageError('token_required', '--auth-header and --auth-scheme need --auth-token-env');
+        const receiver = createReceiver(() => core.store(), { host: o.host, port: o.port, path: o.path, auth, maxBodyBytes: o.maxBodyBytes, allowRemote: o.allowRemote });
+        if (!isLoopbackHost(o.host)) deps.io.stderr(`missive: warning: listening on ${o.host}; callbacks are plain HTTP, put TLS in front of this port\n`);
+        const address = await receiver.start();
+        out.event('webhook_listening', { ...address, auth: auth ? auth.header : null }, (d) => `listening on ${d.url}${d.auth ? ` (auth: ${d.auth})` : ' (no auth)'}; Ctrl-C to stop`);
+        receiver.onArrival((a: Arrival) => out.event('webhook_arrival', a, (d: Arrival) => `${d.at} ${d.status} ${d.event_type}${d.task_id ? ` task ${d.task_id}` : ''}${d.reason ? `: ${d.reason}` : ''}`));
+        await untilSignal(flags.timeout ? core.timeoutMs : undefined);
+        await receiver.stop();
+        out.result('webhook_stopped', receiver.stats(), (s) => `stopped: ${s.accepted} accepted, ${s.rejected} rejected`);
+      }),
+    );
+}
+
+/** Resolves on SIGINT or SIGTERM (or after `ms`), then removes its listeners. */
+export function untilSignal(ms?: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = ms === undefined ? undefined : setTimeout(done, ms);
+    function done() {
+      if (timer) clearTimeout(timer);
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    }
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}

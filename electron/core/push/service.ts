@@ -1,0 +1,104 @@
+/**
+ * `push create|get|list|delete`: A2A push notification config CRUD over both bindings. Credentials (token, the
+ * authentication credentials read from an env var) go to the agent and nowhere else: rows, events and output hold
+ * them redacted.
+ */
+import { randomUUID } from 'node:crypto';
+import { ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { authError, usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { callUnary } from '../a2a/bindings.js';
+import { connect } from '../agents/connection.js';
+import { validateBaseUrl } from '../agents/registry.js';
+import { redactValue } from '../security/redact.js';
+import { appendEvent } from '../store/repos/events.js';
+import { ensurePlaceholderTask, getTask } from '../store/repos/conversation.js';
+import { listPushConfigsOfTask, markPushConfigDeleted, upsertPushConfig } from '../store/repos/push-configs.js';
+
+export interface PushCreateInput {
+  agent: string;
+  taskId: string;
+  url: string;
+  configId?: string;
+  /** Literal token (X-A2A-Notification-Token); prefer tokenEnv. */
+  token?: string;
+  tokenEnv?: string;
+  authScheme?: string;
+  authCredentialsEnv?: string;
+}
+
+const REDACTED = '[REDACTED]';
+
+/** The config as stored and shown: token and credentials replaced. */
+export function redactPushConfig(config: Record<string, any>): Record<string, unknown> {
+  const copy: Record<string, any> = { ...config };
+  if (copy.token) copy.token = REDACTED;
+  if (copy.authentication?.credentials) copy.authentication = { ...copy.authentication, credentials: REDACTED };
+  return copy;
+}
+
+function envSecret(core: Core, name: string | undefined, flag: string): string | undefined {
+  if (!name) return undefined;
+  const value = core.env[name];
+  if (!value) throw authError('env_missing', `${flag} ${name} is not set in the environment`, `export ${name}=<secret> and try again.`);
+  return value;
+}
+
+async function callPush(core: Core, agent: string, method: Parameters<typeof callUnary>[1], params: Record<string, unknown>, extraSecrets: string[] = []) {
+  const conn = await connect(core, agent);
+  const raw = await callUnary({ ...conn.call, secrets: [...conn.call.secrets ?? [], ...extraSecrets] }, method, { ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}), ...params });
+  return { conn, raw };
+}
+
+export async function createPushConfig(core: Core, input: PushCreateInput) {
+  validateBaseUrl(input.url, 'callback URL');
+  if (input.authScheme && !input.authCredentialsEnv) throw usageError('credentials_required', '--auth-scheme needs --auth-credentials-env ENV');
+  if (input.authCredentialsEnv && !input.authScheme) throw usageError('scheme_required', '--auth-credentials-env needs --auth-scheme (e.g. Bearer)');
+  const token = input.token ?? envSecret(core, input.tokenEnv, '--token-env');
+  const credentials = envSecret(core, input.authCredentialsEnv, '--auth-credentials-env');
+  const secrets = [token, credentials].filter((s): s is string => !!s);
+  const config = TaskPushNotificationConfig.toJSON(
+    TaskPushNotificationConfig.fromJSON({
+      id: input.configId ?? randomUUID(),
+      taskId: input.taskId,
+      url: input.url,
+      ...(token ? { token } : {}),
+      ...(credentials ? { authentication: { scheme: input.authScheme, credentials } } : {}),
+    }),
+  ) as Record<string, unknown>;
+  const { conn, raw } = await callPush(core, input.agent, 'CreateTaskPushNotificationConfig', config, secrets);
+  const remote = redactValue(redactPushConfig((raw ?? config) as Record<string, unknown>), secrets);
+  const id = String((remote as { id?: unknown }).id || config.id);
+  const store = core.store();
+  store.transaction(() => {
+    const placeholder = !getTask(store.db, input.taskId);
+    if (placeholder) ensurePlaceholderTask(store.db, input.taskId, conn.alias);
+    upsertPushConfig(store.db, { id, agentAlias: conn.alias, taskId: input.taskId, url: input.url, redactedJson: remote });
+    appendEvent(store.db, { type: 'a2a.push.config.created', agentAlias: conn.alias, taskId: input.taskId, payload: { config: remote, placeholder_task: placeholder } }, [...secrets, ...conn.outbound.secrets]);
+  });
+  return { agent: conn.alias, task_id: input.taskId, config: remote };
+}
+
+export async function getPushConfig(core: Core, agent: string, taskId: string, configId: string) {
+  const { conn, raw } = await callPush(core, agent, 'GetTaskPushNotificationConfig', { taskId, id: configId });
+  const config = redactPushConfig(TaskPushNotificationConfig.toJSON(TaskPushNotificationConfig.fromJSON(raw as object)) as Record<string, unknown>);
+  appendEvent(core.store().db, { type: 'a2a.push.config.fetched', agentAlias: conn.alias, taskId: getTask(core.store().db, taskId) ? taskId : null, payload: { config } }, conn.outbound.secrets);
+  return { agent: conn.alias, task_id: taskId, config };
+}
+
+export async function listPushConfigs(core: Core, agent: string, taskId: string, page: { pageSize?: number; pageToken?: string } = {}) {
+  const { conn, raw } = await callPush(core, agent, 'ListTaskPushNotificationConfigs', { taskId, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) });
+  const decoded = ListTaskPushNotificationConfigsResponse.fromJSON((raw ?? {}) as object);
+  const configs = decoded.configs.map((c) => redactPushConfig(TaskPushNotificationConfig.toJSON(c) as Record<string, unknown>));
+  return { agent: conn.alias, task_id: taskId, configs, next_page_token: decoded.nextPageToken || null, local: listPushConfigsOfTask(core.store().db, taskId) };
+}
+
+export async function deletePushConfig(core: Core, agent: string, taskId: string, configId: string) {
+  const { conn } = await callPush(core, agent, 'DeleteTaskPushNotificationConfig', { taskId, id: configId });
+  const store = core.store();
+  store.transaction(() => {
+    markPushConfigDeleted(store.db, taskId, configId);
+    appendEvent(store.db, { type: 'a2a.push.config.deleted', agentAlias: conn.alias, taskId: getTask(store.db, taskId) ? taskId : null, payload: { task_id: taskId, config_id: configId } });
+  });
+  return { agent: conn.alias, task_id: taskId, config_id: configId, deleted: true as const };
+}

@@ -1,0 +1,198 @@
+/**
+ * The push notification receiver: a node:http listener that accepts A2A StreamResponse callbacks (exactly one of
+ * task, message, statusUpdate, artifactUpdate), journals them and updates the task rows. The CLI (`webhook run`) and
+ * the Electron tray start the same receiver.
+ *
+ *   202 accepted and persisted · 400 malformed or not a StreamResponse · 401 auth failure · 413 over --max-body-bytes
+ *   GET /healthz: the process is up · GET /readyz: the store accepts writes
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
+import type { Store } from '../store/store.js';
+import { checkStreamResponse, VARIANT_EVENT } from '../a2a/stream-response.js';
+import { appendEvent } from '../store/repos/events.js';
+import { getTask } from '../store/repos/conversation.js';
+import { pushConfigAgent } from '../store/repos/push-configs.js';
+import { applyUpdate } from '../tasks/apply-update.js';
+import { redactValue } from '../security/redact.js';
+import { authorised, type WebhookAuth } from './auth.js';
+import { usageError } from '../../../shared/errors.js';
+
+export interface ReceiverOptions {
+  host?: string;
+  port?: number;
+  path?: string;
+  auth?: WebhookAuth;
+  maxBodyBytes?: number;
+  /** Needed to bind anything but loopback. */
+  allowRemote?: boolean;
+}
+
+export interface Arrival {
+  at: string;
+  status: number;
+  variant: string | null;
+  task_id: string | null;
+  event_type: string;
+  reason: string | null;
+}
+
+export interface ReceiverStats {
+  listening: boolean;
+  url: string | null;
+  accepted: number;
+  rejected: number;
+  last: Arrival | null;
+}
+
+export interface Receiver {
+  start(): Promise<{ url: string; host: string; port: number; path: string }>;
+  stop(): Promise<void>;
+  stats(): ReceiverStats;
+  /** Called after every callback, accepted or not (the tray's counter and notifications). */
+  onArrival(listener: (arrival: Arrival) => void): () => void;
+}
+
+export const DEFAULT_MAX_BODY = 1024 * 1024;
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export const isLoopbackHost = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
+
+export function createReceiver(store: () => Store, options: ReceiverOptions = {}): Receiver {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && !options.allowRemote) {
+    throw usageError('remote_bind', `refusing to listen on ${host}: callbacks would be reachable from the network`, 'Pass --allow-remote, and put TLS in front of it.');
+  }
+  if (host !== 'localhost' && !isIP(host)) throw usageError('invalid_host', `--host must be an IP address or localhost, not "${host}"`);
+  const path = options.path ?? '/a2a/push';
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const listeners = new Set<(a: Arrival) => void>();
+  const inFlight = new Set<Promise<void>>();
+  const counters = { accepted: 0, rejected: 0 };
+  let last: Arrival | null = null;
+  let server: Server | undefined;
+  let url: string | null = null;
+
+  const reply = (res: ServerResponse, status: number, body: unknown) => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  const arrive = (arrival: Omit<Arrival, 'at'>) => {
+    last = { ...arrival, at: new Date().toISOString() };
+    if (arrival.status === 202) counters.accepted++;
+    else counters.rejected++;
+    for (const listener of listeners) listener(last);
+  };
+
+  const reject = (req: IncomingMessage, res: ServerResponse, status: number, reason: string) => {
+    appendEvent(store().db, {
+      type: 'a2a.push.rejected',
+      source: 'webhook',
+      payload: { status, reason, remote_address: req.socket.remoteAddress ?? null, content_length: req.headers['content-length'] ?? null, a2a_version: req.headers['a2a-version'] ?? null },
+    });
+    arrive({ status, variant: null, task_id: null, event_type: 'a2a.push.rejected', reason });
+    reply(res, status, { error: { code: status, message: reason } });
+  };
+
+  async function readBody(req: IncomingMessage): Promise<string | null> {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBody) return null;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > maxBody) return null;
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async function handleCallback(req: IncomingMessage, res: ServerResponse) {
+    if (options.auth && !authorised(options.auth, req.headers)) return reject(req, res, 401, 'missing or wrong callback credentials');
+    const body = await readBody(req);
+    if (body === null) {
+      reject(req, res, 413, `body over ${maxBody} bytes`);
+      req.destroy();
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch (error) {
+      return reject(req, res, 400, `malformed JSON: ${(error as Error).message}`);
+    }
+    const checked = checkStreamResponse(value);
+    if (!checked.ok) return reject(req, res, 400, `not an A2A StreamResponse: ${checked.reason}`);
+    const { record } = checked;
+    const db = store().db;
+    const taskId = record.variant === 'task' ? String(record.payload.id) : ((record.payload.taskId as string | undefined) ?? null);
+    const alias = taskId ? (getTask(db, taskId)?.agent_alias ?? pushConfigAgent(db, taskId)) : null;
+    const a2aVersion = (req.headers['a2a-version'] as string | undefined) ?? null;
+    const eventType = `a2a.push.${VARIANT_EVENT[record.variant]}`;
+    if (alias) {
+      store().transaction(() =>
+        applyUpdate(db, { eventPrefix: 'a2a.push', direction: 'push', alias, protocolVersion: a2aVersion, metadata: { 'a2a.inbound_version': a2aVersion }, payload: { a2a_version: a2aVersion } }, record),
+      );
+    } else {
+      // Nothing links it to a known agent: journal it, unlinked, rather than drop it.
+      appendEvent(db, { type: eventType, source: 'webhook', contextId: null, payload: { a2a_version: a2aVersion, linked: false, task_id: taskId, [record.variant]: redactValue(record.payload) } });
+    }
+    arrive({ status: 202, variant: record.variant, task_id: taskId, event_type: eventType, reason: null });
+    reply(res, 202, { accepted: true, linked: alias !== null });
+  }
+
+  const readyz = (res: ServerResponse) => {
+    try {
+      store().transaction(() => store().db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run());
+      reply(res, 200, { ok: true, store: 'writable' });
+    } catch (error) {
+      reply(res, 503, { ok: false, store: (error as Error).message });
+    }
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const route = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && route === '/healthz') return reply(res, 200, { ok: true });
+    if (req.method === 'GET' && route === '/readyz') return readyz(res);
+    if (route !== path) return reply(res, 404, { error: { code: 404, message: `callbacks go to ${path}` } });
+    if (req.method !== 'POST') return reply(res, 405, { error: { code: 405, message: 'POST callbacks only' } });
+    const work = handleCallback(req, res)
+      .catch((error) => {
+        if (!res.headersSent) reply(res, 500, { error: { code: 500, message: (error as Error).message } });
+      })
+      .finally(() => inFlight.delete(work));
+    inFlight.add(work);
+  };
+
+  return {
+    async start() {
+      server = createServer(handle);
+      await new Promise<void>((resolve, rejectStart) => {
+        server!.once('error', (error: NodeJS.ErrnoException) =>
+          rejectStart(error.code === 'EADDRINUSE' ? usageError('port_in_use', `port ${options.port} on ${host} is already in use`, 'Pick another --port, or 0 for any free one.') : error),
+        );
+        server!.listen(options.port ?? 0, host, () => resolve());
+      });
+      const { port } = server.address() as AddressInfo;
+      const shown = host.includes(':') ? `[${host}]` : host;
+      url = `http://${shown}:${port}${path}`;
+      return { url, host, port, path };
+    },
+    async stop() {
+      if (!server) return;
+      const s = server;
+      server = undefined;
+      url = null;
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeIdleConnections();
+      });
+      // Writes of callbacks already being handled finish before the store closes.
+      await Promise.allSettled([...inFlight]);
+    },
+    stats: () => ({ listening: server !== undefined, url, ...counters, last }),
+    onArrival(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
