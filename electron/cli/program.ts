@@ -17,6 +17,7 @@ import { registerTaskCommands } from './commands/task.js';
 import { registerGroupCommands } from './commands/group.js';
 import { registerCollectiveCommands } from './commands/collectives.js';
 import { registerPushCommands } from './commands/push.js';
+import { registerContextCommands } from './commands/context.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -127,6 +128,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
   registerGroupCommands(program, action);
   registerCollectiveCommands(program, action);
   registerPushCommands(program, action);
+  registerContextCommands(program, action);
   registerEventsCommands(program, action);
   registerDoctorCommand(program, action);
   registerDemoCommand(program, action);

@@ -16,6 +16,7 @@ import { directResponsesOf, ensureContext, getTask, latestTaskOf, type TaskState
 import { refreshTask } from '../tasks/service.js';
 import { TASK_STATE_NAMES } from '../messaging/task-state.js';
 import { requireGroup } from './groups.js';
+import { resolveContextId } from '../contexts/service.js';
 import type { FailurePolicy, FanOutResult } from './fan-out.js';
 
 export type BarrierMemberStatus = 'satisfied' | 'pending' | 'failed' | 'cancelled' | 'missing' | 'error' | 'terminal_unmatched';
@@ -86,6 +87,7 @@ function bcastTasks(doc: unknown, group: string, contextId: string | undefined):
 
 export async function barrier(core: Core, input: BarrierInput): Promise<BarrierResult> {
   const group = requireGroup(core, input.group);
+  if (input.contextId) input = { ...input, contextId: resolveContextId(core.store().db, input.contextId) };
   if (!input.contextId && input.fromBcast === undefined) throw usageError('context_required', 'barrier needs --context ID or --from-bcast PATH|-');
   const fromBcast = input.fromBcast !== undefined ? bcastTasks(input.fromBcast, group.group_name, input.contextId) : null;
   const contextId = fromBcast?.contextId ?? input.contextId!;

@@ -12,6 +12,7 @@ import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, type TaskStateName } from '../store/repos/conversation.js';
 import { buildSend, deliverSend, recordRequest, type PreparedSend, type SendInput } from '../messaging/send.js';
 import { requireGroup } from './groups.js';
+import { assertContextOpen, resolveContextId } from '../contexts/service.js';
 
 export type Execution = 'concurrent' | 'sequential';
 export type FailurePolicy = 'stop' | 'continue';
@@ -74,8 +75,9 @@ export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanO
   const failurePolicy = input.failurePolicy ?? 'stop';
   const maxConcurrency = execution === 'sequential' ? 1 : Math.max(1, input.maxConcurrency ?? 16);
   const operationId = randomUUID();
-  const contextId = input.contextId ?? randomUUID();
   const store = core.store();
+  const contextId = input.contextId ? resolveContextId(store.db, input.contextId) : randomUUID();
+  assertContextOpen(store.db, contextId);
   const contextCreated = !input.contextId || !store.db.prepare(`SELECT 1 FROM contexts WHERE context_id = ?`).get(contextId);
   const plan = input.plan(group.members.length).sort((a, b) => a.member - b.member || (a.inputIndex ?? 0) - (b.inputIndex ?? 0));
   store.transaction(() => {

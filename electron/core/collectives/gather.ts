@@ -6,6 +6,7 @@ import { appendEvent } from '../store/repos/events.js';
 import { ensureContext } from '../store/repos/conversation.js';
 import { writeArtifactFiles, type ArtifactFile } from '../artifacts/write-files.js';
 import { requireGroup } from './groups.js';
+import { resolveContextId } from '../contexts/service.js';
 import { memberOutput, type MemberOutput } from './member-output.js';
 
 export interface GatherResult {
@@ -20,6 +21,7 @@ export interface GatherResult {
 export function gather(core: Core, input: { group: string; contextId: string; outputDir?: string; force?: boolean; cwd: string }): GatherResult {
   const group = requireGroup(core, input.group);
   const store = core.store();
+  input = { ...input, contextId: resolveContextId(store.db, input.contextId) };
   const operationId = randomUUID();
   ensureContext(store.db, input.contextId, null);
   appendEvent(store.db, { type: 'missive.gather.started', contextId: input.contextId, payload: { operation_id: operationId, group: group.group_name } });

@@ -11,6 +11,7 @@ import { ensureContext, insertMessage } from '../store/repos/conversation.js';
 import { sendMessage } from '../messaging/send.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from './groups.js';
+import { resolveContextId } from '../contexts/service.js';
 import { memberOutput, type MemberOutput } from './member-output.js';
 import { defaultPrompt, localReduction, renderTemplate, STRATEGIES, type ReduceContext, type Strategy } from './reduce-strategies.js';
 import { runReducerCommand } from './reduce-command.js';
@@ -70,6 +71,7 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
   if (input.reducerAgent) requireAgent(core, input.reducerAgent);
   const group = requireGroup(core, input.group);
   const db = core.store().db;
+  input = { ...input, contextId: resolveContextId(db, input.contextId) };
   const outputs = group.members.map((m) => memberOutput(db, { alias: m.agent_alias, rank: m.rank }, input.contextId)).map(({ stored_artifacts: _, ...rest }) => rest);
   const gathered = outputs.filter((o) => o.status === 'gathered');
   if (gathered.length === 0) {

@@ -10,6 +10,7 @@ import type { SelectedInterface } from '../a2a/interfaces.js';
 import type { CardResult } from '../agents/discovery.js';
 import type { Outbound } from '../agents/outbound.js';
 import { connect } from '../agents/connection.js';
+import { assertContextOpen, resolveContextId } from '../contexts/service.js';
 import { parseMetadata, validateBaseUrl } from '../agents/registry.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, insertMessage, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
@@ -43,6 +44,14 @@ export interface SendResult {
   response: unknown;
   task: { task_id: string; context_id: string | null; state: TaskStateName; artifacts: Array<{ artifact_id: string; version: number }> } | null;
   local: { request_message_id: string; response_message_id: string };
+}
+
+/** `--context` may be a local name: resolve it to the id, and refuse a context closed locally. */
+function withContext<T extends { contextId?: string }>(core: Core, input: T): T {
+  if (!input.contextId) return input;
+  const contextId = resolveContextId(core.store().db, input.contextId);
+  assertContextOpen(core.store().db, contextId);
+  return { ...input, contextId };
 }
 
 /** The inline push config of `--push-url` (its token from `--push-token-env`), or undefined. */
@@ -86,6 +95,7 @@ export interface PreparedSend {
 }
 
 export async function buildSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
+  input = withContext(core, input);
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
   const connection = await connect(core, input.agent, { binding: input.binding, checkCard });
@@ -131,7 +141,8 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
 export function recordRequest(core: Core, p: PreparedSend): void {
   const db = core.store().db;
   if (p.contextId) ensureContext(db, p.contextId, p.alias);
-  insertMessage(db, { messageId: p.messageId, agentAlias: p.alias, contextId: p.contextId, taskId: null, direction: 'request', role: 'user', protocolMessageId: p.messageId, content: p.message, metadata: p.meta });
+  // The agent gets the message as typed; the journal never keeps our own credentials, even when typed into it.
+  insertMessage(db, { messageId: p.messageId, agentAlias: p.alias, contextId: p.contextId, taskId: null, direction: 'request', role: 'user', protocolMessageId: p.messageId, content: scrubSecrets(p.message, p.outbound.secrets), metadata: p.meta });
   appendEvent(db, { type: `a2a.${p.operation}.started`, agentAlias: p.alias, contextId: p.contextId, payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes, push_url: p.pushUrl } }, p.outbound.secrets);
 }
 

@@ -53,7 +53,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
   const artifacts = new Map<string, { artifact_id: string; version: number; last_chunk: boolean }>();
   let events = 0;
   let taskId: string | null = null;
-  let contextId: string | null = input.contextId ?? null;
+  let contextId: string | null = prepared.contextId;
   let state: TaskStateName | null = null;
   let lastText: string | null = null;
 
@@ -99,7 +99,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
   const result: StreamResult = {
     agent: alias,
     selected_interface: iface,
-    request: { message_id: messageId, context_id: input.contextId ?? null, task_id: input.taskId ?? null, parts, bytes: requestBytes },
+    request: { message_id: messageId, context_id: prepared.contextId, task_id: input.taskId ?? null, parts, bytes: requestBytes },
     events,
     counts,
     task: taskId ? { task_id: taskId, context_id: contextId, state, artifacts: [...artifacts.values()] } : null,

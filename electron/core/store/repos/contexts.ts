@@ -1,0 +1,73 @@
+/** Local A2A context rows: names, forks, open/closed, and what is linked to them. */
+import type { Db } from '../db.js';
+import { nowIso } from '../db.js';
+
+export interface ContextRow {
+  context_id: string;
+  agent_alias: string | null;
+  name: string | null;
+  parent_context_id: string | null;
+  state: 'open' | 'closed' | 'archived';
+  metadata: Record<string, unknown>;
+  closed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+type Raw = Omit<ContextRow, 'metadata'> & { metadata_json: string; summary: string | null };
+const fromRaw = ({ metadata_json, summary: _, ...rest }: Raw): ContextRow => ({ ...rest, metadata: JSON.parse(metadata_json) as Record<string, unknown> });
+
+export const getContext = (db: Db, id: string): ContextRow | undefined => {
+  const row = db.prepare(`SELECT * FROM contexts WHERE context_id = ?`).get(id) as Raw | undefined;
+  return row && fromRaw(row);
+};
+
+export const getContextByName = (db: Db, name: string): ContextRow | undefined => {
+  const row = db.prepare(`SELECT * FROM contexts WHERE name = ?`).get(name) as Raw | undefined;
+  return row && fromRaw(row);
+};
+
+export function insertContext(db: Db, c: { id: string; name: string | null; parent: string | null; metadata?: Record<string, unknown> }): void {
+  db.prepare(`INSERT INTO contexts (context_id, name, parent_context_id, metadata_json) VALUES (?, ?, ?, ?)`).run(c.id, c.name, c.parent, JSON.stringify(c.metadata ?? {}));
+}
+
+export function renameContext(db: Db, id: string, name: string | null): void {
+  db.prepare(`UPDATE contexts SET name = ?, updated_at = ? WHERE context_id = ?`).run(name, nowIso(), id);
+}
+
+export function closeContextRow(db: Db, id: string): void {
+  db.prepare(`UPDATE contexts SET state = 'closed', closed_at = coalesce(closed_at, ?), updated_at = ? WHERE context_id = ?`).run(nowIso(), nowIso(), id);
+}
+
+export interface ContextSummary extends ContextRow {
+  messages: number;
+  tasks: number;
+  events: number;
+}
+
+export const listContexts = (db: Db, limit: number): ContextSummary[] =>
+  (
+    db
+      .prepare(
+        `SELECT c.*,
+           (SELECT count(*) FROM messages m WHERE m.context_id = c.context_id) AS messages,
+           (SELECT count(*) FROM tasks t WHERE t.context_id = c.context_id) AS tasks,
+           (SELECT count(*) FROM events e WHERE e.context_id = c.context_id) AS events
+         FROM contexts c ORDER BY c.updated_at DESC, c.context_id LIMIT ?`,
+      )
+      .all(limit) as Array<Raw & { messages: number; tasks: number; events: number }>
+  ).map((r) => ({ ...fromRaw(r), messages: r.messages, tasks: r.tasks, events: r.events }));
+
+const parseJsonColumns = (row: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => (k.endsWith('_json') && typeof v === 'string' ? [k.slice(0, -5), JSON.parse(v)] : [k, v])));
+
+/** Every row linked to a context, for export (JSON columns parsed). */
+export function contextRows(db: Db, id: string) {
+  const all = (sql: string) => (db.prepare(sql).all(id) as Array<Record<string, unknown>>).map(parseJsonColumns);
+  return {
+    messages: all(`SELECT * FROM messages WHERE context_id = ? ORDER BY created_at, rowid`),
+    tasks: all(`SELECT * FROM tasks WHERE context_id = ? ORDER BY created_at, task_id`),
+    artifacts: all(`SELECT * FROM artifacts WHERE task_id IN (SELECT task_id FROM tasks WHERE context_id = ?) ORDER BY task_id, artifact_id`),
+    events: all(`SELECT * FROM events WHERE context_id = ? ORDER BY sequence`),
+  };
+}
