@@ -18,6 +18,7 @@ import { registerGroupCommands } from './commands/group.js';
 import { registerCollectiveCommands } from './commands/collectives.js';
 import { registerPushCommands } from './commands/push.js';
 import { registerContextCommands } from './commands/context.js';
+import { registerGatewayCommands } from './commands/gateway.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -129,6 +130,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
   registerCollectiveCommands(program, action);
   registerPushCommands(program, action);
   registerContextCommands(program, action);
+  registerGatewayCommands(program, action);
   registerEventsCommands(program, action);
   registerDoctorCommand(program, action);
   registerDemoCommand(program, action);

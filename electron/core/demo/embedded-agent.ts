@@ -45,6 +45,10 @@ export interface EmbeddedAgent {
   card: unknown;
   requests: RecordedRequest[];
   close(): Promise<void>;
+  /** Simulates an outage: stops listening and drops every connection, keeping tasks and running work. */
+  pause(): Promise<void>;
+  /** Listens again on the same port, with the same tasks. */
+  resume(): Promise<void>;
 }
 
 const textOf = (message: Message) =>
@@ -142,10 +146,19 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     requests.push({ method: req.method, path: req.path, headers: { ...req.headers } });
     next();
   });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, host, () => resolve(s));
+  const listen = (on: number) => new Promise<Server>((resolve) => {
+    const s = app.listen(on, host, () => resolve(s));
   });
+  let server: Server | undefined = await listen(0);
   const { port } = server.address() as AddressInfo;
+  const stopListening = () =>
+    new Promise<void>((resolve) => {
+      const s = server;
+      server = undefined;
+      if (!s) return resolve();
+      s.closeAllConnections();
+      s.close(() => resolve());
+    });
   const baseUrl = `http://${host}:${port}`;
   const cardJson = {
     name: options.name ?? 'missive demo agent',
@@ -183,10 +196,10 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     restUrl: `${baseUrl}/a2a/rest`,
     card: AgentCard.toJSON(card),
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: stopListening,
+    pause: stopListening,
+    async resume() {
+      server ??= await listen(port);
+    },
   };
 }

@@ -1,0 +1,72 @@
+/**
+ * Following one in-flight task: SubscribeToTask (SSE) when the agent's card advertises streaming, GetTask otherwise.
+ * Subscription events are journaled as `a2a.subscription.*` with a stable dedupe key (task, variant, content hash), so
+ * a resumed subscription that replays what was already seen adds nothing.
+ */
+import { createHash } from 'node:crypto';
+import { MissiveError, toMissiveError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { capabilityView } from '../a2a/capabilities.js';
+import { openStream } from '../a2a/sse.js';
+import type { StreamRecord } from '../a2a/stream-response.js';
+import { serviceParameterMetadata } from '../a2a/service-params.js';
+import { connect } from '../agents/connection.js';
+import { loadCard } from '../agents/discovery.js';
+import { appendEvent } from '../store/repos/events.js';
+import type { TaskStateName } from '../store/repos/conversation.js';
+import type { JobKind } from '../store/repos/gateway-jobs.js';
+import { applyUpdate } from '../tasks/apply-update.js';
+import { refreshTask } from '../tasks/service.js';
+
+/** States after which there is nothing left to follow (interrupted states wait for the user, not the agent). */
+export const SETTLED: TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected', 'input_required', 'auth_required'];
+
+export type FollowOutcome = { settled: true; state: TaskStateName; events: number } | { settled: false; state: TaskStateName | null; events: number };
+
+export const dedupeKey = (taskId: string, record: StreamRecord) =>
+  `sub:${taskId}:${record.variant}:${createHash('sha256').update(JSON.stringify(record.payload)).digest('hex').slice(0, 32)}`;
+
+export async function jobKindFor(core: Core, alias: string): Promise<JobKind> {
+  const card = await loadCard(core, alias);
+  return capabilityView(card.card).streaming ? 'task_subscription' : 'task_poll';
+}
+
+export async function pollTask(core: Core, alias: string, taskId: string): Promise<FollowOutcome> {
+  const refreshed = await refreshTask(core, taskId, alias, 'GetTask', 'gateway');
+  return SETTLED.includes(refreshed.state) ? { settled: true, state: refreshed.state, events: 0 } : { settled: false, state: refreshed.state, events: 0 };
+}
+
+export async function subscribeTask(core: Core, alias: string, taskId: string, signal: AbortSignal): Promise<FollowOutcome> {
+  const conn = await connect(core, alias);
+  const store = core.store();
+  const meta = serviceParameterMetadata(core.serviceParameters);
+  let events = 0;
+  let state: TaskStateName | null = null;
+  appendEvent(store.db, { type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } }, conn.outbound.secrets);
+  try {
+    for await (const record of openStream({ ...conn.call, signal }, 'SubscribeToTask', { id: taskId, ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}) })) {
+      const applied = store.transaction(() =>
+        applyUpdate(
+          store.db,
+          { eventPrefix: 'a2a.subscription', direction: 'stream_event', alias, protocolVersion: conn.iface.protocol_version, metadata: meta, secrets: conn.outbound.secrets, dedupeKey: dedupeKey(taskId, record), payload: { sequence: record.sequence } },
+          record,
+        ),
+      );
+      if (!applied.duplicate) events++;
+      if (applied.state) state = applied.state;
+      if (state && SETTLED.includes(state)) return { settled: true, state, events };
+    }
+  } catch (error) {
+    const err = toMissiveError(error);
+    // An agent refuses to subscribe to a task that already ended: one GetTask tells the real state.
+    if (err.category === 'protocol' || err.code === 'missive::transport::http_status') {
+      const polled = await pollTask(core, alias, taskId);
+      if (polled.settled) return { ...polled, events };
+    }
+    throw err;
+  }
+  appendEvent(store.db, { type: 'a2a.subscription.closed', source: 'gateway', agentAlias: alias, taskId, payload: { events, state } });
+  return { settled: false, state, events };
+}
+
+export const followError = (outcome: FollowOutcome) => new MissiveError('transport', 'subscription_closed', `the subscription closed while the task is ${outcome.state ?? 'unknown'}`);
