@@ -19,6 +19,7 @@ import { registerCollectiveCommands } from './commands/collectives.js';
 import { registerPushCommands } from './commands/push.js';
 import { registerContextCommands } from './commands/context.js';
 import { registerGatewayCommands } from './commands/gateway.js';
+import { registerUiCommand } from './commands/ui.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -131,6 +132,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
   registerPushCommands(program, action);
   registerContextCommands(program, action);
   registerGatewayCommands(program, action);
+  registerUiCommand(program, action);
   registerEventsCommands(program, action);
   registerDoctorCommand(program, action);
   registerDemoCommand(program, action);

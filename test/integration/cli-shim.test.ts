@@ -63,4 +63,15 @@ describe('missive bin (plain Node)', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+
+  it('explains why `missive ui` cannot open here (no display or no Electron binary)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'missive-ui-test-'));
+    try {
+      const res = await missive(['ui', '--json'], { MISSIVE_HOME: home, HOME: home, DISPLAY: '' });
+      expect(res.code).toBe(69);
+      expect(JSON.parse(res.stderr).data).toMatchObject({ code: 'missive::io::ui_unavailable' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });

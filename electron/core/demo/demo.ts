@@ -11,7 +11,7 @@ import { startEmbeddedAgent, type EmbeddedAgent, type EmbeddedAgentOptions } fro
 
 export const DEMO_AGENTS: Array<{ alias: string; member: boolean } & EmbeddedAgentOptions> = [
   { alias: 'demo-echo', member: true, name: 'Demo Echo', behaviour: 'echo', skills: [{ id: 'echo', name: 'Echo', tags: ['text', 'demo'] }] },
-  { alias: 'demo-tasks', member: true, name: 'Demo Task Runner', behaviour: 'task', skills: [{ id: 'summarise', name: 'Summarise', tags: ['text', 'artifacts'] }] },
+  { alias: 'demo-tasks', member: true, name: 'Demo Task Runner', behaviour: 'task', pushNotifications: true, skills: [{ id: 'summarise', name: 'Summarise', tags: ['text', 'artifacts'] }] },
   { alias: 'demo-stream', member: true, name: 'Demo Streamer', behaviour: 'chunks', chunks: 4, skills: [{ id: 'write', name: 'Writer', tags: ['text', 'streaming'] }] },
   { alias: 'demo-slow', member: true, name: 'Demo Slow Worker', behaviour: 'slow', delayMs: 400, skills: [{ id: 'think', name: 'Thinker', tags: ['text', 'slow'] }] },
   { alias: 'demo-reducer', member: false, name: 'Demo Reducer', behaviour: 'reducer', skills: [{ id: 'reduce', name: 'Reducer', tags: ['text', 'reduce'] }] },

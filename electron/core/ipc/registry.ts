@@ -1,0 +1,172 @@
+/**
+ * The handler registry behind the IPC contract: validates each call's input and output with the contract, calls the
+ * same services as the CLI, and maps errors to the CLI's `{code, category, message, exit_code, help}` report.
+ * Independent of Electron: the main process binds it to `ipcMain.handle`, the browser tests to `page.exposeBinding`.
+ */
+import { CHANNELS, EVENT_CHANNELS, isChannel, type Channel, type ChannelInput, type ChannelOutput, type EventChannel, type EventPayload, type IpcResult } from '../../../shared/ipc/contract.js';
+import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { redactValue } from '../security/redact.js';
+import { addAgent, listAgentViews, removeAgent } from '../agents/registry.js';
+import { inspectAgent } from '../agents/discovery.js';
+import { sendMessage, type SendInput } from '../messaging/send.js';
+import { streamMessage } from '../messaging/stream.js';
+import { createGroup, deleteGroup, listGroups, requireGroup } from '../collectives/groups.js';
+import { bcast } from '../collectives/bcast.js';
+import { barrier } from '../collectives/barrier.js';
+import { gather } from '../collectives/gather.js';
+import { reduce } from '../collectives/reduce.js';
+import { round } from '../collectives/round.js';
+import { listTaskPage } from '../tasks/list.js';
+import { cancelTask, localTask, remoteTask, waitForTask } from '../tasks/service.js';
+import { exportArtifacts, showArtifact } from '../artifacts/service.js';
+import { listEvents } from '../store/repos/events.js';
+import { createContext, exportContext, forkContext, listContextSummaries } from '../contexts/service.js';
+import { createReceiver, type Receiver } from '../webhook/receiver.js';
+import { deleteSecret, listAuth, setSecret } from '../auth/service.js';
+import { registerDemoAgents, startDemoAgents, type DemoAgents } from '../demo/demo.js';
+
+export interface RegistryDeps {
+  core: Core;
+  cwd: string;
+  /** Pushes a typed event to the renderer. */
+  emit: <E extends EventChannel>(channel: E, payload: EventPayload<E>) => void;
+  /** The host's directory picker (Electron: a native dialog); absent → the channel answers null. */
+  chooseDirectory?: (title?: string) => Promise<string | null>;
+  /** Follow the journal and push `events.appended` (the live tail of the Events view). */
+  tailEventsMs?: number;
+}
+
+type Handlers = { [C in Channel]: (input: ChannelOutputOfInput<C>) => Promise<unknown> | unknown };
+type ChannelOutputOfInput<C extends Channel> = import('zod').output<(typeof CHANNELS)[C]['input']>;
+
+export interface Registry {
+  readonly channels: Channel[];
+  invoke<C extends Channel>(channel: C | string, input: unknown): Promise<IpcResult<C>>;
+  dispose(): Promise<void>;
+}
+
+export function createRegistry(deps: RegistryDeps): Registry {
+  const { core, cwd } = deps;
+  let receiver: Receiver | null = null;
+  let demo: DemoAgents | null = null;
+  const emit = <E extends EventChannel>(channel: E, payload: unknown) => {
+    const checked = EVENT_CHANNELS[channel].safeParse(redactValue(payload));
+    if (checked.success) deps.emit(channel, checked.data as EventPayload<E>);
+  };
+  const withCwd = (agent: string, inputs: Omit<SendInput, 'agent' | 'cwd'>): SendInput => ({ ...inputs, agent, cwd });
+  const webhookStats = () => receiver?.stats() ?? { listening: false, url: null, accepted: 0, rejected: 0, last: null };
+
+  const handlers: Handlers = {
+    'agents.list': () => ({ agents: listAgentViews(core) }),
+    'agents.add': (i) => addAgent(core, i),
+    'agents.remove': (i) => removeAgent(core, i.alias),
+    'agents.inspect': (i) => inspectAgent(core, i.alias, { refresh: i.refresh, binding: i.binding }),
+    'messages.send': (i) => sendMessage(core, withCwd(i.agent, i.inputs)),
+    'messages.stream': (i) => streamMessage(core, { ...withCwd(i.agent, i.inputs), force: i.force, onEvent: (e) => emit('messages.stream.event', e) }),
+    'groups.list': () => ({ groups: listGroups(core) }),
+    'groups.show': (i) => requireGroup(core, i.group),
+    'groups.create': (i) => createGroup(core, i.group, { members: i.members }),
+    'groups.delete': (i) => deleteGroup(core, i.group),
+    'collectives.bcast': (i) => {
+      const { contextId, ...inputs } = i.inputs;
+      return bcast(core, { ...inputs, cwd }, { group: i.group, contextId, execution: i.execution, maxConcurrency: i.maxConcurrency, failurePolicy: i.failurePolicy, onMember: (m) => emit('collectives.member', m) });
+    },
+    'collectives.barrier': (i) => barrier(core, { group: i.group, contextId: i.contextId, required: i.required, local: i.local, intervalMs: 250 }),
+    'collectives.gather': (i) => gather(core, { group: i.group, contextId: i.contextId, cwd }),
+    'collectives.reduce': (i) => reduce(core, { group: i.group, contextId: i.contextId, cwd, ...i.reduce }),
+    'collectives.round': (i) => {
+      const { contextId, ...inputs } = i.inputs;
+      return round(core, {
+        group: i.group,
+        contextId,
+        inputs: { ...inputs, cwd },
+        execution: i.execution,
+        maxConcurrency: i.maxConcurrency,
+        failurePolicy: i.failurePolicy,
+        reduce: i.reduce,
+        cwd,
+        onMember: (m) => emit('collectives.member', m),
+      });
+    },
+    'tasks.list': (i) => listTaskPage(core, i),
+    'tasks.get': (i) => (i.remote ? remoteTask(core, i.taskId) : localTask(core, i.taskId)),
+    'tasks.cancel': (i) => cancelTask(core, i.taskId),
+    'tasks.wait': (i) => waitForTask(core, i.taskId, { local: i.local }),
+    'artifacts.show': (i) => showArtifact(core, i.taskId, i.artifactId),
+    'artifacts.export': (i) => exportArtifacts(core, i.taskId, i.outputDir, { force: i.force, cwd }),
+    'events.query': (i) => ({ events: listEvents(core.store().db, { limit: i.limit ?? 1000, type: i.type, contextId: i.contextId, taskId: i.taskId, afterSequence: i.afterSequence }) }),
+    'contexts.list': () => ({ contexts: listContextSummaries(core) }),
+    'contexts.create': (i) => createContext(core, { name: i.name }),
+    'contexts.fork': (i) => forkContext(core, i.context, i.name),
+    'contexts.export': (i) => exportContext(core, i.context, { cwd }).document,
+    'webhook.start': async (i) => {
+      if (!receiver) {
+        const started = createReceiver(() => core.store(), { port: i.port ?? 0 });
+        started.onArrival((a) => emit('webhook.arrival', a));
+        await started.start();
+        receiver = started;
+      }
+      return webhookStats();
+    },
+    'webhook.stop': async () => {
+      await receiver?.stop();
+      receiver = null;
+      return webhookStats();
+    },
+    'webhook.status': () => webhookStats(),
+    'auth.list': () => listAuth(core),
+    // The secret goes to the keyring; nothing of it comes back.
+    'auth.setSecret': async (i) => (await setSecret(core, i.name, i.secret), { ok: true as const }),
+    'auth.deleteSecret': async (i) => (await deleteSecret(core, i.name), { ok: true as const }),
+    'dialogs.chooseDirectory': async (i) => ({ path: (await deps.chooseDirectory?.(i.title)) ?? null }),
+    'demo.start': async () => {
+      demo ??= await startDemoAgents();
+      registerDemoAgents(core, demo);
+      return { agents: demo.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })) };
+    },
+  };
+
+  let tail: NodeJS.Timeout | undefined;
+  if (deps.tailEventsMs) {
+    const db = core.store().db;
+    let cursor = (db.prepare(`SELECT coalesce(max(sequence), 0) AS s FROM events`).get() as { s: number }).s;
+    tail = setInterval(() => {
+      for (const event of listEvents(db, { afterSequence: cursor, limit: 1000 })) {
+        cursor = event.sequence;
+        emit('events.appended', event);
+      }
+    }, deps.tailEventsMs);
+    tail.unref();
+  }
+
+  return {
+    channels: Object.keys(CHANNELS) as Channel[],
+    async invoke<C extends Channel>(channel: C | string, input: unknown): Promise<IpcResult<C>> {
+      try {
+        if (!isChannel(channel)) throw usageError('unknown_channel', `no IPC channel named "${String(channel)}"`);
+        const spec = CHANNELS[channel];
+        const parsed = spec.input.safeParse(input ?? {});
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw usageError('invalid_input', `${channel}: ${issue?.path.join('.') || 'input'} ${issue?.message ?? 'is invalid'}`);
+        }
+        const output = redactValue(await (handlers[channel] as (i: unknown) => unknown)(parsed.data));
+        const checked = spec.output.safeParse(output);
+        if (!checked.success) throw new MissiveError('internal', 'invalid_output', `${channel} produced output outside the contract: ${checked.error.issues[0]?.message}`);
+        return { ok: true, data: checked.data as ChannelOutput<C> };
+      } catch (error) {
+        return { ok: false, error: toMissiveError(error).toReport() };
+      }
+    },
+    async dispose() {
+      if (tail) clearInterval(tail);
+      await receiver?.stop();
+      receiver = null;
+      await demo?.close();
+      demo = null;
+    },
+  };
+}
+
+export type { ChannelInput };

@@ -1,0 +1,118 @@
+/**
+ * The one IPC contract between the Electron main process and the renderer. Every channel maps to a zod input and
+ * output schema; both sides infer their types from here, and no channel name is written anywhere else.
+ * Isomorphic: no node:*, no DOM, no electron.
+ */
+import { z } from 'zod';
+
+const id = z.string().min(1).max(256);
+const alias = z.string().min(1).max(63);
+const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
+const binding = z.enum(['http+json', 'json-rpc']);
+
+/** What the compose view can send: the same inputs as `missive send`. */
+const messageInputs = z.strictObject({
+  text: z.string().max(1_000_000).optional(),
+  parts: z.array(z.string()).max(64).optional(),
+  jsonParts: z.array(z.string()).max(64).optional(),
+  files: z.array(z.string()).max(64).optional(),
+  fileBytes: z.array(z.string()).max(64).optional(),
+  fileUrls: z.array(z.string()).max(64).optional(),
+  contextId: z.string().min(1).max(256).optional(),
+  metadata: z.array(z.string()).max(64).optional(),
+  acceptedOutputModes: z.array(z.string()).max(16).optional(),
+  returnImmediately: z.boolean().optional(),
+  binding: binding.optional(),
+});
+
+const fanOut = z.strictObject({
+  group: alias,
+  inputs: messageInputs,
+  execution: z.enum(['concurrent', 'sequential']).optional(),
+  maxConcurrency: z.number().int().min(1).max(1024).optional(),
+  failurePolicy: z.enum(['stop', 'continue']).optional(),
+});
+
+const reduceFlags = z.strictObject({
+  strategy: z.enum(['summarise', 'vote', 'merge', 'rank', 'custom']).optional(),
+  template: z.string().max(100_000).optional(),
+  reducerAgent: alias.optional(),
+});
+
+const member = loose({ alias: z.string(), rank: z.number(), status: z.string() });
+const fanOutResult = loose({ status: z.string(), group: z.string(), request: loose({ context_id: z.string() }), members: z.array(member) });
+const taskRow = loose({ task_id: z.string(), agent_alias: z.string(), state: z.string() });
+const agentView = loose({ alias: z.string(), base_url: z.string() });
+const contextRow = loose({ context_id: z.string(), name: z.string().nullable(), state: z.string() });
+const ok = z.object({ ok: z.literal(true) });
+
+export const CHANNELS = {
+  'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(agentView) }) },
+  'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional() }), output: agentView },
+  'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
+  'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional() }), output: loose({ card: loose({ name: z.string() }), selected_interface: loose({ binding: z.string(), url: z.string() }) }) },
+  'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs }), output: loose({ response_shape: z.enum(['message', 'task']), request: loose({ message_id: z.string() }) }) },
+  'messages.stream': { input: z.strictObject({ agent: alias, inputs: messageInputs, force: z.boolean().optional() }), output: loose({ events: z.number(), counts: loose({}) }) },
+  'groups.list': { input: z.strictObject({}), output: z.object({ groups: z.array(loose({ group_name: z.string(), members: z.number() })) }) },
+  'groups.show': { input: z.strictObject({ group: alias }), output: loose({ group_name: z.string(), members: z.array(loose({ agent_alias: z.string(), rank: z.number() })) }) },
+  'groups.create': { input: z.strictObject({ group: alias, members: z.array(z.string().min(1).max(80)).max(1024) }), output: loose({ group_name: z.string() }) },
+  'groups.delete': { input: z.strictObject({ group: alias }), output: loose({ deleted: z.literal(true) }) },
+  'collectives.bcast': { input: fanOut, output: fanOutResult },
+  'collectives.barrier': { input: z.strictObject({ group: alias, contextId: id, required: z.number().int().min(1).optional(), local: z.boolean().optional() }), output: loose({ status: z.string(), exit_code: z.number() }) },
+  'collectives.gather': { input: z.strictObject({ group: alias, contextId: id }), output: loose({ members: z.array(loose({ alias: z.string(), status: z.string() })) }) },
+  'collectives.reduce': { input: z.strictObject({ group: alias, contextId: id, reduce: reduceFlags.optional() }), output: loose({ reduced_text: z.string(), provenance: z.array(loose({})) }) },
+  'collectives.round': { input: fanOut.extend({ reduce: reduceFlags.optional() }), output: loose({ status: z.string(), context_id: z.string(), bcast: fanOutResult }) },
+  'tasks.list': { input: z.strictObject({ agent: alias.optional(), contextId: id.optional(), status: z.string().max(32).optional(), pageSize: z.number().int().min(1).max(1000).optional(), pageToken: z.string().max(512).optional() }), output: loose({ tasks: z.array(taskRow) }) },
+  'tasks.get': { input: z.strictObject({ taskId: id, remote: z.boolean().optional() }), output: loose({ task: taskRow, artifacts: z.array(loose({ artifact_id: z.string() })) }) },
+  'tasks.cancel': { input: z.strictObject({ taskId: id }), output: loose({ task: taskRow }) },
+  'tasks.wait': { input: z.strictObject({ taskId: id, local: z.boolean().optional() }), output: loose({ outcome: z.string(), exit_code: z.number() }) },
+  'artifacts.show': { input: z.strictObject({ taskId: id, artifactId: id }), output: loose({ artifact_id: z.string(), content: loose({}) }) },
+  'artifacts.export': { input: z.strictObject({ taskId: id, outputDir: z.string().min(1).max(4096), force: z.boolean().optional() }), output: loose({ directory: z.string(), files: z.array(loose({ file: z.string() })) }) },
+  'events.query': {
+    input: z.strictObject({ limit: z.number().int().min(1).max(200_000).optional(), type: z.string().max(128).optional(), contextId: id.optional(), taskId: id.optional(), afterSequence: z.number().int().min(0).optional() }),
+    output: z.object({ events: z.array(loose({ sequence: z.number(), type: z.string() })) }),
+  },
+  'contexts.list': { input: z.strictObject({}), output: z.object({ contexts: z.array(contextRow) }) },
+  'contexts.create': { input: z.strictObject({ name: z.string().max(63).optional() }), output: contextRow },
+  'contexts.fork': { input: z.strictObject({ context: id, name: z.string().max(63).optional() }), output: contextRow },
+  'contexts.export': { input: z.strictObject({ context: id }), output: loose({ schema: z.literal('missive.context_export.v1') }) },
+  'webhook.start': { input: z.strictObject({ port: z.number().int().min(0).max(65535).optional() }), output: loose({ listening: z.boolean(), url: z.string().nullable() }) },
+  'webhook.stop': { input: z.strictObject({}), output: loose({ listening: z.boolean() }) },
+  'webhook.status': { input: z.strictObject({}), output: loose({ listening: z.boolean(), accepted: z.number(), rejected: z.number() }) },
+  'auth.list': { input: z.strictObject({}), output: z.object({ auth_refs: z.array(loose({ name: z.string() })), keyring: loose({}) }) },
+  'auth.setSecret': { input: z.strictObject({ name: alias, secret: z.string().min(1).max(16_384) }), output: ok },
+  'auth.deleteSecret': { input: z.strictObject({ name: alias }), output: ok },
+  'dialogs.chooseDirectory': { input: z.strictObject({ title: z.string().max(200).optional() }), output: z.object({ path: z.string().nullable() }) },
+  'demo.start': { input: z.strictObject({}), output: z.object({ agents: z.array(z.object({ alias: z.string(), base_url: z.string() })) }) },
+} as const;
+
+/** Channels whose progress is pushed to the renderer while the call runs. */
+export const EVENT_CHANNELS = {
+  'messages.stream.event': loose({ sequence: z.number(), variant: z.string() }),
+  'collectives.member': member,
+  'webhook.arrival': loose({ status: z.number(), event_type: z.string() }),
+  'events.appended': loose({ sequence: z.number(), type: z.string() }),
+} as const;
+
+export type Channel = keyof typeof CHANNELS;
+export type EventChannel = keyof typeof EVENT_CHANNELS;
+export type ChannelInput<C extends Channel> = z.input<(typeof CHANNELS)[C]['input']>;
+export type ChannelOutput<C extends Channel> = z.output<(typeof CHANNELS)[C]['output']>;
+export type EventPayload<E extends EventChannel> = z.output<(typeof EVENT_CHANNELS)[E]>;
+
+/** The same error report the CLI prints. */
+export const errorReport = z.object({ code: z.string(), category: z.string(), message: z.string(), exit_code: z.number(), help: z.string().optional() });
+export type IpcError = z.output<typeof errorReport>;
+export type IpcResult<C extends Channel> = { ok: true; data: ChannelOutput<C> } | { ok: false; error: IpcError };
+
+/** The only names the transport itself uses. */
+export const IPC_INVOKE = 'missive:invoke';
+export const IPC_EVENT = 'missive:event';
+
+export const isChannel = (name: unknown): name is Channel => typeof name === 'string' && Object.hasOwn(CHANNELS, name);
+
+/** What preload exposes as `window.missive`. */
+export interface MissiveBridge {
+  invoke<C extends Channel>(channel: C, input: ChannelInput<C>): Promise<IpcResult<C>>;
+  on<E extends EventChannel>(channel: E, listener: (payload: EventPayload<E>) => void): () => void;
+}

@@ -1,0 +1,73 @@
+/** The IPC contract and its registry: malformed input is refused per channel, unknown channels too, errors keep codes. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHANNELS, EVENT_CHANNELS, IPC_EVENT, IPC_INVOKE, isChannel } from '../../shared/ipc/contract.js';
+import { createCore } from '../../electron/core/context.js';
+import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
+import { createRegistry } from '../../electron/core/ipc/registry.js';
+
+const home = mkdtempSync(join(tmpdir(), 'missive-ipc-'));
+const secrets = createMemorySecretStore();
+const core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH }, cwd: home, secrets });
+const emitted: Array<[string, unknown]> = [];
+const registry = createRegistry({ core, cwd: home, emit: (c, p) => void emitted.push([c, p]) });
+afterAll(async () => {
+  await registry.dispose();
+  core.close();
+});
+
+describe('IPC contract', () => {
+  it('rejects unknown keys and wrong types on every channel', () => {
+    for (const [name, spec] of Object.entries(CHANNELS)) {
+      expect(spec.input.safeParse({ unexpected: true }).success, `${name} accepted an unknown key`).toBe(false);
+      expect(spec.input.safeParse('a string').success, `${name} accepted a string`).toBe(false);
+      expect(spec.input.safeParse([]).success, `${name} accepted an array`).toBe(false);
+    }
+    expect(CHANNELS['agents.add'].input.safeParse({ alias: 'a', baseUrl: 42 }).success).toBe(false);
+    expect(CHANNELS['messages.send'].input.safeParse({ agent: 'a', inputs: { text: 1 } }).success).toBe(false);
+    expect(CHANNELS['collectives.bcast'].input.safeParse({ group: 'g', inputs: {}, maxConcurrency: 0 }).success).toBe(false);
+    expect(CHANNELS['auth.setSecret'].input.safeParse({ name: 'n', secret: '' }).success).toBe(false);
+  });
+
+  it('names its event channels and transport in one place, and the preload uses the same transport names', () => {
+    expect(Object.keys(EVENT_CHANNELS).sort()).toEqual(['collectives.member', 'events.appended', 'messages.stream.event', 'webhook.arrival']);
+    const preload = readFileSync(join(process.cwd(), 'electron/preload/index.cts'), 'utf8');
+    expect(preload).toContain(`'${IPC_INVOKE}'`);
+    expect(preload).toContain(`'${IPC_EVENT}'`);
+    for (const channel of Object.keys(CHANNELS)) expect(preload).not.toContain(`'${channel}'`);
+    expect(isChannel('agents.list')).toBe(true);
+    expect(isChannel('toString')).toBe(false);
+  });
+});
+
+describe('handler registry', () => {
+  it('refuses unknown channels and malformed input with usage errors', async () => {
+    expect(await registry.invoke('shell.exec', {})).toEqual({ ok: false, error: expect.objectContaining({ code: 'missive::validation::unknown_channel', exit_code: 64 }) });
+    const bad = await registry.invoke('agents.add', { alias: 'x', baseUrl: 5 });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_input', category: 'validation' } });
+    expect(registry.channels).toEqual(Object.keys(CHANNELS));
+  });
+
+  it('answers through the same services as the CLI, with the CLI error report on failure', async () => {
+    expect(await registry.invoke('agents.list', {})).toEqual({ ok: true, data: { agents: [] } });
+    const bad = await registry.invoke('agents.add', { alias: 'x', baseUrl: 'ftp://nope' });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_url', exit_code: 64 } });
+    const added = await registry.invoke('agents.add', { alias: 'local', baseUrl: 'http://127.0.0.1:9' });
+    expect(added).toMatchObject({ ok: true, data: { alias: 'local', base_url: 'http://127.0.0.1:9' } });
+    expect(await registry.invoke('dialogs.chooseDirectory', {})).toEqual({ ok: true, data: { path: null } });
+  });
+
+  it('stores a secret in the keyring and never returns it', async () => {
+    expect((await registry.invoke('agents.list', {})).ok).toBe(true);
+    const { addAuth } = await import('../../electron/core/auth/service.js');
+    await addAuth(core, { name: 'vault', keyringService: 'missive-test', keyringAccount: 'vault' });
+    const set = await registry.invoke('auth.setSecret', { name: 'vault', secret: 'gui-typed-secret-123' });
+    expect(set).toEqual({ ok: true, data: { ok: true } });
+    const listed = await registry.invoke('auth.list', {});
+    expect(JSON.stringify(listed)).not.toContain('gui-typed-secret-123');
+    expect(JSON.stringify(emitted)).not.toContain('gui-typed-secret-123');
+    expect(await secrets.get('missive-test', 'vault')).toBe('gui-typed-secret-123');
+  });
+});
