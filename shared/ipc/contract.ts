@@ -91,7 +91,8 @@ export const EVENT_CHANNELS = {
   'messages.stream.event': loose({ sequence: z.number(), variant: z.string() }),
   'collectives.member': member,
   'webhook.arrival': loose({ status: z.number(), event_type: z.string() }),
-  'events.appended': loose({ sequence: z.number(), type: z.string() }),
+  /** New journal rows, batched (at most 1000 per tick). */
+  'events.appended': z.object({ events: z.array(loose({ sequence: z.number(), type: z.string() })) }),
 } as const;
 
 export type Channel = keyof typeof CHANNELS;

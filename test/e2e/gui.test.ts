@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
-import { CHROMIUM, POLL, startGui, text, type Gui } from './harness.js';
+import { CHROMIUM, POLL, startGui, text, type Gui } from '../support/gui.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let box: Sandbox;

@@ -132,10 +132,10 @@ export function createRegistry(deps: RegistryDeps): Registry {
     const db = core.store().db;
     let cursor = (db.prepare(`SELECT coalesce(max(sequence), 0) AS s FROM events`).get() as { s: number }).s;
     tail = setInterval(() => {
-      for (const event of listEvents(db, { afterSequence: cursor, limit: 1000 })) {
-        cursor = event.sequence;
-        emit('events.appended', event);
-      }
+      const events = listEvents(db, { afterSequence: cursor, limit: 1000 });
+      if (events.length === 0) return;
+      cursor = events.at(-1)!.sequence;
+      emit('events.appended', { events });
     }, deps.tailEventsMs);
     tail.unref();
   }

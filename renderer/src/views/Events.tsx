@@ -12,7 +12,7 @@ export function EventsView() {
   const [task, setTask] = useState('');
   const [tail, setTail] = useState<Row[]>([]);
   const load = useLoad(() => call('events.query', { limit: 200_000 }), []);
-  useEffect(() => subscribe('events.appended', (e) => setTail((t) => [...t, e as Row])), []);
+  useEffect(() => subscribe('events.appended', (batch) => setTail((t) => [...t, ...(batch.events as Row[])])), []);
   const rows = useMemo(() => {
     // The live tail may repeat rows the last load already has: one row per sequence.
     const bySequence = new Map<number, Row>();

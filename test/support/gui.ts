@@ -10,7 +10,7 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 import { createCore, type Core } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { createRegistry, type Registry } from '../../electron/core/ipc/registry.js';
-import type { Sandbox } from '../support/cli.js';
+import type { Sandbox } from './cli.js';
 
 export const CHROMIUM = process.env.MISSIVE_CHROMIUM ?? '/usr/bin/chromium';
 const RENDERER = join(process.cwd(), 'dist/renderer');
@@ -30,6 +30,9 @@ function serveRenderer(): Promise<Server> {
 
 export interface Gui {
   page: Page;
+  browser: Browser;
+  /** Where the renderer is served. */
+  url: string;
   core: Core;
   registry: Registry;
   shot(name: string): Promise<void>;
@@ -74,6 +77,8 @@ export async function startGui(box: Sandbox, options: { chooseDirectory?: () => 
   mkdirSync(SCREENSHOTS, { recursive: true });
   return {
     page,
+    browser,
+    url: `http://127.0.0.1:${port}/`,
     core,
     registry,
     shot: async (name) => void (await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })),
