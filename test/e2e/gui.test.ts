@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
 import { CHROMIUM, POLL, startGui, text, type Gui } from '../support/gui.js';
 
@@ -27,14 +27,7 @@ afterEach(async () => {
   box.dispose();
 });
 
-const withDb = <T>(fn: (d: Database.Database) => T): T => {
-  const d = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
-  try {
-    return fn(d);
-  } finally {
-    d.close();
-  }
-};
+const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 
 describe('desktop views', () => {
   it('registers and inspects an agent', async () => {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { closedPortUrl, register, startAgents } from '../support/agents.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
@@ -28,14 +28,7 @@ beforeEach(async () => {
 });
 afterEach(() => box.dispose());
 
-const withDb = <T>(fn: (d: Database.Database) => T): T => {
-  const d = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
-  try {
-    return fn(d);
-  } finally {
-    d.close();
-  }
-};
+const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 const ranks = (data: any) => data.members.map((m: any) => `${m.rank}:${m.agent_alias}`);
 
 describe('groups', () => {

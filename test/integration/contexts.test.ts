@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
 
 const TOKEN = 'ctx-secret-abcdef123456';
@@ -21,14 +21,7 @@ beforeEach(async () => {
 });
 afterEach(() => box.dispose());
 
-const withDb = <T>(fn: (d: Database.Database) => T): T => {
-  const d = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
-  try {
-    return fn(d);
-  } finally {
-    d.close();
-  }
-};
+const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 
 describe('context', () => {
   it('creates, names and resolves names on send, stream and bcast', async () => {

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { readDb, sandbox, until, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
 import { createCore, type Core } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
@@ -32,28 +32,11 @@ afterEach(async () => {
   box.dispose();
 });
 
-const withDb = <T>(fn: (d: Database.Database) => T): T => {
-  const d = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
-  try {
-    return fn(d);
-  } finally {
-    d.close();
-  }
-};
+const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 const stateOf = (taskId: string) => withDb((d) => (d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(taskId) as any)?.state);
 const eventTypes = (taskId: string) => withDb((d) => (d.prepare(`SELECT event_type FROM events WHERE task_id = ? ORDER BY sequence`).all(taskId) as any[]).map((e) => e.event_type));
 const completedEvents = (taskId: string) =>
   withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE task_id = ? AND event_type LIKE 'a2a.subscription.%'`).all(taskId) as any[]).filter((e) => e.payload_json.includes('TASK_STATE_COMPLETED')).length);
-
-async function until<T>(what: string, probe: () => T | undefined | null | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
 
 const startTask = async (alias: string) => {
   const sent = (await box.run(['send', alias, 'long job', '--return-immediately', '--json'])).json().data;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
 
@@ -42,14 +42,7 @@ beforeEach(async () => {
 });
 afterEach(() => box.dispose());
 
-const withDb = <T>(fn: (d: Database.Database) => T): T => {
-  const d = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
-  try {
-    return fn(d);
-  } finally {
-    d.close();
-  }
-};
+const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 const group = async (name: string, members: string[]) => expect((await box.run(['group', 'create', name, ...members.flatMap((m) => ['--member', m])])).code).toBe(0);
 const bcast = async (name: string, text: string, context: string) => expect((await box.run(['bcast', name, text, '--context', context, '--failure-policy', 'continue'])).code).toBe(0);
 

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { readDb, sandbox, until, type Sandbox } from '../support/cli.js';
 import { closedPortUrl, register, startAgents } from '../support/agents.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
 import { createReceiver, type Receiver } from '../../electron/core/webhook/receiver.js';
@@ -17,25 +17,8 @@ let receiver: Receiver;
 let callbackUrl: string;
 
 const dbPath = () => join(box.home, 'state/profiles/default/missive.sqlite3');
-const withDb = <T>(fn: (d: Database.Database) => T): T => {
-  const d = new Database(dbPath(), { readonly: true });
-  try {
-    return fn(d);
-  } finally {
-    d.close();
-  }
-};
+const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 const dump = () => withDb((d) => ['tasks', 'messages', 'events', 'push_configs'].map((t) => JSON.stringify(d.prepare(`SELECT * FROM ${t}`).all())).join('\n'));
-
-async function until<T>(what: string, probe: () => T | undefined | null | false, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   fleet = await startAgents({ worker: { behaviour: 'slow', delayMs: 400, pushNotifications: true }, plain: { behaviour: 'task' } });

@@ -8,7 +8,7 @@ import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { streamMessage } from '../../electron/core/messaging/stream.js';
 import { minimalCard, json, startRawServer, type RawServer } from '../support/raw-server.js';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 
 let chunks: EmbeddedAgent;
 let echo: EmbeddedAgent;
@@ -64,14 +64,7 @@ beforeEach(async () => {
 afterEach(() => box.dispose());
 
 const dbPath = () => join(box.home, 'state/profiles/default/missive.sqlite3');
-const withDb = <T>(fn: (d: Database.Database) => T): T => {
-  const d = new Database(dbPath(), { readonly: true });
-  try {
-    return fn(d);
-  } finally {
-    d.close();
-  }
-};
+const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 const streamEventTypes = () => withDb((d) => (d.prepare(`SELECT event_type FROM events WHERE event_type LIKE 'a2a.stream.%' ORDER BY sequence`).all() as any[]).map((r) => r.event_type));
 
 describe('stream against SDK agents', () => {

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmbeddedAgent, type EmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 
 let tasks: EmbeddedAgent;
 let chunks: EmbeddedAgent;
@@ -40,14 +40,7 @@ beforeEach(async () => {
 });
 afterEach(() => box.dispose());
 
-const withDb = <T>(fn: (d: Database.Database) => T): T => {
-  const d = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
-  try {
-    return fn(d);
-  } finally {
-    d.close();
-  }
-};
+const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 
 describe('task list', () => {
   it('pages through the local journal with filters', async () => {

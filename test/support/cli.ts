@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { runCli } from '../../electron/cli/program.js';
 import { createMemorySecretStore, type SecretStore } from '../../electron/core/auth/secret-store.js';
 
@@ -46,4 +47,25 @@ export function sandbox(env: NodeJS.ProcessEnv = {}, secrets: SecretStore = crea
     },
     dispose: () => rmSync(home, { recursive: true, force: true }),
   };
+}
+
+/** Reads the sandbox profile's SQLite file (read-only), as a user inspecting their journal would. */
+export function readDb<T>(box: Pick<Sandbox, 'home'>, fn: (db: import('better-sqlite3').Database) => T): T {
+  const db = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Polls `probe` until it returns something truthy, or fails after `ms` naming what it waited for. */
+export async function until<T>(what: string, probe: () => T | undefined | null | false, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 40));
+  }
 }
