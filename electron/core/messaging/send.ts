@@ -92,6 +92,8 @@ export interface PreparedSend {
   taskId: string | null;
   operation: 'send' | 'stream';
   pushUrl: string | null;
+  /** The collective's shared deadline (epoch ms), applied when the request is delivered. */
+  deadline: number | null;
 }
 
 export async function buildSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
@@ -99,8 +101,7 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
   const connection = await connect(core, input.agent, { binding: input.binding, checkCard });
-  const { card, iface, outbound } = connection;
-  const call = input.deadline === undefined ? connection.call : { ...connection.call, timeoutMs: remainingMs(input.deadline, core.timeoutMs) };
+  const { card, iface, outbound, call } = connection;
   const push = inlinePush(core, input);
   const messageId = randomUUID();
   const message = Message.toJSON(
@@ -134,7 +135,7 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   }
 
   const meta = serviceParameterMetadata(core.serviceParameters);
-  return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null, pushUrl: push ? redactUrl(push.url) : null };
+  return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null, pushUrl: push ? redactUrl(push.url) : null, deadline: input.deadline ?? null };
 }
 
 /** Writes the request row and `a2a.<op>.started`; call inside a transaction (fan-outs record every member in one). */
@@ -162,12 +163,15 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
  * own journal rows (a fan-out's member event) commit together with the response.
  */
 export async function deliverSend(core: Core, prepared: PreparedSend, inTransaction?: (result: SendResult) => void): Promise<SendResult> {
-  const { alias, iface, outbound, call, messageId, request, requestBytes, parts, meta } = prepared;
+  const { alias, iface, outbound, messageId, request, requestBytes, parts, meta } = prepared;
   const input = { contextId: prepared.contextId ?? undefined, taskId: prepared.taskId ?? undefined };
+
   const db = core.store().db;
 
   let raw: unknown;
   try {
+    // Queued members of a fan-out get only what is left of the shared deadline when they actually leave.
+    const call = prepared.deadline === null ? prepared.call : { ...prepared.call, timeoutMs: remainingMs(prepared.deadline, core.timeoutMs) };
     raw = await callUnary(call, 'SendMessage', request);
   } catch (error) {
     const err = toMissiveError(error);
