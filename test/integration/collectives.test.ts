@@ -111,6 +111,17 @@ describe('bcast', () => {
     });
   }
 
+  it('refuses bad input once, before sending to anyone', async () => {
+    await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'tasks']);
+    const missing = await box.run(['bcast', 'g', '--file', 'nope.txt']);
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toContain('nope.txt does not exist');
+    const big = await box.run(['bcast', 'g', 'x'.repeat(1_200_000)]);
+    expect(big.code).toBe(65);
+    expect(big.stderr).toContain('max_request_bytes');
+    withDb((d) => expect(d.prepare(`SELECT count(*) AS n FROM messages`).get()).toEqual({ n: 0 }));
+  });
+
   it('stops after the first failure (sequential, exit 70) and skips the rest', async () => {
     await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'down', '--member', 'tasks']);
     const posts = () => fleet.agents.tasks!.requests.filter((r) => r.method === 'POST').length;

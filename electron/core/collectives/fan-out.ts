@@ -10,6 +10,7 @@ import type { Core } from '../context.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, type TaskStateName } from '../store/repos/conversation.js';
+import { buildParts } from '../messaging/parts.js';
 import { buildSend, deliverSend, recordRequest, type PreparedSend, type SendInput } from '../messaging/send.js';
 import { requireGroup } from './groups.js';
 import { assertContextOpen, resolveContextId } from '../contexts/service.js';
@@ -80,6 +81,8 @@ export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanO
   assertContextOpen(store.db, contextId);
   const contextCreated = !input.contextId || !store.db.prepare(`SELECT 1 FROM contexts WHERE context_id = ?`).get(contextId);
   const plan = input.plan(group.members.length).sort((a, b) => a.member - b.member || (a.inputIndex ?? 0) - (b.inputIndex ?? 0));
+  // Bad input (a missing file, an oversized message) is the user's error once, not every member's failure.
+  for (const inputs of new Set(plan.map((p) => p.input))) buildParts(inputs, inputs.cwd, core.config.qos.maxRequestBytes);
   store.transaction(() => {
     ensureContext(store.db, contextId, null, { created_by: kind, group: group.group_name });
     appendEvent(store.db, {
