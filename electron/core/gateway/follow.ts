@@ -17,9 +17,9 @@ import type { TaskStateName } from '../store/repos/conversation.js';
 import type { JobKind } from '../store/repos/gateway-jobs.js';
 import { applyUpdate } from '../tasks/apply-update.js';
 import { refreshTask } from '../tasks/service.js';
+import { SETTLED_STATES } from '../messaging/task-state.js';
 
-/** States after which there is nothing left to follow (interrupted states wait for the user, not the agent). */
-export const SETTLED: TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected', 'input_required', 'auth_required'];
+
 
 export type FollowOutcome = { settled: true; state: TaskStateName; events: number } | { settled: false; state: TaskStateName | null; events: number };
 
@@ -33,7 +33,7 @@ export async function jobKindFor(core: Core, alias: string): Promise<JobKind> {
 
 export async function pollTask(core: Core, alias: string, taskId: string): Promise<FollowOutcome> {
   const refreshed = await refreshTask(core, taskId, alias, 'GetTask', 'gateway');
-  return SETTLED.includes(refreshed.state) ? { settled: true, state: refreshed.state, events: 0 } : { settled: false, state: refreshed.state, events: 0 };
+  return SETTLED_STATES.includes(refreshed.state) ? { settled: true, state: refreshed.state, events: 0 } : { settled: false, state: refreshed.state, events: 0 };
 }
 
 export async function subscribeTask(core: Core, alias: string, taskId: string, signal: AbortSignal): Promise<FollowOutcome> {
@@ -54,7 +54,7 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
       );
       if (!applied.duplicate) events++;
       if (applied.state) state = applied.state;
-      if (state && SETTLED.includes(state)) return { settled: true, state, events };
+      if (state && SETTLED_STATES.includes(state)) return { settled: true, state, events };
     }
   } catch (error) {
     const err = toMissiveError(error);

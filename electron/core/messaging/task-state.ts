@@ -20,3 +20,6 @@ export const wireTaskState = (local: TaskStateName): string | undefined =>
   local === 'cancelled' ? 'TASK_STATE_CANCELED' : Object.entries(MAP).find(([, v]) => v === local)?.[0];
 
 export const TASK_STATE_NAMES: TaskStateName[] = ['submitted', 'working', 'input_required', 'auth_required', 'completed', 'failed', 'cancelled', 'rejected', 'unknown'];
+
+/** States after which an agent has nothing more to send (interrupted states wait for the user, not the agent). */
+export const SETTLED_STATES: TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected', 'input_required', 'auth_required'];

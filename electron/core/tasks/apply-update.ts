@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { appendEvent, hasEventKey } from '../store/repos/events.js';
-import { ensureContext, getTaskJson, insertMessage, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
+import { ensureContext, ensurePlaceholderTask, getTaskJson, insertMessage, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
-import { localTaskState } from '../messaging/task-state.js';
+import { localTaskState, SETTLED_STATES } from '../messaging/task-state.js';
 import { artifactKind, canonicalTask, persistTask } from './persist.js';
 
 export interface UpdateSource {
@@ -60,11 +60,6 @@ function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>
   const artifactId = String(incoming.artifactId);
   const append = update.append === true;
   const lastChunk = update.lastChunk === true;
-  const previousTask = getTaskJson(db, taskId);
-  if (!previousTask) {
-    // The task was never seen whole (e.g. a subscription or push first): keep a row so the artifact has its owner.
-    upsertTask(db, { taskId, agentAlias: source.alias, contextId, state: 'unknown', remoteState: null, protocolVersion: source.protocolVersion, remoteJson: { id: taskId, ...(contextId ? { contextId } : {}) }, lastMessageId: null, metadata: source.metadata });
-  }
   const parts = (incoming.parts as Array<Record<string, unknown>>) ?? [];
   const version = writeArtifact(db, {
     artifactId,
@@ -91,9 +86,8 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
   if (source.dedupeKey && hasEventKey(db, source.dedupeKey)) return { ...base, duplicate: true, state: null, remote_state: null, artifact: null, text: null, final: false };
 
   if (contextId) ensureContext(db, contextId, source.alias);
-  if (taskId && record.variant === 'statusUpdate' && !getTaskJson(db, taskId)) {
-    upsertTask(db, { taskId, agentAlias: source.alias, contextId, state: 'unknown', remoteState: null, protocolVersion: source.protocolVersion, remoteJson: { id: taskId, ...(contextId ? { contextId } : {}) }, lastMessageId: null, metadata: source.metadata });
-  }
+  // A task never seen whole (a subscription or push came first) still gets its row, so updates have an owner.
+  if (taskId && record.variant !== 'task') ensurePlaceholderTask(db, taskId, source.alias, contextId);
   let state: TaskStateName | null = null;
   let remote: string | null = null;
   let artifact: AppliedUpdate['artifact'] = null;
@@ -124,6 +118,6 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
   );
   const text =
     record.variant === 'message' ? textOfParts(p.parts) : record.variant === 'artifactUpdate' ? textOfParts(p.artifact?.parts) : textOfParts(p.status?.message?.parts);
-  const terminal = state !== null && ['completed', 'failed', 'cancelled', 'rejected', 'input_required', 'auth_required'].includes(state);
+  const terminal = state !== null && SETTLED_STATES.includes(state);
   return { ...base, duplicate: false, state, remote_state: remote, artifact, text, final: record.variant === 'message' || terminal };
 }
