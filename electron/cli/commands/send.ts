@@ -1,6 +1,6 @@
 /** `missive send`: one non-streaming SendMessage; presentation only. */
 import { Option, type Command } from 'commander';
-import { sendMessage, type SendInput, type SendResult } from '../../core/messaging/send.js';
+import { responseText, sendMessage, type SendInput, type SendResult } from '../../core/messaging/send.js';
 import { usageError } from '../../../shared/errors.js';
 import { collect, type Action } from '../program.js';
 import { keyValues } from '../human.js';
@@ -49,12 +49,6 @@ export async function messageInputsOf(agent: string, message: string | undefined
     cwd: deps.cwd,
   };
 }
-
-const responseText = (response: any): string | null => {
-  const msg = response?.message ?? response?.task?.status?.message;
-  const texts = (msg?.parts ?? []).map((p: { text?: string }) => p.text).filter(Boolean);
-  return texts.length ? texts.join('\n') : null;
-};
 
 export function registerSendCommand(program: Command, action: Action): void {
   addMessageInputOptions(program.command('send <agent> [message]').description('send one message (SendMessage) and record the result')).action(

@@ -8,7 +8,7 @@ import { MissiveError, toMissiveError, usageError } from '../../../shared/errors
 import type { Core } from '../context.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, insertMessage } from '../store/repos/conversation.js';
-import { sendMessage } from '../messaging/send.js';
+import { responseText, sendMessage } from '../messaging/send.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from './groups.js';
 import { resolveContextId } from '../contexts/service.js';
@@ -57,12 +57,6 @@ function parseStrategy(s: string | undefined): Strategy {
   return value as Strategy;
 }
 
-const responseText = (response: any): string | null => {
-  const msg = response?.message ?? response?.task?.status?.message;
-  const texts = (msg?.parts ?? []).map((p: { text?: string }) => p.text).filter(Boolean);
-  return texts.length ? texts.join('\n').trim() : null;
-};
-
 export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResult> {
   const strategy = parseStrategy(input.strategy);
   if (strategy === 'custom' && !input.template) throw usageError('template_required', '--strategy custom needs --template');
@@ -103,7 +97,7 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
         cwd: input.cwd,
       });
       reducerTask = sent.task?.task_id ?? null;
-      reducedText = responseText(sent.response) ?? (sent.task ? `task ${sent.task.task_id} is ${sent.task.state}` : '');
+      reducedText = responseText(sent.response)?.trim() || (sent.task ? `task ${sent.task.task_id} is ${sent.task.state}` : '');
       if (!reducedText) throw new MissiveError('orchestration', 'reducer_output_empty', `reducer agent "${input.reducerAgent}" answered without text`);
     } else if (input.command) {
       method = 'command';

@@ -229,3 +229,11 @@ export async function deliverSend(core: Core, prepared: PreparedSend, inTransact
     return sent;
   });
 }
+
+/** The text of a SendMessage answer: the direct Message, else the task's status message; null when it has none. */
+export function responseText(response: unknown): string | null {
+  const r = response as { message?: { parts?: unknown }; task?: { status?: { message?: { parts?: unknown } } } } | null;
+  const parts = (r?.message ?? r?.task?.status?.message)?.parts;
+  const texts = (Array.isArray(parts) ? parts : []).map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean);
+  return texts.length ? texts.join('\n') : null;
+}
