@@ -1,5 +1,5 @@
 /** The desktop views in Chromium against real SDK agents, through the real handler registry and SQLite file. */
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import Database from 'better-sqlite3';
@@ -40,6 +40,9 @@ describe('desktop views', () => {
     await page.getByRole('button', { name: 'Inspect' }).click();
     await expect.poll(text(page.getByTestId('agent-card')), POLL).toContain('echo');
     await expect.poll(text(page.getByTestId('selected-interface')), POLL).toContain(`http+json ${fleet.agents.echo!.baseUrl}/a2a/rest`);
+    await expect.poll(text(page.getByTestId('interfaces')), POLL).toContain(`HTTP+JSON ${fleet.agents.echo!.baseUrl}/a2a/rest (A2A 1.0) ← selected`);
+    await expect.poll(text(page.getByTestId('interfaces')), POLL).toContain(`JSONRPC ${fleet.agents.echo!.baseUrl}/a2a/jsonrpc`);
+    await expect.poll(text(page.getByTestId('agents-table')), POLL).not.toContain('not fetched');
     withDb((d) => expect(d.prepare(`SELECT alias, agent_card_json IS NOT NULL AS cached FROM agents`).all()).toEqual([{ alias: 'echo', cached: 1 }]));
     await gui.shot('agents');
   });
@@ -61,8 +64,11 @@ describe('desktop views', () => {
     await page.getByTestId('nav-compose').click();
     await page.selectOption('select[name=agent]', 'echo');
     await page.fill('textarea[name=text]', 'hello from the GUI');
+    writeFileSync(join(box.home, 'note.txt'), 'and a file part');
+    await page.fill('input[name=files]', join(box.home, 'note.txt'));
     await page.getByTestId('send').click();
-    await expect.poll(text(page.getByTestId('answer')), POLL).toBe('echo: hello from the GUI');
+    await expect.poll(text(page.getByTestId('answer')), POLL).toBe('echo: hello from the GUI\nand a file part');
+    await page.fill('input[name=files]', '');
     await page.selectOption('select[name=agent]', 'chunks');
     await page.selectOption('select[name=mode]', 'stream');
     await page.fill('textarea[name=text]', 'a story');
@@ -103,6 +109,8 @@ describe('desktop views', () => {
     await page.getByTestId('nav-tasks').click();
     await page.getByTestId('tasks-table').locator('tr').first().click();
     await expect.poll(text(page.getByTestId('task-detail')), POLL).toContain('result (result.txt) v1');
+    await page.getByRole('button', { name: 'Wait' }).click();
+    await expect.poll(text(page.getByTestId('wait-outcome')), POLL).toBe('outcome: completed');
     await page.getByRole('button', { name: 'Choose…' }).click();
     await expect.poll(() => page.locator('input[name=export-dir]').inputValue(), POLL).toBe(exportDir);
     await page.getByTestId('export').click();

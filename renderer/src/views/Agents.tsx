@@ -12,7 +12,11 @@ export function AgentsView() {
     await list.run();
     return added;
   });
-  const inspect = useAction((a: string, refresh: boolean) => call('agents.inspect', { alias: a, refresh }));
+  const inspect = useAction(async (a: string, refresh: boolean) => {
+    const view = await call('agents.inspect', { alias: a, refresh });
+    await list.run();
+    return view;
+  });
   const demo = useAction(async () => {
     const started = await call('demo.start', {});
     await list.run();
@@ -85,11 +89,22 @@ export function AgentsView() {
               {view.selected_interface.binding} {view.selected_interface.url}
             </dd>
             <dt>Capabilities</dt>
-            <dd>{Object.entries(view.card.capabilities ?? {}).map(([k, v]) => `${k}: ${String(v)}`).join(', ') || '-'}</dd>
+            <dd>
+              {Object.entries(view.card.capabilities ?? {})
+                .filter(([, v]) => !(Array.isArray(v) && v.length === 0))
+                .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.length : String(v)}`)
+                .join(', ') || '-'}
+            </dd>
             <dt>Skills</dt>
             <dd>{(view.card.skills ?? []).map((s: any) => s.name ?? s.id).join(', ') || '-'}</dd>
             <dt>Interfaces</dt>
-            <dd>{(view.interfaces ?? view.card.interfaces ?? []).map((i: any) => `${i.binding ?? i.protocol_binding} ${i.url}`).join(' · ')}</dd>
+            <dd data-testid="interfaces">
+              {(view.card.supported_interfaces ?? []).map((i: any) => (
+                <div key={i.url} className="mono">
+                  {i.protocol_binding} {i.url} {i.protocol_version ? `(A2A ${i.protocol_version})` : ''} {i.url === view.selected_interface.url ? '← selected' : ''}
+                </div>
+              ))}
+            </dd>
           </dl>
           <JsonTree value={view} label="inspect" />
         </div>

@@ -12,11 +12,14 @@ export function ComposeView() {
   const [agent, setAgent] = useState('');
   const [text, setText] = useState('');
   const [json, setJson] = useState('');
+  const [files, setFiles] = useState('');
+  const [fileKind, setFileKind] = useState<'files' | 'fileUrls' | 'fileBytes'>('files');
   const [context, setContext] = useState('');
   const [mode, setMode] = useState<'send' | 'stream'>('send');
   const [timeline, setTimeline] = useState<StreamEvent[]>([]);
   useEffect(() => subscribe('messages.stream.event', (e) => setTimeline((t) => [...t, e as StreamEvent])), []);
-  const inputs = () => ({ text: text || undefined, jsonParts: json ? [json] : undefined, contextId: context || undefined });
+  const paths = files.split(/[\n,]+/).map((f) => f.trim()).filter(Boolean);
+  const inputs = () => ({ text: text || undefined, jsonParts: json ? [json] : undefined, ...(paths.length ? { [fileKind]: paths } : {}), contextId: context || undefined });
   const send = useAction(async () => {
     setTimeline([]);
     const target = agent || (agents.data?.agents[0] as any)?.alias;
@@ -67,6 +70,18 @@ export function ComposeView() {
       <Field label="JSON data part (optional)">
         <input name="json" value={json} onChange={(e) => setJson(e.target.value)} placeholder='{"key": "value"}' />
       </Field>
+      <div className="row">
+        <Field label="Files (paths, comma separated)">
+          <input name="files" value={files} onChange={(e) => setFiles(e.target.value)} placeholder="/path/notes.md" />
+        </Field>
+        <Field label="Send files as">
+          <select name="file-kind" value={fileKind} onChange={(e) => setFileKind(e.target.value as typeof fileKind)}>
+            <option value="files">text part (UTF-8)</option>
+            <option value="fileUrls">file:// url part (no bytes sent)</option>
+            <option value="fileBytes">raw bytes part (base64)</option>
+          </select>
+        </Field>
+      </div>
       <button onClick={() => void send.run()} disabled={send.busy || list.length === 0} data-testid="send">
         {mode === 'send' ? 'Send' : 'Stream'}
       </button>

@@ -12,6 +12,11 @@ export function TasksView() {
     await call('tasks.cancel', { taskId });
     return detail.run(taskId);
   });
+  const wait = useAction(async (taskId: string) => {
+    const waited = await call('tasks.wait', { taskId });
+    await detail.run(taskId);
+    return waited;
+  });
   const [dir, setDir] = useState('');
   const exported = useAction((taskId: string) => call('artifacts.export', { taskId, outputDir: dir, force: false }));
   const tasks = list.data?.tasks ?? [];
@@ -59,8 +64,13 @@ export function TasksView() {
           </p>
           <div className="row">
             <button onClick={() => void detail.run(d.task.task_id, true)}>Refresh (GetTask)</button>
+            <button onClick={() => void wait.run(d.task.task_id)} disabled={wait.busy}>
+              Wait
+            </button>
             <button onClick={() => void cancel.run(d.task.task_id)}>Cancel</button>
           </div>
+          {wait.data ? <p data-testid="wait-outcome">outcome: {wait.data.outcome}</p> : null}
+          <ErrorBox error={wait.error} />
           <h4>Artifacts</h4>
           {d.artifacts.length === 0 ? <p className="muted">none</p> : null}
           <ul>
