@@ -47,6 +47,10 @@ const contextRow = loose({ context_id: z.string(), name: z.string().nullable(), 
 const ok = z.object({ ok: z.literal(true) });
 
 export const CHANNELS = {
+  'app.info': {
+    input: z.strictObject({}),
+    output: z.object({ version: z.string(), profile: z.string(), profiles: z.array(z.string()), config: z.string().nullable(), state: z.string(), database: z.string() }),
+  },
   'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(agentView) }) },
   'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional() }), output: agentView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },

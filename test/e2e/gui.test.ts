@@ -131,5 +131,7 @@ describe('desktop views', () => {
     await box.run(['send', 'demo-echo', 'two']);
     await expect.poll(text(page.getByTestId('event-count')), POLL).toBe(`${sends()} event(s)`);
     await gui.shot('events');
+    await page.getByTestId('nav-settings').click();
+    await expect.poll(text(page.getByTestId('app-info')), POLL).toContain(join(box.home, 'state/profiles/default/missive.sqlite3'));
   });
 });

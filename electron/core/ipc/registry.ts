@@ -24,6 +24,7 @@ import { listEvents } from '../store/repos/events.js';
 import { createContext, exportContext, forkContext, listContextSummaries } from '../contexts/service.js';
 import { createReceiver, type Receiver } from '../webhook/receiver.js';
 import { deleteSecret, listAuth, setSecret } from '../auth/service.js';
+import { VERSION } from '../version.js';
 import { registerDemoAgents, startDemoAgents, type DemoAgents } from '../demo/demo.js';
 
 export interface RegistryDeps {
@@ -58,6 +59,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
   const webhookStats = () => receiver?.stats() ?? { listening: false, url: null, accepted: 0, rejected: 0, last: null };
 
   const handlers: Handlers = {
+    'app.info': () => ({ version: VERSION, profile: core.config.profile, profiles: core.config.profiles, config: core.config.source.path ?? null, state: core.paths.state, database: core.paths.database }),
     'agents.list': () => ({ agents: listAgentViews(core) }),
     'agents.add': (i) => addAgent(core, i),
     'agents.remove': (i) => removeAgent(core, i.alias),

@@ -4,6 +4,7 @@ import { useAction, useLoad } from '../hooks';
 import { ErrorBox, Field } from '../components/common';
 
 export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t: 'dark' | 'light') => void }) {
+  const info = useLoad(() => call('app.info', {}), []);
   const auth = useLoad(() => call('auth.list', {}), []);
   const webhook = useLoad(() => call('webhook.status', {}), []);
   const [port, setPort] = useState('0');
@@ -20,6 +21,21 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
   return (
     <section className="view" data-testid="view-settings">
       <h2>Settings</h2>
+      <h3>Profile</h3>
+      {info.data ? (
+        <dl className="kv" data-testid="app-info">
+          <dt>Profile</dt>
+          <dd>
+            {info.data.profile} <span className="muted">(of {info.data.profiles.join(', ') || info.data.profile}; the app uses the default profile of the config; the CLI takes --profile)</span>
+          </dd>
+          <dt>Config</dt>
+          <dd className="mono">{info.data.config ?? 'defaults (no config file)'}</dd>
+          <dt>Journal</dt>
+          <dd className="mono">{info.data.database}</dd>
+          <dt>Version</dt>
+          <dd>{info.data.version}</dd>
+        </dl>
+      ) : null}
       <h3>Theme</h3>
       <div className="row">
         <button onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}>Switch to {theme === 'dark' ? 'light' : 'dark'} theme</button>
