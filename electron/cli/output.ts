@@ -47,6 +47,16 @@ export class Printer {
     if (text) this.io.stdout(text.endsWith('\n') ? text : `${text}\n`);
   }
 
+  /**
+   * A result with an outcome code (task wait, collectives): the summary always goes to stdout, and for a non-zero
+   * code the matching error envelope to stderr. Returns the exit code.
+   */
+  outcome<T extends { exit_code: number }>(kind: string, data: T, human: (data: any) => string, errorOf: (data: T) => MissiveError): number {
+    this.result(kind, data, human);
+    if (data.exit_code !== 0) this.error(errorOf(data));
+    return data.exit_code;
+  }
+
   /** One progress event of a longer command: an NDJSON line or a human line; nothing in `--json` (one final document). */
   event(kind: string, data: unknown, human: (data: any) => string): void {
     if (this.mode === 'quiet' || this.mode === 'json') return;

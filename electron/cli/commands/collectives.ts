@@ -89,9 +89,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
       const result = await bcast(ctx.core, inputs, { group: name, contextId, ...fanOutFlags(o), onMember: run.onMember }).finally(run.done);
-      ctx.out.result('bcast_result', result, fanOutText);
-      if (result.exit_code !== 0) ctx.out.error(fanOutError(result));
-      return result.exit_code;
+      return ctx.out.outcome('bcast_result', result, fanOutText, fanOutError);
     }),
   );
 
@@ -108,9 +106,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
       const run = fanOutRun(ctx);
       const items = readScatterInputs(o.inputs, ctx.deps.cwd, ctx.core.config.qos.maxRequestBytes);
       const result = await scatter(ctx.core, items, { cwd: ctx.deps.cwd, metadata: o.metadata, acceptedOutputModes: o.acceptedOutputMode }, { group: name, contextId: o.context, ...fanOutFlags(o), onMember: run.onMember }).finally(run.done);
-      ctx.out.result('scatter_result', result, fanOutText);
-      if (result.exit_code !== 0) ctx.out.error(fanOutError(result));
-      return result.exit_code;
+      return ctx.out.outcome('scatter_result', result, fanOutText, fanOutError);
     }),
   );
 
@@ -139,9 +135,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
           local: o.local,
           historyLength: o.historyLength,
         });
-        ctx.out.result('barrier_result', result, barrierText);
-        if (result.exit_code !== 0) ctx.out.error(barrierError(result));
-        return result.exit_code;
+        return ctx.out.outcome('barrier_result', result, barrierText, barrierError);
       }),
     );
 
@@ -198,9 +192,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
           ctx.out.event('round_step', { step, result: r }, (d) => `== ${d.step} ==\n${stepText(d.step, d.result)}\n`);
         },
       }).finally(run.done);
-      ctx.out.result('round_result', result, (r: RoundResult) => `round ${r.status} in context ${r.context_id}${r.error ? `: ${r.error.message}` : ''}`);
-      if (result.exit_code !== 0) ctx.out.error(roundError(result));
-      return result.exit_code;
+      return ctx.out.outcome('round_result', result, (r: RoundResult) => `round ${r.status} in context ${r.context_id}${r.error ? `: ${r.error.message}` : ''}`, roundError);
     }),
   );
 }

@@ -81,9 +81,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .action(
       action(async ({ core, out }, id: string, o: { local?: boolean; interval?: string; agent?: string }) => {
         const result = await waitForTask(core, id, { local: o.local, agent: o.agent, intervalMs: o.interval ? parseDuration(o.interval, '--interval') : undefined });
-        out.result('task_wait', result, (r: WaitResult) => `${taskText(r)}\noutcome    ${r.outcome} after ${r.attempts} poll(s)`);
-        if (result.exit_code !== 0) out.error(waitError(result));
-        return result.exit_code;
+        return out.outcome('task_wait', result, (r: WaitResult) => `${taskText(r)}\noutcome    ${r.outcome} after ${r.attempts} poll(s)`, waitError);
       }),
     );
 

@@ -12,7 +12,7 @@ import { MissiveError, toMissiveError, usageError, type ErrorReport } from '../.
 import type { Core } from '../context.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import { appendEvent } from '../store/repos/events.js';
-import { directResponsesOf, ensureContext, getTask, latestTaskOf, type TaskStateName } from '../store/repos/conversation.js';
+import { directResponsesOf, ensureContext, getTask, latestTaskOf, TERMINAL_STATES, type TaskStateName } from '../store/repos/conversation.js';
 import { refreshTask } from '../tasks/service.js';
 import { TASK_STATE_NAMES } from '../messaging/task-state.js';
 import { requireGroup } from './groups.js';
@@ -62,7 +62,6 @@ export interface BarrierInput {
   onRound?: (result: BarrierResult) => void;
 }
 
-const TERMINAL: TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected'];
 const DECIDED: BarrierMemberStatus[] = ['satisfied', 'failed', 'cancelled', 'missing', 'terminal_unmatched'];
 
 function parseStates(states: string[] | undefined): { targets: TaskStateName[]; successes: TaskStateName[] } {
@@ -113,7 +112,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
   const classify = (m: BarrierMember, state: TaskStateName): BarrierMemberStatus => {
     if (successes.includes(state)) return 'satisfied';
     if (targets.includes(state)) return state === 'cancelled' ? 'cancelled' : 'failed';
-    if (TERMINAL.includes(state)) return 'terminal_unmatched';
+    if (TERMINAL_STATES.includes(state)) return 'terminal_unmatched';
     return 'pending';
   };
   const decided = (m: BarrierMember) => DECIDED.includes(m.status) || (m.status === 'error' && failurePolicy === 'stop');

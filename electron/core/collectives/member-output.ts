@@ -6,6 +6,7 @@
  * artifact. A member with no task and no direct answer is `missing_task`; one with nothing to show is `empty_output`.
  */
 import type { Db } from '../store/db.js';
+import { textOfParts } from '../messaging/parts.js';
 import {
   directResponsesOf,
   getArtifact,
@@ -40,23 +41,16 @@ export interface MemberOutput {
 
 const PREVIEW_CHARS = 4000;
 
-const textOfParts = (parts: unknown): string | null => {
-  if (!Array.isArray(parts)) return null;
-  const text = parts
-    .map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : ''))
-    .filter(Boolean)
-    .join('\n')
-    .trim();
-  return text || null;
-};
+/** Gathered text is shown trimmed; whitespace-only output counts as none. */
+const textOf = (parts: unknown): string | null => textOfParts(parts)?.trim() || null;
 
 /** Text of a stored message row, whatever its shape (Message, stream event, synthetic). */
 export function textOfStoredContent(content: Record<string, any>): string | null {
   return (
-    textOfParts(content.parts) ??
-    textOfParts(content.message?.parts) ??
-    textOfParts(content.statusUpdate?.status?.message?.parts) ??
-    textOfParts(content.task?.status?.message?.parts) ??
+    textOf(content.parts) ??
+    textOf(content.message?.parts) ??
+    textOf(content.statusUpdate?.status?.message?.parts) ??
+    textOf(content.task?.status?.message?.parts) ??
     null
   );
 }
@@ -105,14 +99,14 @@ export function memberOutput(db: Db, member: { alias: string; rank: number }, co
     source = 'message';
     sourceId = fromMessage.row.message_id;
   } else {
-    const status = textOfParts(taskJson?.status?.message?.parts);
+    const status = textOf(taskJson?.status?.message?.parts);
     if (status) {
       text = status;
       source = 'status';
     } else {
-      const textArtifact = stored.find((a) => textOfParts(a.content.parts));
+      const textArtifact = stored.find((a) => textOf(a.content.parts));
       if (textArtifact) {
-        text = textOfParts(textArtifact.content.parts)!.slice(0, PREVIEW_CHARS);
+        text = textOf(textArtifact.content.parts)!.slice(0, PREVIEW_CHARS);
         source = 'artifact';
       }
     }

@@ -3,7 +3,7 @@
  * same services as the CLI, and maps errors to the CLI's `{code, category, message, exit_code, help}` report.
  * Independent of Electron: the main process binds it to `ipcMain.handle`, the browser tests to `page.exposeBinding`.
  */
-import { CHANNELS, EVENT_CHANNELS, isChannel, type Channel, type ChannelInput, type ChannelOutput, type EventChannel, type EventPayload, type IpcResult } from '../../../shared/ipc/contract.js';
+import { CHANNELS, EVENT_CHANNELS, isChannel, type Channel, type ChannelOutput, type EventChannel, type EventPayload, type IpcResult } from '../../../shared/ipc/contract.js';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { redactValue } from '../security/redact.js';
@@ -38,8 +38,9 @@ export interface RegistryDeps {
   tailEventsMs?: number;
 }
 
-type Handlers = { [C in Channel]: (input: ChannelOutputOfInput<C>) => Promise<unknown> | unknown };
-type ChannelOutputOfInput<C extends Channel> = import('zod').output<(typeof CHANNELS)[C]['input']>;
+/** A channel's input after the contract parsed it (defaults applied). */
+type ParsedInput<C extends Channel> = import('zod').output<(typeof CHANNELS)[C]['input']>;
+type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<unknown> | unknown };
 
 export interface Registry {
   readonly channels: Channel[];
@@ -171,4 +172,3 @@ export function createRegistry(deps: RegistryDeps): Registry {
   };
 }
 
-export type { ChannelInput };

@@ -16,7 +16,7 @@ import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, insertMessage, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
 import { canonicalTask, persistTask } from '../tasks/persist.js';
 import { redactUrl, redactValue, scrubSecrets } from '../security/redact.js';
-import { buildParts, type PartInputs } from './parts.js';
+import { buildParts, textOfParts, type PartInputs } from './parts.js';
 
 export interface SendInput extends PartInputs {
   agent: string;
@@ -233,7 +233,5 @@ export async function deliverSend(core: Core, prepared: PreparedSend, inTransact
 /** The text of a SendMessage answer: the direct Message, else the task's status message; null when it has none. */
 export function responseText(response: unknown): string | null {
   const r = response as { message?: { parts?: unknown }; task?: { status?: { message?: { parts?: unknown } } } } | null;
-  const parts = (r?.message ?? r?.task?.status?.message)?.parts;
-  const texts = (Array.isArray(parts) ? parts : []).map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean);
-  return texts.length ? texts.join('\n') : null;
+  return textOfParts((r?.message ?? r?.task?.status?.message)?.parts);
 }

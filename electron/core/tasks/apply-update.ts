@@ -9,6 +9,7 @@ import { ensureContext, ensurePlaceholderTask, getTaskJson, insertMessage, write
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
 import { localTaskState, SETTLED_STATES } from '../messaging/task-state.js';
+import { textOfParts } from '../messaging/parts.js';
 import { artifactKind, canonicalTask, persistTask } from './persist.js';
 
 export interface UpdateSource {
@@ -39,11 +40,6 @@ export interface AppliedUpdate {
   text: string | null;
   final: boolean;
 }
-
-const textOfParts = (parts: unknown): string | null => {
-  const texts = (Array.isArray(parts) ? parts : []).map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean);
-  return texts.length ? texts.join('\n') : null;
-};
 
 function applyStatus(db: Db, source: UpdateSource, update: Record<string, any>, contextId: string | null, messageId: string) {
   const taskId = String(update.taskId);

@@ -51,7 +51,8 @@ export interface TaskUpsert {
   metadata?: Record<string, unknown>;
 }
 
-const TERMINAL = new Set<TaskStateName>(['completed', 'failed', 'cancelled', 'rejected']);
+/** States a task never leaves. */
+export const TERMINAL_STATES: readonly TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected'];
 
 export function upsertTask(db: Db, t: TaskUpsert): void {
   const now = nowIso();
@@ -66,7 +67,7 @@ export function upsertTask(db: Db, t: TaskUpsert): void {
     ...t,
     remoteJson: JSON.stringify(t.remoteJson),
     metadata: JSON.stringify(t.metadata ?? {}),
-    completedAt: TERMINAL.has(t.state) ? now : null,
+    completedAt: TERMINAL_STATES.includes(t.state) ? now : null,
     now,
   });
 }
