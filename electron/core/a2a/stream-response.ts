@@ -5,14 +5,13 @@
 import { StreamResponse } from '@a2a-js/sdk';
 import { z } from 'zod';
 
-const looseObject = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
-const status = looseObject({ state: z.string() });
+const status = z.looseObject({ state: z.string() });
 
 const variants = {
-  task: looseObject({ id: z.string().min(1), status: status.optional() }),
-  message: looseObject({ messageId: z.string().min(1), parts: z.array(z.record(z.string(), z.unknown())) }),
-  statusUpdate: looseObject({ taskId: z.string().min(1), status }),
-  artifactUpdate: looseObject({ taskId: z.string().min(1), artifact: looseObject({ artifactId: z.string().min(1), parts: z.array(z.record(z.string(), z.unknown())) }) }),
+  task: z.looseObject({ id: z.string().min(1), status: status.optional() }),
+  message: z.looseObject({ messageId: z.string().min(1), parts: z.array(z.record(z.string(), z.unknown())) }),
+  statusUpdate: z.looseObject({ taskId: z.string().min(1), status }),
+  artifactUpdate: z.looseObject({ taskId: z.string().min(1), artifact: z.looseObject({ artifactId: z.string().min(1), parts: z.array(z.record(z.string(), z.unknown())) }) }),
 } as const;
 
 export type StreamVariant = keyof typeof variants;

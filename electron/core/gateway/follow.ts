@@ -4,7 +4,7 @@
  * a resumed subscription that replays what was already seen adds nothing.
  */
 import { createHash } from 'node:crypto';
-import { MissiveError, toMissiveError } from '../../../shared/errors.js';
+import { toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { openStream } from '../a2a/sse.js';
@@ -69,4 +69,3 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
   return { settled: false, state, events };
 }
 
-export const followError = (outcome: FollowOutcome) => new MissiveError('transport', 'subscription_closed', `the subscription closed while the task is ${outcome.state ?? 'unknown'}`);

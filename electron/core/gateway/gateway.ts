@@ -11,7 +11,7 @@ import { toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { nowIso } from '../store/db.js';
 import { appendEvent } from '../store/repos/events.js';
-import { claimJob, dueJobs, finishJob, getJob, jobCounts, queueJob, reclaimOrphans, retryJob, tasksNeedingJobs, unfinishedJobs, type JobRow } from '../store/repos/gateway-jobs.js';
+import { claimJob, dueJobs, finishJob, jobCounts, queueJob, reclaimOrphans, retryJob, tasksNeedingJobs, unfinishedJobs, type JobRow } from '../store/repos/gateway-jobs.js';
 import { backoffMs } from './backoff.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
 import { acquireLock, isAlive, readLock } from './lock.js';
@@ -144,4 +144,3 @@ export function gatewayStatus(core: Core) {
   };
 }
 
-export { getJob };

@@ -10,7 +10,7 @@ import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import { validateBaseUrl } from '../agents/registry.js';
-import { redactValue } from '../security/redact.js';
+import { REDACTED, redactValue } from '../security/redact.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensurePlaceholderTask, getTask } from '../store/repos/conversation.js';
 import { listPushConfigsOfTask, markPushConfigDeleted, upsertPushConfig } from '../store/repos/push-configs.js';
@@ -26,8 +26,6 @@ export interface PushCreateInput {
   authScheme?: string;
   authCredentialsEnv?: string;
 }
-
-const REDACTED = '[REDACTED]';
 
 /** The config as stored and shown: token and credentials replaced. */
 export function redactPushConfig(config: Record<string, any>): Record<string, unknown> {

@@ -81,11 +81,6 @@ const fromRaw = (r: RawEvent): EventRow => ({
 /** True when an event with this dedupe key is already journaled. */
 export const hasEventKey = (db: Db, key: string): boolean => db.prepare(`SELECT 1 FROM events WHERE dedupe_key = ?`).get(key) !== undefined;
 
-export function getEventBySequence(db: Db, sequence: number): EventRow | undefined {
-  const raw = db.prepare(`SELECT * FROM events WHERE sequence = ?`).get(sequence) as RawEvent | undefined;
-  return raw && fromRaw(raw);
-}
-
 export interface EventQuery {
   type?: string;
   since?: string;

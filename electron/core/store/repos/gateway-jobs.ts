@@ -78,4 +78,3 @@ export const jobCounts = (db: Db) =>
 
 export const unfinishedJobs = (db: Db) => db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE state IN ('queued','running','retrying') ORDER BY next_run_at, job_id`).all() as JobRow[];
 
-export const getJob = (db: Db, jobId: string) => db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE job_id = ?`).get(jobId) as JobRow | undefined;
