@@ -65,6 +65,14 @@ export class Printer {
     if (text) this.io.stdout(`${text}\n`);
   }
 
+  /** A warning on stderr (nothing under --quiet): a line of text, or a compact `warning` envelope in machine modes. */
+  warning(message: string): void {
+    if (this.mode === 'quiet') return;
+    const text = redactText(message, this.secrets());
+    if (this.mode === 'json' || this.mode === 'ndjson') return this.io.stderr(`${JSON.stringify(this.envelope('warning', { message: text }))}\n`);
+    this.io.stderr(`missive: warning: ${text}\n`);
+  }
+
   /** Errors go to stderr in every mode: an envelope in machine modes, a message with help otherwise. */
   error(error: MissiveError): void {
     const report = error.toReport();

@@ -43,6 +43,7 @@ export interface GlobalFlags {
   serviceParam: string[];
   bearerTokenEnv?: string;
   header: string[];
+  allowCrossOriginAuth?: boolean;
   verbose: number;
 }
 
@@ -75,12 +76,13 @@ function addGlobalOptions(cmd: Command): Command {
     .option('--service-param <name=value>', 'extra A2A service parameter header (repeatable)', collect, [])
     .option('--bearer-token-env <env>', 'send Authorization: Bearer $ENV')
     .option('--header <name:value>', 'extra request header, never persisted (repeatable)', collect, [])
+    .option('--allow-cross-origin-auth', "call card interfaces on another origin than the agent's, without its credentials")
     .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (repeatable)').argParser((_v, prev: number) => prev + 1).default(0));
 }
 
 export function buildProgram(deps: CliDeps, onResult: (code: number) => void): Command {
   const program = addGlobalOptions(new Command('missive'))
-    .description('Operator console for A2A (Agent2Agent) v1.0 agents: registry, cards, messages, tasks and collectives.')
+    .description('Operator console for A2A (Agent2Agent) agents, v1.0, v0.3 and v0.2: registry, cards, messages, tasks and collectives.')
     .version(VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: deps.io.stdout, writeErr: deps.io.stderr, outputError: () => undefined });
@@ -107,6 +109,8 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
           serviceParams: flags.serviceParam,
           bearerTokenEnv: flags.bearerTokenEnv,
           headers: flags.header,
+          allowCrossOriginAuth: flags.allowCrossOriginAuth,
+          onWarning: (message) => out.warning(message),
         });
         const resolvedCore = core;
         out = new Printer(resolveMode(flags, core.config.output.format as OutputMode | undefined), deps.io, () => knownSecrets(resolvedCore, flags));

@@ -20,6 +20,8 @@ export interface InvocationOptions {
   bearerTokenEnv?: string;
   /** `Name:Value` strings; used for this invocation only, never persisted. */
   headers?: string[];
+  /** Call card interfaces on another origin than the agent's, without its credentials. */
+  allowCrossOriginAuth?: boolean;
 }
 
 export interface CoreOptions extends InvocationOptions {
@@ -27,6 +29,8 @@ export interface CoreOptions extends InvocationOptions {
   cwd?: string;
   secrets?: SecretStore;
   dispatcher?: Dispatcher;
+  /** Where warnings go (the CLI prints them on stderr); each distinct warning is reported once per core. */
+  onWarning?: (message: string) => void;
 }
 
 export interface Core {
@@ -40,6 +44,8 @@ export interface Core {
   readonly dispatcher?: Dispatcher;
   /** Opens (and migrates) the store on first use; config-seeded agents are synced before it is returned. */
   store(): Store;
+  /** Reports something the user should know that does not stop the command (once per distinct message). */
+  warn(message: string): void;
   close(): void;
 }
 
@@ -53,6 +59,7 @@ export function createCore(options: CoreOptions = {}): Core {
     { protocolVersion: options.protocolVersion, extensions: options.extensions, params: options.serviceParams },
   );
   let store: Store | undefined;
+  const warned = new Set<string>();
   return {
     config,
     paths,
@@ -62,6 +69,11 @@ export function createCore(options: CoreOptions = {}): Core {
     serviceParameters,
     timeoutMs: options.timeoutMs ?? config.qos.timeoutMs,
     dispatcher: options.dispatcher,
+    warn(message) {
+      if (warned.has(message)) return;
+      warned.add(message);
+      options.onWarning?.(message);
+    },
     store() {
       if (!store) {
         store = openStore(paths.database);

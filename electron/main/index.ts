@@ -67,7 +67,7 @@ if (!app.requestSingleInstanceLock()) app.quit();
 
 app.whenReady().then(async () => {
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  core = createCore({ env: process.env, cwd: process.cwd() });
+  core = createCore({ env: process.env, cwd: process.cwd(), onWarning: (message) => console.warn(`missive: warning: ${message}`) });
   core.store();
   registry = createRegistry({
     core,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 const id = z.string().min(1).max(256);
 const alias = z.string().min(1).max(63);
 const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
-const binding = z.enum(['http+json', 'json-rpc']);
+const binding = z.enum(['http+json', 'json-rpc', 'grpc']);
 
 /** What the compose view can send: the same inputs as `missive send`. */
 const messageInputs = z.strictObject({
@@ -54,7 +54,7 @@ export const CHANNELS = {
   'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(agentView) }) },
   'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional() }), output: agentView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
-  'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional() }), output: loose({ card: loose({ name: z.string() }), selected_interface: loose({ binding: z.string(), url: z.string() }) }) },
+  'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional() }), output: loose({ card: loose({ name: z.string(), format: z.string() }), selected_interface: loose({ binding: z.string(), url: z.string(), dialect: z.string() }).nullable(), negotiation: loose({ ok: z.boolean() }) }) },
   'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs }), output: loose({ response_shape: z.enum(['message', 'task']), request: loose({ message_id: z.string() }) }) },
   'messages.stream': { input: z.strictObject({ agent: alias, inputs: messageInputs, force: z.boolean().optional() }), output: loose({ events: z.number(), counts: loose({}) }) },
   'groups.list': { input: z.strictObject({}), output: z.object({ groups: z.array(loose({ group_name: z.string(), members: z.number() })) }) },

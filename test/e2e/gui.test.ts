@@ -39,7 +39,9 @@ describe('desktop views', () => {
     await expect.poll(text(page.getByTestId('agents-table')), POLL).toContain('echo');
     await page.getByRole('button', { name: 'Inspect' }).click();
     await expect.poll(text(page.getByTestId('agent-card')), POLL).toContain('echo');
-    await expect.poll(text(page.getByTestId('selected-interface')), POLL).toContain(`http+json ${fleet.agents.echo!.baseUrl}/a2a/rest`);
+    await expect.poll(text(page.getByTestId('selected-interface')), POLL).toContain(`http+json ${fleet.agents.echo!.baseUrl}/a2a/rest · speaks A2A 1.0`);
+    await expect.poll(text(page.getByTestId('card-format')), POLL).toContain('A2A 1.0');
+    await expect.poll(text(page.getByTestId('credentials')), POLL).toContain('none configured');
     await expect.poll(text(page.getByTestId('interfaces')), POLL).toContain(`HTTP+JSON ${fleet.agents.echo!.baseUrl}/a2a/rest (A2A 1.0) ← selected`);
     await expect.poll(text(page.getByTestId('interfaces')), POLL).toContain(`JSONRPC ${fleet.agents.echo!.baseUrl}/a2a/jsonrpc`);
     await expect.poll(text(page.getByTestId('agents-table')), POLL).not.toContain('not fetched');

@@ -77,7 +77,7 @@ describe('agent card discovery', () => {
     await box.run(['agent', 'add', 'snake', `${server.url}/snake`]);
     await box.run(['agent', 'add', 'legacy', `${server.url}/legacy`]);
     const snake = (await box.run(['agent', 'inspect', 'snake', '--json'])).json().data;
-    expect(snake.selected_interface).toEqual({ binding: 'json-rpc', protocol_binding: 'JSONRPC', url: `${server.url}/rpc`, tenant: null, protocol_version: '1.0', source: 'agent_card' });
+    expect(snake.selected_interface).toEqual({ binding: 'json-rpc', protocol_binding: 'JSONRPC', url: `${server.url}/rpc`, tenant: null, protocol_version: '1.0', dialect: '1.0', source: 'agent_card' });
     const caps = (await box.run(['agent', 'capabilities', 'snake', '--json'])).json().data;
     expect(caps.labels).toEqual(expect.arrayContaining(['streaming', 'push-notifications', 'input:text/plain', 'output:application/json']));
     const legacy = (await box.run(['agent', 'inspect', 'legacy', '--json'])).json().data;
@@ -94,13 +94,20 @@ describe('agent card discovery', () => {
     expect(data.selected_interface).toMatchObject({ binding: 'json-rpc', url: `${server.url}/jr`, source: 'registry_interface' });
   });
 
-  it('reports gRPC-only cards as having no mutual binding (exit 69)', async () => {
-    serveCard('/grpc', { name: 'G', supportedInterfaces: [{ url: 'http://127.0.0.1:1', protocolBinding: 'GRPC', protocolVersion: '1.0' }] });
-    await box.run(['agent', 'add', 'grpc', `${server.url}/grpc`]);
-    const res = await box.run(['agent', 'inspect', 'grpc']);
-    expect(res.code).toBe(69);
-    expect(res.stderr).toMatch(/no mutual A2A binding: the agent offers GRPC/);
-    expect(res.stderr).toMatch(/gRPC is recognised but not supported/);
+  it('shows a card with no mutual binding (exit 0) and says what is missing; calls to it fail with exit 69', async () => {
+    serveCard('/kafka', { name: 'K', supportedInterfaces: [{ url: 'kafka://127.0.0.1:1/topic', protocolBinding: 'KAFKA', protocolVersion: '1.0' }] });
+    await box.run(['agent', 'add', 'kafka', `${server.url}/kafka`]);
+    const res = await box.run(['agent', 'inspect', 'kafka']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('K');
+    expect(res.stdout).toMatch(/missive cannot talk to this agent: it offers KAFKA; missive speaks HTTP\+JSON, JSON-RPC, gRPC/);
+    const data = (await box.run(['agent', 'inspect', 'kafka', '--json'])).json().data;
+    expect(data.selected_interface).toBeNull();
+    expect(data.negotiation).toMatchObject({ ok: false, dialect: null, offered_bindings: ['KAFKA'], error: { code: 'missive::transport::no_mutual_binding' } });
+    const send = await box.run(['send', 'kafka', 'hi', '--json']);
+    expect(send.code).toBe(69);
+    expect(JSON.parse(send.stderr).data.message).toMatch(/no mutual A2A binding: the agent offers KAFKA/);
+    expect((await box.run(['agent', 'inspect', 'kafka', '--binding', 'grpc'])).code).toBe(69);
   });
 
   it('maps malformed JSON and non-card payloads to protocol errors (exit 76)', async () => {
@@ -129,11 +136,13 @@ describe('agent card discovery', () => {
     expect((await box.run(['agent', 'inspect', 'vns2'])).code).toBe(76);
   });
 
-  it('maps 404 and refused connections to transport errors (exit 69)', async () => {
+  it('says an agent without a card at either well-known path seems to speak another version (76); refused is 69', async () => {
     await box.run(['agent', 'add', 'missing', `${server.url}/missing`]);
     const res = await box.run(['agent', 'inspect', 'missing']);
-    expect(res.code).toBe(69);
-    expect(res.stderr).toMatch(/answered HTTP 404/);
+    expect(res.code).toBe(76);
+    expect(res.stderr).toContain(`no Agent Card at ${server.url}/missing/.well-known/agent-card.json nor ${server.url}/missing/.well-known/agent.json (HTTP 404)`);
+    expect(res.stderr).toMatch(/seems to speak another A2A version/);
+    expect(server.requests.filter((r) => r.path.startsWith('/missing/')).map((r) => r.path)).toEqual(['/missing/.well-known/agent-card.json', '/missing/.well-known/agent.json']);
     await box.run(['agent', 'add', 'down', 'http://127.0.0.1:9']);
     const down = await box.run(['agent', 'inspect', 'down', '--json']);
     expect(down.code).toBe(69);

@@ -40,7 +40,7 @@ describe('missive bin (plain Node)', () => {
     }
   });
 
-  it('runs the demo: embedded SDK agents registered, inspected on both bindings, streamed to, and a full round', async () => {
+  it('runs the demo: embedded SDK agents registered, inspected on every binding, streamed to, and a full round', async () => {
     const home = mkdtempSync(join(tmpdir(), 'missive-demo-test-'));
     try {
       const res = await missive(['demo', '--json'], { MISSIVE_HOME: home, HOME: home });
@@ -48,7 +48,10 @@ describe('missive bin (plain Node)', () => {
       const env = JSON.parse(res.stdout);
       expect(env.kind).toBe('demo_result');
       const inspected = env.data.steps.filter((s: { step: string }) => s.step === 'agent.inspected');
-      expect(inspected.map((s: { detail: { selected_interface: { binding: string } } }) => s.detail.selected_interface.binding)).toEqual(Array(5).fill(['http+json', 'json-rpc']).flat());
+      expect(inspected.map((s: { detail: { selected_interface: { binding: string } } }) => s.detail.selected_interface.binding)).toEqual([
+        ...['http+json', 'json-rpc', 'grpc'], // demo-echo also serves gRPC
+        ...Array(4).fill(['http+json', 'json-rpc']).flat(),
+      ]);
       const steps = env.data.steps.map((s: { step: string }) => s.step);
       expect(steps.slice(-6)).toEqual(['stream', 'round.bcast', 'round.barrier', 'round.gather', 'round.reduce', 'round.done']);
       const reduced = env.data.steps.find((s: { step: string }) => s.step === 'round.reduce').detail.result;

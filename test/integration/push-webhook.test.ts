@@ -40,11 +40,13 @@ afterEach(async () => {
 describe('push configs and callbacks', () => {
   for (const binding of ['http+json', 'json-rpc'] as const) {
     it(`registers a config over ${binding} and journals the SDK agent's callbacks`, async () => {
-      await box.run(['agent', 'update', 'worker', '--binding-preference', binding]);
-      const sent = (await box.run(['send', 'worker', 'work', '--return-immediately', '--json'])).json().data;
+      const alias = `worker-${binding === 'json-rpc' ? 'rpc' : 'rest'}`;
+      expect((await box.run(['agent', 'add', alias, fleet.agents.worker!.baseUrl, '--binding-preference', binding])).code).toBe(0);
+      const sent = (await box.run(['send', alias, 'work', '--return-immediately', '--json'])).json().data;
+      expect(sent.selected_interface.binding).toBe(binding);
       expect(sent.task.state).toBe('working');
       const taskId = sent.task.task_id;
-      const created = await box.run(['push', 'create', 'worker', taskId, '--url', callbackUrl, '--token-env', 'CB_TOKEN', '--config-id', 'cfg-1', '--json']);
+      const created = await box.run(['push', 'create', alias, taskId, '--url', callbackUrl, '--token-env', 'CB_TOKEN', '--config-id', 'cfg-1', '--json']);
       expect(created.code).toBe(0);
       expect(created.json().data.config).toMatchObject({ id: 'cfg-1', url: callbackUrl, token: '[REDACTED]' });
 
@@ -56,11 +58,11 @@ describe('push configs and callbacks', () => {
       withDb((d) => expect((d.prepare(`SELECT count(*) AS n FROM messages WHERE direction = 'push' AND task_id = ?`).get(taskId) as any).n).toBeGreaterThan(0));
       expect(receiver.stats()).toMatchObject({ listening: true, rejected: 0 });
 
-      const listed = (await box.run(['push', 'list', 'worker', taskId, '--json'])).json().data;
+      const listed = (await box.run(['push', 'list', alias, taskId, '--json'])).json().data;
       expect(listed.configs).toMatchObject([{ id: 'cfg-1', token: '[REDACTED]' }]);
-      expect((await box.run(['push', 'get', 'worker', taskId, 'cfg-1', '--json'])).json().data.config.url).toBe(callbackUrl);
-      expect((await box.run(['push', 'delete', 'worker', taskId, 'cfg-1'])).code).toBe(0);
-      expect((await box.run(['push', 'list', 'worker', taskId, '--json'])).json().data.configs).toEqual([]);
+      expect((await box.run(['push', 'get', alias, taskId, 'cfg-1', '--json'])).json().data.config.url).toBe(callbackUrl);
+      expect((await box.run(['push', 'delete', alias, taskId, 'cfg-1'])).code).toBe(0);
+      expect((await box.run(['push', 'list', alias, taskId, '--json'])).json().data.configs).toEqual([]);
       withDb((d) => expect((d.prepare(`SELECT deleted_at FROM push_configs WHERE push_config_id = 'cfg-1'`).get() as any).deleted_at).not.toBeNull());
       expect(dump()).not.toContain(TOKEN);
     });

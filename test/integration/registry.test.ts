@@ -40,7 +40,7 @@ describe('agent registry', () => {
     expect(JSON.parse(dup.stderr).data.code).toBe('missive::validation::duplicate_agent');
     expect((await box.run(['agent', 'add', 'Echo!', 'http://127.0.0.1:1'])).code).toBe(64);
     expect((await box.run(['agent', 'add', 'ftp', 'ftp://127.0.0.1/'])).stderr).toMatch(/must use http or https/);
-    expect((await box.run(['agent', 'add', 'x', 'http://127.0.0.1:1', '--interface', 'grpc=http://127.0.0.1:2'])).code).toBe(64);
+    expect((await box.run(['agent', 'add', 'x', 'http://127.0.0.1:1', '--interface', 'kafka=http://127.0.0.1:2'])).code).toBe(64);
     expect((await box.run(['agent', 'add', 'y', 'http://127.0.0.1:1', '--auth-ref', 'nope'])).code).toBe(78);
   });
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { openDatabase, SCHEMA_VERSION, appliedMigrations } from '../../electron/core/store/db.js';
 import { MIGRATIONS } from '../../electron/core/store/migrations/index.js';
+import { getAgent } from '../../electron/core/store/repos/agents.js';
 import { appendEvent, listEvents } from '../../electron/core/store/repos/events.js';
 import { openStore } from '../../electron/core/store/store.js';
 import { getArtifact, writeArtifact } from '../../electron/core/store/repos/conversation.js';
@@ -39,6 +40,17 @@ describe('store', () => {
     expect(writeArtifact(db, { ...base, content: { artifactId: 'r', name: 'n', parts: [{ text: 'old' }, { text: ' new' }] } })).toBe(2);
     expect(writeArtifact(db, { ...base, content: { artifactId: 'r', name: 'n', parts: [{ text: 'final' }] } })).toBe(3);
     expect(getArtifact(db, 't', 'r')?.content.parts).toEqual([{ text: 'final' }]);
+    db.close();
+  });
+
+  it('keeps v2 agents and their cached cards when migrating to v3: no trusted origins, cross-origin calls off', () => {
+    const path = dbPath();
+    const v2 = openDatabase(path, { migrations: MIGRATIONS.slice(0, 2) });
+    v2.prepare(`INSERT INTO agents (alias, base_url, agent_card_json) VALUES ('a', 'http://127.0.0.1:1', '{"name":"A"}')`).run();
+    v2.close();
+    const db = openDatabase(path);
+    expect(getAgent(db, 'a')).toMatchObject({ trustedOrigins: [], allowCrossOriginAuth: false, card: { json: { name: 'A' }, url: null } });
+    expect(() => db.prepare(`UPDATE agents SET trusted_origins_json = '{}' WHERE alias = 'a'`).run()).toThrow(/CHECK constraint/);
     db.close();
   });
 

@@ -2,7 +2,8 @@
 import { Command, Option } from 'commander';
 import { addAgent, listAgentViews, removeAgent, renameAgentAlias, showAgent, type AgentView } from '../../core/agents/registry.js';
 import { agentCapabilities, inspectAgent, refreshAgent, type InspectView } from '../../core/agents/discovery.js';
-import type { Binding } from '../../core/config/schema.js';
+import { BINDINGS, type Binding } from '../../core/config/schema.js';
+import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
 import { collect, type Action } from '../program.js';
 import { keyValues, table } from '../human.js';
 
@@ -14,24 +15,40 @@ const showText = (a: AgentView) =>
     ['interfaces', Object.entries(a.interface_urls).map(([b, u]) => `${b}=${u}`)],
     ['binding preference', a.binding_preference],
     ['auth ref', a.auth_ref],
+    ['trusted origins', a.trusted_origins],
+    ['cross-origin calls', a.allow_cross_origin_auth ? 'allowed, without credentials' : null],
     ['tags', a.tags],
     ['notes', a.notes],
     ['card', a.card.cached ? `${a.card.name ?? '(unnamed)'}, fetched ${a.card.fetched_at}, validated ${a.card.validated_at}` : 'not fetched yet (missive agent inspect ' + a.alias + ')'],
   ]);
 
-const inspectText = (v: InspectView) => {
+const CREDENTIALS_TEXT: Record<InspectView['origin_pinning']['decision'], string> = {
+  send: 'sent to the selected interface (same origin)',
+  withhold: 'withheld: the interface is on another origin (--allow-cross-origin-auth)',
+  refuse: 'refused: the interface is on another origin; calls fail with exit 77 (see --trust-origin, --allow-cross-origin-auth)',
+  none: 'none configured',
+};
+
+const selectedText = (v: InspectView) => {
   const s = v.selected_interface;
+  if (!s) return `none: ${v.negotiation.error?.message.replace(/^\w+ error: /, '') ?? 'no mutual binding'}`;
+  return `${BINDING_LABEL[s.binding] ?? s.binding} ${s.url} (card says A2A ${s.protocol_version}; missive speaks the ${s.dialect} dialect; from ${s.source})`;
+};
+
+const inspectText = (v: InspectView) => {
   const lines = [
     keyValues([
       ['agent', `${v.agent.alias} → ${v.card.name}${v.card.version ? ` v${v.card.version}` : ''}`],
       ['description', v.card.description],
       ['provider', (v.card.provider as { organization?: string } | null)?.organization ?? null],
+      ['card format', `A2A ${v.card.format}${v.card.declared_protocol_version ? ` (declares protocolVersion ${v.card.declared_protocol_version})` : ''}, from ${v.cache.url}`],
       ['protocol versions', v.card.protocol_versions],
       ['streaming', String((v.card.capabilities as { streaming?: boolean }).streaming === true)],
       ['push notifications', String((v.card.capabilities as { pushNotifications?: boolean }).pushNotifications === true)],
       ['input modes', v.card.default_input_modes],
       ['output modes', v.card.default_output_modes],
-      ['selected', `${s.binding} ${s.url} (protocol ${s.protocol_version}, from ${s.source})`],
+      ['selected', selectedText(v)],
+      ['credentials', v.origin_pinning.configured.length ? `${v.origin_pinning.configured.join(', ')}: ${CREDENTIALS_TEXT[v.origin_pinning.decision]}` : CREDENTIALS_TEXT.none],
       ['card cache', `${v.cache.status}${v.cache.etag ? `, etag ${v.cache.etag}` : ''}${v.cache.last_modified ? `, last-modified ${v.cache.last_modified}` : ''}`],
     ]),
   ];
@@ -40,10 +57,13 @@ const inspectText = (v: InspectView) => {
   }
   const skills = v.card.skills as Array<{ id: string; name?: string; tags?: string[] }>;
   if (skills.length) lines.push('', 'Skills', table(['id', 'name', 'tags'], skills.map((k) => [k.id, k.name ?? '', (k.tags ?? []).join(', ')])));
+  if (!v.negotiation.ok) {
+    lines.push('', `missive cannot talk to this agent: it offers ${v.negotiation.offered_bindings.join(', ') || 'no interface'}; missive speaks ${v.negotiation.supported_bindings.map((b) => BINDING_LABEL[b] ?? b).join(', ')}.`);
+  }
   return lines.join('\n');
 };
 
-const bindingOption = () => new Option('--binding <binding>', 'require this binding').choices(['http+json', 'json-rpc']);
+const bindingOption = () => new Option('--binding <binding>', 'require this binding').choices([...BINDINGS]);
 
 export function registerAgentCommands(program: Command, action: Action): void {
   const agent = program.command('agent').description('register, inspect and manage A2A agents');
@@ -51,8 +71,9 @@ export function registerAgentCommands(program: Command, action: Action): void {
   agent
     .command('add <alias> <base-url>')
     .description('register an agent by alias and base URL')
-    .option('--interface <binding=url>', 'explicit interface URL, e.g. json-rpc=http://host/rpc (repeatable)', collect, [])
-    .option('--binding-preference <binding>', 'preferred binding order (repeatable; default http+json, json-rpc)', collect, [])
+    .option('--interface <binding=url>', 'explicit interface URL, e.g. json-rpc=http://host/rpc or grpc=host:50051 (repeatable)', collect, [])
+    .option('--binding-preference <binding>', 'preferred binding order (repeatable; default http+json, json-rpc, grpc)', collect, [])
+    .option('--trust-origin <origin>', "another origin that may receive this agent's credentials, e.g. https://api.example.com (repeatable)", collect, [])
     .option('--auth-ref <name>', 'auth ref from the config or `missive auth add`')
     .option('--tag <tag>', 'tag (repeatable)', collect, [])
     .option('--notes <text>', 'free-form notes')
@@ -68,6 +89,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
           tags: opts.tag,
           notes: opts.notes,
           metadata: opts.metadata,
+          trustedOrigins: opts.trustOrigin,
         });
         out.result('agent_add', { agent: view }, (d) => `added agent ${d.agent.alias} (${d.agent.base_url})\nnext: missive agent inspect ${d.agent.alias}`);
       }),

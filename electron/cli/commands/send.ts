@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import { responseText, sendMessage, type SendInput, type SendResult } from '../../core/messaging/send.js';
 import { usageError } from '../../../shared/errors.js';
+import { BINDINGS } from '../../core/config/schema.js';
 import { collect, type Action } from '../program.js';
 import { keyValues } from '../human.js';
 
@@ -22,7 +23,7 @@ export function addMessageInputOptions(cmd: Command): Command {
     .option('--push-url <url>', 'register a push callback for the task inline (see `missive webhook run`)')
     .option('--push-token-env <env>', 'env var with the token the agent sends back with each callback')
     .option('--return-immediately', 'ask the agent to answer with the task at once instead of blocking (follow with task wait or barrier)')
-    .addOption(new Option('--binding <binding>', 'require this binding').choices(['http+json', 'json-rpc']));
+    .addOption(new Option('--binding <binding>', 'require this binding').choices([...BINDINGS]));
 }
 
 /** Maps the parsed message-input flags to the service input (shared by send, stream, bcast, scatter). */

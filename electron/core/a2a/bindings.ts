@@ -1,32 +1,26 @@
 /**
- * The two A2A bindings missive speaks, behind one call shape: HTTP+JSON (`POST <iface>/message:send`, …) and
- * JSON-RPC 2.0 (`SendMessage`, …). Both send the same service-parameter and auth headers; both map A2A errors.
+ * Every unary A2A operation behind one call shape, whatever the wire: missive's own code for A2A 1.0 over HTTP+JSON
+ * (`POST <iface>/message:send`, …) and JSON-RPC 2.0 (`SendMessage`, …); the SDK for the v0.3 dialect and for gRPC
+ * (sdk-transport.ts). All send the same service-parameter and auth headers and map errors to the same codes.
  */
 import { randomUUID } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import { protocolError } from '../../../shared/errors.js';
+import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertOk, httpRequest, isVersionNotSupported, versionNotSupportedError } from './http.js';
-import type { SelectedInterface } from './interfaces.js';
+import { oneLine } from './remote-text.js';
+import { callRest, parseJson, type RestRoute } from './rest-call.js';
+import { callViaSdk, viaSdk, type UnaryMethod } from './sdk-transport.js';
+import { isMethodNotFound, versionMismatchError } from './version-mismatch.js';
 
-export const A2A_JSON = 'application/a2a+json';
+export { A2A_JSON, type BindingCall } from './binding-call.js';
 
-export interface BindingCall {
-  iface: SelectedInterface;
-  headers: Record<string, string>;
-  timeoutMs: number;
-  protocolVersion: string;
-  dispatcher?: Dispatcher;
-  secrets?: readonly string[];
-  maxResponseBytes?: number;
-}
-
-/** JSON-RPC method → HTTP+JSON route for the unary operations. */
 const pushConfigs = (p: Record<string, unknown>) => `tasks/${encodeURIComponent(String(p.taskId))}/pushNotificationConfigs`;
 const pushConfig = (p: Record<string, unknown>) => `${pushConfigs(p)}/${encodeURIComponent(String(p.id))}`;
 
-const REST_ROUTES: Record<string, (params: Record<string, unknown>) => { method: 'GET' | 'POST' | 'DELETE'; path: string }> = {
+/** JSON-RPC method → A2A 1.0 HTTP+JSON route. */
+const REST_ROUTES: Record<UnaryMethod, (params: Record<string, unknown>) => Omit<RestRoute, 'contentType'>> = {
   SendMessage: () => ({ method: 'POST', path: 'message:send' }),
-  GetTask: (p) => ({ method: 'GET', path: `tasks/${encodeURIComponent(String(p.id))}` }),
+  GetTask: (p) => ({ method: 'GET', path: `tasks/${encodeURIComponent(String(p.id))}${queryString({ historyLength: p.historyLength })}` }),
   CancelTask: (p) => ({ method: 'POST', path: `tasks/${encodeURIComponent(String(p.id))}:cancel` }),
   ListTasks: (p) => ({ method: 'GET', path: `tasks${queryString(p)}` }),
   CreateTaskPushNotificationConfig: (p) => ({ method: 'POST', path: pushConfigs(p) }),
@@ -43,45 +37,31 @@ function queryString(params: Record<string, unknown>): string {
   return text ? `?${text}` : '';
 }
 
-const parseJson = (text: string, what: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw protocolError('invalid_json', `${what} is not valid JSON: ${(error as Error).message}`);
-  }
-};
+/** Performs one unary A2A operation and returns the result as A2A 1.0 JSON (unwrapped from JSON-RPC). */
+export async function callUnary(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
+  if (viaSdk(call.iface)) return callViaSdk(call, method, params);
+  if (call.iface.binding === 'http+json') return callRest(call, { ...REST_ROUTES[method](params), contentType: A2A_JSON }, method, params);
+  return callJsonRpc(call, method, params);
+}
 
-/** Performs one unary A2A operation and returns the result JSON (unwrapped from JSON-RPC). */
-export async function callUnary(call: BindingCall, method: keyof typeof REST_ROUTES, params: Record<string, unknown>): Promise<unknown> {
+async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
   const { iface } = call;
-  const common = { timeoutMs: call.timeoutMs, dispatcher: call.dispatcher, secrets: call.secrets, maxResponseBytes: call.maxResponseBytes };
-  if (iface.binding === 'http+json') {
-    const route = REST_ROUTES[method]!(params);
-    const url = `${iface.url.replace(/\/+$/, '')}/${route.path}`;
-    const res = await httpRequest({
-      ...common,
-      url,
-      method: route.method,
-      headers: { ...call.headers, Accept: `${A2A_JSON}, application/json`, ...(route.method === 'POST' ? { 'Content-Type': A2A_JSON } : {}) },
-      body: route.method === 'POST' ? JSON.stringify(params) : undefined,
-    });
-    assertOk(res, `${method}`, url, call.protocolVersion);
-    // 204 No Content (DeleteTaskPushNotificationConfig) has no body to parse.
-    return res.body.trim() ? parseJson(res.body, `the ${method} response`) : null;
-  }
-  const id = randomUUID();
   const res = await httpRequest({
-    ...common,
     url: iface.url,
     method: 'POST',
     headers: { ...call.headers, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+    timeoutMs: call.timeoutMs,
+    dispatcher: call.dispatcher,
+    secrets: call.secrets,
+    maxResponseBytes: call.maxResponseBytes,
   });
   const body = res.body ? (parseJson(res.body, `the ${method} JSON-RPC response`) as Record<string, unknown>) : undefined;
   if (body && typeof body === 'object' && 'error' in body && body.error) {
-    if (isVersionNotSupported(body)) throw versionNotSupportedError(call.protocolVersion, (body.error as { message?: string }).message);
     const err = body.error as { code?: number; message?: string };
-    throw protocolError('jsonrpc_error', `${method} failed with JSON-RPC error ${err.code ?? '?'}: ${err.message ?? 'no message'}`);
+    if (isVersionNotSupported(body)) throw versionNotSupportedError(call.protocolVersion, err.message);
+    if (isMethodNotFound(err)) throw versionMismatchError({ method, url: iface.url, dialect: iface.dialect, alias: call.alias, answer: '"Method not found"' });
+    throw protocolError('jsonrpc_error', `${method} failed with JSON-RPC error ${err.code ?? '?'}: ${oneLine(err.message) || 'no message'}`);
   }
   assertOk(res, method, iface.url, call.protocolVersion);
   if (!body || typeof body !== 'object' || body.jsonrpc !== '2.0' || !('result' in body)) {

@@ -1,11 +1,16 @@
 /**
- * Agent Card parsing. A small compatibility layer normalises known snake_case aliases and inserts an empty
- * `supportedInterfaces` for older cards, then zod checks the fields missive relies on, and the official SDK codec
- * (`AgentCard.fromJSON`) gives the typed value. The raw JSON is kept beside it.
+ * Agent Card parsing. A small compatibility layer normalises known snake_case aliases; v0.3 cards (`url`,
+ * `preferredTransport`, `additionalInterfaces`, card-level `protocolVersion`) and v0.2 cards (`url` only) are
+ * translated to the v1.0 shape by the SDK's own compat code; v1.0 cards without `supportedInterfaces` get an empty
+ * list. Then zod checks the fields missive relies on, and the official SDK codec (`AgentCard.fromJSON`) gives the
+ * typed value. The raw JSON is kept beside it, untouched.
  */
 import { AgentCard } from '@a2a-js/sdk';
+import { isLegacyAgentCard, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { z } from 'zod';
 import { protocolError } from '../../../shared/errors.js';
+import { isLegacyVersion, type CardFormat } from './dialect.js';
+import { canonicalBinding } from './binding-names.js';
 
 const SNAKE_ALIASES: Record<string, string> = {
   supported_interfaces: 'supportedInterfaces',
@@ -23,6 +28,9 @@ const SNAKE_ALIASES: Record<string, string> = {
   icon_url: 'iconUrl',
   security_schemes: 'securitySchemes',
   security_requirements: 'securityRequirements',
+  preferred_transport: 'preferredTransport',
+  additional_interfaces: 'additionalInterfaces',
+  supports_authenticated_extended_card: 'supportsAuthenticatedExtendedCard',
 };
 
 function normaliseKeys(value: unknown): unknown {
@@ -67,6 +75,10 @@ export interface ParsedCard {
   typed: AgentCard;
   /** True when the card did not list supportedInterfaces (older/pre-release cards). */
   interfacesMissing: boolean;
+  /** The card's generation, by its shape. */
+  format: CardFormat;
+  /** The protocol version the card declares for itself (card-level `protocolVersion` of v0.3 cards), else null. */
+  declaredVersion: string | null;
 }
 
 export function parseCardText(text: string, where: string): unknown {
@@ -77,17 +89,69 @@ export function parseCardText(text: string, where: string): unknown {
   }
 }
 
+const array = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** v0.3 when the card names a 0.3 version or v0.3-only fields; v0.2 when it has only a `url` (or says 0.2). */
+function legacyFormat(card: Record<string, unknown>): CardFormat {
+  const version = typeof card.protocolVersion === 'string' ? card.protocolVersion : null;
+  if (version) return /^\s*v?0\.[0-2](?:\D|$)/.test(version) ? '0.2' : '0.3';
+  return 'preferredTransport' in card || 'additionalInterfaces' in card ? '0.3' : '0.2';
+}
+
+/**
+ * A v0.3/v0.2 card in the v1.0 shape, through the SDK's translator. Fields real older agents often leave out
+ * (modes, skills, skill tags, capabilities) default to empty rather than rejecting the card; every interface is
+ * stamped with the version the card declares, and duplicates of the primary URL collapse.
+ */
+function translateLegacy(card: Record<string, unknown>, where: string): { json: Record<string, unknown>; format: CardFormat; declared: string | null } {
+  const format = legacyFormat(card);
+  const declared = typeof card.protocolVersion === 'string' && card.protocolVersion.trim() ? card.protocolVersion.trim() : null;
+  const lenient = {
+    ...card,
+    capabilities: card.capabilities && typeof card.capabilities === 'object' ? card.capabilities : {},
+    defaultInputModes: array(card.defaultInputModes),
+    defaultOutputModes: array(card.defaultOutputModes),
+    skills: array(card.skills).map((skill) => (skill && typeof skill === 'object' ? { ...skill, tags: array((skill as { tags?: unknown }).tags) } : skill)),
+    additionalInterfaces: array(card.additionalInterfaces).filter((i) => i && typeof i === 'object' && typeof (i as { url?: unknown }).url === 'string'),
+  };
+  let json: Record<string, unknown>;
+  try {
+    json = AgentCard.toJSON(parseLegacyAgentCard(lenient)) as Record<string, unknown>;
+  } catch (error) {
+    throw protocolError('invalid_card', `the v${format} Agent Card at ${where} cannot be read: ${(error as Error).message}`);
+  }
+  const version = declared ?? (format === '0.2' ? '0.2' : '0.3');
+  const seen = new Set<string>();
+  json.supportedInterfaces = array(json.supportedInterfaces)
+    .map((i): Record<string, unknown> => ({ ...(i as Record<string, unknown>), protocolVersion: version }))
+    .filter((i) => {
+      const key = `${canonicalBinding(String(i.protocolBinding ?? ''))} ${String(i.url ?? '')}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  return { json, format, declared };
+}
+
 export function parseCard(raw: unknown, where = 'the cached card'): ParsedCard {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     throw protocolError('invalid_card', `the Agent Card at ${where} is not a JSON object`);
   }
-  const normalised = normaliseKeys(raw) as Record<string, unknown>;
+  let normalised = normaliseKeys(raw) as Record<string, unknown>;
+  let format: CardFormat = '1.0';
+  let declaredVersion: string | null = null;
+  if (isLegacyAgentCard(normalised)) {
+    const legacy = translateLegacy(normalised, where);
+    ({ json: normalised, format, declared: declaredVersion } = legacy);
+  } else if (typeof normalised.protocolVersion === 'string') {
+    declaredVersion = normalised.protocolVersion;
+  }
   const interfacesMissing = normalised.supportedInterfaces === undefined || normalised.supportedInterfaces === null;
   if (interfacesMissing) normalised.supportedInterfaces = [];
   const result = wireCard.safeParse(normalised);
   if (!result.success) {
     const issues = result.error.issues.map((i) => `${i.path.join('.') || '(card)'}: ${i.message}`).join('; ');
-    throw protocolError('invalid_card', `the Agent Card at ${where} does not match A2A v1.0: ${issues}`);
+    throw protocolError('invalid_card', `the Agent Card at ${where} does not match A2A v${format}: ${issues}`);
   }
   let typed: AgentCard;
   try {
@@ -95,7 +159,13 @@ export function parseCard(raw: unknown, where = 'the cached card'): ParsedCard {
   } catch (error) {
     throw protocolError('invalid_card', `the Agent Card at ${where} cannot be decoded: ${(error as Error).message}`);
   }
-  return { wire: result.data, typed, interfacesMissing };
+  return { wire: result.data, typed, interfacesMissing, format, declaredVersion };
 }
 
+/** True when the card was written for an A2A version before 1.0. */
+export const isLegacyCard = (card: ParsedCard): boolean => card.format !== '1.0' || isLegacyVersion(card.declaredVersion);
+
+/** Where A2A ≥ 0.3 serves the card. */
 export const cardUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/.well-known/agent-card.json`;
+/** Where A2A 0.2 agents serve it: tried when the first answers 404. */
+export const legacyCardUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/.well-known/agent.json`;

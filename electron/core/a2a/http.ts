@@ -5,6 +5,7 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
 import { redactText, redactUrl } from '../security/redact.js';
+import { oneLine } from './remote-text.js';
 
 let shared: Agent | undefined;
 
@@ -53,12 +54,12 @@ export function isVersionNotSupported(body: unknown): boolean {
 export function versionNotSupportedError(version: string, detail?: string): MissiveError {
   return protocolError(
     'version_not_supported',
-    `the agent does not support A2A protocol version ${version}${detail ? `: ${detail}` : ''}`,
+    `the agent does not support A2A protocol version ${version}${detail ? `: ${oneLine(detail)}` : ''}`,
     'Try --protocol-version with a version the Agent Card lists, or set [protocol].protocol_version.',
   );
 }
 
-const tryJson = (text: string): unknown => {
+export const tryJson = (text: string): unknown => {
   try {
     return JSON.parse(text);
   } catch {
@@ -112,7 +113,7 @@ export function assertOk(res: HttpResponse, what: string, url: string, protocolV
   if (res.status >= 200 && res.status < 300) return;
   const body = tryJson(res.body);
   if (isVersionNotSupported(body)) throw versionNotSupportedError(protocolVersion, errorMessageOf(body));
-  const detail = errorMessageOf(body) ?? res.body.slice(0, 200).trim();
+  const detail = oneLine(errorMessageOf(body) ?? res.body);
   throw transportError(
     'http_status',
     `${what} at ${redactUrl(url)} answered HTTP ${res.status}${detail ? `: ${redactText(detail)}` : ''}`,
@@ -120,7 +121,7 @@ export function assertOk(res: HttpResponse, what: string, url: string, protocolV
   );
 }
 
-function errorMessageOf(body: unknown): string | undefined {
+export function errorMessageOf(body: unknown): string | undefined {
   const error = (body as { error?: { message?: unknown } } | undefined)?.error;
   return typeof error?.message === 'string' ? error.message : undefined;
 }
@@ -138,6 +139,6 @@ export function networkError(error: unknown, where: string, timeoutMs: number, s
   }
   if (code === 'ECONNREFUSED') return transportError('connection_refused', `${where} refused the connection`, 'Is the agent running on that host and port?');
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return transportError('dns', `cannot resolve the host of ${where}`);
-  const message = redactText(err.cause?.message ?? err.message ?? String(error), secrets);
+  const message = redactText(oneLine(err.cause?.message ?? err.message ?? String(error)), secrets);
   return transportError('network', `request to ${where} failed: ${message}${code ? ` (${code})` : ''}`);
 }

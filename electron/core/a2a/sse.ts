@@ -8,9 +8,12 @@ import { request, type Dispatcher } from 'undici';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
 import { redactUrl } from '../security/redact.js';
-import { A2A_JSON, type BindingCall } from './bindings.js';
+import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertOk, isVersionNotSupported, networkError, versionNotSupportedError } from './http.js';
+import { oneLine } from './remote-text.js';
+import { streamViaSdk, viaSdk } from './sdk-transport.js';
 import { checkStreamResponse, type StreamRecord } from './stream-response.js';
+import { isMethodNotFound, isMissingRoute, versionMismatchError } from './version-mismatch.js';
 
 export type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
 
@@ -43,7 +46,13 @@ async function readSmall(body: Dispatcher.ResponseData['body']): Promise<string>
 
 function jsonRpcError(method: string, error: { code?: number; message?: string }, sequence?: number): MissiveError {
   const where = sequence === undefined ? '' : ` in stream event #${sequence}`;
-  return protocolError('jsonrpc_error', `${method} failed${where} with JSON-RPC error ${error.code ?? '?'}: ${error.message ?? 'no message'}`);
+  return protocolError('jsonrpc_error', `${method} failed${where} with JSON-RPC error ${error.code ?? '?'}: ${oneLine(error.message) || 'no message'}`);
+}
+
+function checked(value: unknown, sequence: number): StreamRecord {
+  const result = checkStreamResponse(value);
+  if (!result.ok) throw protocolError('unknown_stream_variant', `stream event #${sequence} is not an A2A StreamResponse: ${result.reason}`);
+  return result.record;
 }
 
 /** Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC. */
@@ -66,13 +75,21 @@ export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' |
     }
     value = envelope.result;
   }
-  const checked = checkStreamResponse(value);
-  if (!checked.ok) throw protocolError('unknown_stream_variant', `stream event #${sequence} is not an A2A StreamResponse: ${checked.reason}`);
-  return checked.record;
+  return checked(value, sequence);
+}
+
+/** The v0.3 dialect and gRPC: the SDK speaks the wire, each event arrives as v1.0 JSON and is checked like ours. */
+async function* sdkStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+  let sequence = 0;
+  for await (const value of streamViaSdk(call, method, params, call.signal)) {
+    sequence++;
+    yield { sequence, ...checked(value, sequence) };
+  }
 }
 
 /** Opens the stream and yields each StreamResponse as it arrives. Breaking out of the loop closes the connection. */
 export async function* openStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+  if (viaSdk(call.iface)) return yield* sdkStream(call, method, params);
   const { iface } = call;
   const rest = iface.binding === 'http+json';
   const url = rest ? `${iface.url.replace(/\/+$/, '')}/${REST_STREAM_PATHS[method](params)}` : iface.url;
@@ -107,9 +124,11 @@ export async function* openStream(call: StreamCall, method: StreamMethod, params
       }
       if (parsed?.error) {
         if (isVersionNotSupported(parsed)) throw versionNotSupportedError(call.protocolVersion, parsed.error.message);
+        if (isMethodNotFound(parsed.error)) throw versionMismatchError({ method, url, dialect: iface.dialect, alias: call.alias, answer: '"Method not found"' });
         throw jsonRpcError(method, parsed.error);
       }
     }
+    if (isMissingRoute(res.statusCode, text)) throw versionMismatchError({ method, url, dialect: iface.dialect, alias: call.alias, answer: `HTTP ${res.statusCode}` });
     assertOk(flat, method, url, call.protocolVersion);
     throw protocolError('not_event_stream', `${method} at ${where} answered ${type || 'no content type'} instead of text/event-stream`);
   }

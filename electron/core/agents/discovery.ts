@@ -1,15 +1,18 @@
 /** Agent Card discovery: cached fetch, conditional refresh (ETag / Last-Modified, 304), inspection and capabilities. */
 import type { Core } from '../context.js';
-import { assertOk, httpRequest } from '../a2a/http.js';
-import { cardUrl, parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';
-import { negotiateInterface, type SelectedInterface } from '../a2a/interfaces.js';
+import { protocolError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
+import { assertOk, httpRequest, type HttpResponse } from '../a2a/http.js';
+import { cardUrl, legacyCardUrl, parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';
+import { negotiateInterface, SUPPORTED_BINDINGS, type SelectedInterface } from '../a2a/interfaces.js';
+import type { CardFormat, Dialect } from '../a2a/dialect.js';
 import { capabilityView, type CapabilityView } from '../a2a/capabilities.js';
 import type { Binding } from '../config/schema.js';
 import { getAgent, markCardValidated, storeCard, type AgentRow } from '../store/repos/agents.js';
 import { appendEvent } from '../store/repos/events.js';
-import { redactValue } from '../security/redact.js';
+import { redactUrl, redactValue } from '../security/redact.js';
+import { decidePin, plaintextWarning } from '../auth/origin-pin.js';
 import { agentView, requireAgent, type AgentView } from './registry.js';
-import { outboundFor } from './outbound.js';
+import { credentialSources, outboundFor } from './outbound.js';
 
 export type CardCacheStatus = 'cached' | 'fetched' | 'not_modified';
 
@@ -23,22 +26,55 @@ export interface CardResult {
 
 const CARD_MAX_BYTES = 4 * 1024 * 1024;
 
+export interface CardRequest {
+  headers: Record<string, string>;
+  secrets: readonly string[];
+  /** The URL that served the cached card: asked first, with the validators. */
+  knownUrl?: string | null;
+  validators?: { etag: string | null; lastModified: string | null };
+  timeoutMs?: number;
+}
+
+/**
+ * GETs the Agent Card: at `/.well-known/agent-card.json` (A2A 0.3 and later), and when that answers 404 at v0.2's
+ * `/.well-known/agent.json`. The URL that served the cached card goes first. Both 404 → a protocol error (exit 76).
+ */
+export async function requestCard(core: Core, baseUrl: string, req: CardRequest): Promise<{ res: HttpResponse; url: string }> {
+  const urls = [...new Set([req.knownUrl, cardUrl(baseUrl), legacyCardUrl(baseUrl)].filter((u): u is string => !!u))];
+  for (const [index, url] of urls.entries()) {
+    const headers = { ...req.headers };
+    if (url === req.knownUrl && req.validators) {
+      if (req.validators.etag) headers['If-None-Match'] = req.validators.etag;
+      if (req.validators.lastModified) headers['If-Modified-Since'] = req.validators.lastModified;
+    }
+    const res = await httpRequest({ url, headers, timeoutMs: req.timeoutMs ?? core.timeoutMs, maxResponseBytes: CARD_MAX_BYTES, dispatcher: core.dispatcher, secrets: req.secrets });
+    if (res.status !== 404 || index === urls.length - 1) {
+      if (res.status === 404) {
+        throw protocolError(
+          'no_agent_card',
+          `no Agent Card at ${urls.map(redactUrl).join(' nor ')} (HTTP 404): the agent seems to speak another A2A version, or the base URL is wrong`,
+          'A2A 0.3 and 1.0 agents serve /.well-known/agent-card.json, A2A 0.2 agents /.well-known/agent.json, both under the base URL. Check it with: missive agent show <alias>',
+        );
+      }
+      return { res, url };
+    }
+  }
+  throw new Error('unreachable: the card URL list is never empty');
+}
+
 /** Fetches the card (conditionally when validators are cached) and stores it. */
 export async function fetchCard(core: Core, agent: AgentRow, conditional: boolean): Promise<CardResult> {
-  const url = cardUrl(agent.baseUrl);
   const outbound = await outboundFor(core, agent, { Accept: 'application/json' });
-  const headers = { ...outbound.headers };
-  if (conditional && agent.card) {
-    if (agent.card.etag) headers['If-None-Match'] = agent.card.etag;
-    if (agent.card.lastModified) headers['If-Modified-Since'] = agent.card.lastModified;
+  if (outbound.auth.size) {
+    const warning = plaintextWarning(agent.baseUrl, `the credentials of "${agent.alias}"`);
+    if (warning) core.warn(warning);
   }
-  const res = await httpRequest({
-    url,
-    headers,
-    timeoutMs: core.timeoutMs,
-    maxResponseBytes: CARD_MAX_BYTES,
-    dispatcher: core.dispatcher,
+  const cached = conditional ? agent.card : null;
+  const { res, url } = await requestCard(core, agent.baseUrl, {
+    headers: outbound.headers,
     secrets: outbound.secrets,
+    knownUrl: agent.card?.url ?? null,
+    validators: cached ? { etag: cached.etag, lastModified: cached.lastModified } : undefined,
   });
   const store = core.store();
   if (res.status === 304 && agent.card) {
@@ -51,10 +87,10 @@ export async function fetchCard(core: Core, agent: AgentRow, conditional: boolea
   const raw = parseCardText(res.body, url);
   const card = parseCard(raw, url);
   store.transaction(() => {
-    storeCard(store.db, agent.alias, { json: raw, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null });
+    storeCard(store.db, agent.alias, { json: raw, url, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null });
     appendEvent(
       store.db,
-      { type: 'a2a.agent_card.fetched', agentAlias: agent.alias, payload: { url, http_status: res.status, name: card.wire.name, etag: res.headers.etag ?? null } },
+      { type: 'a2a.agent_card.fetched', agentAlias: agent.alias, payload: { url, http_status: res.status, name: card.wire.name, format: card.format, etag: res.headers.etag ?? null } },
       outbound.secrets,
     );
   });
@@ -65,18 +101,19 @@ export async function fetchCard(core: Core, agent: AgentRow, conditional: boolea
 export async function loadCard(core: Core, alias: string, refresh = false): Promise<CardResult> {
   const agent = requireAgent(core, alias);
   if (agent.card && !refresh) {
-    return { agent, card: parseCard(agent.card.json, `the cached card of "${alias}"`), status: 'cached', url: cardUrl(agent.baseUrl), http_status: null };
+    return { agent, card: parseCard(agent.card.json, `the cached card of "${alias}"`), status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null };
   }
   return fetchCard(core, agent, refresh);
 }
 
-export function selectInterface(result: CardResult, required?: Binding): SelectedInterface {
+export function selectInterface(core: Core, result: CardResult, required?: Binding): SelectedInterface {
   return negotiateInterface({
     card: result.card,
     baseUrl: result.agent.baseUrl,
     interfaceUrls: result.agent.interfaceUrls,
     preference: result.agent.bindingPreference,
     required,
+    forcedVersion: core.options.protocolVersion,
   });
 }
 
@@ -92,17 +129,61 @@ export interface InspectView {
     capabilities: unknown;
     supported_interfaces: Array<{ protocol_binding: string; url: string; protocol_version: string | null; tenant: string | null }>;
     interfaces_missing: boolean;
+    /** The card's generation by shape: `1.0` (supportedInterfaces), `0.3` (url + preferredTransport), `0.2` (url only). */
+    format: CardFormat;
+    /** The card-level protocolVersion a v0.3 card declares, else null. */
+    declared_protocol_version: string | null;
     default_input_modes: string[];
     default_output_modes: string[];
     skills: unknown[];
   };
-  selected_interface: SelectedInterface;
+  /** The interface missive will talk to, or null when it has none in common with the agent. */
+  selected_interface: SelectedInterface | null;
+  negotiation: {
+    ok: boolean;
+    /** The A2A dialect missive will speak on the selected interface. */
+    dialect: Dialect | null;
+    supported_bindings: readonly string[];
+    offered_bindings: string[];
+    /** Why nothing was selected. */
+    error: ErrorReport | null;
+  };
+  /** Where this agent's credentials may go, and whether they would go to the selected interface. */
+  origin_pinning: {
+    configured: string[];
+    pinned_origins: string[];
+    interface_origin: string | null;
+    /** `send`, `withhold` (cross-origin, allowed without them), `refuse` (cross-origin: the call would fail), or `none`. */
+    decision: 'send' | 'withhold' | 'refuse' | 'none';
+  };
   raw_card: unknown;
+}
+
+/** The credential decision for the selected interface, without resolving any secret. */
+function credentialView(core: Core, agent: AgentRow, iface: SelectedInterface | null): InspectView['origin_pinning'] {
+  const configured = credentialSources(core, agent);
+  const input = { alias: agent.alias, baseUrl: agent.baseUrl, trustedOrigins: agent.trustedOrigins, target: iface?.url ?? agent.baseUrl, credentialSources: configured, allowCrossOrigin: core.options.allowCrossOriginAuth === true || agent.allowCrossOriginAuth };
+  try {
+    const pin = decidePin(input);
+    const decision = ({ sent: 'send', withheld: 'withhold', none: 'none' } as const)[pin.outcome];
+    return { configured, pinned_origins: pin.pinned_origins, interface_origin: iface ? pin.target_origin : null, decision };
+  } catch {
+    const pin = decidePin({ ...input, credentialSources: [] });
+    return { configured, pinned_origins: pin.pinned_origins, interface_origin: pin.target_origin, decision: 'refuse' };
+  }
 }
 
 export async function inspectAgent(core: Core, alias: string, options: { refresh?: boolean; binding?: Binding } = {}): Promise<InspectView> {
   const result = await loadCard(core, alias, options.refresh);
-  const selected = selectInterface(result, options.binding);
+  let selected: SelectedInterface | null = null;
+  let failure: ErrorReport | null = null;
+  try {
+    selected = selectInterface(core, result, options.binding);
+  } catch (error) {
+    // A card missive cannot talk to is still worth reading; an explicit --binding that does not match is an error.
+    if (options.binding) throw error;
+    failure = toMissiveError(error).toReport();
+  }
   const wire = result.card.wire;
   const versions = [...new Set(wire.supportedInterfaces.map((i) => i.protocolVersion).filter((v): v is string => !!v))];
   return {
@@ -130,11 +211,21 @@ export async function inspectAgent(core: Core, alias: string, options: { refresh
         tenant: i.tenant || null,
       })),
       interfaces_missing: result.card.interfacesMissing,
+      format: result.card.format,
+      declared_protocol_version: result.card.declaredVersion,
       default_input_modes: wire.defaultInputModes ?? [],
       default_output_modes: wire.defaultOutputModes ?? [],
       skills: wire.skills ?? [],
     },
     selected_interface: selected,
+    negotiation: {
+      ok: selected !== null,
+      dialect: selected?.dialect ?? null,
+      supported_bindings: SUPPORTED_BINDINGS,
+      offered_bindings: [...new Set(wire.supportedInterfaces.map((i) => i.protocolBinding))],
+      error: failure,
+    },
+    origin_pinning: credentialView(core, result.agent, selected),
     raw_card: redactValue(result.agent.card?.json ?? null),
   };
 }

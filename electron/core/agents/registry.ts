@@ -1,7 +1,8 @@
 /** Agent registry service: add, list, show, remove, rename. Config-seeded agents are read-only. */
 import { usageError, configError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { httpUrl, identifier, bindingName, type Binding } from '../config/schema.js';
+import { BINDINGS, httpUrl, identifier, bindingName, interfaceUrl, trustedOrigin, type Binding } from '../config/schema.js';
+import { formatOrigin, originKey } from '../security/origins.js';
 import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, renameAgent, type AgentRow } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import { appendEvent } from '../store/repos/events.js';
@@ -15,6 +16,8 @@ export interface AddAgentInput {
   tags?: string[];
   notes?: string;
   metadata?: string[];
+  /** Origins besides the base URL's that may receive this agent's credentials. */
+  trustedOrigins?: string[];
 }
 
 export interface AgentView {
@@ -28,6 +31,8 @@ export interface AgentView {
   tags: string[];
   notes: string | null;
   metadata: Record<string, unknown>;
+  trusted_origins: string[];
+  allow_cross_origin_auth: boolean;
   card: { cached: boolean; name: string | null; fetched_at: string | null; validated_at: string | null; etag: string | null; last_modified: string | null };
   created_at: string;
   updated_at: string;
@@ -46,6 +51,8 @@ export function agentView(row: AgentRow): AgentView {
     tags: row.tags,
     notes: row.notes,
     metadata: row.metadata,
+    trusted_origins: row.trustedOrigins,
+    allow_cross_origin_auth: row.allowCrossOriginAuth,
     card: {
       cached: row.card !== null,
       name: typeof name === 'string' ? name : null,
@@ -74,8 +81,20 @@ export function validateBaseUrl(url: string, what = 'base URL'): string {
 function parseInterface(text: string): [Binding, string] {
   const eq = text.indexOf('=');
   const binding = bindingName.safeParse(text.slice(0, eq).trim().toLowerCase());
-  if (eq <= 0 || !binding.success) throw usageError('invalid_interface', `--interface "${text}" must be BINDING=URL with BINDING http+json or json-rpc`);
-  return [binding.data, validateBaseUrl(text.slice(eq + 1).trim(), `--interface ${binding.data} URL`)];
+  if (eq <= 0 || !binding.success) throw usageError('invalid_interface', `--interface "${text}" must be BINDING=URL with BINDING one of ${BINDINGS.join(', ')}`);
+  const url = text.slice(eq + 1).trim();
+  if (binding.data !== 'grpc') return [binding.data, validateBaseUrl(url, `--interface ${binding.data} URL`)];
+  const result = interfaceUrl.safeParse(url);
+  if (!result.success) throw usageError('invalid_url', `--interface grpc URL "${url.replace(/\/\/[^@/]*@/, '//[REDACTED]@')}" ${result.error.issues[0]!.message}`);
+  return [binding.data, url];
+}
+
+/** `--trust-origin`: an origin (scheme://host[:port]), kept in the canonical form credential pinning compares. */
+export function parseTrustedOrigin(text: string): string {
+  const result = trustedOrigin.safeParse(text.trim());
+  const key = result.success ? originKey(text.trim()) : null;
+  if (!key) throw usageError('invalid_origin', `--trust-origin "${text}" ${result.success ? 'is not an origin' : result.error.issues[0]!.message}`, 'Give scheme://host[:port], e.g. https://api.example.com');
+  return formatOrigin(key);
 }
 
 /** `K=V`; the value is parsed as JSON when it can be. */
@@ -112,10 +131,11 @@ export function addAgent(core: Core, input: AddAgentInput): AgentView {
   const interfaceUrls = Object.fromEntries((input.interfaces ?? []).map(parseInterface));
   const preference = (input.bindingPreference ?? []).map((b) => {
     const parsed = bindingName.safeParse(b.toLowerCase());
-    if (!parsed.success) throw usageError('invalid_binding', `--binding-preference "${b}" must be http+json or json-rpc`);
+    if (!parsed.success) throw usageError('invalid_binding', `--binding-preference "${b}" must be one of ${BINDINGS.join(', ')}`);
     return parsed.data;
   });
   const metadata = parseMetadata(input.metadata);
+  const trustedOrigins = [...new Set((input.trustedOrigins ?? []).map(parseTrustedOrigin))];
   const store = core.store();
   if (input.authRef && !getAuthRef(store.db, input.authRef)) {
     throw configError('unknown_auth_ref', `auth ref "${input.authRef}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
@@ -132,8 +152,9 @@ export function addAgent(core: Core, input: AddAgentInput): AgentView {
       tags: input.tags,
       notes: input.notes ?? null,
       metadata,
+      trustedOrigins,
     });
-    appendEvent(store.db, { type: 'missive.agent.added', agentAlias: alias, payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls } });
+    appendEvent(store.db, { type: 'missive.agent.added', agentAlias: alias, payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls, trusted_origins: trustedOrigins } });
     return agentView(getAgent(store.db, alias)!);
   });
 }

@@ -30,6 +30,8 @@ export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
         tags: agent.tags,
         notes: agent.notes ?? null,
         metadata: agent.metadata,
+        trustedOrigins: agent.trusted_origins,
+        allowCrossOriginAuth: agent.allow_cross_origin_auth,
         readOnly: true,
       };
       const existing = getAgent(store.db, alias);

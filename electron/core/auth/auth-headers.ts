@@ -13,6 +13,10 @@ export class AuthHeaders {
     return this;
   }
 
+  has(name: string): boolean {
+    return this.#values.has(name.toLowerCase());
+  }
+
   get size(): number {
     return this.#values.size;
   }

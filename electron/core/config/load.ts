@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { configError } from '../../../shared/errors.js';
 import { discoverConfig, type ConfigSource, type DiscoveryInput } from './discover.js';
 import { parseDuration } from './duration.js';
-import { configFile, type AgentSection, type AuthRefSection, type Binding, type ConfigFile } from './schema.js';
+import { configFile, type AgentSection, type AuthRefSection, type ConfigFile } from './schema.js';
 
 export const DEFAULT_PROTOCOL_VERSION = '1.0';
 export const DEFAULT_PROFILE = 'default';
@@ -167,6 +167,3 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
     routing: { defaultPolicy: over.routing?.default_policy ?? file.routing?.default_policy ?? 'direct' },
   };
 }
-
-export const bindingPreference = (agent: { binding_preference?: Binding[] }): Binding[] =>
-  agent.binding_preference ?? ['http+json', 'json-rpc'];

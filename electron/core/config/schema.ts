@@ -21,26 +21,60 @@ export const headerValue = z
 export const RESERVED_SERVICE_PARAMS = ['a2a-version', 'a2a-extensions'];
 const AUTH_HEADER_NAMES = ['authorization', 'proxy-authorization', 'cookie'];
 
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const ANY_A2A_SCHEME = ['http:', 'https:', 'grpc:', 'grpcs:'];
+
+interface UrlRule {
+  protocols: string[];
+  /** The issue when the scheme is not one of `protocols`. */
+  protocolMessage: string;
+  /** The issue when the text does not parse. */
+  invalid: string;
+  /** Text without a scheme is read as `<bareScheme>://text` (gRPC targets); otherwise it does not parse. */
+  bareScheme?: string;
+  credentialsMessage?: string;
+  extra?: (url: URL, issue: (message: string) => void) => void;
+}
+
+/** A URL with a host, one of the allowed schemes, and never embedded credentials. */
+const urlString = (rule: UrlRule) =>
+  z.string().superRefine((value, ctx) => {
+    const issue = (message: string) => ctx.addIssue({ code: 'custom', message });
+    let url: URL;
+    try {
+      url = new URL(rule.bareScheme && !URL_SCHEME.test(value) ? `${rule.bareScheme}://${value}` : value);
+    } catch {
+      return issue(rule.invalid);
+    }
+    if (!rule.protocols.includes(url.protocol)) issue(rule.protocolMessage);
+    if (!url.hostname) issue('must have a host');
+    if (url.username || url.password) issue(rule.credentialsMessage ?? 'must not embed credentials; use an auth ref instead');
+    rule.extra?.(url, issue);
+  });
+
 /** Absolute http(s) URL with a host and no embedded credentials. */
-export const httpUrl = z.string().superRefine((value, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'is not an absolute URL' });
-    return;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use http or https' });
-  if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'must have a host' });
-  if (url.username || url.password) {
-    ctx.addIssue({ code: 'custom', message: 'must not embed credentials; use an auth ref instead' });
-  }
-});
+export const httpUrl = urlString({ protocols: ['http:', 'https:'], protocolMessage: 'must use http or https', invalid: 'is not an absolute URL' });
 
 const duration = z.string().refine(isDuration, 'must be an integer and a unit (ms, s, m, h), greater than zero');
 
-export const BINDINGS = ['http+json', 'json-rpc'] as const;
+export const BINDINGS = ['http+json', 'json-rpc', 'grpc'] as const;
 export const bindingName = z.enum(BINDINGS);
+/** The order missive tries bindings in when an agent names none: HTTP+JSON, then JSON-RPC, then gRPC. */
+export const DEFAULT_BINDING_PREFERENCE: Binding[] = ['http+json', 'json-rpc', 'grpc'];
+
+/** An interface URL: absolute http(s), or for gRPC also grpc(s)://host:port or a bare host:port target. */
+export const interfaceUrl = urlString({ protocols: ANY_A2A_SCHEME, protocolMessage: 'must use http, https, grpc or grpcs', invalid: 'is not an absolute URL or host:port', bareScheme: 'grpc' });
+
+/** An origin that may receive an agent's credentials besides its base URL's: scheme, host and optional port. */
+export const trustedOrigin = urlString({
+  protocols: ANY_A2A_SCHEME,
+  protocolMessage: 'must be scheme://host[:port] with http, https, grpc or grpcs',
+  invalid: 'is not an origin like https://api.example.com',
+  credentialsMessage: 'must not embed credentials',
+  extra: (url, issue) => {
+    if ((url.pathname && url.pathname !== '/') || url.search || url.hash) issue('must be an origin only, without a path, query or fragment');
+  },
+});
 
 export const serviceParameters = z.record(headerName, headerValue).superRefine((map, ctx) => {
   for (const name of Object.keys(map)) {
@@ -131,13 +165,15 @@ export const authRefSection = z
 
 export const agentSection = z.strictObject({
   base_url: httpUrl,
-  interface_urls: z.record(bindingName, httpUrl).optional(),
-  interfaces: z.record(bindingName, httpUrl).optional(),
+  interface_urls: z.record(bindingName, interfaceUrl).optional(),
+  interfaces: z.record(bindingName, interfaceUrl).optional(),
   binding_preference: z.array(bindingName).min(1).optional(),
   auth_ref: identifier.optional(),
   tags: z.array(z.string().min(1)).optional(),
   notes: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  trusted_origins: z.array(trustedOrigin).optional(),
+  allow_cross_origin_auth: z.boolean().optional(),
 });
 
 const profileOverrides = {

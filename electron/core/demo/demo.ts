@@ -1,4 +1,4 @@
-/** The embedded demo: real SDK agents on 127.0.0.1, registered in a profile, inspected on both bindings. */
+/** The embedded demo: real SDK agents on 127.0.0.1, registered in a profile, inspected on every binding they serve. */
 import { createCore, type Core, type CoreOptions } from '../context.js';
 import { addAgent } from '../agents/registry.js';
 import { agentCapabilities, inspectAgent } from '../agents/discovery.js';
@@ -10,7 +10,7 @@ import { streamMessage } from '../messaging/stream.js';
 import { startEmbeddedAgent, type EmbeddedAgent, type EmbeddedAgentOptions } from './embedded-agent.js';
 
 export const DEMO_AGENTS: Array<{ alias: string; member: boolean } & EmbeddedAgentOptions> = [
-  { alias: 'demo-echo', member: true, name: 'Demo Echo', behaviour: 'echo', skills: [{ id: 'echo', name: 'Echo', tags: ['text', 'demo'] }] },
+  { alias: 'demo-echo', member: true, name: 'Demo Echo', behaviour: 'echo', grpc: true, skills: [{ id: 'echo', name: 'Echo', tags: ['text', 'demo'] }] },
   { alias: 'demo-tasks', member: true, name: 'Demo Task Runner', behaviour: 'task', pushNotifications: true, skills: [{ id: 'summarise', name: 'Summarise', tags: ['text', 'artifacts'] }] },
   { alias: 'demo-stream', member: true, name: 'Demo Streamer', behaviour: 'chunks', chunks: 4, skills: [{ id: 'write', name: 'Writer', tags: ['text', 'streaming'] }] },
   { alias: 'demo-slow', member: true, name: 'Demo Slow Worker', behaviour: 'slow', delayMs: 400, skills: [{ id: 'think', name: 'Thinker', tags: ['text', 'slow'] }] },
@@ -58,8 +58,8 @@ export async function runDemo(options: CoreOptions, onStep: (step: DemoStep) => 
     report({ step: 'agents.started', detail: { agents: demo.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })) } });
     registerDemoAgents(core, demo);
     report({ step: 'agents.registered', detail: { state: core.paths.state } });
-    for (const { alias } of demo.agents) {
-      for (const binding of ['http+json', 'json-rpc'] as const) {
+    for (const { alias, agent } of demo.agents) {
+      for (const binding of ['http+json', 'json-rpc', ...(agent.grpcTarget ? (['grpc'] as const) : [])] as const) {
         const view = await inspectAgent(core, alias, { refresh: binding === 'http+json', binding });
         report({ step: 'agent.inspected', alias, detail: { name: view.card.name, cache: view.cache.status, selected_interface: view.selected_interface } });
       }

@@ -1,6 +1,7 @@
 /**
- * An embedded A2A v1.0 agent built on the official SDK server: JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest and
- * the Agent Card at /.well-known/agent-card.json, on 127.0.0.1 and a random port. It backs `missive demo` and the tests.
+ * An embedded A2A v1.0 agent built on the official SDK server: JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest,
+ * optionally gRPC on a port of its own, and the Agent Card at /.well-known/agent-card.json, on 127.0.0.1 and random
+ * ports. It backs `missive demo` and the tests.
  */
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +31,8 @@ export interface EmbeddedAgentOptions {
   chunks?: number;
   /** Delay before answering, for `slow` (default 2000 ms); other behaviours answer at once unless set. */
   delayMs?: number;
+  /** Also serve gRPC (the SDK's gRPC service) on another loopback port, listed in the card after the HTTP bindings. */
+  grpc?: boolean;
 }
 
 export interface RecordedRequest {
@@ -42,6 +45,8 @@ export interface EmbeddedAgent {
   baseUrl: string;
   jsonRpcUrl: string;
   restUrl: string;
+  /** `host:port` of the gRPC service, when `grpc` was asked for. */
+  grpcTarget: string | null;
   card: unknown;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -160,6 +165,7 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
       s.close(() => resolve());
     });
   const baseUrl = `http://${host}:${port}`;
+  const grpcServer = options.grpc ? await startGrpcServer(host) : null;
   const cardJson = {
     name: options.name ?? 'missive demo agent',
     description: `An embedded ${options.behaviour ?? 'echo'} agent for trying missive.`,
@@ -168,6 +174,7 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     supportedInterfaces: [
       { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ...(grpcServer ? [{ url: grpcServer.target, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
     ],
     capabilities: { streaming: options.streaming ?? true, pushNotifications: options.pushNotifications ?? false },
     defaultInputModes: ['text/plain'],
@@ -190,16 +197,36 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  await grpcServer?.serve(requestHandler);
   return {
     baseUrl,
     jsonRpcUrl: `${baseUrl}/a2a/jsonrpc`,
     restUrl: `${baseUrl}/a2a/rest`,
+    grpcTarget: grpcServer?.target ?? null,
     card: AgentCard.toJSON(card),
     requests,
-    close: stopListening,
+    close: async () => {
+      grpcServer?.stop();
+      await stopListening();
+    },
     pause: stopListening,
     async resume() {
       server ??= await listen(port);
     },
+  };
+}
+
+/** The SDK's gRPC service on its own loopback port; @grpc/grpc-js is loaded only for agents that ask for it. */
+async function startGrpcServer(host: string) {
+  const grpc = await import('@grpc/grpc-js');
+  const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
+  const server = new grpc.Server();
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:0`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return {
+    target: `${host}:${port}`,
+    serve: async (requestHandler: DefaultRequestHandler) => void server.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication })),
+    stop: () => server.forceShutdown(),
   };
 }

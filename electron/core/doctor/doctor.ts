@@ -7,7 +7,8 @@ import { listAgents, type AgentRow } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import { resolveAuthHeaders } from '../auth/resolve.js';
 import { serviceParameterHeaders } from '../a2a/service-params.js';
-import { assertOk, httpRequest } from '../a2a/http.js';
+import { assertOk } from '../a2a/http.js';
+import { requestCard } from '../agents/discovery.js';
 import { cardUrl, parseCard, parseCardText } from '../a2a/card.js';
 import { VERSION } from '../version.js';
 
@@ -74,7 +75,7 @@ export async function runDoctor(core: Core): Promise<DoctorReport> {
   const known = new Set(agents.map((a) => a.alias));
   const seeded = Object.entries(config.agents)
     .filter(([alias]) => !known.has(alias))
-    .map(([alias, a]) => ({ alias, baseUrl: a.base_url, authRefName: a.auth_ref ?? null }) as Pick<AgentRow, 'alias' | 'baseUrl' | 'authRefName'>);
+    .map(([alias, a]): ProbeTarget => ({ alias, baseUrl: a.base_url, authRefName: a.auth_ref ?? null, card: null }));
   const targets = [...agents, ...seeded];
   checks.push({
     name: 'a2a.service_parameters',
@@ -89,13 +90,15 @@ export async function runDoctor(core: Core): Promise<DoctorReport> {
   return { ok: !firstFail, exit_code: firstFail?.exit_code ?? 0, profile: config.profile, checks };
 }
 
+type ProbeTarget = Pick<AgentRow, 'alias' | 'baseUrl' | 'authRefName' | 'card'>;
+
 async function probeAgent(
   core: Core,
-  agent: Pick<AgentRow, 'alias' | 'baseUrl' | 'authRefName'>,
+  agent: ProbeTarget,
   authLookup: (name: string) => ReturnType<typeof getAuthRef>,
 ): Promise<DoctorCheck> {
   const name = `a2a.endpoint.${agent.alias}`;
-  const url = cardUrl(agent.baseUrl);
+  let url = cardUrl(agent.baseUrl);
   try {
     const auth = await resolveAuthHeaders({
       authRef: agent.authRefName ? (authLookup(agent.authRefName) ?? null) : null,
@@ -105,21 +108,21 @@ async function probeAgent(
       secrets: core.secrets,
     });
     const started = Date.now();
-    const res = await httpRequest({
-      url,
+    const answer = await requestCard(core, agent.baseUrl, {
       headers: { Accept: 'application/json', ...serviceParameterHeaders(core.serviceParameters), ...auth.toHeaders() },
-      timeoutMs: Math.min(core.timeoutMs, core.config.qos.connectTimeoutMs),
-      dispatcher: core.dispatcher,
       secrets: auth.secrets(),
-      maxResponseBytes: 4 * 1024 * 1024,
+      knownUrl: agent.card?.url ?? null,
+      timeoutMs: Math.min(core.timeoutMs, core.config.qos.connectTimeoutMs),
     });
+    const res = answer.res;
+    url = answer.url;
     assertOk(res, 'Agent Card request', url, core.serviceParameters.version);
     const card = parseCard(parseCardText(res.body, url), url);
     return {
       name,
       status: 'ok',
       message: `${card.wire.name} reachable in ${Date.now() - started} ms`,
-      details: { url, auth_ref: mask(agent.authRefName), interfaces: card.wire.supportedInterfaces.length },
+      details: { url, auth_ref: mask(agent.authRefName), interfaces: card.wire.supportedInterfaces.length, card_format: card.format },
     };
   } catch (error) {
     const err = toMissiveError(error);

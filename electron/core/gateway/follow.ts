@@ -9,7 +9,6 @@ import type { Core } from '../context.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { openStream } from '../a2a/sse.js';
 import type { StreamRecord } from '../a2a/stream-response.js';
-import { serviceParameterMetadata } from '../a2a/service-params.js';
 import { connect } from '../agents/connection.js';
 import { loadCard } from '../agents/discovery.js';
 import { appendEvent } from '../store/repos/events.js';
@@ -39,7 +38,7 @@ export async function pollTask(core: Core, alias: string, taskId: string): Promi
 export async function subscribeTask(core: Core, alias: string, taskId: string, signal: AbortSignal): Promise<FollowOutcome> {
   const conn = await connect(core, alias);
   const store = core.store();
-  const meta = serviceParameterMetadata(core.serviceParameters);
+  const meta = conn.meta;
   let events = 0;
   let state: TaskStateName | null = null;
   appendEvent(store.db, { type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } }, conn.outbound.secrets);

@@ -5,7 +5,6 @@ import { authError, dataError, protocolError, toMissiveError, transportError, us
 import type { Core } from '../context.js';
 import type { Binding } from '../config/schema.js';
 import { callUnary, type BindingCall } from '../a2a/bindings.js';
-import { serviceParameterMetadata } from '../a2a/service-params.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import type { CardResult } from '../agents/discovery.js';
 import type { Outbound } from '../agents/outbound.js';
@@ -100,9 +99,9 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   input = withContext(core, input);
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
-  const connection = await connect(core, input.agent, { binding: input.binding, checkCard });
-  const { card, iface, outbound, call } = connection;
   const push = inlinePush(core, input);
+  const connection = await connect(core, input.agent, { binding: input.binding, checkCard, bodySecrets: push?.token ? [`the push token of --push-token-env ${input.pushTokenEnv}`] : [] });
+  const { card, iface, outbound, call } = connection;
   const messageId = randomUUID();
   const message = Message.toJSON(
     Message.fromJSON({
@@ -134,7 +133,7 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
     throw dataError('request_too_large', `the serialized request is ${requestBytes} bytes, over qos.max_request_bytes = ${max}; nothing was sent`);
   }
 
-  const meta = serviceParameterMetadata(core.serviceParameters);
+  const meta = connection.meta;
   return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null, pushUrl: push ? redactUrl(push.url) : null, deadline: input.deadline ?? null };
 }
 

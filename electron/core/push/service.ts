@@ -42,8 +42,8 @@ function envSecret(core: Core, name: string | undefined, flag: string): string |
   return value;
 }
 
-async function callPush(core: Core, agent: string, method: Parameters<typeof callUnary>[1], params: Record<string, unknown>, extraSecrets: string[] = []) {
-  const conn = await connect(core, agent);
+async function callPush(core: Core, agent: string, method: Parameters<typeof callUnary>[1], params: Record<string, unknown>, extraSecrets: string[] = [], bodySecrets: string[] = []) {
+  const conn = await connect(core, agent, { bodySecrets });
   const raw = await callUnary({ ...conn.call, secrets: [...conn.call.secrets ?? [], ...extraSecrets] }, method, { ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}), ...params });
   return { conn, raw };
 }
@@ -64,7 +64,11 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
       ...(credentials ? { authentication: { scheme: input.authScheme, credentials } } : {}),
     }),
   ) as Record<string, unknown>;
-  const { conn, raw } = await callPush(core, input.agent, 'CreateTaskPushNotificationConfig', config, secrets);
+  const bodySecrets = [
+    ...(token ? [input.tokenEnv ? `the push token of --token-env ${input.tokenEnv}` : 'the push token'] : []),
+    ...(credentials ? [`the callback credentials of --auth-credentials-env ${input.authCredentialsEnv}`] : []),
+  ];
+  const { conn, raw } = await callPush(core, input.agent, 'CreateTaskPushNotificationConfig', config, secrets, bodySecrets);
   const remote = redactValue(redactPushConfig((raw ?? config) as Record<string, unknown>), secrets);
   const id = String((remote as { id?: unknown }).id || config.id);
   const store = core.store();

@@ -3,7 +3,6 @@ import { ListTasksResponse } from '@a2a-js/sdk';
 import { protocolError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
-import { serviceParameterMetadata } from '../a2a/service-params.js';
 import { connect } from '../agents/connection.js';
 import { appendEvent } from '../store/repos/events.js';
 import { listTasks, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
@@ -61,7 +60,7 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
     return { source: 'local', agent: input.agent ?? null, tasks: rows.slice(0, size), next_page_token: rows.length > size ? encodeOffset(offset + size) : null, total_size: null };
   }
   if (!input.agent) throw usageError('agent_required', '`task list --remote` needs --agent <alias>: ListTasks asks one agent');
-  const { alias, iface, outbound, call } = await connect(core, input.agent);
+  const { alias, iface, outbound, call, meta } = await connect(core, input.agent);
   const params: Record<string, unknown> = {
     ...(iface.tenant ? { tenant: iface.tenant } : {}),
     ...(input.contextId ? { contextId: input.contextId } : {}),
@@ -78,7 +77,6 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
   // Pagination fields are optional in practice: absent means "no more pages".
   const decoded = ListTasksResponse.fromJSON(raw);
   const store = core.store();
-  const meta = serviceParameterMetadata(core.serviceParameters);
   const tasks = store.transaction(() =>
     ((raw as { tasks?: unknown[] }).tasks ?? []).map((t) => {
       const persisted = persistTask(store.db, alias, canonicalTask(t), { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });

@@ -3,7 +3,6 @@ import { MissiveError, OUTCOME_EXIT_CODES, usageError } from '../../../shared/er
 import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
-import { serviceParameterMetadata } from '../a2a/service-params.js';
 import { appendEvent } from '../store/repos/events.js';
 import { getTask, listArtifactsOfTask, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
 import { canonicalTask, persistTask } from './persist.js';
@@ -33,7 +32,7 @@ export function localTask(core: Core, taskId: string): TaskView {
 
 export async function refreshTask(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, historyLength?: number) {
   const alias = agentOf(core, taskId, agent);
-  const { iface, outbound, call } = await connect(core, alias);
+  const { iface, outbound, call, meta } = await connect(core, alias);
   const raw = await callUnary(
     call,
     method,
@@ -41,7 +40,7 @@ export async function refreshTask(core: Core, taskId: string, agent: string | un
   );
   const store = core.store();
   return store.transaction(() => {
-    const persisted = persistTask(store.db, alias, canonicalTask(raw), { protocolVersion: iface.protocol_version, metadata: serviceParameterMetadata(core.serviceParameters), secrets: outbound.secrets });
+    const persisted = persistTask(store.db, alias, canonicalTask(raw), { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
     if (persisted.changed || method === 'CancelTask') {
       appendEvent(
         store.db,

@@ -10,7 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import type { Store } from '../store/store.js';
-import { checkStreamResponse, VARIANT_EVENT } from '../a2a/stream-response.js';
+import { VARIANT_EVENT } from '../a2a/stream-response.js';
+import { readCallback } from './callback-body.js';
 import { appendEvent } from '../store/repos/events.js';
 import { getTask } from '../store/repos/conversation.js';
 import { pushConfigAgent } from '../store/repos/push-configs.js';
@@ -120,9 +121,9 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     } catch (error) {
       return reject(req, res, 400, `malformed JSON: ${(error as Error).message}`);
     }
-    const checked = checkStreamResponse(value);
-    if (!checked.ok) return reject(req, res, 400, `not an A2A StreamResponse: ${checked.reason}`);
-    const { record } = checked;
+    const checked = readCallback(value);
+    if (!checked.ok) return reject(req, res, 400, checked.reason);
+    const { record, dialect } = checked;
     const db = store().db;
     const taskId = record.variant === 'task' ? String(record.payload.id) : ((record.payload.taskId as string | undefined) ?? null);
     const alias = taskId ? (getTask(db, taskId)?.agent_alias ?? pushConfigAgent(db, taskId)) : null;
@@ -130,11 +131,11 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     const eventType = `a2a.push.${VARIANT_EVENT[record.variant]}`;
     if (alias) {
       store().transaction(() =>
-        applyUpdate(db, { eventPrefix: 'a2a.push', direction: 'push', alias, protocolVersion: a2aVersion, metadata: { 'a2a.inbound_version': a2aVersion }, payload: { a2a_version: a2aVersion } }, record),
+        applyUpdate(db, { eventPrefix: 'a2a.push', direction: 'push', alias, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect } }, record),
       );
     } else {
       // Nothing links it to a known agent: journal it, unlinked, rather than drop it.
-      appendEvent(db, { type: eventType, source: 'webhook', contextId: null, payload: { a2a_version: a2aVersion, linked: false, task_id: taskId, [record.variant]: redactValue(record.payload) } });
+      appendEvent(db, { type: eventType, source: 'webhook', contextId: null, payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: redactValue(record.payload) } });
     }
     arrive({ status: 202, variant: record.variant, task_id: taskId, event_type: eventType, reason: null });
     reply(res, 202, { accepted: true, linked: alias !== null });

@@ -3,6 +3,15 @@ import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
 
+/** Where the agent's credentials go on the selected interface (the same decision the calls make). */
+function credentialText(c: { configured: string[]; decision: string; pinned_origins: string[]; interface_origin: string | null } | undefined): string {
+  if (!c || c.configured.length === 0) return 'none configured';
+  const what = c.configured.join(', ');
+  if (c.decision === 'send') return `${what}: sent (same origin)`;
+  if (c.decision === 'withhold') return `${what}: withheld, ${c.interface_origin} is another origin`;
+  return `${what}: pinned to ${c.pinned_origins.join(', ')}; calls to ${c.interface_origin} are refused`;
+}
+
 export function AgentsView() {
   const list = useLoad(() => call('agents.list', {}), []);
   const [alias, setAlias] = useState('');
@@ -84,10 +93,19 @@ export function AgentsView() {
             <dd>{view.card.provider?.organization ?? '-'}</dd>
             <dt>Version</dt>
             <dd>{view.card.version ?? '-'}</dd>
+            <dt>Card format</dt>
+            <dd data-testid="card-format">
+              A2A {view.card.format}
+              {view.card.declared_protocol_version ? ` (declares ${view.card.declared_protocol_version})` : ''}
+            </dd>
             <dt>Selected interface</dt>
             <dd data-testid="selected-interface">
-              {view.selected_interface.binding} {view.selected_interface.url}
+              {view.selected_interface
+                ? `${view.selected_interface.binding} ${view.selected_interface.url} · speaks A2A ${view.selected_interface.dialect}`
+                : `none: ${view.negotiation?.error?.message ?? 'no binding in common'}`}
             </dd>
+            <dt>Credentials</dt>
+            <dd data-testid="credentials">{credentialText(view.origin_pinning)}</dd>
             <dt>Capabilities</dt>
             <dd>
               {Object.entries(view.card.capabilities ?? {})
@@ -101,7 +119,7 @@ export function AgentsView() {
             <dd data-testid="interfaces">
               {(view.card.supported_interfaces ?? []).map((i: any) => (
                 <div key={i.url} className="mono">
-                  {i.protocol_binding} {i.url} {i.protocol_version ? `(A2A ${i.protocol_version})` : ''} {i.url === view.selected_interface.url ? '← selected' : ''}
+                  {i.protocol_binding} {i.url} {i.protocol_version ? `(A2A ${i.protocol_version})` : ''} {i.url === view.selected_interface?.url ? '← selected' : ''}
                 </div>
               ))}
             </dd>

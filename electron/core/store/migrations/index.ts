@@ -1,5 +1,6 @@
 import * as init from './0001-init.js';
 import * as artifactChunks from './0002-artifact-chunks.js';
+import * as originPinning from './0003-origin-pinning.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,5 @@ export interface Migration {
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: init.name, sql: init.sql },
   { version: 2, name: artifactChunks.name, sql: artifactChunks.sql },
+  { version: 3, name: originPinning.name, sql: originPinning.sql },
 ];

@@ -1,6 +1,7 @@
 /** Agent registry rows. Functions of a handle; SQL stays here. */
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
+import { DEFAULT_BINDING_PREFERENCE } from '../../config/schema.js';
 
 export type AgentSource = 'local' | 'config_seed' | 'discovered';
 
@@ -14,6 +15,10 @@ export interface AgentRow {
   tags: string[];
   notes: string | null;
   metadata: Record<string, unknown>;
+  /** Origins besides the base URL's that may receive this agent's credentials. */
+  trustedOrigins: string[];
+  /** Card interfaces on other origins may be called, without credentials. */
+  allowCrossOriginAuth: boolean;
   card: CachedCard | null;
   readOnly: boolean;
   createdAt: string;
@@ -22,6 +27,8 @@ export interface AgentRow {
 
 export interface CachedCard {
   json: unknown;
+  /** The well-known URL that served it (null for cards cached before schema v3). */
+  url: string | null;
   etag: string | null;
   lastModified: string | null;
   fetchedAt: string | null;
@@ -38,7 +45,10 @@ interface RawAgent {
   tags_json: string;
   notes: string | null;
   metadata_json: string;
+  trusted_origins_json: string;
+  allow_cross_origin_auth: number;
   agent_card_json: string | null;
+  agent_card_url: string | null;
   agent_card_etag: string | null;
   agent_card_last_modified: string | null;
   agent_card_fetched_at: string | null;
@@ -58,11 +68,14 @@ const fromRaw = (r: RawAgent): AgentRow => ({
   tags: JSON.parse(r.tags_json),
   notes: r.notes,
   metadata: JSON.parse(r.metadata_json),
+  trustedOrigins: JSON.parse(r.trusted_origins_json),
+  allowCrossOriginAuth: r.allow_cross_origin_auth === 1,
   card:
     r.agent_card_json === null
       ? null
       : {
           json: JSON.parse(r.agent_card_json),
+          url: r.agent_card_url,
           etag: r.agent_card_etag,
           lastModified: r.agent_card_last_modified,
           fetchedAt: r.agent_card_fetched_at,
@@ -83,6 +96,8 @@ export interface NewAgent {
   tags?: string[];
   notes?: string | null;
   metadata?: Record<string, unknown>;
+  trustedOrigins?: string[];
+  allowCrossOriginAuth?: boolean;
   readOnly?: boolean;
 }
 
@@ -91,17 +106,19 @@ const agentParams = (agent: NewAgent) => ({
   alias: agent.alias,
   baseUrl: agent.baseUrl,
   interfaceUrls: JSON.stringify(agent.interfaceUrls ?? {}),
-  bindingPreference: JSON.stringify(agent.bindingPreference ?? ['http+json', 'json-rpc']),
+  bindingPreference: JSON.stringify(agent.bindingPreference ?? DEFAULT_BINDING_PREFERENCE),
   authRefName: agent.authRefName ?? null,
   tags: JSON.stringify(agent.tags ?? []),
   notes: agent.notes ?? null,
   metadata: JSON.stringify(agent.metadata ?? {}),
+  trustedOrigins: JSON.stringify(agent.trustedOrigins ?? []),
+  allowCrossOriginAuth: agent.allowCrossOriginAuth ? 1 : 0,
 });
 
 export function insertAgent(db: Db, agent: NewAgent): void {
   db.prepare(
-    `INSERT INTO agents (alias, source, base_url, interface_urls_json, binding_preference_json, auth_ref_name, tags_json, notes, metadata_json, read_only)
-     VALUES (@alias, @source, @baseUrl, @interfaceUrls, @bindingPreference, @authRefName, @tags, @notes, @metadata, @readOnly)`,
+    `INSERT INTO agents (alias, source, base_url, interface_urls_json, binding_preference_json, auth_ref_name, tags_json, notes, metadata_json, trusted_origins_json, allow_cross_origin_auth, read_only)
+     VALUES (@alias, @source, @baseUrl, @interfaceUrls, @bindingPreference, @authRefName, @tags, @notes, @metadata, @trustedOrigins, @allowCrossOriginAuth, @readOnly)`,
   ).run({ ...agentParams(agent), source: agent.source, readOnly: agent.readOnly ? 1 : 0 });
 }
 
@@ -110,12 +127,14 @@ export function updateSeededAgent(db: Db, agent: NewAgent): void {
   db.prepare(
     `UPDATE agents SET
        agent_card_json = CASE WHEN base_url = @baseUrl THEN agent_card_json ELSE NULL END,
+       agent_card_url = CASE WHEN base_url = @baseUrl THEN agent_card_url ELSE NULL END,
        agent_card_etag = CASE WHEN base_url = @baseUrl THEN agent_card_etag ELSE NULL END,
        agent_card_last_modified = CASE WHEN base_url = @baseUrl THEN agent_card_last_modified ELSE NULL END,
        agent_card_fetched_at = CASE WHEN base_url = @baseUrl THEN agent_card_fetched_at ELSE NULL END,
        agent_card_validated_at = CASE WHEN base_url = @baseUrl THEN agent_card_validated_at ELSE NULL END,
        base_url = @baseUrl, interface_urls_json = @interfaceUrls, binding_preference_json = @bindingPreference,
        auth_ref_name = @authRefName, tags_json = @tags, notes = @notes, metadata_json = @metadata,
+       trusted_origins_json = @trustedOrigins, allow_cross_origin_auth = @allowCrossOriginAuth,
        source = 'config_seed', read_only = 1, updated_at = @now
      WHERE alias = @alias`,
   ).run({ ...agentParams(agent), now: nowIso() });
@@ -138,12 +157,12 @@ export function renameAgent(db: Db, from: string, to: string): void {
   db.prepare(`UPDATE agents SET alias = ?, updated_at = ? WHERE alias = ?`).run(to, nowIso(), from);
 }
 
-export function storeCard(db: Db, alias: string, card: { json: unknown; etag: string | null; lastModified: string | null }): void {
+export function storeCard(db: Db, alias: string, card: { json: unknown; url: string; etag: string | null; lastModified: string | null }): void {
   const now = nowIso();
   db.prepare(
-    `UPDATE agents SET agent_card_json = ?, agent_card_etag = ?, agent_card_last_modified = ?,
+    `UPDATE agents SET agent_card_json = ?, agent_card_url = ?, agent_card_etag = ?, agent_card_last_modified = ?,
        agent_card_fetched_at = ?, agent_card_validated_at = ?, updated_at = ? WHERE alias = ?`,
-  ).run(JSON.stringify(card.json), card.etag, card.lastModified, now, now, now, alias);
+  ).run(JSON.stringify(card.json), card.url, card.etag, card.lastModified, now, now, now, alias);
 }
 
 export function markCardValidated(db: Db, alias: string): void {
@@ -163,7 +182,7 @@ export function releaseSeededAgent(db: Db, alias: string): void {
 /** Points a local agent at a new base URL and drops its cached card. */
 export function repointAgent(db: Db, alias: string, baseUrl: string): void {
   db.prepare(
-    `UPDATE agents SET base_url = ?, agent_card_json = NULL, agent_card_etag = NULL, agent_card_last_modified = NULL,
+    `UPDATE agents SET base_url = ?, agent_card_json = NULL, agent_card_url = NULL, agent_card_etag = NULL, agent_card_last_modified = NULL,
        agent_card_fetched_at = NULL, agent_card_validated_at = NULL, updated_at = ? WHERE alias = ? AND source = 'local'`,
   ).run(baseUrl, nowIso(), alias);
 }

@@ -1,0 +1,40 @@
+/** One HTTP+JSON request to an A2A route under the interface URL, its answer parsed; shared by the 1.0 and 0.3 wires. */
+import { protocolError } from '../../../shared/errors.js';
+import { A2A_JSON, type BindingCall } from './binding-call.js';
+import { assertOk, httpRequest } from './http.js';
+import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
+
+export interface RestRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Relative to the interface URL, e.g. `message:send` or `v1/tasks/abc`. */
+  path: string;
+  contentType: string;
+}
+
+export const parseJson = (text: string, what: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw protocolError('invalid_json', `${what} is not valid JSON: ${(error as Error).message}`);
+  }
+};
+
+export async function callRest(call: BindingCall, route: RestRoute, what: string, body: unknown): Promise<unknown> {
+  const url = `${call.iface.url.replace(/\/+$/, '')}/${route.path}`;
+  const res = await httpRequest({
+    url,
+    method: route.method,
+    headers: { ...call.headers, Accept: `${A2A_JSON}, application/json`, ...(route.method === 'POST' ? { 'Content-Type': route.contentType } : {}) },
+    body: route.method === 'POST' ? JSON.stringify(body) : undefined,
+    timeoutMs: call.timeoutMs,
+    dispatcher: call.dispatcher,
+    secrets: call.secrets,
+    maxResponseBytes: call.maxResponseBytes,
+  });
+  if (isMissingRoute(res.status, res.body)) {
+    throw versionMismatchError({ method: what, url, dialect: call.iface.dialect, alias: call.alias, answer: `HTTP ${res.status}` });
+  }
+  assertOk(res, what, url, call.protocolVersion);
+  // 204 No Content (a deleted push config) has no body to parse.
+  return res.body.trim() ? parseJson(res.body, `the ${what} response`) : null;
+}

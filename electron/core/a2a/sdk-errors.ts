@@ -1,0 +1,96 @@
+/**
+ * Errors thrown by the SDK's transports, mapped to missive's categories so a v0.3 or gRPC agent fails with the same
+ * codes and exit codes as a v1.0 agent on the same binding: JSON-RPC errors are protocol errors (76), HTTP+JSON error
+ * statuses transport errors (69), a missing method or route a version mismatch (76), VERSION_NOT_SUPPORTED 76,
+ * unreachable or slow agents 69, gRPC UNAUTHENTICATED / PERMISSION_DENIED auth errors (77).
+ */
+import { authError, MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { redactText, redactUrl } from '../security/redact.js';
+import type { BindingCall } from './binding-call.js';
+import { versionNotSupportedError } from './http.js';
+import { oneLine } from './remote-text.js';
+import type { HttpTrace } from './sdk-fetch.js';
+import { JSONRPC_METHOD_NOT_FOUND, versionMismatchError } from './version-mismatch.js';
+
+/** gRPC status codes missive treats specially. */
+const GRPC = { CANCELLED: 1, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, UNIMPLEMENTED: 12, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+
+interface SdkErrorShape {
+  name?: string;
+  message?: string;
+  reason?: string;
+  /** JSON-RPC error code (SDK JSON-RPC errors). */
+  envelopeCode?: number;
+  /** gRPC status (SDK gRPC errors) or HTTP status (SDK REST errors). */
+  status?: number;
+  statusCode?: number;
+  transport?: string;
+  code?: unknown;
+  details?: string;
+  cause?: unknown;
+}
+
+export interface SdkErrorContext {
+  call: BindingCall;
+  method: string;
+  /** The wire name of the method, when it differs (v0.3 `message/send`). */
+  wireMethod?: string;
+  url: string;
+  trace: HttpTrace;
+  /** Set when missive's own time limit cancelled the call. */
+  timedOut: boolean;
+}
+
+/** The first MissiveError in the cause chain (our fetch throws them from inside the SDK). */
+function missiveCause(error: unknown): MissiveError | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) if (e instanceof MissiveError) return e;
+  return undefined;
+}
+
+const A2A_ERROR_BRAND = Symbol.for('@a2a-js/sdk.A2AError');
+const isA2aError = (value: unknown): boolean => typeof value === 'object' && value !== null && A2A_ERROR_BRAND in value;
+
+/** The SDK wraps some typed errors in a plain Error ("SSE event contained an error: …"): use the typed one. */
+function typedError(error: unknown): unknown {
+  if (isA2aError(error)) return error;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return isA2aError(cause) ? cause : error;
+}
+
+const grpcStatusOf = (e: SdkErrorShape): number | undefined =>
+  e.transport === 'grpc' ? e.status : typeof e.code === 'number' && typeof e.details === 'string' ? e.code : undefined;
+
+export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError {
+  const ours = missiveCause(error);
+  if (ours) return ours;
+  const e = (typedError(error) ?? {}) as SdkErrorShape;
+  const secrets = ctx.call.secrets ?? [];
+  const text = redactText(oneLine(e.details ?? e.message ?? String(error)), secrets);
+  const where = redactUrl(ctx.url);
+  const { method } = ctx;
+  const dialect = ctx.call.iface.dialect;
+  const timeout = () => transportError('timeout', `${where} did not answer within ${ctx.call.timeoutMs} ms`, 'Raise --timeout or [qos].timeout if the agent is slow.');
+  const mismatch = (answer: string) => versionMismatchError({ method: ctx.wireMethod ? `${method} (${ctx.wireMethod})` : method, url: ctx.url, dialect, alias: ctx.call.alias, answer });
+
+  if (e.reason === 'VERSION_NOT_SUPPORTED') return versionNotSupportedError(ctx.call.protocolVersion, text);
+  if (e.envelopeCode === JSONRPC_METHOD_NOT_FOUND) return mismatch(`"Method not found"`);
+
+  const grpcStatus = grpcStatusOf(e);
+  if (grpcStatus !== undefined) {
+    if (ctx.timedOut || grpcStatus === GRPC.DEADLINE_EXCEEDED) return timeout();
+    if (grpcStatus === GRPC.UNAVAILABLE) return transportError('connection_refused', `${method} at ${where} is unavailable: ${text}`, 'Is the agent running on that host and port, and does it speak gRPC there?');
+    if (grpcStatus === GRPC.UNIMPLEMENTED) return mismatch('gRPC UNIMPLEMENTED');
+    if (grpcStatus === GRPC.UNAUTHENTICATED || grpcStatus === GRPC.PERMISSION_DENIED) {
+      return authError('rejected', `${method} at ${where} was refused (gRPC ${grpcStatus === GRPC.UNAUTHENTICATED ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED'}): ${text}`, 'Check the auth ref or --bearer-token-env of this agent.');
+    }
+    return protocolError('grpc_error', `${method} failed with gRPC status ${grpcStatus}: ${text}`);
+  }
+  if (ctx.timedOut) return timeout();
+  if (typeof e.envelopeCode === 'number') return protocolError('jsonrpc_error', `${method} failed with JSON-RPC error ${e.envelopeCode}: ${text}`);
+  // HTTP+JSON: an error status is a transport error, as on the 1.0 wire; the SDK's typed error keeps its message.
+  const httpStatus = e.statusCode ?? ctx.trace.status;
+  if (ctx.call.iface.binding === 'http+json' && httpStatus) {
+    return transportError('http_status', `${method} at ${redactUrl(ctx.trace.url ?? ctx.url)} answered HTTP ${httpStatus}: ${text}`);
+  }
+  return protocolError('invalid_response', `${method} at ${where} gave an answer missive cannot read: ${text}`);
+}

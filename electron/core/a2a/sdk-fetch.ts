@@ -1,0 +1,131 @@
+/**
+ * The `fetch` the SDK's transports use: undici over missive's pooled dispatcher, with missive's rules. Redirects are
+ * never followed (so credentials never follow one), answers are size-capped, time limits are missive's (the whole
+ * answer for unary calls; the headers, then the gap between chunks, for streams), and an HTTP failure without a JSON
+ * body becomes a one-line missive error here, so no HTML page reaches a message. JSON error bodies pass through for
+ * the SDK to decode into its typed A2A errors.
+ */
+import { fetch as undiciFetch, Response } from 'undici';
+import { MissiveError, transportError } from '../../../shared/errors.js';
+import { redactUrl } from '../security/redact.js';
+import type { BindingCall } from './binding-call.js';
+import { networkError, sharedDispatcher, tryJson } from './http.js';
+import { oneLine } from './remote-text.js';
+import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
+
+/** The last non-2xx HTTP answer of a call, so an SDK error can be reported with its status. */
+export interface HttpTrace {
+  status: number | null;
+  url: string | null;
+}
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+const DEFAULT_MAX = 16 * 1024 * 1024;
+
+const timeoutReason = (ms: number) => new DOMException(`no answer within ${ms} ms`, 'TimeoutError');
+
+async function readLimited(res: Response, max: number, where: string): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw transportError('response_too_large', `response from ${where} exceeds ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Restarts `arm` on every chunk; the stream errors with a TimeoutError when a gap exceeds the limit. */
+function idleLimited(body: ReadableStream<Uint8Array>, ms: number, abort: (reason: unknown) => void): ReadableStream<Uint8Array> {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    // unref: a stream the consumer abandoned must not hold the process open until the limit.
+    timer = setTimeout(() => abort(timeoutReason(ms)), ms).unref();
+  };
+  arm();
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        arm();
+        controller.enqueue(chunk);
+      },
+      flush: () => clearTimeout(timer),
+    }),
+  );
+}
+
+export interface SdkFetchOptions {
+  call: BindingCall;
+  /** The A2A operation, for messages. */
+  method: string;
+  trace: HttpTrace;
+}
+
+export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch {
+  const fetchImpl = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const where = redactUrl(url);
+    const accept = new Headers(init.headers).get('accept') ?? '';
+    const streaming = accept.includes('text/event-stream');
+    const controller = new AbortController();
+    const abort = (reason: unknown) => controller.abort(reason);
+    init.signal?.addEventListener('abort', () => abort(init.signal!.reason), { once: true });
+    if (init.signal?.aborted) abort(init.signal.reason);
+    // Unary: the whole answer within the timeout. Stream: the headers within it, then each gap between chunks.
+    const deadline = setTimeout(() => abort(timeoutReason(call.timeoutMs)), call.timeoutMs);
+    let res: Response;
+    try {
+      res = await undiciFetch(url, {
+        method: init.method,
+        headers: init.headers as Record<string, string>,
+        body: init.body as string | undefined,
+        dispatcher: call.dispatcher ?? sharedDispatcher(),
+        redirect: 'manual',
+        signal: controller.signal,
+      });
+    } catch (error) {
+      clearTimeout(deadline);
+      throw networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
+    }
+    try {
+      if ((res.status >= 300 && res.status < 400) || res.type === 'opaqueredirect') {
+        const location = res.headers.get('location');
+        await res.body?.cancel();
+        throw transportError(
+          'redirect_not_followed',
+          `${method} at ${where} answered HTTP ${res.status}${location ? ` (a redirect to ${redactUrl(new URL(location, url).href)})` : ''}; missive does not follow redirects, so no credentials go elsewhere`,
+          'Register the agent at the URL it redirects to, if you trust it.',
+        );
+      }
+      const type = res.headers.get('content-type') ?? '';
+      if (streaming && res.ok && type.includes('text/event-stream') && res.body) {
+        clearTimeout(deadline);
+        return new Response(idleLimited(res.body as ReadableStream<Uint8Array>, call.timeoutMs, abort), { status: res.status, statusText: res.statusText, headers: res.headers });
+      }
+      const text = await readLimited(res, call.maxResponseBytes ?? DEFAULT_MAX, where);
+      if (!res.ok) {
+        trace.status = res.status;
+        trace.url = url;
+        if (isMissingRoute(res.status, text)) {
+          throw versionMismatchError({ method, url, dialect: call.iface.dialect, alias: call.alias, answer: `HTTP ${res.status}${text.trim() ? ` (${oneLine(text, 80)})` : ''}` });
+        }
+        if (tryJson(text) === undefined) throw transportError('http_status', `${method} at ${where} answered HTTP ${res.status}${text.trim() ? `: ${oneLine(text)}` : ''}`);
+      }
+      return new Response(NULL_BODY.has(res.status) ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
+    } catch (error) {
+      if (error instanceof MissiveError) throw error;
+      throw networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
+    } finally {
+      clearTimeout(deadline);
+    }
+  };
+  return fetchImpl as unknown as typeof fetch;
+}

@@ -1,0 +1,210 @@
+/**
+ * The A2A wires missive does not write itself, through the official SDK: the v0.3 dialect (v0.3 and v0.2 agents) over
+ * JSON-RPC and HTTP+JSON with the SDK's compat transports, and gRPC (v1.0 and v0.3) with its gRPC transports. Every
+ * HTTP byte still goes through missive's undici dispatcher (`sdkFetch`). Requests come in and results go out as v1.0
+ * JSON, exactly what the 1.0 wire code takes and returns, so persistence, outputs and exit codes cannot tell which wire
+ * carried a call. Only one piece is missive's own: the v0.3 HTTP+JSON push-config create, whose body the SDK gets wrong
+ * for v0.3 servers (see legacy-rest-push.ts).
+ */
+import {
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import type { RequestOptions, Transport } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/v0_3/client';
+import { v1MethodToLegacyJsonRpc } from '@a2a-js/sdk/compat/v0_3';
+import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { redactUrl } from '../security/redact.js';
+import { networkError } from './http.js';
+import type { BindingCall } from './binding-call.js';
+import { createLegacyRestPushConfig } from './legacy-rest-push.js';
+import { sdkFetch, type HttpTrace } from './sdk-fetch.js';
+import { fromSdkError } from './sdk-errors.js';
+import { grpcTransport } from './grpc-transport.js';
+import type { SelectedInterface } from './interfaces.js';
+
+/** True when the interface is spoken through the SDK rather than missive's own 1.0 HTTP code. */
+export const viaSdk = (iface: SelectedInterface): boolean => iface.binding === 'grpc' || iface.dialect === '0.3';
+
+export type UnaryMethod =
+  | 'SendMessage'
+  | 'GetTask'
+  | 'CancelTask'
+  | 'ListTasks'
+  | 'CreateTaskPushNotificationConfig'
+  | 'GetTaskPushNotificationConfig'
+  | 'ListTaskPushNotificationConfigs'
+  | 'DeleteTaskPushNotificationConfig';
+
+type Params = Record<string, unknown>;
+
+/** Each unary operation: v1.0 JSON params → SDK call → v1.0 JSON result. */
+const UNARY: Record<UnaryMethod, (t: Transport, p: Params, o: RequestOptions) => Promise<unknown>> = {
+  SendMessage: async (t, p, o) => {
+    const result = await t.sendMessage(SendMessageRequest.fromJSON(p), o);
+    return 'messageId' in result ? { message: Message.toJSON(result) } : { task: Task.toJSON(result) };
+  },
+  GetTask: async (t, p, o) => Task.toJSON(await t.getTask(GetTaskRequest.fromJSON(p), o)),
+  CancelTask: async (t, p, o) => Task.toJSON(await t.cancelTask(CancelTaskRequest.fromJSON(p), o)),
+  ListTasks: async (t, p, o) => ListTasksResponse.toJSON(await t.listTasks(ListTasksRequest.fromJSON(p), o)),
+  CreateTaskPushNotificationConfig: async (t, p, o) => TaskPushNotificationConfig.toJSON(await t.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON(p), o)),
+  GetTaskPushNotificationConfig: async (t, p, o) => TaskPushNotificationConfig.toJSON(await t.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON(p), o)),
+  ListTaskPushNotificationConfigs: async (t, p, o) =>
+    ListTaskPushNotificationConfigsResponse.toJSON(await t.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON(p), o)),
+  DeleteTaskPushNotificationConfig: async (t, p, o) => {
+    await t.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON(p), o);
+    return null;
+  },
+};
+
+export type StreamMethodName = 'SendStreamingMessage' | 'SubscribeToTask';
+
+/** Operations A2A 0.3 does not have, and what to do instead. */
+const NOT_IN_03: Partial<Record<string, string>> = {
+  ListTasks: 'List what missive has journaled instead: missive task list --agent <alias> (without --remote).',
+};
+
+/** The v0.3 wire name of a method, for messages (`SendMessage` → `message/send`). */
+function wireName(call: BindingCall, method: string): string | undefined {
+  if (call.iface.dialect !== '0.3') return undefined;
+  try {
+    return v1MethodToLegacyJsonRpc(method);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A2A-Version, extensions and auth travel as service parameters: HTTP headers, or gRPC metadata. */
+function serviceParameters(call: BindingCall): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(call.headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'accept' || lower === 'content-type') continue;
+    out[call.iface.binding === 'grpc' ? lower : name] = value;
+  }
+  return out;
+}
+
+interface Prepared {
+  transport: Transport;
+  options: RequestOptions;
+  trace: HttpTrace;
+  timedOut: () => boolean;
+  /** gRPC: restarts the time limit (after each stream event). */
+  rearm: () => void;
+  done: () => void;
+  /** Closes whatever is still open (a stream the caller stopped reading). */
+  abort: () => void;
+}
+
+/**
+ * The SDK transport for the interface, with missive's time limits: HTTP is limited inside sdkFetch; gRPC has no fetch,
+ * so the whole unary call, or each wait for the next stream event, is limited here.
+ */
+async function prepare(call: BindingCall, method: string, signal?: AbortSignal): Promise<Prepared> {
+  const trace: HttpTrace = { status: null, url: null };
+  const { iface } = call;
+  const fetchImpl = sdkFetch({ call, method, trace });
+  const transport: Transport =
+    iface.binding === 'grpc'
+      ? await grpcTransport(iface)
+      : iface.binding === 'json-rpc'
+        ? new LegacyJsonRpcTransport({ endpoint: iface.url, fetchImpl })
+        : new LegacyRestTransport({ endpoint: iface.url, fetchImpl });
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const rearm = () => {
+    if (iface.binding !== 'grpc') return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException(`no answer within ${call.timeoutMs} ms`, 'TimeoutError'));
+    }, call.timeoutMs).unref();
+  };
+  rearm();
+  return {
+    transport,
+    options: { signal: controller.signal, serviceParameters: serviceParameters(call) },
+    trace,
+    timedOut: () => timedOut,
+    rearm,
+    done: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+    abort: () => controller.abort(new DOMException('the stream was closed by missive', 'AbortError')),
+  };
+}
+
+function refuseMissing(call: BindingCall, method: string): void {
+  const instead = call.iface.dialect === '0.3' ? NOT_IN_03[method] : undefined;
+  if (instead) {
+    throw protocolError('not_in_dialect', `${method} is not part of A2A 0.3, which ${call.alias ? `"${call.alias}"` : 'this agent'} speaks`, instead.replace('<alias>', call.alias ?? '<alias>'));
+  }
+}
+
+/** One unary operation over the SDK; returns the v1.0 JSON result (null for a delete). */
+export async function callViaSdk(call: BindingCall, method: UnaryMethod, params: Params): Promise<unknown> {
+  refuseMissing(call, method);
+  if (method === 'CreateTaskPushNotificationConfig' && call.iface.binding === 'http+json' && call.iface.dialect === '0.3') {
+    return createLegacyRestPushConfig(call, params);
+  }
+  const prepared = await prepare(call, method);
+  try {
+    return await UNARY[method](prepared.transport, params, prepared.options);
+  } catch (error) {
+    throw fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() });
+  } finally {
+    prepared.done();
+  }
+}
+
+/** A connection that dropped or stalled, as opposed to an answer the agent gave. */
+function isNetworkFailure(error: unknown): boolean {
+  const e = error as { name?: string; message?: string; cause?: { code?: unknown } } | null;
+  if (!e) return false;
+  if (e.name === 'AbortError' || e.name === 'TimeoutError') return true;
+  const code = typeof e.cause?.code === 'string' ? e.cause.code : '';
+  return code.startsWith('UND_ERR') || code.startsWith('ECONN') || (e.name === 'TypeError' && /terminated|fetch failed|other side closed/i.test(e.message ?? ''));
+}
+
+/** A stream over the SDK: yields each StreamResponse as v1.0 JSON. Breaking out of the loop closes it. */
+export async function* streamViaSdk(call: BindingCall, method: StreamMethodName, params: Params, signal?: AbortSignal): AsyncGenerator<unknown> {
+  const prepared = await prepare(call, method, signal);
+  const { transport, options } = prepared;
+  const events = method === 'SendStreamingMessage' ? transport.sendMessageStream(SendMessageRequest.fromJSON(params), options) : transport.resubscribeTask(SubscribeToTaskRequest.fromJSON(params), options);
+  let received = 0;
+  try {
+    for await (const event of events) {
+      received++;
+      prepared.rearm();
+      yield StreamResponse.toJSON(event);
+    }
+  } catch (error) {
+    const ctx = { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() };
+    if (!(error instanceof MissiveError) && isNetworkFailure(error) && !prepared.timedOut()) {
+      const cause = networkError(error, redactUrl(call.iface.url), call.timeoutMs, call.secrets);
+      throw transportError('stream_broken', `the stream from ${redactUrl(call.iface.url)} broke after ${received} event(s): ${cause.message}`, 'Events received so far are kept in the journal.');
+    }
+    throw fromSdkError(error, ctx);
+  } finally {
+    prepared.done();
+    prepared.abort();
+  }
+}

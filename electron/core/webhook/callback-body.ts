@@ -1,0 +1,30 @@
+/**
+ * A push callback body, from an agent of either generation: A2A 1.0 posts a StreamResponse (`{"statusUpdate": …}`),
+ * A2A 0.3 posts the bare event (`{"kind": "status-update", …}`), which the SDK's own compat code turns into the 1.0
+ * shape. Either way the journal gets the same record.
+ */
+import { StreamResponse } from '@a2a-js/sdk';
+import { legacyPushNotificationToV1StreamResponse } from '@a2a-js/sdk/compat/v0_3';
+import { checkStreamResponse, type StreamRecord } from '../a2a/stream-response.js';
+import type { Dialect } from '../a2a/dialect.js';
+import { oneLine } from '../a2a/remote-text.js';
+
+export type CallbackCheck = { ok: true; record: StreamRecord; dialect: Dialect } | { ok: false; reason: string };
+
+const LEGACY_KINDS = new Set(['task', 'message', 'status-update', 'artifact-update']);
+
+export function readCallback(value: unknown): CallbackCheck {
+  const kind = value && typeof value === 'object' && !Array.isArray(value) ? (value as { kind?: unknown }).kind : undefined;
+  if (typeof kind !== 'string' || !LEGACY_KINDS.has(kind)) {
+    const checked = checkStreamResponse(value);
+    return checked.ok ? { ...checked, dialect: '1.0' } : { ok: false, reason: `not an A2A StreamResponse: ${checked.reason}` };
+  }
+  let translated: unknown;
+  try {
+    translated = StreamResponse.toJSON(legacyPushNotificationToV1StreamResponse(value));
+  } catch (error) {
+    return { ok: false, reason: `not an A2A 0.3 ${kind} event: ${oneLine((error as Error).message)}` };
+  }
+  const checked = checkStreamResponse(translated);
+  return checked.ok ? { ...checked, dialect: '0.3' } : { ok: false, reason: `not an A2A 0.3 ${kind} event: ${checked.reason}` };
+}
