@@ -52,7 +52,7 @@ export const CHANNELS = {
     output: z.object({ version: z.string(), profile: z.string(), profiles: z.array(z.string()), config: z.string().nullable(), state: z.string(), database: z.string() }),
   },
   'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(agentView) }) },
-  'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional() }), output: agentView },
+  'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional(), trustedOrigins: z.array(z.string().min(1).max(2048)).max(16).optional() }), output: agentView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
   'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional() }), output: loose({ card: loose({ name: z.string(), format: z.string() }), selected_interface: loose({ binding: z.string(), url: z.string(), dialect: z.string() }).nullable(), negotiation: loose({ ok: z.boolean() }) }) },
   'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs }), output: loose({ response_shape: z.enum(['message', 'task']), request: loose({ message_id: z.string() }) }) },

@@ -174,3 +174,30 @@ describe('the gateway following a v0.3 agent', () => {
     });
   }
 });
+
+describe('a v0.3 agent behind a bearer token', () => {
+  const SECRET = 'v03-bearer-token-0123456789';
+  let guarded: LegacyPeer;
+  beforeAll(async () => {
+    guarded = await startV03Peer({ bearer: SECRET });
+  });
+  afterAll(() => guarded.close());
+
+  for (const binding of ['json-rpc', 'http+json'] as const) {
+    it(`gets the token on its own origin over ${binding}, and a refusal is an HTTP status error as on 1.0 (exit 69)`, async () => {
+      const local = sandbox({ V03_TOKEN: SECRET });
+      try {
+        await local.run(['agent', 'add', 'guarded', guarded.baseUrl, '--binding-preference', binding]);
+        const refused = await local.run(['send', 'guarded', 'echo hi', '--json']);
+        expect(refused.code).toBe(69);
+        expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::transport::http_status', message: expect.stringContaining('HTTP 401') });
+        const ok = await local.run(['send', 'guarded', 'echo hi', '--bearer-token-env', 'V03_TOKEN', '--json']);
+        expect(ok.code).toBe(0);
+        expect(ok.stdout).not.toContain(SECRET);
+        expect(guarded.requests.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET}`);
+      } finally {
+        local.dispose();
+      }
+    });
+  }
+});

@@ -56,6 +56,10 @@ describe('handler registry', () => {
     expect(bad).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_url', exit_code: 64 } });
     const added = await registry.invoke('agents.add', { alias: 'local', baseUrl: 'http://127.0.0.1:9' });
     expect(added).toMatchObject({ ok: true, data: { alias: 'local', base_url: 'http://127.0.0.1:9' } });
+    const trusting = await registry.invoke('agents.add', { alias: 'split', baseUrl: 'http://127.0.0.1:9', trustedOrigins: ['http://127.0.0.1:50051'] });
+    expect(trusting).toMatchObject({ ok: true, data: { trusted_origins: ['http://127.0.0.1:50051'] } });
+    const path = await registry.invoke('agents.add', { alias: 'split2', baseUrl: 'http://127.0.0.1:9', trustedOrigins: ['http://127.0.0.1:50051/rpc'] });
+    expect(path).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_origin', exit_code: 64 } });
     expect(await registry.invoke('dialogs.chooseDirectory', {})).toEqual({ ok: true, data: { path: null } });
   });
 

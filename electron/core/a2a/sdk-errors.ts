@@ -87,9 +87,9 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
   }
   if (ctx.timedOut) return timeout();
   if (typeof e.envelopeCode === 'number') return protocolError('jsonrpc_error', `${method} failed with JSON-RPC error ${e.envelopeCode}: ${text}`);
-  // HTTP+JSON: an error status is a transport error, as on the 1.0 wire; the SDK's typed error keeps its message.
+  // An HTTP error status without a JSON-RPC error is a transport error, as on the 1.0 wire; the SDK's message stays.
   const httpStatus = e.statusCode ?? ctx.trace.status;
-  if (ctx.call.iface.binding === 'http+json' && httpStatus) {
+  if (ctx.call.iface.binding !== 'grpc' && httpStatus) {
     return transportError('http_status', `${method} at ${redactUrl(ctx.trace.url ?? ctx.url)} answered HTTP ${httpStatus}: ${text}`);
   }
   return protocolError('invalid_response', `${method} at ${where} gave an answer missive cannot read: ${text}`);
