@@ -9,7 +9,8 @@ import { AgentCard } from '@a2a-js/sdk';
 import { isLegacyAgentCard, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { z } from 'zod';
 import { protocolError } from '../../../shared/errors.js';
-import { isLegacyVersion, type CardFormat } from './dialect.js';
+import type { CardFormat } from './dialect.js';
+import { oneLine } from './remote-text.js';
 import { canonicalBinding } from './binding-names.js';
 
 const SNAKE_ALIASES: Record<string, string> = {
@@ -118,7 +119,7 @@ function translateLegacy(card: Record<string, unknown>, where: string): { json: 
   try {
     json = AgentCard.toJSON(parseLegacyAgentCard(lenient)) as Record<string, unknown>;
   } catch (error) {
-    throw protocolError('invalid_card', `the v${format} Agent Card at ${where} cannot be read: ${(error as Error).message}`);
+    throw protocolError('invalid_card', `the v${format} Agent Card at ${where} cannot be read: ${oneLine((error as Error).message)}`);
   }
   const version = declared ?? (format === '0.2' ? '0.2' : '0.3');
   const seen = new Set<string>();
@@ -161,9 +162,6 @@ export function parseCard(raw: unknown, where = 'the cached card'): ParsedCard {
   }
   return { wire: result.data, typed, interfacesMissing, format, declaredVersion };
 }
-
-/** True when the card was written for an A2A version before 1.0. */
-export const isLegacyCard = (card: ParsedCard): boolean => card.format !== '1.0' || isLegacyVersion(card.declaredVersion);
 
 /** Where A2A ≥ 0.3 serves the card. */
 export const cardUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/.well-known/agent-card.json`;
