@@ -6,11 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { protocolError } from '../../../shared/errors.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertOk, httpRequest, isVersionNotSupported, versionNotSupportedError } from './http.js';
-import { oneLine } from './remote-text.js';
+import { assertOk, httpRequest } from './http.js';
+import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { callRest, parseJson, type RestRoute } from './rest-call.js';
 import { callViaSdk, viaSdk, type UnaryMethod } from './sdk-transport.js';
-import { isMethodNotFound, versionMismatchError } from './version-mismatch.js';
 
 export { A2A_JSON, type BindingCall } from './binding-call.js';
 
@@ -57,12 +56,7 @@ async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Recor
     maxResponseBytes: call.maxResponseBytes,
   });
   const body = res.body ? (parseJson(res.body, `the ${method} JSON-RPC response`) as Record<string, unknown>) : undefined;
-  if (body && typeof body === 'object' && 'error' in body && body.error) {
-    const err = body.error as { code?: number; message?: string };
-    if (isVersionNotSupported(body)) throw versionNotSupportedError(call.protocolVersion, err.message);
-    if (isMethodNotFound(err)) throw versionMismatchError({ method, url: iface.url, dialect: iface.dialect, alias: call.alias, answer: '"Method not found"' });
-    throw protocolError('jsonrpc_error', `${method} failed with JSON-RPC error ${err.code ?? '?'}: ${oneLine(err.message) || 'no message'}`);
-  }
+  if (body && typeof body === 'object' && 'error' in body && body.error) throw jsonRpcFailure(call, method, iface.url, body as { error: JsonRpcErrorObject });
   assertOk(res, method, iface.url, call.protocolVersion);
   if (!body || typeof body !== 'object' || body.jsonrpc !== '2.0' || !('result' in body)) {
     throw protocolError('invalid_jsonrpc', `the ${method} response is not a JSON-RPC 2.0 result`);

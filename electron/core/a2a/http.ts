@@ -121,10 +121,17 @@ export function assertOk(res: HttpResponse, what: string, url: string, protocolV
   );
 }
 
-export function errorMessageOf(body: unknown): string | undefined {
+function errorMessageOf(body: unknown): string | undefined {
   const error = (body as { error?: { message?: unknown } } | undefined)?.error;
   return typeof error?.message === 'string' ? error.message : undefined;
 }
+
+export const timeoutError = (where: string, timeoutMs: number): MissiveError =>
+  transportError('timeout', `${where} did not answer within ${timeoutMs} ms`, 'Raise --timeout or [qos].timeout if the agent is slow.');
+
+/** A stream that stopped before its end: what arrived is kept, and the message says how much. */
+export const streamBrokenError = (where: string, received: number, cause: MissiveError): MissiveError =>
+  transportError('stream_broken', `the stream from ${where} broke after ${received} event(s): ${cause.message}`, 'Events received so far are kept in the journal.');
 
 export function networkError(error: unknown, where: string, timeoutMs: number, secrets: readonly string[] = []): MissiveError {
   const err = error as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
@@ -135,7 +142,7 @@ export function networkError(error: unknown, where: string, timeoutMs: number, s
     error instanceof undiciErrors.BodyTimeoutError ||
     code === 'UND_ERR_CONNECT_TIMEOUT'
   ) {
-    return transportError('timeout', `${where} did not answer within ${timeoutMs} ms`, 'Raise --timeout or [qos].timeout if the agent is slow.');
+    return timeoutError(where, timeoutMs);
   }
   if (code === 'ECONNREFUSED') return transportError('connection_refused', `${where} refused the connection`, 'Is the agent running on that host and port?');
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return transportError('dns', `cannot resolve the host of ${where}`);

@@ -7,7 +7,8 @@
 import { authError, MissiveError, protocolError, transportError } from '../../../shared/errors.js';
 import { redactText, redactUrl } from '../security/redact.js';
 import type { BindingCall } from './binding-call.js';
-import { versionNotSupportedError } from './http.js';
+import { timeoutError, versionNotSupportedError } from './http.js';
+import { agentJsonRpcError } from './jsonrpc-errors.js';
 import { oneLine } from './remote-text.js';
 import type { HttpTrace } from './sdk-fetch.js';
 import { JSONRPC_METHOD_NOT_FOUND, versionMismatchError } from './version-mismatch.js';
@@ -69,7 +70,7 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
   const where = redactUrl(ctx.url);
   const { method } = ctx;
   const dialect = ctx.call.iface.dialect;
-  const timeout = () => transportError('timeout', `${where} did not answer within ${ctx.call.timeoutMs} ms`, 'Raise --timeout or [qos].timeout if the agent is slow.');
+  const timeout = () => timeoutError(where, ctx.call.timeoutMs);
   const mismatch = (answer: string) => versionMismatchError({ method: ctx.wireMethod ? `${method} (${ctx.wireMethod})` : method, url: ctx.url, dialect, alias: ctx.call.alias, answer });
 
   if (e.reason === 'VERSION_NOT_SUPPORTED') return versionNotSupportedError(ctx.call.protocolVersion, text);
@@ -86,7 +87,7 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
     return protocolError('grpc_error', `${method} failed with gRPC status ${grpcStatus}: ${text}`);
   }
   if (ctx.timedOut) return timeout();
-  if (typeof e.envelopeCode === 'number') return protocolError('jsonrpc_error', `${method} failed with JSON-RPC error ${e.envelopeCode}: ${text}`);
+  if (typeof e.envelopeCode === 'number') return agentJsonRpcError(method, { code: e.envelopeCode, message: text });
   // An HTTP error status without a JSON-RPC error is a transport error, as on the 1.0 wire; the SDK's message stays.
   const httpStatus = e.statusCode ?? ctx.trace.status;
   if (ctx.call.iface.binding !== 'grpc' && httpStatus) {

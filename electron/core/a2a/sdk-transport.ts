@@ -25,9 +25,9 @@ import {
 import type { RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { v1MethodToLegacyJsonRpc } from '@a2a-js/sdk/compat/v0_3';
-import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { MissiveError, protocolError } from '../../../shared/errors.js';
 import { redactUrl } from '../security/redact.js';
-import { networkError } from './http.js';
+import { networkError, streamBrokenError } from './http.js';
 import type { BindingCall } from './binding-call.js';
 import { createLegacyRestPushConfig } from './legacy-rest-push.js';
 import { sdkFetch, type HttpTrace } from './sdk-fetch.js';
@@ -199,8 +199,8 @@ export async function* streamViaSdk(call: BindingCall, method: StreamMethodName,
   } catch (error) {
     const ctx = { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() };
     if (!(error instanceof MissiveError) && isNetworkFailure(error) && !prepared.timedOut()) {
-      const cause = networkError(error, redactUrl(call.iface.url), call.timeoutMs, call.secrets);
-      throw transportError('stream_broken', `the stream from ${redactUrl(call.iface.url)} broke after ${received} event(s): ${cause.message}`, 'Events received so far are kept in the journal.');
+      const where = redactUrl(call.iface.url);
+      throw streamBrokenError(where, received, networkError(error, where, call.timeoutMs, call.secrets));
     }
     throw fromSdkError(error, ctx);
   } finally {

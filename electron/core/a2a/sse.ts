@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { MissiveError, protocolError } from '../../../shared/errors.js';
 import { redactUrl } from '../security/redact.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertOk, isVersionNotSupported, networkError, versionNotSupportedError } from './http.js';
-import { oneLine } from './remote-text.js';
+import { assertOk, networkError, streamBrokenError, tryJson } from './http.js';
+import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { streamViaSdk, viaSdk } from './sdk-transport.js';
 import { checkStreamResponse, type StreamRecord } from './stream-response.js';
-import { isMethodNotFound, isMissingRoute, versionMismatchError } from './version-mismatch.js';
+import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 
 export type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
 
@@ -44,11 +44,6 @@ async function readSmall(body: Dispatcher.ResponseData['body']): Promise<string>
   return text;
 }
 
-function jsonRpcError(method: string, error: { code?: number; message?: string }, sequence?: number): MissiveError {
-  const where = sequence === undefined ? '' : ` in stream event #${sequence}`;
-  return protocolError('jsonrpc_error', `${method} failed${where} with JSON-RPC error ${error.code ?? '?'}: ${oneLine(error.message) || 'no message'}`);
-}
-
 function checked(value: unknown, sequence: number): StreamRecord {
   const result = checkStreamResponse(value);
   if (!result.ok) throw protocolError('unknown_stream_variant', `stream event #${sequence} is not an A2A StreamResponse: ${result.reason}`);
@@ -56,7 +51,7 @@ function checked(value: unknown, sequence: number): StreamRecord {
 }
 
 /** Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC. */
-export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion'>, method: string, sequence: number): StreamRecord {
+export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias'>, method: string, sequence: number): StreamRecord {
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -64,9 +59,7 @@ export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' |
     throw protocolError('malformed_stream_event', `stream event #${sequence} is not valid JSON: ${(error as Error).message}`);
   }
   if (value && typeof value === 'object' && 'error' in value && (value as { error?: unknown }).error) {
-    const error = (value as { error: { code?: number; message?: string } }).error;
-    if (isVersionNotSupported(value)) throw versionNotSupportedError(call.protocolVersion, error.message);
-    throw jsonRpcError(method, error, sequence);
+    throw jsonRpcFailure(call, method, call.iface.url, value as { error: JsonRpcErrorObject }, sequence);
   }
   if (call.iface.binding === 'json-rpc') {
     const envelope = value as { jsonrpc?: unknown; result?: unknown } | null;
@@ -116,17 +109,8 @@ export async function* openStream(call: StreamCall, method: StreamMethod, params
     const text = await readSmall(res.body);
     const flat = { status: res.statusCode, headers: {}, body: text };
     if (!rest && text) {
-      let parsed: { error?: { code?: number; message?: string } } | undefined;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      if (parsed?.error) {
-        if (isVersionNotSupported(parsed)) throw versionNotSupportedError(call.protocolVersion, parsed.error.message);
-        if (isMethodNotFound(parsed.error)) throw versionMismatchError({ method, url, dialect: iface.dialect, alias: call.alias, answer: '"Method not found"' });
-        throw jsonRpcError(method, parsed.error);
-      }
+      const parsed = tryJson(text) as { error?: JsonRpcErrorObject } | undefined;
+      if (parsed?.error) throw jsonRpcFailure(call, method, url, parsed as { error: JsonRpcErrorObject });
     }
     if (isMissingRoute(res.statusCode, text)) throw versionMismatchError({ method, url, dialect: iface.dialect, alias: call.alias, answer: `HTTP ${res.statusCode}` });
     assertOk(flat, method, url, call.protocolVersion);
@@ -159,8 +143,7 @@ export async function* openStream(call: StreamCall, method: StreamMethod, params
       finished = true;
     } catch (error) {
       if (error instanceof MissiveError) throw error;
-      const cause = networkError(error, where, call.timeoutMs, call.secrets);
-      throw transportError('stream_broken', `the stream from ${where} broke after ${sequence} event(s): ${cause.message}`, 'Events received so far are kept in the journal.');
+      throw streamBrokenError(where, sequence, networkError(error, where, call.timeoutMs, call.secrets));
     }
   } finally {
     if (!finished) res.body.destroy();

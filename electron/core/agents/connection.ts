@@ -9,7 +9,7 @@ import type { SelectedInterface } from '../a2a/interfaces.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
 import { decidePin, plaintextWarning, type PinDecision } from '../auth/origin-pin.js';
 import { loadCard, selectInterface, type CardResult } from './discovery.js';
-import { outboundFor, withoutCredentials, type Outbound } from './outbound.js';
+import { outboundFor, pinInputFor, withoutCredentials, type Outbound } from './outbound.js';
 
 export interface Connection {
   alias: string;
@@ -24,7 +24,7 @@ export interface Connection {
 }
 
 /** The A2A-Version a call speaks: the explicit --protocol-version, else 0.3 on the v0.3 dialect, else the configured one. */
-export function spokenVersion(core: Core, iface: SelectedInterface): string {
+function spokenVersion(core: Core, iface: SelectedInterface): string {
   if (core.options.protocolVersion) return core.options.protocolVersion;
   return iface.dialect === '0.3' ? '0.3' : core.serviceParameters.version;
 }
@@ -66,15 +66,7 @@ export async function connect(core: Core, alias: string, options: ConnectOptions
   const iface = selectInterface(core, card, options.binding);
   const agent = card.agent;
   const resolved = await outboundFor(core, agent);
-  const pin = decidePin({
-    alias: agent.alias,
-    baseUrl: agent.baseUrl,
-    trustedOrigins: agent.trustedOrigins,
-    target: iface.url,
-    credentialSources: resolved.credentialSources,
-    bodySecrets: options.bodySecrets,
-    allowCrossOrigin: core.options.allowCrossOriginAuth === true || agent.allowCrossOriginAuth,
-  });
+  const pin = decidePin(pinInputFor(core, agent, iface.url, resolved.credentialSources, options.bodySecrets));
   const outbound = pin.outcome === 'withheld' ? withoutCredentials(resolved) : resolved;
   if (pin.outcome === 'sent') {
     const warning = plaintextWarning(iface.url, `the credentials of "${agent.alias}"`);

@@ -10,9 +10,9 @@ import type { Binding } from '../config/schema.js';
 import { getAgent, markCardValidated, storeCard, type AgentRow } from '../store/repos/agents.js';
 import { appendEvent } from '../store/repos/events.js';
 import { redactUrl, redactValue } from '../security/redact.js';
-import { decidePin, plaintextWarning } from '../auth/origin-pin.js';
+import { decidePin, pinView, plaintextWarning } from '../auth/origin-pin.js';
 import { agentView, requireAgent, type AgentView } from './registry.js';
-import { credentialSources, outboundFor } from './outbound.js';
+import { credentialSources, outboundFor, pinInputFor } from './outbound.js';
 
 export type CardCacheStatus = 'cached' | 'fetched' | 'not_modified';
 
@@ -162,15 +162,15 @@ export interface InspectView {
 /** The credential decision for the selected interface, without resolving any secret. */
 function credentialView(core: Core, agent: AgentRow, iface: SelectedInterface | null): InspectView['origin_pinning'] {
   const configured = credentialSources(core, agent);
-  const input = { alias: agent.alias, baseUrl: agent.baseUrl, trustedOrigins: agent.trustedOrigins, target: iface?.url ?? agent.baseUrl, credentialSources: configured, allowCrossOrigin: core.options.allowCrossOriginAuth === true || agent.allowCrossOriginAuth };
+  const input = pinInputFor(core, agent, iface?.url ?? agent.baseUrl, configured);
+  const view = pinView(input);
+  let decision: InspectView['origin_pinning']['decision'];
   try {
-    const pin = decidePin(input);
-    const decision = ({ sent: 'send', withheld: 'withhold', none: 'none' } as const)[pin.outcome];
-    return { configured, pinned_origins: pin.pinned_origins, interface_origin: iface ? pin.target_origin : null, decision };
+    decision = ({ sent: 'send', withheld: 'withhold', none: 'none' } as const)[decidePin(input).outcome];
   } catch {
-    const pin = decidePin({ ...input, credentialSources: [] });
-    return { configured, pinned_origins: pin.pinned_origins, interface_origin: pin.target_origin, decision: 'refuse' };
+    decision = 'refuse';
   }
+  return { configured, pinned_origins: view.pinned_origins, interface_origin: iface ? view.target_origin : null, decision };
 }
 
 export async function inspectAgent(core: Core, alias: string, options: { refresh?: boolean; binding?: Binding } = {}): Promise<InspectView> {

@@ -5,6 +5,7 @@ import { AuthHeaders } from '../auth/auth-headers.js';
 import { serviceParameterHeaders } from '../a2a/service-params.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import type { AgentRow } from '../store/repos/agents.js';
+import type { PinInput } from '../auth/origin-pin.js';
 
 export interface Outbound {
   headers: Record<string, string>;
@@ -37,6 +38,19 @@ export async function outboundFor(core: Core, agent: AgentRow, extra: Record<str
     auth,
     secrets: auth.secrets(),
     credentialSources: auth.size ? credentialSources(core, agent) : [],
+  };
+}
+
+/** What pinning needs to know about this agent and one target URL (the same for a call and for `agent inspect`). */
+export function pinInputFor(core: Core, agent: AgentRow, target: string, sources: string[], bodySecrets?: string[]): PinInput {
+  return {
+    alias: agent.alias,
+    baseUrl: agent.baseUrl,
+    trustedOrigins: agent.trustedOrigins,
+    target,
+    credentialSources: sources,
+    bodySecrets,
+    allowCrossOrigin: core.options.allowCrossOriginAuth === true || agent.allowCrossOriginAuth,
   };
 }
 

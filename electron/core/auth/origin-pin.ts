@@ -34,19 +34,24 @@ export interface PinDecision {
 }
 
 /** The registered origin and the trusted ones, as keys. */
-export function pinnedOrigins(baseUrl: string, trusted: readonly string[]): OriginKey[] {
+function pinnedOrigins(baseUrl: string, trusted: readonly string[]): OriginKey[] {
   return [baseUrl, ...trusted].map(originKey).filter((o): o is OriginKey => o !== null);
 }
 
-export function decidePin(input: PinInput): PinDecision {
+/** Where the credentials are pinned and where the target is, without deciding anything. */
+export function pinView(input: Pick<PinInput, 'baseUrl' | 'trustedOrigins' | 'target'>): Omit<PinDecision, 'outcome'> {
   const pinned = pinnedOrigins(input.baseUrl, input.trustedOrigins);
   const target = originKey(input.target);
-  const same = target !== null && pinned.some((o) => sameOrigin(o, target));
-  const view = { pinned_origins: pinned.map(formatOrigin), target_origin: target ? formatOrigin(target) : null, same_origin: same };
+  return { pinned_origins: pinned.map(formatOrigin), target_origin: target ? formatOrigin(target) : null, same_origin: target !== null && pinned.some((o) => sameOrigin(o, target)) };
+}
+
+export function decidePin(input: PinInput): PinDecision {
+  const view = pinView(input);
+  const same = view.same_origin;
   const bodySecrets = input.bodySecrets ?? [];
   if (!input.credentialSources.length && !bodySecrets.length) return { outcome: 'none', ...view };
   if (same) return { outcome: 'sent', ...view };
-  const where = target ? formatOrigin(target) : redactUrl(input.target);
+  const where = view.target_origin ?? redactUrl(input.target);
   const home = view.pinned_origins.join(', ') || redactUrl(input.baseUrl);
   const trustHelp = `If ${where} belongs to the same agent, trust it: add trusted_origins = ["${where}"] to [agents.${input.alias}] in the config, or register the agent with --trust-origin ${where}.`;
   if (bodySecrets.length) {
