@@ -1,6 +1,10 @@
-/** The output contract: one `missive.output.v1` envelope per result, NDJSON with a sequence, redacted always. */
+/**
+ * The output contract: one `missive.output.v1` envelope per result, NDJSON with a sequence, redacted always. Human
+ * text is made terminal-safe here (terminal-text.ts): every line, table, warning and error; JSON is left exact.
+ */
 import { usageError, type MissiveError } from '../../shared/errors.js';
 import { redactText, redactValue } from '../core/security/redact.js';
+import { terminalBlock, terminalLine } from './terminal-text.js';
 
 export const OUTPUT_SCHEMA_VERSION = 'missive.output.v1';
 export type OutputMode = 'human' | 'json' | 'ndjson' | 'quiet';
@@ -43,7 +47,7 @@ export class Printer {
     if (this.mode === 'quiet') return;
     if (this.mode === 'json') return this.io.stdout(`${JSON.stringify(this.envelope(kind, data), null, 2)}\n`);
     if (this.mode === 'ndjson') return this.io.stdout(`${JSON.stringify({ ...this.envelope(kind, data), sequence: this.#sequence++ })}\n`);
-    const text = human(redactValue(data, this.secrets()));
+    const text = terminalBlock(human(redactValue(data, this.secrets())));
     if (text) this.io.stdout(text.endsWith('\n') ? text : `${text}\n`);
   }
 
@@ -61,7 +65,7 @@ export class Printer {
   event(kind: string, data: unknown, human: (data: any) => string): void {
     if (this.mode === 'quiet' || this.mode === 'json') return;
     if (this.mode === 'ndjson') return this.io.stdout(`${JSON.stringify({ ...this.envelope(kind, data), sequence: this.#sequence++ })}\n`);
-    const text = human(redactValue(data, this.secrets()));
+    const text = terminalBlock(human(redactValue(data, this.secrets())));
     if (text) this.io.stdout(`${text}\n`);
   }
 
@@ -70,7 +74,7 @@ export class Printer {
     if (this.mode === 'quiet') return;
     const text = redactText(message, this.secrets());
     if (this.mode === 'json' || this.mode === 'ndjson') return this.io.stderr(`${JSON.stringify(this.envelope('warning', { message: text }))}\n`);
-    this.io.stderr(`missive: warning: ${text}\n`);
+    this.io.stderr(`missive: warning: ${terminalLine(text)}\n`);
   }
 
   /** Errors go to stderr in every mode: an envelope in machine modes, a message with help otherwise. */
@@ -82,8 +86,8 @@ export class Printer {
       return;
     }
     const secrets = this.secrets();
-    let text = `missive: ${redactText(report.message, secrets)}`;
-    if (report.help) text += `\n  help: ${redactText(report.help, secrets)}`;
+    let text = `missive: ${terminalLine(redactText(report.message, secrets))}`;
+    if (report.help) text += `\n  help: ${terminalLine(redactText(report.help, secrets))}`;
     this.io.stderr(`${text}\n`);
   }
 }

@@ -1,25 +1,12 @@
 /** The `missive` command line: commander for parsing, the core services for everything else. */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { toMissiveError, usageError, type MissiveError } from '../../shared/errors.js';
-import { createCore, type Core } from '../core/context.js';
+import type { Core } from '../core/context.js';
 import type { SecretStore } from '../core/auth/secret-store.js';
 import { parseDuration } from '../core/config/duration.js';
 import { closeSharedDispatcher } from '../core/a2a/http.js';
 import { Printer, resolveMode, type Io, type OutputMode } from './output.js';
-import { registerAgentCommands } from './commands/agent.js';
-import { registerAuthCommands } from './commands/auth.js';
-import { registerDoctorCommand } from './commands/doctor.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerSendCommand } from './commands/send.js';
-import { registerStreamCommand } from './commands/stream.js';
-import { registerEventsCommands } from './commands/events.js';
-import { registerTaskCommands } from './commands/task.js';
-import { registerGroupCommands } from './commands/group.js';
-import { registerCollectiveCommands } from './commands/collectives.js';
-import { registerPushCommands } from './commands/push.js';
-import { registerContextCommands } from './commands/context.js';
-import { registerGatewayCommands } from './commands/gateway.js';
-import { registerUiCommand } from './commands/ui.js';
+import { modulesFor } from './command-modules.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -56,11 +43,17 @@ export interface CommandContext {
 
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** A commander parser for a non-negative integer flag; anything else is a usage error (exit 64). */
-export const integer = (flag: string) => (value: string) => {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${flag} needs a non-negative integer.`);
-  return Number(value);
-};
+/**
+ * A commander parser for an integer flag within `min..max` (both included); anything else, a value too big for a
+ * safe integer included, is a usage error (exit 64) naming the flag and its range.
+ */
+export const integer =
+  (flag: string, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  (value: string) => {
+    const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be an integer from ${min} to ${max}.`);
+    return n;
+  };
 
 function addGlobalOptions(cmd: Command): Command {
   return cmd
@@ -80,7 +73,8 @@ function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (repeatable)').argParser((_v, prev: number) => prev + 1).default(0));
 }
 
-export function buildProgram(deps: CliDeps, onResult: (code: number) => void): Command {
+/** The program with the commands `argv` needs (see command-modules.ts). */
+export async function buildProgram(deps: CliDeps, onResult: (code: number) => void, argv: readonly string[]): Promise<Command> {
   const program = addGlobalOptions(new Command('missive'))
     .description('Operator console for A2A (Agent2Agent) agents, v1.0, v0.3 and v0.2: registry, cards, messages, tasks and collectives.')
     .version(VERSION, '-V, --version')
@@ -97,6 +91,7 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
       let core: Core | undefined;
       try {
         const timeoutMs = flags.timeout ? parseDuration(flags.timeout, '--timeout') : undefined;
+        const { createCore } = await import('../core/context.js');
         core = createCore({
           env: deps.env,
           cwd: deps.cwd,
@@ -126,20 +121,8 @@ export function buildProgram(deps: CliDeps, onResult: (code: number) => void): C
       }
     };
 
-  registerAgentCommands(program, action);
-  registerAuthCommands(program, action);
-  registerSendCommand(program, action);
-  registerStreamCommand(program, action);
-  registerTaskCommands(program, action);
-  registerGroupCommands(program, action);
-  registerCollectiveCommands(program, action);
-  registerPushCommands(program, action);
-  registerContextCommands(program, action);
-  registerGatewayCommands(program, action);
-  registerUiCommand(program, action);
-  registerEventsCommands(program, action);
-  registerDoctorCommand(program, action);
-  registerDemoCommand(program, action);
+  const valueFlags = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)));
+  for (const register of await Promise.all(modulesFor(argv, valueFlags).map((m) => m.load()))) register(program, action);
   return program;
 }
 
@@ -170,7 +153,7 @@ function safeMode(flags: GlobalFlags): OutputMode {
 /** Runs one invocation and returns its exit code. Never calls process.exit. */
 export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
   let code = 0;
-  const program = buildProgram(deps, (c) => (code = c));
+  const program = await buildProgram(deps, (c) => (code = c), argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

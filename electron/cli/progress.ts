@@ -4,6 +4,7 @@
  */
 import type { Io } from './output.js';
 import type { MemberResult } from '../core/collectives/fan-out.js';
+import { terminalLine } from './terminal-text.js';
 
 const MARK: Record<MemberResult['status'], string> = { pending: '·', running: '…', succeeded: '✓', failed: '✗', timeout: '⌛', skipped: '-' };
 
@@ -29,10 +30,11 @@ export class MemberProgress {
   draw(): void {
     const rows = [...this.#rows.values()].sort((a, b) => a.rank - b.rank || (a.input_index ?? 0) - (b.input_index ?? 0));
     const slowest = Math.max(1, ...rows.map((r) => r.latency_ms ?? 0));
-    const width = Math.max(5, ...rows.map((r) => r.alias.length));
+    // Aliases and states are data: escaped before missive adds its own cursor and erase-line sequences.
+    const width = Math.max(5, ...rows.map((r) => terminalLine(r.alias).length));
     const lines = rows.map((r) => {
       const bar = r.latency_ms === null ? '' : '█'.repeat(Math.max(1, Math.round((r.latency_ms / slowest) * 20)));
-      return `${MARK[r.status]} ${String(r.rank).padStart(3)} ${r.alias.padEnd(width)} ${(r.state ?? r.status).padEnd(14)} ${r.latency_ms === null ? '' : `${String(r.latency_ms).padStart(6)} ms ${bar}`}`;
+      return `${MARK[r.status]} ${String(r.rank).padStart(3)} ${terminalLine(r.alias).padEnd(width)} ${terminalLine(r.state ?? r.status).padEnd(14)} ${r.latency_ms === null ? '' : `${String(r.latency_ms).padStart(6)} ms ${bar}`}`;
     });
     const up = this.#drawn ? `\x1b[${this.#drawn}A` : '';
     this.io.stdout(`${up}${lines.map((l) => `\x1b[2K${l}`).join('\n')}\n`);

@@ -9,6 +9,7 @@ import { resolveServiceParameters, type ServiceParameters } from './a2a/service-
 import { createKeytarStore, type SecretStore } from './auth/secret-store.js';
 import { openStore, type Store } from './store/store.js';
 import { syncConfigSeeds } from './agents/seed.js';
+import { ensureStateDir } from './security/private-files.js';
 
 export interface InvocationOptions {
   configPath?: string;
@@ -76,6 +77,7 @@ export function createCore(options: CoreOptions = {}): Core {
     },
     store() {
       if (!store) {
+        ensureStateDir(paths.state);
         store = openStore(paths.database);
         syncConfigSeeds(store, config);
       }

@@ -1,15 +1,12 @@
 /** The product version, read once from package.json. */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { installRoot } from './install-root.js';
 
 function findVersion(): string {
-  for (const rel of ['../../package.json', '../../../package.json']) {
-    try {
-      return (JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version: string }).version;
-    } catch {
-      /* try the next location (source tree vs dist/) */
-    }
-  }
-  return '0.0.0';
+  const root = installRoot();
+  if (!root) return '0.0.0';
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 export const VERSION = findVersion();

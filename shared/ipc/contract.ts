@@ -62,7 +62,7 @@ export const CHANNELS = {
   'groups.create': { input: z.strictObject({ group: alias, members: z.array(z.string().min(1).max(80)).max(1024) }), output: loose({ group_name: z.string() }) },
   'groups.delete': { input: z.strictObject({ group: alias }), output: loose({ deleted: z.literal(true) }) },
   'collectives.bcast': { input: fanOut, output: fanOutResult },
-  'collectives.barrier': { input: z.strictObject({ group: alias, contextId: id, required: z.number().int().min(1).optional(), local: z.boolean().optional() }), output: loose({ status: z.string(), exit_code: z.number() }) },
+  'collectives.barrier': { input: z.strictObject({ group: alias, contextId: id, required: z.number().int().min(1).max(10_000).optional(), local: z.boolean().optional() }), output: loose({ status: z.string(), exit_code: z.number() }) },
   'collectives.gather': { input: z.strictObject({ group: alias, contextId: id }), output: loose({ members: z.array(loose({ alias: z.string(), status: z.string() })) }) },
   'collectives.reduce': { input: z.strictObject({ group: alias, contextId: id, reduce: reduceFlags.optional() }), output: loose({ reduced_text: z.string(), provenance: z.array(loose({})) }) },
   'collectives.round': { input: fanOut.extend({ reduce: reduceFlags.optional() }), output: loose({ status: z.string(), context_id: z.string(), bcast: fanOutResult }) },
@@ -73,7 +73,7 @@ export const CHANNELS = {
   'artifacts.show': { input: z.strictObject({ taskId: id, artifactId: id }), output: loose({ artifact_id: z.string(), content: loose({}) }) },
   'artifacts.export': { input: z.strictObject({ taskId: id, outputDir: z.string().min(1).max(4096), force: z.boolean().optional() }), output: loose({ directory: z.string(), files: z.array(loose({ file: z.string() })) }) },
   'events.query': {
-    input: z.strictObject({ limit: z.number().int().min(1).max(200_000).optional(), type: z.string().max(128).optional(), contextId: id.optional(), taskId: id.optional(), afterSequence: z.number().int().min(0).optional() }),
+    input: z.strictObject({ limit: z.number().int().min(1).max(200_000).optional(), type: z.string().max(128).optional(), contextId: id.optional(), taskId: id.optional(), afterSequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }),
     output: z.object({ events: z.array(loose({ sequence: z.number(), type: z.string() })) }),
   },
   'contexts.list': { input: z.strictObject({}), output: z.object({ contexts: z.array(contextRow) }) },

@@ -29,6 +29,18 @@ describe('events', () => {
     expect((await box.run(['events', 'list', '--since', 'yesterday-ish'])).code).toBe(64);
   });
 
+  it('lists by agent, context and since: the newest --limit matches, oldest first', async () => {
+    await box.run(['agent', 'add', 'other', 'http://127.0.0.1:9']);
+    await box.run(['send', 'tasks', 'go', '--context', 'ctx-ag']);
+    const list = async (...args: string[]) => (await box.run(['events', 'list', ...args, '--json'])).json().data.events as Array<{ type: string; timestamp: string; context_id: string }>;
+    const all = await list();
+    expect((await list('--agent', 'other')).map((e) => e.type)).toEqual(['missive.agent.added']);
+    expect((await list('--agent', 'tasks', '--limit', '2')).map((e) => e.type)).toEqual(['a2a.send.started', 'a2a.send.completed']);
+    expect(await list('--context', 'ctx-ag')).toEqual(all.filter((e) => e.context_id === 'ctx-ag'));
+    expect(await list('--since', all[2]!.timestamp)).toEqual(all.filter((e) => e.timestamp >= all[2]!.timestamp));
+    expect(await list('--agent', 'tasks', '--since', '2999-01-01T00:00:00Z')).toEqual([]);
+  });
+
   it('tails new events as they are written', async () => {
     const tail = box.run(['events', 'tail', '--timeout', '1500ms', '--poll-interval', '100', '--ndjson']);
     await new Promise((r) => setTimeout(r, 300));

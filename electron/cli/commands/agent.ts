@@ -1,7 +1,7 @@
 /** `missive agent …`: presentation only; the registry and discovery services do the work. */
 import { Command, Option } from 'commander';
 import { addAgent, listAgentViews, removeAgent, renameAgentAlias, showAgent, type AgentView } from '../../core/agents/registry.js';
-import { agentCapabilities, inspectAgent, refreshAgent, type InspectView } from '../../core/agents/discovery.js';
+import type { InspectView } from '../../core/agents/discovery.js';
 import { BINDINGS, type Binding } from '../../core/config/schema.js';
 import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
 import { collect, type Action } from '../program.js';
@@ -62,6 +62,9 @@ const inspectText = (v: InspectView) => {
   }
   return lines.join('\n');
 };
+
+/** Discovery (card parsing, the SDK codecs, HTTP) is loaded only by the commands that fetch a card, not by `agent list`. */
+const discovery = () => import('../../core/agents/discovery.js');
 
 const bindingOption = () => new Option('--binding <binding>', 'require this binding').choices([...BINDINGS]);
 
@@ -124,7 +127,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .addOption(bindingOption())
     .action(
       action(async ({ core, out }, alias: string, opts: { refresh?: boolean; binding?: Binding }) => {
-        out.result('agent_inspect', await inspectAgent(core, alias, opts), inspectText);
+        out.result('agent_inspect', await (await discovery()).inspectAgent(core, alias, opts), inspectText);
       }),
     );
 
@@ -133,7 +136,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .description('conditionally re-fetch the Agent Card; 304 keeps the cached card')
     .action(
       action(async ({ core, out }, alias: string) => {
-        out.result('agent_refresh', await refreshAgent(core, alias), (d) =>
+        out.result('agent_refresh', await (await discovery()).refreshAgent(core, alias), (d) =>
           d.status === 'not_modified' ? `${alias}: card not modified (validated ${d.validated_at})` : `${alias}: card fetched (${d.name})`,
         );
       }),
@@ -145,7 +148,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .option('--refresh', 'revalidate the cached card first')
     .action(
       action(async ({ core, out }, alias: string, opts: { refresh?: boolean }) => {
-        out.result('agent_capabilities', await agentCapabilities(core, alias, opts.refresh), (d) =>
+        out.result('agent_capabilities', await (await discovery()).agentCapabilities(core, alias, opts.refresh), (d) =>
           keyValues([
             ['agent', d.alias],
             ['streaming', String(d.streaming)],

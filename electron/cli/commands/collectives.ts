@@ -18,7 +18,7 @@ import { addMessageInputOptions, messageInputsOf } from './send.js';
 const fanOutOptions = (cmd: Command) =>
   cmd
     .addOption(new Option('--execution <mode>', 'send to members concurrently or one by one').choices(['concurrent', 'sequential']).default('concurrent'))
-    .option('--max-concurrency <n>', 'members in flight at once (default 16)', integer('--max-concurrency'))
+    .option('--max-concurrency <n>', 'members in flight at once, 1 to 10000 (default 16)', integer('--max-concurrency', 1, 10_000))
     .addOption(new Option('--failure-policy <policy>', 'stop: no new sends after a failure (exit 70); continue: send to all, exit 0 if any succeeded').choices(['stop', 'continue']).default('stop'));
 
 export const fanOutText = (r: FanOutResult) =>
@@ -116,10 +116,10 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     .option('--context <id>', 'the context to wait on')
     .option('--from-bcast <path|->', 'take task ids from a `bcast --json` document')
     .option('--state <state>', 'target and success state (repeatable; default: terminal states, only completed succeeds)', collect, [])
-    .option('--required <n>', 'quorum (default: every member)', integer('--required'))
+    .option('--required <n>', 'quorum, 1 to 10000 (default: every member)', integer('--required', 1, 10_000))
     .addOption(new Option('--failure-policy <policy>', 'stop: any failure decides; continue: only the quorum does').choices(['stop', 'continue']).default('stop'))
     .option('--interval <duration>', 'poll interval, at most 5s (default 1s)')
-    .option('--history-length <n>', 'history messages to ask for on GetTask', integer('--history-length'))
+    .option('--history-length <n>', 'history messages to ask for on GetTask (0 to 1000000)', integer('--history-length', 0, 1_000_000))
     .option('--local', 'read SQLite only, no GetTask')
     .action(
       action(async (ctx, name: string, o: Record<string, any>) => {

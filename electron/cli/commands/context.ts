@@ -29,7 +29,7 @@ export function registerContextCommands(program: Command, action: Action): void 
   context
     .command('list')
     .description('contexts, most recently updated first')
-    .option('--limit <n>', 'at most N (default 100)', integer('--limit'))
+    .option('--limit <n>', 'at most N, 1 to 1000000 (default 100)', integer('--limit', 1, 1_000_000))
     .action(
       action(async ({ core, out }, o: { limit?: number }) =>
         out.result('context_list', { contexts: listContextSummaries(core, o.limit) }, (d: { contexts: ReturnType<typeof listContextSummaries> }) =>

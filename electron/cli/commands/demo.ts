@@ -8,6 +8,7 @@ import type { Action } from '../program.js';
 import type { StreamResult } from '../../core/messaging/stream.js';
 import { stepText } from './collectives.js';
 import { table } from '../human.js';
+import { terminalBlock } from '../terminal-text.js';
 
 const describe = (s: DemoStep): string => {
   switch (s.step) {
@@ -47,7 +48,7 @@ export function registerDemoCommand(program: Command, action: Action): void {
       const env = deps.env.MISSIVE_HOME ? deps.env : { ...deps.env, MISSIVE_HOME: mkdtempSync(join(tmpdir(), 'missive-demo-')) };
       const human = out.mode === 'human';
       const result = await runDemo({ ...core.options, env, cwd: deps.cwd, secrets: core.secrets }, (step) => {
-        if (human) deps.io.stdout(`• ${describe(step)}\n`);
+        if (human) deps.io.stdout(`• ${terminalBlock(describe(step))}\n`);
         else if (out.mode === 'ndjson') out.result('demo_step', step, () => '');
       });
       out.result('demo_result', { missive_home: env.MISSIVE_HOME, steps: result.steps }, (d) =>

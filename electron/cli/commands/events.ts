@@ -1,7 +1,7 @@
 /** `missive events list|tail|export`: the redacted journal. */
 import type { Command } from 'commander';
 import { exportJournal, journalAfter, latestSequence, listJournal, type EventFilter } from '../../core/events/journal.js';
-import type { Action } from '../program.js';
+import { integer, type Action } from '../program.js';
 import { table } from '../human.js';
 
 const filterOptions = (cmd: Command) =>
@@ -12,13 +12,13 @@ const filterOptions = (cmd: Command) =>
     .option('--task <id>', 'only events of this task')
     .option('--since <timestamp>', 'only events at or after this ISO-8601 time');
 
-const filterOf = (o: Record<string, string | undefined>, limit?: string): EventFilter => ({
+const filterOf = (o: Record<string, string | undefined>, limit?: number): EventFilter => ({
   type: o.type,
   agent: o.agent,
   context: o.context,
   task: o.task,
   since: o.since,
-  limit: limit === undefined ? undefined : Number(limit),
+  limit,
 });
 
 type Record_ = ReturnType<typeof listJournal>[number];
@@ -28,10 +28,10 @@ export function registerEventsCommands(program: Command, action: Action): void {
   const events = program.command('events').description('the local event journal (redacted)');
 
   filterOptions(events.command('list').description('recent events, oldest first'))
-    .option('--limit <n>', 'how many (default 50)')
+    .option('--limit <n>', 'how many, 1 to 1000000 (default 50)', integer('--limit', 1, 1_000_000), 50)
     .action(
-      action(async ({ core, out }, o: Record<string, string | undefined>) => {
-        const records = listJournal(core, filterOf(o, o.limit ?? '50'));
+      action(async ({ core, out }, o: Record<string, any>) => {
+        const records = listJournal(core, filterOf(o, o.limit));
         out.result('events_list', { events: records, count: records.length }, (d) =>
           d.count ? table(['seq', 'time', 'type', 'agent', 'task/context'], d.events.map(row)) : 'no events match',
         );
@@ -39,10 +39,10 @@ export function registerEventsCommands(program: Command, action: Action): void {
     );
 
   filterOptions(events.command('tail').description('follow new events until --timeout (or Ctrl-C)'))
-    .option('--poll-interval <ms>', 'how often to look for new rows, in ms (default 500)')
+    .option('--poll-interval <ms>', 'how often to look for new rows, 50 to 3600000 ms (default 500)', integer('--poll-interval', 50, 3_600_000), 500)
     .action(
-      action(async ({ core, out, flags }, o: Record<string, string | undefined>) => {
-        const interval = Math.max(50, Number(o.pollInterval ?? 500));
+      action(async ({ core, out, flags }, o: Record<string, any>) => {
+        const interval: number = o.pollInterval;
         const deadline = flags.timeout ? Date.now() + core.timeoutMs : Number.POSITIVE_INFINITY;
         let stop = false;
         const onSignal = () => (stop = true);

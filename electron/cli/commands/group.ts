@@ -1,6 +1,6 @@
 /** `missive group …` and `missive route explain`: presentation only. */
 import type { Command } from 'commander';
-import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, removeMember, requireGroup, type GroupView } from '../../core/collectives/groups.js';
+import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, MAX_RANK, removeMember, requireGroup, type GroupView } from '../../core/collectives/groups.js';
 import { explainRoute, ROUTE_POLICIES, type RouteExplanation } from '../../core/collectives/route.js';
 import { collect, integer, type Action } from '../program.js';
 import { keyValues, table } from '../human.js';
@@ -22,7 +22,7 @@ export function registerGroupCommands(program: Command, action: Action): void {
   group
     .command('add <name> <alias>')
     .description('add a member (or move it to --rank)')
-    .option('--rank <n>', 'rank; default the smallest free one', integer('--rank'))
+    .option('--rank <n>', `rank, 0 to ${MAX_RANK}; default the smallest free one`, integer('--rank', 0, MAX_RANK))
     .action(action(async ({ core, out }, name: string, alias: string, o: { rank?: number }) => out.result('group_add', addMember(core, name, alias, o.rank), groupText)));
   group
     .command('remove <name> <alias>')
@@ -70,7 +70,7 @@ export function registerGroupCommands(program: Command, action: Action): void {
     .option('--agents <a,b,...>', 'candidates instead of a group')
     .option('--policy <policy>', `${ROUTE_POLICIES.join(' | ')} (default: the group's, then [routing].default_policy, then first)`)
     .option('--need <label>', 'required capability label (repeatable)', collect, [])
-    .option('--cursor <n>', 'round-robin cursor (default: the group\'s stored cursor)', integer('--cursor'))
+    .option('--cursor <n>', 'round-robin cursor (default: the group\'s stored cursor)', integer('--cursor', 0, Number.MAX_SAFE_INTEGER))
     .option('--refresh-capabilities', 'revalidate the candidates\' cards first')
     .action(
       action(async ({ core, out }, name: string | undefined, o: { agents?: string; policy?: string; need: string[]; cursor?: number; refreshCapabilities?: boolean }) =>

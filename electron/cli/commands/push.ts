@@ -2,10 +2,15 @@
 import type { Command } from 'commander';
 import { usageError } from '../../../shared/errors.js';
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from '../../core/push/service.js';
-import { createReceiver, DEFAULT_MAX_BODY, isLoopbackHost, type Arrival } from '../../core/webhook/receiver.js';
+import { createReceiver, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY, isLoopbackHost, type Arrival } from '../../core/webhook/receiver.js';
+import { parseDuration } from '../../core/config/duration.js';
 import { webhookAuth } from '../../core/webhook/auth.js';
 import { integer, type Action } from '../program.js';
 import { keyValues, table } from '../human.js';
+import { terminalLine } from '../terminal-text.js';
+
+/** The largest `--max-body-bytes` (100 MiB). */
+const MAX_BODY_LIMIT = 100 * 1024 * 1024;
 
 const configText = (d: { agent: string; task_id: string; config: Record<string, any> }) =>
   keyValues([
@@ -44,7 +49,7 @@ export function registerPushCommands(program: Command, action: Action): void {
   push
     .command('list <agent> <task-id>')
     .description("list a task's configs (ListTaskPushNotificationConfigs)")
-    .option('--page-size <n>', 'configs per page', integer('--page-size'))
+    .option('--page-size <n>', 'configs per page, 1 to 1000', integer('--page-size', 1, 1000))
     .option('--page-token <token>', 'continue from a previous page')
     .action(
       action(async ({ core, out }, agent: string, taskId: string, o: { pageSize?: number; pageToken?: string }) =>
@@ -64,12 +69,14 @@ export function registerPushCommands(program: Command, action: Action): void {
     .command('run')
     .description('listen for push callbacks and journal them until Ctrl-C / SIGTERM (or --timeout)')
     .option('--host <ip>', 'address to bind (default 127.0.0.1)', '127.0.0.1')
-    .option('--port <n>', 'port (default 0: any free port)', integer('--port'), 0)
+    .option('--port <n>', 'port, 0 to 65535 (default 0: any free port)', integer('--port', 0, 65_535), 0)
     .option('--path <path>', 'callback path', '/a2a/push')
     .option('--auth-token-env <env>', 'require this token on every callback')
     .option('--auth-header <name>', 'header carrying it (default X-A2A-Notification-Token, or Authorization with --auth-scheme)')
     .option('--auth-scheme <scheme>', 'expect "<scheme> <token>", e.g. Bearer')
-    .option('--max-body-bytes <n>', `largest accepted body (default ${DEFAULT_MAX_BODY})`, integer('--max-body-bytes'))
+    .option('--max-body-bytes <n>', `largest accepted body, 1 to ${MAX_BODY_LIMIT} (default ${DEFAULT_MAX_BODY})`, integer('--max-body-bytes', 1, MAX_BODY_LIMIT))
+    .option('--headers-timeout <duration>', `408 and close when the request headers take longer (default ${DEFAULT_HEADERS_TIMEOUT_MS / 1000}s)`)
+    .option('--body-timeout <duration>', `408 and close when the body takes longer, once the headers are in (default ${DEFAULT_BODY_TIMEOUT_MS / 1000}s)`)
     .option('--allow-remote', 'allow a non-loopback --host (put TLS in front of it)')
     .action(
       action(async ({ core, out, deps, flags }, o: Record<string, any>) => {
@@ -80,8 +87,17 @@ export function registerPushCommands(program: Command, action: Action): void {
           if (!token) throw usageError('token_env_missing', `--auth-token-env ${o.authTokenEnv} is not set in the environment`);
           auth = webhookAuth(token, { header: o.authHeader, scheme: o.authScheme });
         } else if (o.authHeader || o.authScheme) throw usageError('token_required', '--auth-header and --auth-scheme need --auth-token-env');
-        const receiver = createReceiver(() => core.store(), { host: o.host, port: o.port, path: o.path, auth, maxBodyBytes: o.maxBodyBytes, allowRemote: o.allowRemote });
-        if (!isLoopbackHost(o.host)) deps.io.stderr(`missive: warning: listening on ${o.host}; callbacks are plain HTTP, put TLS in front of this port\n`);
+        const receiver = createReceiver(() => core.store(), {
+          host: o.host,
+          port: o.port,
+          path: o.path,
+          auth,
+          maxBodyBytes: o.maxBodyBytes,
+          headersTimeoutMs: o.headersTimeout === undefined ? undefined : parseDuration(o.headersTimeout, '--headers-timeout'),
+          bodyTimeoutMs: o.bodyTimeout === undefined ? undefined : parseDuration(o.bodyTimeout, '--body-timeout'),
+          allowRemote: o.allowRemote,
+        });
+        if (!isLoopbackHost(o.host)) deps.io.stderr(`missive: warning: listening on ${terminalLine(o.host)}; callbacks are plain HTTP, put TLS in front of this port\n`);
         const address = await receiver.start();
         out.event('webhook_listening', { ...address, auth: auth ? auth.header : null }, (d) => `listening on ${d.url}${d.auth ? ` (auth: ${d.auth})` : ' (no auth)'}; Ctrl-C to stop`);
         receiver.onArrival((a: Arrival) => out.event('webhook_arrival', a, (d: Arrival) => `${d.at} ${d.status} ${d.event_type}${d.task_id ? ` task ${d.task_id}` : ''}${d.reason ? `: ${d.reason}` : ''}`));

@@ -26,10 +26,10 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .description('show a task (local by default; --remote asks the agent and records the answer)')
     .option('--remote', 'call GetTask on the agent')
     .option('--agent <alias>', 'agent to ask when the task is not in the journal')
-    .option('--history-length <n>', 'history messages to ask for')
+    .option('--history-length <n>', 'history messages to ask for (0 to 1000000)', integer('--history-length', 0, 1_000_000))
     .action(
-      action(async ({ core, out }, id: string, o: { remote?: boolean; agent?: string; historyLength?: string }) => {
-        const v = o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength ? Number(o.historyLength) : undefined }) : localTask(core, id);
+      action(async ({ core, out }, id: string, o: { remote?: boolean; agent?: string; historyLength?: number }) => {
+        const v = o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength }) : localTask(core, id);
         out.result('task_get', v, taskText);
       }),
     );
@@ -41,9 +41,9 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .option('--agent <alias>', 'only tasks of this agent (required with --remote)')
     .option('--context <id>', 'only tasks of this context')
     .option('--status <state>', 'only tasks in this state (completed, working, input-required, ...)')
-    .option('--page-size <n>', 'tasks per page (default 50)', integer('--page-size'))
+    .option('--page-size <n>', 'tasks per page, 1 to 1000 (default 50)', integer('--page-size', 1, 1000))
     .option('--page-token <token>', 'continue from a previous page')
-    .option('--history-length <n>', 'history messages per task (remote)', integer('--history-length'))
+    .option('--history-length <n>', 'history messages per task (remote; 0 to 1000000)', integer('--history-length', 0, 1_000_000))
     .option('--include-artifacts', 'ask the agent to include artifacts (remote)')
     .action(
       action(async ({ core, out }, o: Record<string, any>) => {

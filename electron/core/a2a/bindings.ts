@@ -9,7 +9,9 @@ import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertOk, httpRequest } from './http.js';
 import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { callRest, parseJson, type RestRoute } from './rest-call.js';
-import { callViaSdk, viaSdk, type UnaryMethod } from './sdk-transport.js';
+import type { UnaryMethod } from './sdk-transport.js';
+import { checkUnaryAnswer } from './unary-answer.js';
+import { viaSdk } from './interfaces.js';
 
 export { A2A_JSON, type BindingCall } from './binding-call.js';
 
@@ -36,11 +38,11 @@ function queryString(params: Record<string, unknown>): string {
   return text ? `?${text}` : '';
 }
 
-/** Performs one unary A2A operation and returns the result as A2A 1.0 JSON (unwrapped from JSON-RPC). */
+/** Performs one unary A2A operation and returns the result as A2A 1.0 JSON (unwrapped from JSON-RPC, checked by checkUnaryAnswer). */
 export async function callUnary(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
-  if (viaSdk(call.iface)) return callViaSdk(call, method, params);
-  if (call.iface.binding === 'http+json') return callRest(call, { ...REST_ROUTES[method](params), contentType: A2A_JSON }, method, params);
-  return callJsonRpc(call, method, params);
+  if (viaSdk(call.iface)) return checkUnaryAnswer(method, await (await import('./sdk-transport.js')).callViaSdk(call, method, params));
+  if (call.iface.binding === 'http+json') return checkUnaryAnswer(method, await callRest(call, { ...REST_ROUTES[method](params), contentType: A2A_JSON }, method, params));
+  return checkUnaryAnswer(method, await callJsonRpc(call, method, params));
 }
 
 async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {

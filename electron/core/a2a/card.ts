@@ -9,6 +9,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { isLegacyAgentCard, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { z } from 'zod';
 import { protocolError } from '../../../shared/errors.js';
+import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import type { CardFormat } from './dialect.js';
 import { oneLine } from './remote-text.js';
 import { canonicalBinding } from './binding-names.js';
@@ -34,13 +35,18 @@ const SNAKE_ALIASES: Record<string, string> = {
   supports_authenticated_extended_card: 'supportsAuthenticatedExtendedCard',
 };
 
+/**
+ * A copy with snake_case aliases renamed. Lookups are own-property only, so keys such as `constructor` keep their
+ * name; `__proto__` keys are dropped, since assigning one would set the copy's prototype.
+ */
 function normaliseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normaliseKeys);
   if (!value || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    const name = SNAKE_ALIASES[key] ?? key;
-    if (!(name in out)) out[name] = normaliseKeys(inner);
+    if (key === '__proto__') continue;
+    const name = Object.hasOwn(SNAKE_ALIASES, key) ? SNAKE_ALIASES[key]! : key;
+    if (!Object.hasOwn(out, name)) out[name] = normaliseKeys(inner);
   }
   return out;
 }
@@ -82,7 +88,9 @@ export interface ParsedCard {
   declaredVersion: string | null;
 }
 
+/** The card's JSON; a card nested deeper than MAX_JSON_DEPTH is refused (too_deeply_nested, exit 76). */
 export function parseCardText(text: string, where: string): unknown {
+  if (isTooDeep(text)) throw tooDeepError(`the Agent Card at ${where}`);
   try {
     return JSON.parse(text);
   } catch (error) {

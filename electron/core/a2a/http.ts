@@ -2,15 +2,18 @@
  * The one HTTP client of missive: undici over a single pooled dispatcher. Maps network failures and
  * HTTP statuses to transport errors, and A2A VERSION_NOT_SUPPORTED bodies to protocol errors (exit 76).
  */
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactText, redactUrl } from '../security/redact.js';
 import { oneLine } from './remote-text.js';
+import { loadUndici } from './undici.js';
 
 let shared: Agent | undefined;
 
 /** The process-wide pooled dispatcher (connections are reused across requests and agents). */
-export function sharedDispatcher(): Agent {
+export async function sharedDispatcher(): Promise<Agent> {
+  const { Agent } = await loadUndici();
   shared ??= new Agent({ connections: 128, keepAliveTimeout: 10_000, pipelining: 1 });
   return shared;
 }
@@ -59,7 +62,9 @@ export function versionNotSupportedError(version: string, detail?: string): Miss
   );
 }
 
-export const tryJson = (text: string): unknown => {
+/** The JSON of an (error) body, or undefined when it is not JSON; text nested too deep is refused (exit 76), as `what`. */
+export const tryJson = (text: string, what = "the agent's answer"): unknown => {
+  if (isTooDeep(text)) throw tooDeepError(what);
   try {
     return JSON.parse(text);
   } catch {
@@ -78,11 +83,12 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const maxBytes = req.maxResponseBytes ?? 16 * 1024 * 1024;
   let res: Dispatcher.ResponseData;
   try {
+    const { request } = await loadUndici();
     res = await request(req.url, {
       method: req.method ?? 'GET',
       headers: req.headers,
       body: req.body,
-      dispatcher: req.dispatcher ?? sharedDispatcher(),
+      dispatcher: req.dispatcher ?? (await sharedDispatcher()),
       headersTimeout: req.timeoutMs,
       bodyTimeout: req.timeoutMs,
       signal: AbortSignal.timeout(req.timeoutMs),
@@ -111,7 +117,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
 /** Throws the right error for a non-2xx response (VERSION_NOT_SUPPORTED → protocol, others → transport). */
 export function assertOk(res: HttpResponse, what: string, url: string, protocolVersion: string): void {
   if (res.status >= 200 && res.status < 300) return;
-  const body = tryJson(res.body);
+  const body = tryJson(res.body, `the answer to the ${what} at ${redactUrl(url)}`);
   if (isVersionNotSupported(body)) throw versionNotSupportedError(protocolVersion, errorMessageOf(body));
   const detail = oneLine(errorMessageOf(body) ?? res.body);
   throw transportError(
@@ -138,8 +144,8 @@ export function networkError(error: unknown, where: string, timeoutMs: number, s
   const code = err.code ?? err.cause?.code;
   if (
     err.name === 'TimeoutError' ||
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT'
   ) {
     return timeoutError(where, timeoutMs);

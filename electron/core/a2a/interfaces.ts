@@ -20,6 +20,9 @@ export interface SelectedInterface {
   source: 'agent_card' | 'registry_interface' | 'base_url_fallback';
 }
 
+/** True when the interface is spoken through the SDK (sdk-transport.ts, loaded then) rather than missive's own 1.0 HTTP code. */
+export const viaSdk = (iface: SelectedInterface): boolean => iface.binding === 'grpc' || iface.dialect === '0.3';
+
 export interface NegotiationInput {
   card: ParsedCard;
   baseUrl: string;

@@ -13,6 +13,12 @@ export interface JsonRpcErrorObject {
   message?: string;
 }
 
+/** The error object as the spec types it, from whatever the agent sent: a code or message of another type counts as absent. */
+function specError(error: unknown): JsonRpcErrorObject {
+  const { code, message } = (error && typeof error === 'object' ? error : {}) as { code?: unknown; message?: unknown };
+  return { code: typeof code === 'number' ? code : undefined, message: typeof message === 'string' ? message : undefined };
+}
+
 /** The agent's own JSON-RPC error; `sequence` names the stream event it came in. */
 export function agentJsonRpcError(method: string, error: JsonRpcErrorObject, sequence?: number): MissiveError {
   const where = sequence === undefined ? '' : ` in stream event #${sequence}`;
@@ -24,7 +30,7 @@ export function agentJsonRpcError(method: string, error: JsonRpcErrorObject, seq
  * method is no sign of another version (the call was understood), so it stays the agent's own error.
  */
 export function jsonRpcFailure(call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias'>, method: string, url: string, envelope: { error: JsonRpcErrorObject }, sequence?: number): MissiveError {
-  const { error } = envelope;
+  const error = specError(envelope.error);
   if (isVersionNotSupported(envelope)) return versionNotSupportedError(call.protocolVersion, error.message);
   if (sequence === undefined && isMethodNotFound(error)) {
     return versionMismatchError({ method, url, dialect: call.iface.dialect, alias: call.alias, answer: '"Method not found"' });

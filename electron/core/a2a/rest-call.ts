@@ -1,5 +1,6 @@
 /** One HTTP+JSON request to an A2A route under the interface URL, its answer parsed; shared by the 1.0 and 0.3 wires. */
 import { protocolError } from '../../../shared/errors.js';
+import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertOk, httpRequest } from './http.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
@@ -11,7 +12,9 @@ export interface RestRoute {
   contentType: string;
 }
 
+/** An answer's JSON; `what` names it in errors. Text nested deeper than MAX_JSON_DEPTH is refused (exit 76). */
 export const parseJson = (text: string, what: string): unknown => {
+  if (isTooDeep(text)) throw tooDeepError(what);
   try {
     return JSON.parse(text);
   } catch (error) {

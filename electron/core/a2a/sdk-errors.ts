@@ -2,9 +2,11 @@
  * Errors thrown by the SDK's transports, mapped to missive's categories so a v0.3 or gRPC agent fails with the same
  * codes and exit codes as a v1.0 agent on the same binding: JSON-RPC errors are protocol errors (76), HTTP+JSON error
  * statuses transport errors (69), a missing method or route a version mismatch (76), VERSION_NOT_SUPPORTED 76,
- * unreachable or slow agents 69, gRPC UNAUTHENTICATED / PERMISSION_DENIED auth errors (77).
+ * unreachable or slow agents 69, gRPC UNAUTHENTICATED / PERMISSION_DENIED auth errors (77), and an answer nested so deep
+ * that the SDK's decoder overflowed the stack (a gRPC google.protobuf.Struct has no depth limit) too_deeply_nested (76).
  */
 import { authError, MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { tooDeepError } from '../security/json-depth.js';
 import { redactText, redactUrl } from '../security/redact.js';
 import type { BindingCall } from './binding-call.js';
 import { timeoutError, versionNotSupportedError } from './http.js';
@@ -48,6 +50,18 @@ function missiveCause(error: unknown): MissiveError | undefined {
   return undefined;
 }
 
+const STACK_OVERFLOW = 'Maximum call stack size exceeded';
+
+/** missive's own stack ran out decoding the answer: a RangeError in the cause chain, or grpc-js's failed decode of a gRPC message. */
+function isStackOverflow(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof RangeError && e.message.includes(STACK_OVERFLOW)) return true;
+    const { details } = e as SdkErrorShape;
+    if (typeof details === 'string' && details.startsWith(`Response message parsing error: ${STACK_OVERFLOW}`)) return true;
+  }
+  return false;
+}
+
 const A2A_ERROR_BRAND = Symbol.for('@a2a-js/sdk.A2AError');
 const isA2aError = (value: unknown): boolean => typeof value === 'object' && value !== null && A2A_ERROR_BRAND in value;
 
@@ -69,6 +83,7 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
   const text = redactText(oneLine(e.details ?? e.message ?? String(error)), secrets);
   const where = redactUrl(ctx.url);
   const { method } = ctx;
+  if (isStackOverflow(error)) return tooDeepError(`the ${method} answer from ${where}`);
   const dialect = ctx.call.iface.dialect;
   const timeout = () => timeoutError(where, ctx.call.timeoutMs);
   const mismatch = (answer: string) => versionMismatchError({ method: ctx.wireMethod ? `${method} (${ctx.wireMethod})` : method, url: ctx.url, dialect, alias: ctx.call.alias, answer });

@@ -3,14 +3,17 @@
  * never followed (so credentials never follow one), answers are size-capped, time limits are missive's (the whole
  * answer for unary calls; the headers, then the gap between chunks, for streams), and an HTTP failure without a JSON
  * body becomes a one-line missive error here, so no HTML page reaches a message. JSON error bodies pass through for
- * the SDK to decode into its typed A2A errors.
+ * the SDK to decode into its typed A2A errors. JSON nested deeper than MAX_JSON_DEPTH, a whole answer or one SSE event,
+ * is refused here (too_deeply_nested, exit 76) before the SDK parses it.
  */
-import { fetch as undiciFetch, Response } from 'undici';
+import { createParser } from 'eventsource-parser';
 import { MissiveError, transportError } from '../../../shared/errors.js';
+import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import type { BindingCall } from './binding-call.js';
 import { networkError, sharedDispatcher, tryJson } from './http.js';
 import { oneLine } from './remote-text.js';
+import { loadUndici } from './undici.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 
 /** The last non-2xx HTTP answer of a call, so an SDK error can be reported with its status. */
@@ -62,6 +65,30 @@ function idleLimited(body: ReadableStream<Uint8Array>, ms: number, abort: (reaso
   );
 }
 
+/** Errors the stream with tooDeepError(`what`) instead of passing on the chunk that completes an SSE event nested too deep. */
+function depthLimited(body: ReadableStream<Uint8Array>, what: string): ReadableStream<Uint8Array> {
+  const decoder = new TextDecoder();
+  let tooDeep = false;
+  const parser = createParser({ onEvent: (event) => void (tooDeep ||= isTooDeep(event.data)) });
+  const check = (controller: TransformStreamDefaultController<Uint8Array>, chunk?: Uint8Array) => {
+    if (tooDeep) controller.error(tooDeepError(what));
+    else if (chunk) controller.enqueue(chunk);
+  };
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        check(controller, chunk);
+      },
+      flush(controller) {
+        parser.feed(decoder.decode());
+        parser.reset({ consume: true });
+        check(controller);
+      },
+    }),
+  );
+}
+
 export interface SdkFetchOptions {
   call: BindingCall;
   /** The A2A operation, for messages. */
@@ -83,14 +110,15 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
     const deadline = setTimeout(() => abort(timeoutReason(call.timeoutMs)), call.timeoutMs);
     let res: Response;
     try {
-      res = await undiciFetch(url, {
+      const { fetch: undiciFetch } = await loadUndici();
+      res = (await undiciFetch(url, {
         method: init.method,
         headers: init.headers as Record<string, string>,
         body: init.body as string | undefined,
-        dispatcher: call.dispatcher ?? sharedDispatcher(),
+        dispatcher: call.dispatcher ?? (await sharedDispatcher()),
         redirect: 'manual',
         signal: controller.signal,
-      });
+      })) as unknown as Response;
     } catch (error) {
       clearTimeout(deadline);
       throw networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
@@ -108,9 +136,11 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
       const type = res.headers.get('content-type') ?? '';
       if (streaming && res.ok && type.includes('text/event-stream') && res.body) {
         clearTimeout(deadline);
-        return new Response(idleLimited(res.body as ReadableStream<Uint8Array>, call.timeoutMs, abort), { status: res.status, statusText: res.statusText, headers: res.headers });
+        const body = depthLimited(idleLimited(res.body as ReadableStream<Uint8Array>, call.timeoutMs, abort), `an event of the ${method} stream from ${where}`);
+        return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
       }
       const text = await readLimited(res, call.maxResponseBytes ?? DEFAULT_MAX, where);
+      if (isTooDeep(text)) throw tooDeepError(`the ${method} answer from ${where}`);
       if (!res.ok) {
         trace.status = res.status;
         trace.url = url;

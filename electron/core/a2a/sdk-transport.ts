@@ -26,6 +26,7 @@ import type { RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { v1MethodToLegacyJsonRpc } from '@a2a-js/sdk/compat/v0_3';
 import { MissiveError, protocolError } from '../../../shared/errors.js';
+import { isValueTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { networkError, streamBrokenError } from './http.js';
 import type { BindingCall } from './binding-call.js';
@@ -33,10 +34,6 @@ import { createLegacyRestPushConfig } from './legacy-rest-push.js';
 import { sdkFetch, type HttpTrace } from './sdk-fetch.js';
 import { fromSdkError } from './sdk-errors.js';
 import { grpcTransport } from './grpc-transport.js';
-import type { SelectedInterface } from './interfaces.js';
-
-/** True when the interface is spoken through the SDK rather than missive's own 1.0 HTTP code. */
-export const viaSdk = (iface: SelectedInterface): boolean => iface.binding === 'grpc' || iface.dialect === '0.3';
 
 export type UnaryMethod =
   | 'SendMessage'
@@ -159,6 +156,16 @@ function refuseMissing(call: BindingCall, method: string): void {
   }
 }
 
+/**
+ * A gRPC answer as v1.0 JSON, refused when it nests deeper than MAX_JSON_DEPTH. sdkFetch bounds the JSON wires; the
+ * protobuf decoder has no depth limit: a google.protobuf.Struct 1,000 deep decodes but the journal cannot store it (one
+ * deeper still overflows the decoder, which sdk-errors.ts reports as too_deeply_nested).
+ */
+function boundedGrpc<T>(call: BindingCall, value: T, what: string): T {
+  if (call.iface.binding === 'grpc' && isValueTooDeep(value)) throw tooDeepError(`${what} from ${redactUrl(call.iface.url)}`);
+  return value;
+}
+
 /** One unary operation over the SDK; returns the v1.0 JSON result (null for a delete). */
 export async function callViaSdk(call: BindingCall, method: UnaryMethod, params: Params): Promise<unknown> {
   refuseMissing(call, method);
@@ -167,7 +174,7 @@ export async function callViaSdk(call: BindingCall, method: UnaryMethod, params:
   }
   const prepared = await prepare(call, method);
   try {
-    return await UNARY[method](prepared.transport, params, prepared.options);
+    return boundedGrpc(call, await UNARY[method](prepared.transport, params, prepared.options), `the ${method} answer`);
   } catch (error) {
     throw fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() });
   } finally {
@@ -194,7 +201,7 @@ export async function* streamViaSdk(call: BindingCall, method: StreamMethodName,
     for await (const event of events) {
       received++;
       prepared.rearm();
-      yield StreamResponse.toJSON(event);
+      yield boundedGrpc(call, StreamResponse.toJSON(event), `event #${received} of the ${method} stream`);
     }
   } catch (error) {
     const ctx = { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() };

@@ -4,16 +4,18 @@
  * the whole stream. Every record is checked as a StreamResponse; failures carry the record's sequence number.
  */
 import { randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { MissiveError, protocolError } from '../../../shared/errors.js';
+import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertOk, networkError, streamBrokenError, tryJson } from './http.js';
 import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
-import { streamViaSdk, viaSdk } from './sdk-transport.js';
+import { viaSdk } from './interfaces.js';
 import { checkStreamResponse, type StreamRecord } from './stream-response.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
+import { loadUndici } from './undici.js';
 
 export type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
 
@@ -50,8 +52,9 @@ function checked(value: unknown, sequence: number): StreamRecord {
   return result.record;
 }
 
-/** Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC. */
+/** Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC; data nested too deep is refused (exit 76). */
 export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias'>, method: string, sequence: number): StreamRecord {
+  if (isTooDeep(data)) throw tooDeepError(`stream event #${sequence}`);
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -73,6 +76,7 @@ export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' |
 
 /** The v0.3 dialect and gRPC: the SDK speaks the wire, each event arrives as v1.0 JSON and is checked like ours. */
 async function* sdkStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+  const { streamViaSdk } = await import('./sdk-transport.js');
   let sequence = 0;
   for await (const value of streamViaSdk(call, method, params, call.signal)) {
     sequence++;
@@ -90,6 +94,7 @@ export async function* openStream(call: StreamCall, method: StreamMethod, params
   const body = rest ? JSON.stringify(params) : JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params });
   let res: Dispatcher.ResponseData;
   try {
+    const { request } = await loadUndici();
     res = await request(url, {
       method: 'POST',
       headers: { ...call.headers, 'Content-Type': rest ? A2A_JSON : 'application/json', Accept: 'text/event-stream' },

@@ -97,11 +97,30 @@ export async function fetchCard(core: Core, agent: AgentRow, conditional: boolea
   return { agent: getAgent(store.db, agent.alias)!, card, status: 'fetched', url, http_status: res.status };
 }
 
+/**
+ * Cached cards parsed once per core: a sequence of sends (or a fan-out's members) to one agent would otherwise
+ * re-validate and re-decode the same card each time. An entry is valid while the row's card is the same fetch.
+ */
+const parsedCards = new WeakMap<Core, Map<string, { stamp: string; card: ParsedCard }>>();
+
+const cardStamp = (card: NonNullable<AgentRow['card']>) => `${card.fetchedAt}|${card.url}|${card.etag}|${card.lastModified}`;
+
+function parseCachedCard(core: Core, agent: AgentRow & { card: NonNullable<AgentRow['card']> }): ParsedCard {
+  let byAlias = parsedCards.get(core);
+  if (!byAlias) parsedCards.set(core, (byAlias = new Map()));
+  const stamp = cardStamp(agent.card);
+  const hit = byAlias.get(agent.alias);
+  if (hit?.stamp === stamp) return hit.card;
+  const card = parseCard(agent.card.json, `the cached card of "${agent.alias}"`);
+  byAlias.set(agent.alias, { stamp, card });
+  return card;
+}
+
 /** The cached card when present (unless `refresh`), else a fetch. */
 export async function loadCard(core: Core, alias: string, refresh = false): Promise<CardResult> {
   const agent = requireAgent(core, alias);
   if (agent.card && !refresh) {
-    return { agent, card: parseCard(agent.card.json, `the cached card of "${alias}"`), status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null };
+    return { agent, card: parseCachedCard(core, { ...agent, card: agent.card }), status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null };
   }
   return fetchCard(core, agent, refresh);
 }

@@ -44,9 +44,9 @@ export function safeSegment(name: string | null | undefined, fallback: string): 
   return `${stem.slice(0, MAX_STEM)}${ext}`;
 }
 
-/** Hands out unique names within one directory (case-insensitive, as on macOS and Windows). */
-export function uniqueNamer(): (name: string) => string {
-  const taken = new Set<string>();
+/** Hands out unique names within one directory (case-insensitive, as on macOS and Windows), never a `reserved` one. */
+export function uniqueNamer(reserved: readonly string[] = []): (name: string) => string {
+  const taken = new Set<string>(reserved.map((r) => r.toLowerCase()));
   return (name) => {
     const dot = name.lastIndexOf('.');
     const stem = dot > 0 ? name.slice(0, dot) : name;

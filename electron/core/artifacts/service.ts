@@ -1,5 +1,5 @@
 /** `task artifact list|show|save|export`: the stored artifacts of a task, read back and written to disk. */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
@@ -7,6 +7,7 @@ import { appendEvent } from '../store/repos/events.js';
 import { getArtifact, getTask, listArtifactsOfTask, type StoredArtifact } from '../store/repos/conversation.js';
 import { partContent } from './parts-content.js';
 import { writeArtifactFiles, type ArtifactFile } from './write-files.js';
+import { writePrivateFile } from '../security/private-files.js';
 
 function requireTask(core: Core, taskId: string) {
   const task = getTask(core.store().db, taskId);
@@ -33,7 +34,7 @@ export function saveArtifact(core: Core, taskId: string, artifactId: string, out
   if (existsSync(path) && !options.force) throw usageError('output_exists', `${path} already exists; nothing was written`, 'Pass --force to overwrite it.');
   const parts = ((artifact.content.parts as Array<Record<string, unknown>> | undefined) ?? []).map(partContent);
   const data = Buffer.concat(parts.map((p) => p.bytes));
-  writeFileSync(path, data, { flag: options.force ? 'w' : 'wx' });
+  writePrivateFile(path, data);
   const result = { task_id: taskId, artifact_id: artifactId, version: artifact.version, path, bytes: data.length, parts: parts.map((p) => p.kind) };
   appendEvent(core.store().db, { type: 'missive.artifact.saved', agentAlias: null, contextId: artifact.context_id, taskId, payload: result });
   return result;

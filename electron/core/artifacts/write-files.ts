@@ -1,11 +1,14 @@
 /**
- * Writes artifacts into a directory: one file per part, safe deterministic names, a `manifest.json` beside them.
- * Every target is checked before anything is written, so a refused export leaves the directory as it was.
+ * Writes artifacts into a directory: one file per part, safe deterministic names, a `manifest.json` beside them (an
+ * artifact never takes that name: it becomes `manifest-2.json`). Every target is checked before anything is written,
+ * and the files are staged and moved in at the end (private-files.ts), so a refused or failed export leaves the
+ * directory as it was. Files are 0600, a directory the export creates 0700.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
+import { writePrivateDir } from '../security/private-files.js';
 import type { StoredArtifact } from '../store/repos/conversation.js';
 import { extensionFor, safeSegment, uniqueNamer } from './file-names.js';
 import { partContent, type PartKind } from './parts-content.js';
@@ -34,9 +37,12 @@ const stemOf = (artifact: StoredArtifact) => {
   return { stem: dot > 0 ? safe.slice(0, dot) : safe, ext: dot > 0 ? safe.slice(dot) : '' };
 };
 
+/** The export's own file, a name no artifact file may take. */
+export const MANIFEST = 'manifest.json';
+
 /** Plans the files of the given artifacts without touching the disk. */
 export function planArtifactFiles(sets: FileSet[]): Array<ArtifactFile & { data: Buffer }> {
-  const name = uniqueNamer();
+  const name = uniqueNamer([MANIFEST]);
   const out: Array<ArtifactFile & { data: Buffer }> = [];
   for (const { prefix, artifact } of sets) {
     const parts = (artifact.content.parts as Array<Record<string, unknown>> | undefined) ?? [];
@@ -67,7 +73,7 @@ export function planArtifactFiles(sets: FileSet[]): Array<ArtifactFile & { data:
 export function writeArtifactFiles(dir: string, sets: FileSet[], force: boolean): { directory: string; files: ArtifactFile[] } {
   const root = resolve(dir);
   const planned = planArtifactFiles(sets);
-  const targets = [...planned.map((p) => p.file), 'manifest.json'].map((f) => {
+  const targets = [...planned.map((p) => p.file), MANIFEST].map((f) => {
     const path = join(root, f);
     const rel = relative(root, path);
     if (rel.startsWith('..') || rel.includes(sep)) throw usageError('unsafe_artifact_name', `refusing to write ${f} outside ${root}`);
@@ -79,12 +85,7 @@ export function writeArtifactFiles(dir: string, sets: FileSet[], force: boolean)
       throw usageError('output_exists', `${existing.length} file(s) already exist in ${root}, e.g. ${existing[0]}; nothing was written`, 'Pass --force to overwrite, or choose another directory.');
     }
   }
-  mkdirSync(root, { recursive: true });
-  const flag = force ? 'w' : 'wx';
-  const files = planned.map(({ data, ...file }) => {
-    writeFileSync(join(root, file.file), data, { flag });
-    return file;
-  });
-  writeFileSync(join(root, 'manifest.json'), `${JSON.stringify({ files }, null, 2)}\n`, { flag });
+  const files = planned.map(({ data: _, ...file }) => file);
+  writePrivateDir(root, [...planned.map((p) => ({ name: p.file, data: p.data })), { name: MANIFEST, data: `${JSON.stringify({ files }, null, 2)}\n` }]);
   return { directory: root, files };
 }

@@ -18,10 +18,13 @@ export interface MemberSpec {
   rank?: number;
 }
 
+/** The largest rank a member can hold (`--rank`, `ALIAS@RANK`). */
+export const MAX_RANK = 1_000_000;
+
 /** `alias` or `alias@rank`. */
 export function parseMemberSpec(spec: string): MemberSpec {
   const match = /^([^@]+)(?:@(\d+))?$/.exec(spec.trim());
-  if (!match) throw usageError('invalid_member', `member "${spec}" is not ALIAS or ALIAS@RANK (rank a non-negative integer)`);
+  if (!match || (match[2] !== undefined && Number(match[2]) > MAX_RANK)) throw usageError('invalid_member', `member "${spec}" is not ALIAS or ALIAS@RANK (rank an integer from 0 to ${MAX_RANK})`);
   return { alias: match[1]!, ...(match[2] !== undefined ? { rank: Number(match[2]) } : {}) };
 }
 

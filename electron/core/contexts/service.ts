@@ -3,12 +3,13 @@
  * redacted export. `--context` on send, stream and the collectives accepts a name as well as an id.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { Db } from '../store/db.js';
 import { redactValue } from '../security/redact.js';
+import { writePrivateFile } from '../security/private-files.js';
 import { appendEvent } from '../store/repos/events.js';
 import { getArtifact } from '../store/repos/conversation.js';
 import { closeContextRow, contextRows, getContext, getContextByName, insertContext, listContexts, renameContext, type ContextRow } from '../store/repos/contexts.js';
@@ -112,7 +113,7 @@ export function exportContext(core: Core, ref: string, options: { output?: strin
   if (!options.output) return { document, path: null };
   const path = resolve(options.cwd, options.output);
   if (existsSync(path) && !options.force) throw usageError('output_exists', `${path} already exists; nothing was written`, 'Pass --force to overwrite it.');
-  writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`, { flag: options.force ? 'w' : 'wx' });
+  writePrivateFile(path, `${JSON.stringify(document, null, 2)}\n`);
   appendEvent(db, { type: 'missive.context.exported', contextId: row.context_id, payload: { path, messages: rows.messages.length, tasks: rows.tasks.length, events: rows.events.length } });
   return { document: null, path, counts: { messages: rows.messages.length, tasks: rows.tasks.length, artifacts: artifacts.length, events: rows.events.length } };
 }

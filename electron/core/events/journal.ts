@@ -1,10 +1,11 @@
 /** Reading the event journal: list, follow and export. Rows were redacted on write; output is redacted again. */
-import { writeFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { listEvents, type EventQuery, type EventRow } from '../store/repos/events.js';
 import { redactValue } from '../security/redact.js';
+import { writePrivateFile } from '../security/private-files.js';
 
 export interface EventFilter {
   type?: string;
@@ -30,7 +31,8 @@ export function eventRecord(row: EventRow) {
   });
 }
 
-function toQuery(filter: EventFilter): EventQuery {
+/** The repository query for a CLI filter; validates --since and --limit. */
+export function toQuery(filter: EventFilter): EventQuery {
   if (filter.since && Number.isNaN(Date.parse(filter.since))) throw usageError('invalid_since', `--since "${filter.since}" is not an ISO-8601 timestamp`);
   if (filter.limit !== undefined && (!Number.isInteger(filter.limit) || filter.limit < 1)) throw usageError('invalid_limit', '--limit must be a positive integer');
   return {
@@ -65,6 +67,6 @@ export function exportJournal(core: Core, filter: EventFilter, output: string, c
     for (const row of batch) lines.push(JSON.stringify(eventRecord(row)));
     after = batch.at(-1)!.sequence;
   }
-  writeFileSync(path, lines.length ? `${lines.join('\n')}\n` : '');
+  writePrivateFile(path, lines.length ? `${lines.join('\n')}\n` : '');
   return { output: path, events: lines.length };
 }

@@ -42,18 +42,25 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
   let events = 0;
   let state: TaskStateName | null = null;
   appendEvent(store.db, { type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } }, conn.outbound.secrets);
+  // Events commit in groups, one per tick of network data (see Store.grouped), as `missive stream` does.
+  const writer = store.grouped();
+  const ensured = new Set<string>();
   try {
-    for await (const record of openStream({ ...conn.call, signal }, 'SubscribeToTask', { id: taskId, ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}) })) {
-      const applied = store.transaction(() =>
-        applyUpdate(
-          store.db,
-          { eventPrefix: 'a2a.subscription', direction: 'stream_event', alias, protocolVersion: conn.iface.protocol_version, metadata: meta, secrets: conn.outbound.secrets, dedupeKey: dedupeKey(taskId, record), payload: { sequence: record.sequence } },
-          record,
-        ),
-      );
-      if (!applied.duplicate) events++;
-      if (applied.state) state = applied.state;
-      if (state && SETTLED_STATES.includes(state)) return { settled: true, state, events };
+    try {
+      for await (const record of openStream({ ...conn.call, signal }, 'SubscribeToTask', { id: taskId, ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}) })) {
+        const applied = writer.write(() =>
+          applyUpdate(
+            store.db,
+            { eventPrefix: 'a2a.subscription', direction: 'stream_event', alias, protocolVersion: conn.iface.protocol_version, metadata: meta, secrets: conn.outbound.secrets, dedupeKey: dedupeKey(taskId, record), payload: { sequence: record.sequence }, ensured },
+            record,
+          ),
+        );
+        if (!applied.duplicate) events++;
+        if (applied.state) state = applied.state;
+        if (state && SETTLED_STATES.includes(state)) return { settled: true, state, events };
+      }
+    } finally {
+      writer.flush();
     }
   } catch (error) {
     const err = toMissiveError(error);

@@ -29,11 +29,11 @@ export function isAlive(pid: number): boolean {
 }
 
 export function acquireLock(path: string): { release(): void; info: LockInfo } {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const info: LockInfo = { pid: process.pid, started_at: new Date().toISOString() };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(path, 'wx');
+      const fd = openSync(path, 'wx', 0o600);
       writeSync(fd, JSON.stringify(info));
       closeSync(fd);
       return {

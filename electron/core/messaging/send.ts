@@ -1,5 +1,6 @@
 /** Non-streaming SendMessage: build, size-check, send over the negotiated binding, persist request and response. */
 import { randomUUID } from 'node:crypto';
+import { rowId } from '../store/row-id.js';
 import { Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
 import { authError, dataError, protocolError, toMissiveError, transportError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
@@ -179,7 +180,7 @@ export async function deliverSend(core: Core, prepared: PreparedSend, inTransact
   }
 
   const decoded = scrubSecrets(SendMessageResponse.toJSON(SendMessageResponse.fromJSON(raw as object)), outbound.secrets) as { task?: Record<string, unknown>; message?: Record<string, unknown> };
-  const responseMessageId = randomUUID();
+  const responseMessageId = rowId();
   let result: SendResult['task'] = null;
   const shape: 'message' | 'task' = decoded.task ? 'task' : 'message';
   if (!decoded.task && !decoded.message) {

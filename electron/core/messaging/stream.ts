@@ -1,7 +1,8 @@
 /**
  * Streaming SendStreamingMessage: the same request as send, over SSE. Each event is applied to the journal as it
- * arrives (one transaction per event, so a broken stream keeps everything received) and handed to `onEvent` for
- * rendering. Nothing accumulates per event, so memory stays flat however long the stream runs.
+ * arrives, in its own savepoint, and committed in groups (what one tick of network data brings, and at the end), so a
+ * broken stream keeps everything received and a killed process loses at most the last tick. Each event is handed to `onEvent`
+ * for rendering. Nothing accumulates per event, so memory stays flat however long the stream runs.
  */
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
@@ -56,10 +57,12 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
   let contextId: string | null = prepared.contextId;
   let state: TaskStateName | null = null;
   let lastText: string | null = null;
+  const writer = store.grouped();
+  const ensured = new Set<string>();
 
   try {
     for await (const record of openStream({ ...prepared.call, signal: input.signal }, 'SendStreamingMessage', request)) {
-      const applied = store.transaction(() => {
+      const applied = writer.write(() => {
         const result = applyUpdate(
           store.db,
           {
@@ -71,6 +74,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
             fallbackContextId: contextId,
             secrets: outbound.secrets,
             payload: { sequence: record.sequence, request_message_id: messageId },
+            ensured,
           },
           record,
         );
@@ -94,6 +98,8 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
       outbound.secrets,
     );
     throw err instanceof MissiveError ? err : error;
+  } finally {
+    writer.flush();
   }
 
   const result: StreamResult = {

@@ -37,8 +37,28 @@ const AUTH_SCHEMES = ['bearer', 'basic', 'token', 'apikey', 'api-key'];
 
 export const normaliseKey = (key: string): string => key.replace(/[^a-z0-9]/gi, '').toLowerCase();
 
+/**
+ * What each key is, cached: the same few keys (`parts`, `text`, `taskId`, …) come back in every event of a stream,
+ * and normalising them with a regex each time cost more than the rest of the walk. Bounded: hostile payloads with
+ * endless distinct keys only empty it.
+ */
+const keyKinds = new Map<string, { secret: boolean; headers: boolean }>();
+const KEY_CACHE_MAX = 4096;
+
+function kindOf(key: string): { secret: boolean; headers: boolean } {
+  let kind = keyKinds.get(key);
+  if (!kind) {
+    if (keyKinds.size >= KEY_CACHE_MAX) keyKinds.clear();
+    kind = { secret: classifySecret(key), headers: HEADER_CONTAINERS.has(normaliseKey(key)) };
+    keyKinds.set(key, kind);
+  }
+  return kind;
+}
+
 /** True when a JSON key names a secret (its value is replaced whole). */
-export function isSecretKey(key: string): boolean {
+export const isSecretKey = (key: string): boolean => kindOf(key).secret;
+
+function classifySecret(key: string): boolean {
   const k = normaliseKey(key);
   if (k.length === 0) return false;
   if (SECRET_KEYS.has(k)) return true;
@@ -105,12 +125,13 @@ function walk(value: unknown, secrets: readonly string[], underHeaders: boolean)
   if (value instanceof Date) return value.toISOString();
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    const kind = kindOf(key);
     if (underHeaders && typeof inner === 'string') {
-      out[key] = isSecretKey(key) ? redactHeaderValue(inner) : redactText(inner, secrets);
-    } else if (isSecretKey(key) && inner !== null && inner !== undefined) {
+      out[key] = kind.secret ? redactHeaderValue(inner) : redactText(inner, secrets);
+    } else if (kind.secret && inner !== null && inner !== undefined) {
       out[key] = typeof inner === 'string' && /^\s*\w+\s+\S/.test(inner) ? redactHeaderValue(inner) : REDACTED;
     } else {
-      out[key] = walk(inner, secrets, HEADER_CONTAINERS.has(normaliseKey(key)));
+      out[key] = walk(inner, secrets, kind.headers);
     }
   }
   return out;

@@ -1,10 +1,11 @@
 /** Opens the profile's SQLite file (WAL, busy timeout, foreign keys) and applies checksummed migrations. */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { storageError } from '../../../shared/errors.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tighten } from '../security/private-files.js';
 
 export type Db = Database.Database;
 
@@ -19,9 +20,14 @@ export interface OpenOptions {
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   if (options.readonly && !existsSync(path)) throw storageError('database_missing', `no database at ${path} yet`);
-  if (!options.readonly) mkdirSync(dirname(path), { recursive: true });
+  // The database is private (0600), and so are -wal and -shm: SQLite creates them with the database file's mode.
+  if (!options.readonly) mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   let db: Db;
   try {
+    if (!options.readonly) {
+      if (!existsSync(path)) closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
+      tighten(path, PRIVATE_FILE_MODE);
+    }
     db = new Database(path, { readonly: options.readonly ?? false, timeout: 5000 });
   } catch (error) {
     throw storageError('open_failed', `cannot open database ${path}: ${(error as Error).message}`);
@@ -32,6 +38,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
     db.pragma('busy_timeout = 5000');
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
+      for (const suffix of ['-wal', '-shm']) tighten(`${path}${suffix}`, PRIVATE_FILE_MODE);
       db.pragma('synchronous = NORMAL');
       migrate(db, options.migrations ?? MIGRATIONS);
     } else {

@@ -12,8 +12,26 @@ export interface Store {
    * writes of one answer, so fan-outs persist hundreds of answers per commit. A failing `fn` rolls back alone.
    */
   batch<T>(fn: () => T): Promise<T>;
+  /**
+   * Group commit for writes that must apply at once and in order (a stream's events): see `GroupWriter`. A commit
+   * per event costs more than the event itself at stream rates.
+   */
+  grouped(): GroupWriter;
   close(): void;
 }
+
+/**
+ * `write(fn)` runs `fn` now, in its own savepoint, inside a transaction that stays open until the end of the current
+ * tick (like `batch`: everything a burst of network data brings commits together) or `flush()`, so a killed process
+ * loses at most the last tick. A failing `fn` rolls back alone. Between ticks the write lock is free.
+ */
+export interface GroupWriter {
+  write<T>(fn: () => T): T;
+  /** Commits what was written; call it when the sequence ends, and before reporting a failure. */
+  flush(): void;
+}
+
+
 
 interface Pending {
   fn: () => unknown;
@@ -62,12 +80,36 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
         scheduled ??= setImmediate(flush);
       }),
+    grouped: () => groupWriter(db),
     close: () => {
       if (scheduled) clearImmediate(scheduled);
       if (db.open) {
         flush();
+        // A group writer's tick that has not come yet: commit it rather than lose it.
+        if (db.inTransaction) db.exec('COMMIT');
         db.close();
       }
     },
+  };
+}
+
+function groupWriter(db: Db): GroupWriter {
+  let tick: NodeJS.Immediate | undefined;
+  const flush = () => {
+    if (!tick) return;
+    clearImmediate(tick);
+    tick = undefined;
+    if (db.open && db.inTransaction) db.exec('COMMIT');
+  };
+  return {
+    write<T>(fn: () => T): T {
+      // Called inside someone else's transaction (synchronously), the write simply joins it, and commits with it.
+      if (!db.inTransaction) {
+        db.exec('BEGIN IMMEDIATE');
+        tick = setImmediate(flush);
+      }
+      return db.transaction(fn)();
+    },
+    flush,
   };
 }

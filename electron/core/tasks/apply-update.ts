@@ -2,7 +2,7 @@
  * Applies one A2A StreamResponse (from a stream, a task subscription or a push callback) to the journal: a message
  * row, an event, the task row's state, and the artifact rows (appended chunks merged, version bumped).
  */
-import { randomUUID } from 'node:crypto';
+import { rowId } from '../store/row-id.js';
 import type { Db } from '../store/db.js';
 import { appendEvent, hasEventKey } from '../store/repos/events.js';
 import { ensureContext, ensurePlaceholderTask, getTaskJson, insertMessage, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
@@ -25,6 +25,18 @@ export interface UpdateSource {
   payload?: Record<string, unknown>;
   /** A stable key to drop duplicates (gateway resume). */
   dedupeKey?: string;
+  /**
+   * The contexts and placeholder tasks this sequence of updates already made sure of: a stream passes one set for all
+   * its events, so each is written once, not once per event. (A failed write ends the sequence, set and all.)
+   */
+  ensured?: Set<string>;
+}
+
+/** Runs `ensure` unless the sequence already did for `key`. */
+function once(source: UpdateSource, key: string, ensure: () => void): void {
+  if (source.ensured?.has(key)) return;
+  ensure();
+  source.ensured?.add(key);
 }
 
 export interface AppliedUpdate {
@@ -74,16 +86,16 @@ function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>
 /** Applies the update inside the caller's transaction. */
 export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord): AppliedUpdate {
   const p = scrubSecrets(record.payload, source.secrets ?? []);
-  const messageId = randomUUID();
+  const messageId = rowId();
   const taskId: string | null = record.variant === 'task' ? String(p.id) : ((p.taskId as string | undefined) ?? null);
   const contextId: string | null = (p.contextId as string | undefined) || source.fallbackContextId || null;
   const eventType = `${source.eventPrefix}.${VARIANT_EVENT[record.variant]}`;
   const base = { variant: record.variant, event_type: eventType, message_id: messageId, task_id: taskId, context_id: contextId };
   if (source.dedupeKey && hasEventKey(db, source.dedupeKey)) return { ...base, duplicate: true, state: null, remote_state: null, artifact: null, text: null, final: false };
 
-  if (contextId) ensureContext(db, contextId, source.alias);
+  if (contextId) once(source, `context ${contextId}`, () => ensureContext(db, contextId, source.alias));
   // A task never seen whole (a subscription or push came first) still gets its row, so updates have an owner.
-  if (taskId && record.variant !== 'task') ensurePlaceholderTask(db, taskId, source.alias, contextId);
+  if (taskId && record.variant !== 'task') once(source, `task ${taskId}`, () => ensurePlaceholderTask(db, taskId, source.alias, contextId));
   let state: TaskStateName | null = null;
   let remote: string | null = null;
   let artifact: AppliedUpdate['artifact'] = null;

@@ -3,7 +3,8 @@
  * task, message, statusUpdate, artifactUpdate), journals them and updates the task rows. The CLI (`webhook run`) and
  * the Electron tray start the same receiver.
  *
- *   202 accepted and persisted · 400 malformed or not a StreamResponse · 401 auth failure · 413 over --max-body-bytes
+ *   202 accepted and persisted · 400 malformed, nested too deep or not a StreamResponse · 401 auth failure
+ *   408 headers or body not received in time (the connection is closed) · 413 over --max-body-bytes
  *   GET /healthz: the process is up · GET /readyz: the store accepts writes
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -16,9 +17,9 @@ import { appendEvent } from '../store/repos/events.js';
 import { getTask } from '../store/repos/conversation.js';
 import { pushConfigAgent } from '../store/repos/push-configs.js';
 import { applyUpdate } from '../tasks/apply-update.js';
-import { redactValue } from '../security/redact.js';
 import { authorised, type WebhookAuth } from './auth.js';
-import { usageError } from '../../../shared/errors.js';
+import { isMissiveError, usageError } from '../../../shared/errors.js';
+import { parseBoundedJson } from '../security/json-depth.js';
 
 export interface ReceiverOptions {
   host?: string;
@@ -26,6 +27,10 @@ export interface ReceiverOptions {
   path?: string;
   auth?: WebhookAuth;
   maxBodyBytes?: number;
+  /** All request headers must arrive within this (node:http answers 408 and closes otherwise). */
+  headersTimeoutMs?: number;
+  /** The whole body must arrive within this once the headers are in (408, journaled, connection closed). */
+  bodyTimeoutMs?: number;
   /** Needed to bind anything but loopback. */
   allowRemote?: boolean;
 }
@@ -56,9 +61,19 @@ export interface Receiver {
 }
 
 export const DEFAULT_MAX_BODY = 1024 * 1024;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export const isLoopbackHost = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
+
+/** The longest headers or body timeout: 1 h (a longer one is no protection, and setTimeout caps at 24.8 days). */
+const MAX_TIMEOUT_MS = 3_600_000;
+
+function checkTimeout(flag: string, ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 1 || ms > MAX_TIMEOUT_MS) throw usageError('out_of_range', `${flag} must be from 1ms to 1h`);
+  return ms;
+}
 
 export function createReceiver(store: () => Store, options: ReceiverOptions = {}): Receiver {
   const host = options.host ?? '127.0.0.1';
@@ -68,6 +83,8 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
   if (host !== 'localhost' && !isIP(host)) throw usageError('invalid_host', `--host must be an IP address or localhost, not "${host}"`);
   const path = options.path ?? '/a2a/push';
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const headersTimeout = checkTimeout('--headers-timeout', options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS);
+  const bodyTimeout = checkTimeout('--body-timeout', options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
   const listeners = new Set<(a: Arrival) => void>();
   const inFlight = new Set<Promise<void>>();
   const counters = { accepted: 0, rejected: 0 };
@@ -94,49 +111,67 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     reply(res, status, { error: { code: status, message: reason } });
   };
 
-  async function readBody(req: IncomingMessage): Promise<string | null> {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > maxBody) return null;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > maxBody) return null;
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+  /** The body as text, or why it was not read: over the size limit, or not complete within the body timeout. */
+  function readBody(req: IncomingMessage): Promise<string | 'too_large' | 'too_slow'> {
+    return new Promise((resolve, fail) => {
+      if (Number(req.headers['content-length'] ?? 0) > maxBody) return resolve('too_large');
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const settle = (outcome: () => void) => {
+        clearTimeout(timer);
+        req.removeAllListeners('data').removeAllListeners('end');
+        req.off('close', closed);
+        outcome();
+      };
+      const closed = () => settle(() => fail(new Error('the sender closed the connection before the body was complete')));
+      const timer = setTimeout(() => settle(() => resolve('too_slow')), bodyTimeout);
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBody) settle(() => resolve('too_large'));
+        else chunks.push(chunk);
+      });
+      req.on('end', () => settle(() => resolve(Buffer.concat(chunks).toString('utf8'))));
+      req.on('close', closed);
+    });
   }
 
   async function handleCallback(req: IncomingMessage, res: ServerResponse) {
     if (options.auth && !authorised(options.auth, req.headers)) return reject(req, res, 401, 'missing or wrong callback credentials');
     const body = await readBody(req);
-    if (body === null) {
+    if (body === 'too_large') {
       reject(req, res, 413, `body over ${maxBody} bytes`);
       req.destroy();
       return;
     }
+    if (body === 'too_slow') {
+      // The rest of the body may never come: answer, then close the connection rather than wait for it.
+      res.setHeader('connection', 'close');
+      return reject(req, res, 408, `body not complete within ${bodyTimeout} ms`);
+    }
     let value: unknown;
     try {
-      value = JSON.parse(body);
+      value = parseBoundedJson(body, 'the callback body');
     } catch (error) {
-      return reject(req, res, 400, `malformed JSON: ${(error as Error).message}`);
+      return reject(req, res, 400, isMissiveError(error) ? error.message : `malformed JSON: ${(error as Error).message}`);
     }
     const checked = readCallback(value);
     if (!checked.ok) return reject(req, res, 400, checked.reason);
     const { record, dialect } = checked;
-    const db = store().db;
     const taskId = record.variant === 'task' ? String(record.payload.id) : ((record.payload.taskId as string | undefined) ?? null);
-    const alias = taskId ? (getTask(db, taskId)?.agent_alias ?? pushConfigAgent(db, taskId)) : null;
     const a2aVersion = (req.headers['a2a-version'] as string | undefined) ?? null;
     const eventType = `a2a.push.${VARIANT_EVENT[record.variant]}`;
-    if (alias) {
-      store().transaction(() =>
-        applyUpdate(db, { eventPrefix: 'a2a.push', direction: 'push', alias, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect } }, record),
-      );
-    } else {
-      // Nothing links it to a known agent: journal it, unlinked, rather than drop it.
-      appendEvent(db, { type: eventType, source: 'webhook', contextId: null, payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: redactValue(record.payload) } });
-    }
+    // Group commit: callbacks read in the same tick share one transaction; each is answered 202 once it has committed.
+    const alias = await store().batch(() => {
+      const db = store().db;
+      const owner = taskId ? (getTask(db, taskId)?.agent_alias ?? pushConfigAgent(db, taskId)) : null;
+      if (owner) {
+        applyUpdate(db, { eventPrefix: 'a2a.push', direction: 'push', alias: owner, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect } }, record);
+      } else {
+        // Nothing links it to a known agent: journal it, unlinked, rather than drop it.
+        appendEvent(db, { type: eventType, source: 'webhook', contextId: null, taskId, payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload } });
+      }
+      return owner;
+    });
     arrive({ status: 202, variant: record.variant, task_id: taskId, event_type: eventType, reason: null });
     reply(res, 202, { accepted: true, linked: alias !== null });
   }
@@ -166,7 +201,8 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
 
   return {
     async start() {
-      server = createServer(handle);
+      // node:http enforces the headers timeout (408, then closes); the body timer in readBody replaces its requestTimeout.
+      server = createServer({ headersTimeout, requestTimeout: 0, connectionsCheckingInterval: Math.min(headersTimeout, 1000) }, handle);
       await new Promise<void>((resolve, rejectStart) => {
         server!.once('error', (error: NodeJS.ErrnoException) =>
           rejectStart(error.code === 'EADDRINUSE' ? usageError('port_in_use', `port ${options.port} on ${host} is already in use`, 'Pick another --port, or 0 for any free one.') : error),

@@ -1,6 +1,8 @@
 import * as init from './0001-init.js';
 import * as artifactChunks from './0002-artifact-chunks.js';
 import * as originPinning from './0003-origin-pinning.js';
+import * as eventsUnknownTasks from './0004-events-unknown-tasks.js';
+import * as journalIndexes from './0005-journal-indexes.js';
 
 export interface Migration {
   version: number;
@@ -13,4 +15,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 1, name: init.name, sql: init.sql },
   { version: 2, name: artifactChunks.name, sql: artifactChunks.sql },
   { version: 3, name: originPinning.name, sql: originPinning.sql },
+  { version: 4, name: eventsUnknownTasks.name, sql: eventsUnknownTasks.sql },
+  { version: 5, name: journalIndexes.name, sql: journalIndexes.sql },
 ];

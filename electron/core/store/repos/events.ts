@@ -1,5 +1,5 @@
 /** The event journal. Payloads are redacted before they reach this module's callers' rows. */
-import { randomUUID } from 'node:crypto';
+import { rowId } from '../row-id.js';
 import type { Db } from '../db.js';
 import { redactValue } from '../../security/redact.js';
 
@@ -29,7 +29,7 @@ export interface EventRow {
 
 /** Appends one event with a redacted payload; returns its sequence and id, or null when the dedupe key was seen. */
 export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly string[] = []): { sequence: number; eventId: string } | null {
-  const eventId = randomUUID();
+  const eventId = rowId();
   const payload = redactValue(event.payload ?? {}, knownSecrets);
   const metadata = redactValue(event.metadata ?? {}, knownSecrets);
   const info = db
@@ -91,21 +91,52 @@ export interface EventQuery {
   limit?: number;
 }
 
-export function listEvents(db: Db, query: EventQuery = {}): EventRow[] {
+/**
+ * A `since` matched by at most this many events is read from idx_events_timestamp and sorted; a wider one is checked
+ * row by row while walking back by sequence, which stops after `limit` matches (timestamps follow sequences).
+ */
+export const NARROW_SINCE_EVENTS = 2000;
+
+/** True when `since` matches at most NARROW_SINCE_EVENTS events: counted in the timestamp index, stopping one past. */
+function sinceIsNarrow(db: Db, since: string): boolean {
+  const { n } = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE timestamp >= ? LIMIT ${NARROW_SINCE_EVENTS + 1})`).get(since) as { n: number };
+  return n <= NARROW_SINCE_EVENTS;
+}
+
+/** The equality filters, most selective first: the first one a query has picks its index. */
+const FILTER_COLUMNS = [['task_id', 'taskId'], ['context_id', 'contextId'], ['agent_alias', 'agentAlias'], ['event_type', 'type']] as const;
+
+/**
+ * The SQL and parameters `listEvents` runs for `query` (the bench and tests EXPLAIN it). It reads one index, picked
+ * here rather than by SQLite (which has no statistics to pick by): a narrow `since`'s, else the most selective
+ * filter's (task, context, agent, then type), else the table by sequence; `+column` keeps SQLite off the others.
+ */
+export function eventQuerySql(db: Db, query: EventQuery = {}): { sql: string; params: unknown[] } {
+  const narrowSince = !!query.since && sinceIsNarrow(db, query.since);
   const where: string[] = [];
   const params: unknown[] = [];
-  if (query.type) (where.push('event_type = ?'), params.push(query.type));
-  if (query.agentAlias) (where.push('agent_alias = ?'), params.push(query.agentAlias));
-  if (query.contextId) (where.push('context_id = ?'), params.push(query.contextId));
-  if (query.taskId) (where.push('task_id = ?'), params.push(query.taskId));
-  if (query.since) (where.push('timestamp >= ?'), params.push(query.since));
+  let indexed = narrowSince;
+  for (const [column, key] of FILTER_COLUMNS) {
+    const value = query[key];
+    if (!value) continue;
+    where.push(`${indexed ? '+' : ''}${column} = ?`);
+    params.push(value);
+    indexed = true;
+  }
+  if (query.since) (where.push(`${narrowSince ? '' : '+'}timestamp >= ?`), params.push(query.since));
+  const from = narrowSince ? 'events INDEXED BY idx_events_timestamp' : 'events';
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   if (query.afterSequence !== undefined) {
     // Following the journal forward (tail, export): oldest first from the cursor.
-    const sql = `SELECT * FROM events ${clause ? `${clause} AND` : 'WHERE'} sequence > ? ORDER BY sequence ASC LIMIT ?`;
-    return (db.prepare(sql).all(...params, query.afterSequence, query.limit ?? 500) as RawEvent[]).map(fromRaw);
+    const sql = `SELECT * FROM ${from} ${clause ? `${clause} AND` : 'WHERE'} sequence > ? ORDER BY sequence ASC LIMIT ?`;
+    return { sql, params: [...params, query.afterSequence, query.limit ?? 500] };
   }
-  const sql = `SELECT * FROM events ${clause} ORDER BY sequence DESC LIMIT ?`;
-  params.push(query.limit ?? 50);
-  return (db.prepare(sql).all(...params) as RawEvent[]).map(fromRaw).reverse();
+  return { sql: `SELECT * FROM ${from} ${clause} ORDER BY sequence DESC LIMIT ?`, params: [...params, query.limit ?? 50] };
+}
+
+/** The newest `limit` matching events oldest first, or with `afterSequence` the next `limit` after it. */
+export function listEvents(db: Db, query: EventQuery = {}): EventRow[] {
+  const { sql, params } = eventQuerySql(db, query);
+  const rows = (db.prepare(sql).all(...params) as RawEvent[]).map(fromRaw);
+  return query.afterSequence !== undefined ? rows : rows.reverse();
 }

@@ -1,0 +1,113 @@
+/**
+ * Streaming cost against the official SDK client. A peer process (bench/_stream-peer.ts) answers SendStreamingMessage
+ * with EVENTS events as fast as the socket takes them. In this process, in turn: the SDK client's
+ * `sendMessageStream` consuming them (decoding each event, nothing else), and missive's `streamMessage` (checking,
+ * decoding and persisting every event: message row, journal event, task and artifact rows, group commit).
+ * Measured per side: CPU of this process per event (process.cpuUsage, the peer excluded), events/s, and RSS growth.
+ * A third run, missive's wire path alone (openStream: SSE parsing, checks, the SDK codec; no journal), splits the
+ * cost between reading the wire and persisting it.
+ * Targets: CPU ≤ 1.5×, rate ≥ 0.9× the SDK's; every event persisted; RSS flat (no per-event accumulation).
+ *
+ *   npm run bench -- stream [EVENTS] [ROUNDS]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { SendMessageRequest } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { createCore } from '../electron/core/context.js';
+import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
+import { addAgent } from '../electron/core/agents/registry.js';
+import { loadCard } from '../electron/core/agents/discovery.js';
+import { streamMessage } from '../electron/core/messaging/stream.js';
+import { connect } from '../electron/core/agents/connection.js';
+import { openStream } from '../electron/core/a2a/sse.js';
+import { closeSharedDispatcher } from '../electron/core/a2a/http.js';
+import { median, ratioLine } from './_stats.js';
+
+const EVENTS = Number(process.argv[2] ?? 100_000);
+const ROUNDS = Number(process.argv[3] ?? 3);
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+interface Run {
+  cpuMs: number;
+  wallMs: number;
+  events: number;
+  rssGrowthMb: number;
+}
+
+/** Runs `consume`, which calls `tick()` per event; samples RSS every 1,000 events. */
+async function measured(consume: (tick: () => void) => Promise<void>): Promise<Run> {
+  globalThis.gc?.();
+  const rss0 = process.memoryUsage().rss;
+  let peak = rss0;
+  let events = 0;
+  const tick = () => {
+    if (++events % 1000 === 0) peak = Math.max(peak, process.memoryUsage().rss);
+  };
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await consume(tick);
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { cpuMs: (cpu.user + cpu.system) / 1000, wallMs, events, rssGrowthMb: (peak - rss0) / 1024 / 1024 };
+}
+
+const peer = spawn(process.execPath, [join(here, '_stream-peer.js'), String(EVENTS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+const baseUrl = await new Promise<string>((resolve) => createInterface({ input: peer.stdout! }).once('line', resolve));
+const home = mkdtempSync(join(tmpdir(), 'missive-bench-stream-'));
+const core = createCore({ env: { MISSIVE_HOME: home, HOME: home }, cwd: home, secrets: createMemorySecretStore(), timeoutMs: 120_000 });
+try {
+  addAgent(core, { alias: 'peer', baseUrl });
+  await loadCard(core, 'peer');
+  const client = await new ClientFactory().createFromUrl(baseUrl);
+
+  const sdk = () =>
+    measured(async (tick) => {
+      const request = SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go' }] } });
+      for await (const _event of client.sendMessageStream(request)) tick();
+    });
+  const ours = () =>
+    measured(async (tick) => {
+      const result = await streamMessage(core, { agent: 'peer', text: 'go', cwd: home, onEvent: tick });
+      if (result.events !== EVENTS) throw new Error(`missive saw ${result.events} of ${EVENTS} events`);
+    });
+
+  const conn = await connect(core, 'peer');
+  const wire = () =>
+    measured(async (tick) => {
+      const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go' }] };
+      for await (const _record of openStream(conn.call, 'SendStreamingMessage', { message })) tick();
+    });
+
+  const runs = { sdk: [] as Run[], ours: [] as Run[], wire: [] as Run[] };
+  await sdk();
+  await ours();
+  await wire();
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.sdk.push(await sdk());
+    runs.ours.push(await ours());
+    runs.wire.push(await wire());
+  }
+  const stat = (rs: Run[], f: (r: Run) => number) => median(rs.map(f));
+  const cpuPerEvent = (rs: Run[]) => stat(rs, (r) => (r.cpuMs * 1000) / r.events);
+  const rate = (rs: Run[]) => stat(rs, (r) => r.events / (r.wallMs / 1000));
+  console.log(`${EVENTS} events per run, ${ROUNDS} rounds after a warm-up, medians`);
+  console.log(`SDK client: ${cpuPerEvent(runs.sdk).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.sdk))} events/s, RSS +${stat(runs.sdk, (r) => r.rssGrowthMb).toFixed(1)} MB`);
+  console.log(`missive:    ${cpuPerEvent(runs.ours).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.ours))} events/s, RSS +${stat(runs.ours, (r) => r.rssGrowthMb).toFixed(1)} MB`);
+  console.log(`missive wire path only (no journal): ${cpuPerEvent(runs.wire).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.wire))} events/s, ratio ${(cpuPerEvent(runs.wire) / cpuPerEvent(runs.sdk)).toFixed(2)} CPU to the SDK's`);
+  console.log(ratioLine('CPU per event, missive / SDK', cpuPerEvent(runs.ours) / cpuPerEvent(runs.sdk), 1.5));
+  console.log(ratioLine('events/s, missive / SDK', rate(runs.ours) / rate(runs.sdk), 0.9, false));
+  const persisted = core.store().db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE direction = 'stream_event'`).get() as { n: number };
+  const expected = EVENTS * (ROUNDS + 1);
+  console.log(`persisted: ${persisted.n} of ${expected} stream events as message rows${persisted.n === expected ? '' : ' — SOME LOST'}`);
+} finally {
+  core.close();
+  await closeSharedDispatcher();
+  peer.stdin!.end();
+  rmSync(home, { recursive: true, force: true });
+}

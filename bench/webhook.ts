@@ -1,0 +1,130 @@
+/**
+ * Webhook receiver throughput: missive's receiver (the one `missive webhook run` starts, journaling into the real
+ * SQLite store of a temp MISSIVE_HOME) against a bare node:http server that reads the body and answers 202, in the
+ * same process and run. Each round posts N valid A2A v1.0 push callbacks (StreamResponse `statusUpdate` JSON) from an
+ * undici keep-alive Pool at a fixed concurrency over 127.0.0.1, in two scenarios: callbacks for tasks of a registered
+ * agent (the linked path: context, task row, message row, event) and for tasks missive does not know (one unlinked
+ * event). Prints requests/s and p99 latency of both sides, the ratio of the rates (target ≥ 0.5), and checks that
+ * every callback answered 202 is in the journal (exit 1 otherwise).
+ *
+ *   npm run bench -- webhook              # N = 5000, concurrency 16
+ *   node dist/bench/index.js webhook 20000 32
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'undici';
+import { createCore } from '../electron/core/context.js';
+import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
+import { addAgent } from '../electron/core/agents/registry.js';
+import { ensurePlaceholderTask } from '../electron/core/store/repos/conversation.js';
+import { createReceiver } from '../electron/core/webhook/receiver.js';
+import { paired, quantile, ratioLine } from './_stats.js';
+
+const N = Number(process.argv[2]) || 5000;
+const CONCURRENCY = Number(process.argv[3]) || 16;
+const ROUNDS = 3;
+const TASKS = 64;
+const TARGET = 0.5;
+/** Callbacks for tasks missive has (task row, message row, event), and for tasks it does not (one unlinked event). */
+const SCENARIOS = [
+  { name: 'linked', taskPrefix: 'task-' },
+  { name: 'unlinked', taskPrefix: 'unknown-' },
+];
+
+/** Callback `i`: a working-state update with a short agent message, as an SDK agent posts it. */
+const callback = (i: number, taskPrefix: string) =>
+  JSON.stringify({
+    statusUpdate: {
+      taskId: `${taskPrefix}${i % TASKS}`,
+      contextId: `ctx-${i % TASKS}`,
+      status: {
+        state: 'TASK_STATE_WORKING',
+        message: { messageId: `m-${i}`, role: 'ROLE_AGENT', parts: [{ text: `step ${i}: fetched the quarterly figures, summarising by region` }] },
+        timestamp: new Date(1_700_000_000_000 + i).toISOString(),
+      },
+    },
+  });
+
+/** Posts N callbacks to `url` over `CONCURRENCY` keep-alive connections; returns the rate, the p99 and the 202 count. */
+async function load(url: string, taskPrefix: string): Promise<{ rate: number; p99: number; accepted: number }> {
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections: CONCURRENCY, pipelining: 1 });
+  const latencies: number[] = [];
+  let next = 0;
+  let accepted = 0;
+  const worker = async () => {
+    for (let i = next++; i < N; i = next++) {
+      const t0 = performance.now();
+      const res = await pool.request({ path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: callback(i, taskPrefix) });
+      await res.body.dump();
+      latencies.push(performance.now() - t0);
+      if (res.statusCode === 202) accepted++;
+      else throw new Error(`callback ${i}: HTTP ${res.statusCode}`);
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - t0) / 1000;
+  await pool.close();
+  return { rate: N / seconds, p99: quantile(latencies, 0.99), accepted };
+}
+
+const home = mkdtempSync(join(tmpdir(), 'missive-bench-webhook-'));
+const core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH }, cwd: home, secrets: createMemorySecretStore() });
+const bare = createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => void res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}'));
+});
+const receiver = createReceiver(() => core.store());
+let allJournaled = true;
+try {
+  // Set-up, not timed: the agent and its tasks, so callbacks link to them.
+  addAgent(core, { alias: 'worker', baseUrl: 'http://127.0.0.1:9' });
+  core.store().transaction(() => {
+    for (let t = 0; t < TASKS; t++) ensurePlaceholderTask(core.store().db, `task-${t}`, 'worker');
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/a2a/push`;
+  const missiveUrl = (await receiver.start()).url;
+
+  for (const scenario of SCENARIOS) {
+    const p99 = { bare: [] as number[], missive: [] as number[] };
+    let accepted = 0;
+    const rates = await paired(
+      ROUNDS,
+      async () => {
+        const r = await load(bareUrl, scenario.taskPrefix);
+        p99.bare.push(r.p99);
+        return r.rate;
+      },
+      async () => {
+        const r = await load(missiveUrl, scenario.taskPrefix);
+        p99.missive.push(r.p99);
+        accepted += r.accepted;
+        return r.rate;
+      },
+    );
+    // paired() runs one warm-up of each first: its p99 is not reported.
+    const p99Of = (xs: number[]) => quantile(xs.slice(1), 0.5);
+    console.log(
+      `webhook ${scenario.name}, ${N} callbacks × ${ROUNDS} rounds at concurrency ${CONCURRENCY} (medians): ` +
+        `missive ${rates.subject.toFixed(0)} req/s, p99 ${p99Of(p99.missive).toFixed(2)} ms; ` +
+        `bare node:http ${rates.baseline.toFixed(0)} req/s, p99 ${p99Of(p99.bare).toFixed(2)} ms`,
+    );
+    console.log(ratioLine(`webhook ${scenario.name} req/s, missive / bare node:http`, rates.subject / rates.baseline, TARGET, false));
+    const journaled = (
+      core.store().db.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id GLOB ?`).get(`${scenario.taskPrefix}*`) as { n: number }
+    ).n;
+    console.log(`  journal: ${journaled} a2a.push.status_update events for ${accepted} callbacks answered 202: ${journaled === accepted ? 'all journaled' : 'MISSING'}`);
+    if (journaled !== accepted) allJournaled = false;
+  }
+} finally {
+  await receiver.stop();
+  await new Promise((r) => bare.close(r));
+  core.close();
+  rmSync(home, { recursive: true, force: true });
+}
+if (!allJournaled) process.exitCode = 1;

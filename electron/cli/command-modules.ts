@@ -1,0 +1,54 @@
+/**
+ * Which module defines which top-level command. An invocation loads only the module of the command it names, so
+ * `missive agent list` never parses the code of `demo` (express, the SDK server) or of the network commands;
+ * `missive --help`, `help` and unknown commands load them all, in this order (the order of `missive --help`).
+ */
+import type { Command } from 'commander';
+import type { Action } from './program.js';
+
+type Register = (program: Command, action: Action) => void;
+
+interface CommandModule {
+  /** The top-level commands the module registers. */
+  names: readonly string[];
+  load: () => Promise<Register>;
+}
+
+export const COMMAND_MODULES: readonly CommandModule[] = [
+  { names: ['agent'], load: async () => (await import('./commands/agent.js')).registerAgentCommands },
+  { names: ['auth'], load: async () => (await import('./commands/auth.js')).registerAuthCommands },
+  { names: ['send'], load: async () => (await import('./commands/send.js')).registerSendCommand },
+  { names: ['stream'], load: async () => (await import('./commands/stream.js')).registerStreamCommand },
+  { names: ['task'], load: async () => (await import('./commands/task.js')).registerTaskCommands },
+  { names: ['group', 'route'], load: async () => (await import('./commands/group.js')).registerGroupCommands },
+  { names: ['bcast', 'scatter', 'barrier', 'gather', 'reduce', 'round'], load: async () => (await import('./commands/collectives.js')).registerCollectiveCommands },
+  { names: ['push', 'webhook'], load: async () => (await import('./commands/push.js')).registerPushCommands },
+  { names: ['context'], load: async () => (await import('./commands/context.js')).registerContextCommands },
+  { names: ['gateway'], load: async () => (await import('./commands/gateway.js')).registerGatewayCommands },
+  { names: ['ui'], load: async () => (await import('./commands/ui.js')).registerUiCommand },
+  { names: ['events'], load: async () => (await import('./commands/events.js')).registerEventsCommands },
+  { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctorCommand },
+  { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
+];
+
+/**
+ * The first operand of `argv`: the command name. `valueFlags` are the global options that take a value
+ * (`--config PATH`), whose value is skipped; `--` ends the scan.
+ */
+export function commandNameOf(argv: readonly string[], valueFlags: ReadonlySet<string>): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return argv[i + 1];
+    if (!arg.startsWith('-') || arg === '-') return arg;
+    if (!arg.includes('=') && valueFlags.has(arg)) i++;
+  }
+  return undefined;
+}
+
+/** The modules an invocation needs: none for `--version`, the one defining its command, or all of them (help, unknown). */
+export function modulesFor(argv: readonly string[], valueFlags: ReadonlySet<string>): readonly CommandModule[] {
+  const name = commandNameOf(argv, valueFlags);
+  if (name === undefined && (argv.includes('--version') || argv.includes('-V'))) return [];
+  const own = name === undefined ? undefined : COMMAND_MODULES.find((m) => m.names.includes(name));
+  return own ? [own] : COMMAND_MODULES;
+}
