@@ -7,6 +7,7 @@ import { parseDuration } from '../core/config/duration.js';
 import { closeSharedDispatcher } from '../core/a2a/http.js';
 import { Printer, resolveMode, type Io, type OutputMode } from './output.js';
 import { modulesFor } from './command-modules.js';
+import { terminalBlock } from './terminal-text.js';
 import { VERSION } from '../core/version.js';
 
 export interface CliDeps {
@@ -114,7 +115,7 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
       } catch (error) {
         const err = toMissiveError(error);
         out.error(err);
-        if (flags.verbose > 0 && err.cause) deps.io.stderr(`  cause: ${String((err.cause as Error)?.stack ?? err.cause)}\n`);
+        if (flags.verbose > 0 && err.cause) deps.io.stderr(`  cause: ${terminalBlock(String((err.cause as Error)?.stack ?? err.cause))}\n`);
         onResult(err.exitCode);
       } finally {
         core?.close();

@@ -55,7 +55,7 @@ const urlString = (rule: UrlRule) =>
 /** Absolute http(s) URL with a host and no embedded credentials. */
 export const httpUrl = urlString({ protocols: ['http:', 'https:'], protocolMessage: 'must use http or https', invalid: 'is not an absolute URL' });
 
-const duration = z.string().refine(isDuration, 'must be an integer and a unit (ms, s, m, h), greater than zero');
+const duration = z.string().refine(isDuration, 'must be an integer and a unit (ms, s, m, h), greater than zero and at most 596h');
 
 export const BINDINGS = ['http+json', 'json-rpc', 'grpc'] as const;
 export const bindingName = z.enum(BINDINGS);
