@@ -21,11 +21,10 @@ import { createGroup } from '../electron/core/collectives/groups.js';
 import { bcast } from '../electron/core/collectives/bcast.js';
 import { closeSharedDispatcher } from '../electron/core/a2a/http.js';
 import { startEmbeddedAgent, type EmbeddedAgent } from '../electron/core/demo/embedded-agent.js';
+import { median } from './_stats.js';
 
 const DELAY_MS = 100;
 const ROUNDS = 3;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(n: number) {
   const agents: EmbeddedAgent[] = [];

@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { sandbox } from '../test/support/cli.js';
 import { startGui } from '../test/support/gui.js';
+import { median } from './_stats.js';
 
 const EVENTS = 100_000;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 const box = sandbox();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { MissiveError } from '../../../shared/errors.js';
 import type { Action } from '../program.js';
-import { installRoot } from '../../core/install-root.js';
+import { installation } from '../../core/install-root.js';
 
 const unavailable = (message: string, help: string) => new MissiveError('io', 'ui_unavailable', message, { exitCode: 69, help });
 
@@ -31,7 +31,7 @@ export function registerUiCommand(program: Command, action: Action): void {
           throw unavailable('no display: DISPLAY and WAYLAND_DISPLAY are unset', 'Run it in a desktop session (or under Xvfb); the CLI works everywhere.');
         }
         const binary = electronBinary();
-        const main = join(installRoot() ?? '.', 'dist/electron/main/index.js');
+        const main = join(installation()?.root ?? '.', 'dist/electron/main/index.js');
         const child = spawn(binary, [main, ...(o.tray ? ['--tray'] : [])], { detached: true, stdio: 'ignore', env: { ...deps.env } });
         child.unref();
         out.result('ui_started', { pid: child.pid ?? null, tray: o.tray === true }, (d) => `missive desktop started (pid ${d.pid})`);

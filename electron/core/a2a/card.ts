@@ -9,7 +9,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { isLegacyAgentCard, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { z } from 'zod';
 import { protocolError } from '../../../shared/errors.js';
-import { isTooDeep, tooDeepError } from '../security/json-depth.js';
+import { parseBoundedJson } from '../security/json-depth.js';
 import type { CardFormat } from './dialect.js';
 import { oneLine } from './remote-text.js';
 import { canonicalBinding } from './binding-names.js';
@@ -90,12 +90,9 @@ export interface ParsedCard {
 
 /** The card's JSON; a card nested deeper than MAX_JSON_DEPTH is refused (too_deeply_nested, exit 76). */
 export function parseCardText(text: string, where: string): unknown {
-  if (isTooDeep(text)) throw tooDeepError(`the Agent Card at ${where}`);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw protocolError('invalid_card_json', `the Agent Card at ${where} is not valid JSON: ${(error as Error).message}`);
-  }
+  return parseBoundedJson(text, `the Agent Card at ${where}`, (error) => {
+    throw protocolError('invalid_card_json', `the Agent Card at ${where} is not valid JSON: ${error.message}`);
+  });
 }
 
 const array = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);

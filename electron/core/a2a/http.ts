@@ -4,7 +4,7 @@
  */
 import type { Agent, Dispatcher } from 'undici';
 import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
-import { isTooDeep, tooDeepError } from '../security/json-depth.js';
+import { parseBoundedJson } from '../security/json-depth.js';
 import { redactText, redactUrl } from '../security/redact.js';
 import { oneLine } from './remote-text.js';
 import { loadUndici } from './undici.js';
@@ -63,14 +63,7 @@ export function versionNotSupportedError(version: string, detail?: string): Miss
 }
 
 /** The JSON of an (error) body, or undefined when it is not JSON; text nested too deep is refused (exit 76), as `what`. */
-export const tryJson = (text: string, what = "the agent's answer"): unknown => {
-  if (isTooDeep(text)) throw tooDeepError(what);
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
+export const tryJson = (text: string, what = "the agent's answer"): unknown => parseBoundedJson(text, what, () => undefined);
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};

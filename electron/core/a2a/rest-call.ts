@@ -1,6 +1,6 @@
 /** One HTTP+JSON request to an A2A route under the interface URL, its answer parsed; shared by the 1.0 and 0.3 wires. */
 import { protocolError } from '../../../shared/errors.js';
-import { isTooDeep, tooDeepError } from '../security/json-depth.js';
+import { parseBoundedJson } from '../security/json-depth.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertOk, httpRequest } from './http.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
@@ -13,14 +13,10 @@ export interface RestRoute {
 }
 
 /** An answer's JSON; `what` names it in errors. Text nested deeper than MAX_JSON_DEPTH is refused (exit 76). */
-export const parseJson = (text: string, what: string): unknown => {
-  if (isTooDeep(text)) throw tooDeepError(what);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw protocolError('invalid_json', `${what} is not valid JSON: ${(error as Error).message}`);
-  }
-};
+export const parseJson = (text: string, what: string): unknown =>
+  parseBoundedJson(text, what, (error) => {
+    throw protocolError('invalid_json', `${what} is not valid JSON: ${error.message}`);
+  });
 
 export async function callRest(call: BindingCall, route: RestRoute, what: string, body: unknown): Promise<unknown> {
   const url = `${call.iface.url.replace(/\/+$/, '')}/${route.path}`;

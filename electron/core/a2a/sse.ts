@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { MissiveError, protocolError } from '../../../shared/errors.js';
-import { isTooDeep, tooDeepError } from '../security/json-depth.js';
+import { parseBoundedJson } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertOk, networkError, streamBrokenError, tryJson } from './http.js';
@@ -54,13 +54,9 @@ function checked(value: unknown, sequence: number): StreamRecord {
 
 /** Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC; data nested too deep is refused (exit 76). */
 export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias'>, method: string, sequence: number): StreamRecord {
-  if (isTooDeep(data)) throw tooDeepError(`stream event #${sequence}`);
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch (error) {
-    throw protocolError('malformed_stream_event', `stream event #${sequence} is not valid JSON: ${(error as Error).message}`);
-  }
+  let value = parseBoundedJson(data, `stream event #${sequence}`, (error) => {
+    throw protocolError('malformed_stream_event', `stream event #${sequence} is not valid JSON: ${error.message}`);
+  });
   if (value && typeof value === 'object' && 'error' in value && (value as { error?: unknown }).error) {
     throw jsonRpcFailure(call, method, call.iface.url, value as { error: JsonRpcErrorObject }, sequence);
   }

@@ -30,10 +30,20 @@ export function tooDeepError(what: string, max: number = MAX_JSON_DEPTH): Missiv
   return protocolError('too_deeply_nested', `${what} nests JSON deeper than ${max} levels; missive refuses it.`, 'Such a body is malformed or hostile; report it to whoever runs the other side.');
 }
 
-/** `JSON.parse` that refuses text nested deeper than `max` with `tooDeepError(what)` (exit 76). */
-export function parseBoundedJson(text: string, what: string, max: number = MAX_JSON_DEPTH): unknown {
-  if (isTooDeep(text, max)) throw tooDeepError(what, max);
-  return JSON.parse(text);
+/**
+ * `JSON.parse` of outside text: text nested deeper than MAX_JSON_DEPTH is refused with `tooDeepError(what)` (exit 76)
+ * before it is parsed; text that is not JSON goes to `onInvalid` (its SyntaxError is thrown by default), whose result
+ * is returned, so each reader keeps its own error code for malformed JSON.
+ */
+export function parseBoundedJson(text: string, what: string, onInvalid: (error: SyntaxError) => unknown = (error) => {
+  throw error;
+}): unknown {
+  if (isTooDeep(text)) throw tooDeepError(what);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return onInvalid(error as SyntaxError);
+  }
 }
 
 /**
