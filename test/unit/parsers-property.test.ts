@@ -247,6 +247,11 @@ describe('card parser (parseCardText + parseCard)', () => {
     expect(() => parseCard(parseCardText('{"__proto__":{"name":"smuggled","supportedInterfaces":[]}}', WHERE), WHERE)).toThrow(expect.objectContaining({ code: 'missive::protocol::invalid_card' }));
   });
 
+  it('regression: a v0.3 card whose url is an object that cannot become text crashed the translation (exit 70)', () => {
+    const legacy = { ...LEGACY_CARD, url: { toString: false } };
+    expect(() => parseCard(legacy, WHERE)).toThrow(expect.objectContaining({ code: 'missive::protocol::invalid_card' }));
+  });
+
   it('copes with huge strings in a card', () => {
     fc.assert(
       fc.property(fc.oneof(huge(CARD, ['name']), huge(CARD, ['description']), huge(LEGACY_CARD, ['url'])), (text) => {

@@ -33,6 +33,13 @@ describe('redaction', () => {
     expect(isSecretKey('pageToken')).toBe(false);
   });
 
+  it('keeps a __proto__ key from outside JSON as data, never as the copy\'s prototype', () => {
+    const copy = redactValue(JSON.parse('{"__proto__":{"isAdmin":true,"token":"t0ps3cret"},"text":"hi"}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect((copy as { isAdmin?: unknown }).isAdmin).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe('{"__proto__":{"isAdmin":true,"token":"[REDACTED]"},"text":"hi"}');
+  });
+
   it('removes userinfo, query and fragment from URLs', () => {
     expect(redactUrl('https://u:p@host/a?token=1#x')).toBe('https://host/a');
   });

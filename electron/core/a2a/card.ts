@@ -37,16 +37,17 @@ const SNAKE_ALIASES: Record<string, string> = {
 
 /**
  * A copy with snake_case aliases renamed. Lookups are own-property only, so keys such as `constructor` keep their
- * name; `__proto__` keys are dropped, since assigning one would set the copy's prototype.
+ * name; every key is defined, never assigned, so a `__proto__` key stays an own key as JSON.parse made it (inside an
+ * extension's value it is data like any other) and never sets the copy's prototype. The card's zod check leaves
+ * `__proto__` out of the card's own fields.
  */
 function normaliseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normaliseKeys);
   if (!value || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    if (key === '__proto__') continue;
     const name = Object.hasOwn(SNAKE_ALIASES, key) ? SNAKE_ALIASES[key]! : key;
-    if (!Object.hasOwn(out, name)) out[name] = normaliseKeys(inner);
+    if (!Object.hasOwn(out, name)) Object.defineProperty(out, name, { value: normaliseKeys(inner), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -131,7 +132,9 @@ function translateLegacy(card: Record<string, unknown>, where: string): { json: 
   json.supportedInterfaces = array(json.supportedInterfaces)
     .map((i): Record<string, unknown> => ({ ...(i as Record<string, unknown>), protocolVersion: version }))
     .filter((i) => {
-      const key = `${canonicalBinding(String(i.protocolBinding ?? ''))} ${String(i.url ?? '')}`;
+      // JSON, not String(): a hostile card's url may be an object that cannot be turned into text (the zod check
+      // that follows refuses it as invalid_card).
+      const key = JSON.stringify([canonicalBinding(typeof i.protocolBinding === 'string' ? i.protocolBinding : ''), i.url ?? null]);
       if (seen.has(key)) return false;
       seen.add(key);
       return true;

@@ -126,13 +126,18 @@ function walk(value: unknown, secrets: readonly string[], underHeaders: boolean)
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
     const kind = kindOf(key);
+    let copy: unknown;
     if (underHeaders && typeof inner === 'string') {
-      out[key] = kind.secret ? redactHeaderValue(inner) : redactText(inner, secrets);
+      copy = kind.secret ? redactHeaderValue(inner) : redactText(inner, secrets);
     } else if (kind.secret && inner !== null && inner !== undefined) {
-      out[key] = typeof inner === 'string' && /^\s*\w+\s+\S/.test(inner) ? redactHeaderValue(inner) : REDACTED;
+      copy = typeof inner === 'string' && /^\s*\w+\s+\S/.test(inner) ? redactHeaderValue(inner) : REDACTED;
     } else {
-      out[key] = walk(inner, secrets, kind.headers);
+      copy = walk(inner, secrets, kind.headers);
     }
+    // A `__proto__` key from outside JSON is defined, not assigned, so it stays data instead of becoming the copy's
+    // prototype (assignment is kept for the rest: this walk runs over every journal payload).
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
   }
   return out;
 }
