@@ -3,10 +3,7 @@
  * `missive agent list` never parses the code of `demo` (express, the SDK server) or of the network commands;
  * `missive --help`, `help` and unknown commands load them all, in this order (the order of `missive --help`).
  */
-import type { Command } from 'commander';
-import type { Action } from './program.js';
-
-type Register = (program: Command, action: Action) => void;
+import type { Register } from './command-context.js';
 
 interface CommandModule {
   /** The top-level commands the module registers. */
@@ -26,6 +23,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['context'], load: async () => (await import('./commands/context.js')).registerContextCommands },
   { names: ['gateway'], load: async () => (await import('./commands/gateway.js')).registerGatewayCommands },
   { names: ['ui'], load: async () => (await import('./commands/ui.js')).registerUiCommand },
+  { names: ['history'], load: async () => (await import('./commands/history.js')).registerHistoryCommands },
   { names: ['events'], load: async () => (await import('./commands/events.js')).registerEventsCommands },
   { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctorCommand },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },

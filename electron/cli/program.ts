@@ -1,60 +1,15 @@
 /** The `missive` command line: commander for parsing, the core services for everything else. */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { toMissiveError, usageError, type MissiveError } from '../../shared/errors.js';
 import type { Core } from '../core/context.js';
-import type { SecretStore } from '../core/auth/secret-store.js';
 import { parseDuration } from '../core/config/duration.js';
 import { closeSharedDispatcher } from '../core/a2a/http.js';
-import { Printer, resolveMode, type Io, type OutputMode } from './output.js';
+import { Printer, resolveMode, type OutputMode } from './output.js';
 import { modulesFor } from './command-modules.js';
+import { collect } from './options.js';
+import type { CliDeps, CommandContext, GlobalFlags } from './command-context.js';
 import { terminalBlock } from './terminal-text.js';
 import { VERSION } from '../core/version.js';
-
-export interface CliDeps {
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  io: Io;
-  secrets?: SecretStore;
-  stdin?: () => Promise<string>;
-}
-
-export interface GlobalFlags {
-  json?: boolean;
-  ndjson?: boolean;
-  quiet?: boolean;
-  color?: boolean;
-  config?: string;
-  profile?: string;
-  timeout?: string;
-  protocolVersion?: string;
-  a2aExtension: string[];
-  serviceParam: string[];
-  bearerTokenEnv?: string;
-  header: string[];
-  allowCrossOriginAuth?: boolean;
-  verbose: number;
-}
-
-export interface CommandContext {
-  core: Core;
-  out: Printer;
-  flags: GlobalFlags;
-  deps: CliDeps;
-}
-
-export const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/**
- * A commander parser for an integer flag within `min..max` (both included); anything else, a value too big for a
- * safe integer included, is a usage error (exit 64) naming the flag and its range.
- */
-export const integer =
-  (flag: string, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  (value: string) => {
-    const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be an integer from ${min} to ${max}.`);
-    return n;
-  };
 
 function addGlobalOptions(cmd: Command): Command {
   return cmd
@@ -126,10 +81,6 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
   for (const register of await Promise.all(modulesFor(argv, valueFlags).map((m) => m.load()))) register(program, action);
   return program;
 }
-
-export type Action = <A extends unknown[]>(
-  body: (ctx: CommandContext, ...args: A) => Promise<void | number> | void | number,
-) => (...args: unknown[]) => Promise<void>;
 
 /** Literal values of env-sourced secrets named on the command line, scrubbed from any output. */
 function knownSecrets(core: Core, flags: GlobalFlags): string[] {

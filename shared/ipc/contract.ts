@@ -24,6 +24,44 @@ const messageInputs = z.strictObject({
   returnImmediately: z.boolean().optional(),
   binding: binding.optional(),
 });
+export type MessageInputs = z.input<typeof messageInputs>;
+
+/**
+ * One HTTP exchange (or gRPC call) as it went over the wire, secrets redacted: what the wire view, `--show-wire` and
+ * "Copy as curl" show. Bodies are cut at 256 KiB (`truncated`); each SSE frame keeps its arrival time.
+ */
+const wireHeaders = z.record(z.string(), z.string());
+export const wireRequest = z.object({
+  /** `http` for HTTP+JSON and JSON-RPC (and the SDK's v0.3 wires); `grpc` for gRPC (method name, metadata, message JSON). */
+  protocol: z.enum(['http', 'grpc']),
+  method: z.string(),
+  url: z.string(),
+  headers: wireHeaders,
+  body: z.string().nullable(),
+  truncated: z.boolean().optional(),
+});
+export const wireExchange = z.object({
+  id: z.string(),
+  /** The A2A operation, e.g. SendMessage, SendStreamingMessage, GetTask. */
+  operation: z.string(),
+  started_at: z.string(),
+  duration_ms: z.number().nullable(),
+  request: wireRequest,
+  response: z
+    .object({
+      status: z.number(),
+      headers: wireHeaders,
+      body: z.string().nullable(),
+      truncated: z.boolean().optional(),
+    })
+    .nullable(),
+  /** Stream records in arrival order: `at_ms` after the request left. At most 10,000 are kept (`frames_dropped`). */
+  frames: z.array(z.object({ at_ms: z.number(), event: z.string().nullable(), data: z.string() })).optional(),
+  frames_dropped: z.number().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type WireRequest = z.output<typeof wireRequest>;
+export type WireExchange = z.output<typeof wireExchange>;
 
 const fanOut = z.strictObject({
   group: alias,
@@ -46,6 +84,57 @@ const agentView = loose({ alias: z.string(), base_url: z.string() });
 const contextRow = loose({ context_id: z.string(), name: z.string().nullable(), state: z.string() });
 const ok = z.object({ ok: z.literal(true) });
 
+/** One send or stream as the journal remembers it (history: reopen, re-run, diff). */
+export const historyEntry = z.looseObject({
+  message_id: z.string(),
+  operation: z.enum(['send', 'stream']),
+  agent_alias: z.string().nullable(),
+  context_id: z.string().nullable(),
+  task_id: z.string().nullable(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  outcome: z.enum(['completed', 'failed', 'running']),
+  /** The task's last state, when the answer was (or became) a task. */
+  state: z.string().nullable(),
+  /** The request's text parts (shortened to 200 characters for the list). */
+  request_text: z.string(),
+  /** The answer's text (message, status message or streamed text), null when none. */
+  answer_text: z.string().nullable(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** What Compose needs to reopen or re-run it: the same inputs as messages.send. */
+  inputs: messageInputs,
+});
+export type HistoryEntry = z.output<typeof historyEntry>;
+
+/** What missive knows of an agent's health: the card cache and the last calls the journal holds. */
+export const agentHealth = z.looseObject({
+  alias: z.string(),
+  card_fetched_at: z.string().nullable(),
+  last_ok_at: z.string().nullable(),
+  last_error: z.looseObject({ code: z.string(), message: z.string(), at: z.string() }).nullable(),
+  /** true: the last contact worked; false: it failed with a transport error; null: never contacted. */
+  reachable: z.boolean().nullable(),
+});
+export type AgentHealth = z.output<typeof agentHealth>;
+
+/** What would go over the wire for a request that has not been sent: the basis of "Copy as curl". */
+const previewedRequest = z.looseObject({
+  agent: z.string(),
+  binding: z.string(),
+  dialect: z.string(),
+  /** null when curl cannot speak it (gRPC, or a v0.3 agent spoken to through the SDK): `note` says why. */
+  request: wireRequest.nullable(),
+  note: z.string().nullable(),
+});
+
+/** One item of a context's conversation, oldest first. */
+const threadItem = z.looseObject({
+  kind: z.enum(['message', 'artifact']),
+  at: z.string(),
+  agent_alias: z.string().nullable(),
+  task_id: z.string().nullable(),
+});
+
 export const CHANNELS = {
   'app.info': {
     input: z.strictObject({}),
@@ -55,8 +144,23 @@ export const CHANNELS = {
   'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional(), trustedOrigins: z.array(z.string().min(1).max(2048)).max(16).optional() }), output: agentView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
   'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional() }), output: loose({ card: loose({ name: z.string(), format: z.string() }), selected_interface: loose({ binding: z.string(), url: z.string(), dialect: z.string() }).nullable(), negotiation: loose({ ok: z.boolean() }) }) },
-  'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs }), output: loose({ response_shape: z.enum(['message', 'task']), request: loose({ message_id: z.string() }) }) },
-  'messages.stream': { input: z.strictObject({ agent: alias, inputs: messageInputs, force: z.boolean().optional() }), output: loose({ events: z.number(), counts: loose({}) }) },
+  /** Card fetch (refresh) of every registered agent, at most 4 at once; one failure does not stop the others. */
+  'agents.refreshAll': { input: z.strictObject({}), output: z.object({ agents: z.array(loose({ alias: z.string(), ok: z.boolean(), latency_ms: z.number(), error: loose({ code: z.string(), message: z.string() }).nullable() })) }) },
+  'agents.health': { input: z.strictObject({}), output: z.object({ agents: z.array(agentHealth) }) },
+  /** `wire: true` adds `wire`, every exchange of the call (also kept for history.get in this session). */
+  'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs, wire: z.boolean().optional() }), output: loose({ response_shape: z.enum(['message', 'task']), request: loose({ message_id: z.string() }), wire: z.array(wireExchange).optional() }) },
+  'messages.stream': { input: z.strictObject({ agent: alias, inputs: messageInputs, force: z.boolean().optional(), wire: z.boolean().optional() }), output: loose({ events: z.number(), counts: loose({}), wire: z.array(wireExchange).optional() }) },
+  /** The request(s) a send, stream or collective would make, built but not sent (nothing is journaled). */
+  'requests.preview': {
+    input: z.strictObject({ target: z.union([z.strictObject({ agent: alias }), z.strictObject({ group: alias })]), operation: z.enum(['send', 'stream']), inputs: messageInputs }),
+    output: z.object({ requests: z.array(previewedRequest) }),
+  },
+  'history.list': {
+    input: z.strictObject({ agent: alias.optional(), operation: z.enum(['send', 'stream']).optional(), limit: z.number().int().min(1).max(1000).optional(), beforeSequence: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional() }),
+    output: z.object({ entries: z.array(historyEntry), next_before_sequence: z.number().nullable() }),
+  },
+  /** One entry with the request and answer as journaled; `wire` when this session captured it (else null). */
+  'history.get': { input: z.strictObject({ messageId: id }), output: loose({ entry: historyEntry, request: loose({}).nullable(), response: z.unknown(), wire: z.array(wireExchange).nullable() }) },
   'groups.list': { input: z.strictObject({}), output: z.object({ groups: z.array(loose({ group_name: z.string(), members: z.number() })) }) },
   'groups.show': { input: z.strictObject({ group: alias }), output: loose({ group_name: z.string(), members: z.array(loose({ agent_alias: z.string(), rank: z.number() })) }) },
   'groups.create': { input: z.strictObject({ group: alias, members: z.array(z.string().min(1).max(80)).max(1024) }), output: loose({ group_name: z.string() }) },
@@ -73,12 +177,21 @@ export const CHANNELS = {
   'artifacts.show': { input: z.strictObject({ taskId: id, artifactId: id }), output: loose({ artifact_id: z.string(), content: loose({}) }) },
   'artifacts.export': { input: z.strictObject({ taskId: id, outputDir: z.string().min(1).max(4096), force: z.boolean().optional() }), output: loose({ directory: z.string(), files: z.array(loose({ file: z.string() })) }) },
   'events.query': {
-    input: z.strictObject({ limit: z.number().int().min(1).max(200_000).optional(), type: z.string().max(128).optional(), contextId: id.optional(), taskId: id.optional(), afterSequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }),
+    input: z.strictObject({
+      limit: z.number().int().min(1).max(200_000).optional(),
+      type: z.string().max(128).optional(),
+      contextId: id.optional(),
+      taskId: id.optional(),
+      afterSequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      /** Free text matched (case-insensitively) against the type, agent, ids and the redacted payload. */
+      search: z.string().max(256).optional(),
+    }),
     output: z.object({ events: z.array(loose({ sequence: z.number(), type: z.string() })) }),
   },
   'contexts.list': { input: z.strictObject({}), output: z.object({ contexts: z.array(contextRow) }) },
   'contexts.create': { input: z.strictObject({ name: z.string().max(63).optional() }), output: contextRow },
   'contexts.fork': { input: z.strictObject({ context: id, name: z.string().max(63).optional() }), output: contextRow },
+  'contexts.thread': { input: z.strictObject({ context: id }), output: loose({ context: contextRow, items: z.array(threadItem) }) },
   'contexts.export': { input: z.strictObject({ context: id }), output: loose({ schema: z.literal('missive.context_export.v1') }) },
   'webhook.start': { input: z.strictObject({ port: z.number().int().min(0).max(65535).optional() }), output: loose({ listening: z.boolean(), url: z.string().nullable() }) },
   'webhook.stop': { input: z.strictObject({}), output: loose({ listening: z.boolean() }) },
@@ -105,8 +218,8 @@ export type ChannelInput<C extends Channel> = z.input<(typeof CHANNELS)[C]['inpu
 export type ChannelOutput<C extends Channel> = z.output<(typeof CHANNELS)[C]['output']>;
 export type EventPayload<E extends EventChannel> = z.output<(typeof EVENT_CHANNELS)[E]>;
 
-/** The same error report the CLI prints. */
-export const errorReport = z.object({ code: z.string(), category: z.string(), message: z.string(), exit_code: z.number(), help: z.string().optional() });
+/** The same error report the CLI prints; a failed messages.send|stream with `wire: true` also carries its exchanges. */
+export const errorReport = z.object({ code: z.string(), category: z.string(), message: z.string(), exit_code: z.number(), help: z.string().optional(), wire: z.array(wireExchange).optional() });
 export type IpcError = z.output<typeof errorReport>;
 export type IpcResult<C extends Channel> = { ok: true; data: ChannelOutput<C> } | { ok: false; error: IpcError };
 

@@ -41,6 +41,16 @@ describe('events', () => {
     expect(await list('--agent', 'tasks', '--since', '2999-01-01T00:00:00Z')).toEqual([]);
   });
 
+  it('searches the journal as the Events view does: --search, any case, within the other filters', async () => {
+    await box.run(['send', 'tasks', 'go', '--context', 'ctx-search']);
+    const list = async (...args: string[]) => (await box.run(['events', 'list', ...args, '--json'])).json().data.events as Array<{ type: string; context_id: string | null }>;
+    expect((await list('--search', 'CTX-SEARCH')).map((e) => e.type)).toEqual(['a2a.send.started', 'a2a.send.completed']);
+    expect((await list('--search', 'ctx-search', '--type', 'a2a.send.completed')).map((e) => e.context_id)).toEqual(['ctx-search']);
+    expect(await list('--search', 'nothing-like-this')).toEqual([]);
+    // LIKE's wildcards are the user's literal text.
+    expect(await list('--search', '%')).toEqual([]);
+  });
+
   it('tails new events as they are written', async () => {
     const tail = box.run(['events', 'tail', '--timeout', '1500ms', '--poll-interval', '100', '--ndjson']);
     await new Promise((r) => setTimeout(r, 300));

@@ -13,7 +13,8 @@ import { createRegistry, type Registry } from '../../electron/core/ipc/registry.
 import type { Sandbox } from './cli.js';
 
 export const CHROMIUM = process.env.MISSIVE_CHROMIUM ?? '/usr/bin/chromium';
-const RENDERER = join(process.cwd(), 'dist/renderer');
+/** The built renderer; MISSIVE_RENDERER_DIR points elsewhere (a build of one's own, e.g. `vite build --outDir`). */
+const RENDERER = process.env.MISSIVE_RENDERER_DIR ?? join(process.cwd(), 'dist/renderer');
 export const SCREENSHOTS = join(process.cwd(), 'test/e2e/screenshots');
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.svg': 'image/svg+xml' };
 
@@ -54,10 +55,10 @@ const BRIDGE = `
   })();
 `;
 
-export async function startGui(box: Sandbox, options: { chooseDirectory?: () => string } = {}): Promise<Gui> {
+export async function startGui(box: Sandbox, options: { chooseDirectory?: () => string; viewport?: { width: number; height: number } } = {}): Promise<Gui> {
   const server = await serveRenderer();
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: options.viewport ?? { width: 1280, height: 900 } });
   const core = createCore({ env: box.env, cwd: box.home, secrets: createMemorySecretStore() });
   const pending: Array<Promise<unknown>> = [];
   const registry = createRegistry({

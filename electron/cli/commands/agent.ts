@@ -4,7 +4,8 @@ import { addAgent, listAgentViews, removeAgent, renameAgentAlias, showAgent, typ
 import type { InspectView } from '../../core/agents/discovery.js';
 import { BINDINGS, type Binding } from '../../core/config/schema.js';
 import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
-import { collect, type Action } from '../program.js';
+import type { Action } from '../command-context.js';
+import { collect } from '../options.js';
 import { keyValues, table } from '../human.js';
 
 const showText = (a: AgentView) =>

@@ -1,7 +1,7 @@
 /** `missive auth …`: auth refs and keyring secrets. */
 import type { Command } from 'commander';
 import { addAuth, deleteSecret, listAuth, removeAuth, setSecret, type AuthRefView } from '../../core/auth/service.js';
-import type { Action } from '../program.js';
+import type { Action } from '../command-context.js';
 import { table } from '../human.js';
 import { usageError } from '../../../shared/errors.js';
 

@@ -4,51 +4,23 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { usageError } from '../../../shared/errors.js';
 import { bcast, readScatterInputs, scatter } from '../../core/collectives/bcast.js';
-import { barrier, barrierError, type BarrierResult } from '../../core/collectives/barrier.js';
-import { fanOutError, type FanOutResult } from '../../core/collectives/fan-out.js';
+import { barrier, barrierError } from '../../core/collectives/barrier.js';
+import { fanOutError } from '../../core/collectives/fan-out.js';
 import { gather, gatherMarkdown, type GatherResult } from '../../core/collectives/gather.js';
-import { reduce, type ReduceResult } from '../../core/collectives/reduce.js';
+import { reduce } from '../../core/collectives/reduce.js';
 import { round, roundError, type RoundResult } from '../../core/collectives/round.js';
 import { parseDuration } from '../../core/config/duration.js';
-import { collect, integer, type Action, type CommandContext } from '../program.js';
-import { table } from '../human.js';
+import type { Action, CommandContext } from '../command-context.js';
+import { collect, integer } from '../options.js';
+import { barrierText, fanOutText, reduceText, stepText } from '../collective-text.js';
 import { MemberProgress } from '../progress.js';
-import { addMessageInputOptions, messageInputsOf } from './send.js';
+import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
 
 const fanOutOptions = (cmd: Command) =>
   cmd
     .addOption(new Option('--execution <mode>', 'send to members concurrently or one by one').choices(['concurrent', 'sequential']).default('concurrent'))
     .option('--max-concurrency <n>', 'members in flight at once, 1 to 10000 (default 16)', integer('--max-concurrency', 1, 10_000))
     .addOption(new Option('--failure-policy <policy>', 'stop: no new sends after a failure (exit 70); continue: send to all, exit 0 if any succeeded').choices(['stop', 'continue']).default('stop'));
-
-export const fanOutText = (r: FanOutResult) =>
-  [
-    table(
-      ['RANK', 'AGENT', ...(r.kind === 'scatter' ? ['INPUT'] : []), 'STATUS', 'STATE', 'LATENCY', 'TASK / ERROR'],
-      r.members.map((m) => [
-        String(m.rank),
-        m.alias,
-        ...(r.kind === 'scatter' ? [String(m.input_index)] : []),
-        m.status,
-        m.state ?? (m.response_shape === 'message' ? 'message' : '-'),
-        m.latency_ms === null ? '-' : `${m.latency_ms} ms`,
-        m.error ? m.error.message : (m.task_id ?? '-'),
-      ]),
-    ),
-    '',
-    `${r.kind} ${r.status}: ${r.counts.succeeded} succeeded, ${r.counts.failed} failed, ${r.counts.timeout} timed out, ${r.counts.skipped} skipped in ${r.elapsed_ms} ms`,
-    `context ${r.request.context_id}${r.request.context_created ? ' (new)' : ''}`,
-  ].join('\n');
-
-const barrierText = (r: BarrierResult) =>
-  [
-    table(['RANK', 'AGENT', 'STATUS', 'STATE', 'TASK', 'POLLS'], r.members.map((m) => [String(m.rank), m.alias, m.status, m.state ?? '-', m.task_id ?? '-', String(m.polls)])),
-    '',
-    `barrier ${r.status}: ${r.quorum.satisfied} of ${r.quorum.required} required satisfied after ${r.attempts} round(s), ${r.elapsed_ms} ms`,
-  ].join('\n');
-
-const reduceText = (r: ReduceResult) =>
-  [r.reduced_text, '', `— ${r.strategy} by ${r.reducer.method}${r.reducer.agent ? ` (${r.reducer.agent})` : ''} over ${r.counts.inputs} of ${r.counts.members} member(s); recorded as message ${r.persistence.reduced_message_id}`].join('\n');
 
 function fanOutRun(ctx: CommandContext) {
   const progress = MemberProgress.enabled(ctx.deps.io, ctx.out.mode) ? new MemberProgress(ctx.deps.io) : null;
@@ -195,11 +167,4 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
       return ctx.out.outcome('round_result', result, (r: RoundResult) => `round ${r.status} in context ${r.context_id}${r.error ? `: ${r.error.message}` : ''}`, roundError);
     }),
   );
-}
-
-export function stepText(step: string, r: unknown): string {
-  if (step === 'bcast') return fanOutText(r as FanOutResult);
-  if (step === 'barrier') return barrierText(r as BarrierResult);
-  if (step === 'gather') return gatherMarkdown(r as GatherResult);
-  return reduceText(r as ReduceResult);
 }

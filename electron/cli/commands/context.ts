@@ -2,7 +2,10 @@
 import type { Command } from 'commander';
 import { closeContext, createContext, exportContext, forkContext, listContextSummaries, nameContext, showContext } from '../../core/contexts/service.js';
 import type { ContextRow } from '../../core/store/repos/contexts.js';
-import { integer, type Action } from '../program.js';
+import { contextThread, type ThreadArtifact, type ThreadMessage } from '../../core/contexts/thread.js';
+import { terminalBlock, terminalLine } from '../terminal-text.js';
+import type { Action } from '../command-context.js';
+import { integer } from '../options.js';
 import { keyValues, table } from '../human.js';
 
 const contextText = (c: ContextRow) =>
@@ -50,6 +53,16 @@ export function registerContextCommands(program: Command, action: Action): void 
       ),
     );
   context
+    .command('thread <context>')
+    .description('a context (by id or name) as a conversation: its messages and artifacts, oldest first')
+    .action(
+      action(async ({ core, out }, ref: string) =>
+        out.result('context_thread', contextThread(core, ref), (d: ReturnType<typeof contextThread>) =>
+          [contextText(d.context), '', ...(d.items.length ? d.items.map((item) => threadItemText(item as ThreadMessage | ThreadArtifact)) : ['(nothing in this context yet)'])].join('\n'),
+        ),
+      ),
+    );
+  context
     .command('fork <context>')
     .description('start a new context from this one (the parent is recorded)')
     .option('--name <name>', 'name of the new context')
@@ -70,4 +83,16 @@ export function registerContextCommands(program: Command, action: Action): void 
         else out.result('context_export', { path: result.path, counts: result.counts }, (d) => `exported to ${d.path}`);
       }),
     );
+}
+
+/** One thread item for the terminal: who and when on one line, the text indented below it. */
+function threadItemText(item: ThreadMessage | ThreadArtifact): string {
+  const indent = (text: string) => terminalBlock(text).replace(/^/gm, '    ');
+  if (item.kind === 'artifact') {
+    const head = `${item.at}  artifact ${terminalLine(item.name ?? item.artifact_id)} v${item.version} (${terminalLine(item.summary)}) · task ${item.task_id}`;
+    return item.text ? `${head}\n${indent(item.text)}${item.text_truncated ? '\n    …' : ''}` : head;
+  }
+  const who = item.direction === 'request' ? 'you' : terminalLine(item.agent_alias ?? item.role);
+  const state = item.state ? ` · ${item.state.replace(/^TASK_STATE_/, '').toLowerCase()}` : '';
+  return `${item.at}  ${who} (${item.role})${state}${item.task_id ? ` · task ${item.task_id}` : ''}\n${indent(item.text ?? '(no text)')}`;
 }

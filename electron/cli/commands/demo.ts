@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { runDemo, startDemoAgents, registerDemoAgents, type DemoStep } from '../../core/demo/demo.js';
-import type { Action } from '../program.js';
+import type { Action } from '../command-context.js';
 import type { StreamResult } from '../../core/messaging/stream.js';
-import { stepText } from './collectives.js';
+import { stepText } from '../collective-text.js';
 import { table } from '../human.js';
 import { terminalBlock } from '../terminal-text.js';
 

@@ -1,7 +1,7 @@
 /** `missive doctor`: diagnostics without mutation; exits with the code of the first failing check. */
 import type { Command } from 'commander';
 import { runDoctor, type DoctorCheck } from '../../core/doctor/doctor.js';
-import type { Action } from '../program.js';
+import type { Action } from '../command-context.js';
 
 const ICON: Record<DoctorCheck['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' };
 

@@ -1,7 +1,8 @@
 /** `missive events list|tail|export`: the redacted journal. */
 import type { Command } from 'commander';
 import { exportJournal, journalAfter, latestSequence, listJournal, type EventFilter } from '../../core/events/journal.js';
-import { integer, type Action } from '../program.js';
+import type { Action } from '../command-context.js';
+import { integer } from '../options.js';
 import { table } from '../human.js';
 
 const filterOptions = (cmd: Command) =>
@@ -10,7 +11,8 @@ const filterOptions = (cmd: Command) =>
     .option('--agent <alias>', 'only events of this agent')
     .option('--context <id>', 'only events of this context')
     .option('--task <id>', 'only events of this task')
-    .option('--since <timestamp>', 'only events at or after this ISO-8601 time');
+    .option('--since <timestamp>', 'only events at or after this ISO-8601 time')
+    .option('--search <text>', 'only events whose type, agent, ids or (redacted) payload contain this text, any case');
 
 const filterOf = (o: Record<string, string | undefined>, limit?: number): EventFilter => ({
   type: o.type,
@@ -18,6 +20,7 @@ const filterOf = (o: Record<string, string | undefined>, limit?: number): EventF
   context: o.context,
   task: o.task,
   since: o.since,
+  search: o.search,
   limit,
 });
 

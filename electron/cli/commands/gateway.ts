@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { gatewayStatus, runGateway } from '../../core/gateway/gateway.js';
 import { parseDuration } from '../../core/config/duration.js';
-import type { Action } from '../program.js';
+import type { Action } from '../command-context.js';
 import { keyValues, table } from '../human.js';
-import { untilSignal } from './push.js';
+import { untilSignal } from '../signals.js';
 
 export function registerGatewayCommands(program: Command, action: Action): void {
   const gateway = program.command('gateway').description('follow in-flight tasks in the background: SubscribeToTask or GetTask polling, durable jobs');

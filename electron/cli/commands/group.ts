@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, MAX_RANK, removeMember, requireGroup, type GroupView } from '../../core/collectives/groups.js';
 import { explainRoute, ROUTE_POLICIES, type RouteExplanation } from '../../core/collectives/route.js';
-import { collect, integer, type Action } from '../program.js';
+import type { Action } from '../command-context.js';
+import { collect, integer } from '../options.js';
 import { keyValues, table } from '../human.js';
 
 const groupText = (g: GroupView) =>

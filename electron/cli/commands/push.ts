@@ -5,7 +5,9 @@ import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } fr
 import { createReceiver, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY, isLoopbackHost, type Arrival } from '../../core/webhook/receiver.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { webhookAuth } from '../../core/webhook/auth.js';
-import { integer, type Action } from '../program.js';
+import type { Action } from '../command-context.js';
+import { integer } from '../options.js';
+import { untilSignal } from '../signals.js';
 import { keyValues, table } from '../human.js';
 import { terminalLine } from '../terminal-text.js';
 
@@ -106,19 +108,4 @@ export function registerPushCommands(program: Command, action: Action): void {
         out.result('webhook_stopped', receiver.stats(), (s) => `stopped: ${s.accepted} accepted, ${s.rejected} rejected`);
       }),
     );
-}
-
-/** Resolves on SIGINT or SIGTERM (or after `ms`), then removes its listeners. */
-export function untilSignal(ms?: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = ms === undefined ? undefined : setTimeout(done, ms);
-    function done() {
-      if (timer) clearTimeout(timer);
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    }
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
 }

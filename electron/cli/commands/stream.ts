@@ -1,9 +1,10 @@
 /** `missive stream`: SendStreamingMessage with each event rendered as it arrives; presentation only. */
 import type { Command } from 'commander';
 import { streamMessage, type StreamEventView, type StreamResult } from '../../core/messaging/stream.js';
-import type { Action } from '../program.js';
+import type { Action } from '../command-context.js';
 import { keyValues } from '../human.js';
-import { addMessageInputOptions, messageInputsOf } from './send.js';
+import { addShowWireOption, wireView } from '../wire-view.js';
+import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
 
 const eventLine = (e: StreamEventView): string => {
   const head = `#${e.sequence} ${e.variant}`;
@@ -14,19 +15,26 @@ const eventLine = (e: StreamEventView): string => {
 };
 
 export function registerStreamCommand(program: Command, action: Action): void {
-  addMessageInputOptions(
-    program
-      .command('stream <agent> [message]')
-      .description('send one message with SendStreamingMessage and follow the SSE stream, recording every event')
-      .option('--force', 'stream even when the Agent Card does not advertise streaming'),
+  addShowWireOption(
+    addMessageInputOptions(
+      program
+        .command('stream <agent> [message]')
+        .description('send one message with SendStreamingMessage and follow the SSE stream, recording every event')
+        .option('--force', 'stream even when the Agent Card does not advertise streaming'),
+    ),
   ).action(
-    action(async ({ core, out, deps }, agent: string, message: string | undefined, o: Record<string, any>) => {
+    action(async (ctx, agent: string, message: string | undefined, o: Record<string, any>) => {
+      const { core, out, deps } = ctx;
+      const wire = wireView(ctx, o);
       const result = await streamMessage(core, {
         ...(await messageInputsOf(agent, message, o, deps)),
         force: o.force,
+        wire: wire.capture,
         onEvent: (e) => out.event('stream_event', e, eventLine),
+      }).catch((error: unknown) => {
+        throw wire.failed(error);
       });
-      out.result('stream_result', result, (d: StreamResult) =>
+      out.result('stream_result', wire.attach(result), (d: StreamResult) =>
         [
           '',
           keyValues([

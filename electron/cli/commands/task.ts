@@ -5,7 +5,8 @@ import { parseDuration } from '../../core/config/duration.js';
 import { listTaskPage, type TaskListResult } from '../../core/tasks/list.js';
 import { exportArtifacts, listArtifacts, saveArtifact, showArtifact } from '../../core/artifacts/service.js';
 import type { StoredArtifact } from '../../core/store/repos/conversation.js';
-import { collect, integer, type Action } from '../program.js';
+import type { Action } from '../command-context.js';
+import { collect, integer } from '../options.js';
 import { keyValues, table } from '../human.js';
 
 const taskText = (v: TaskView) =>

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { MissiveError } from '../../../shared/errors.js';
-import type { Action } from '../program.js';
+import type { Action } from '../command-context.js';
 import { installation } from '../../core/install-root.js';
 
 const unavailable = (message: string, help: string) => new MissiveError('io', 'ui_unavailable', message, { exitCode: 69, help });

@@ -1,6 +1,7 @@
 /** What every A2A call carries, whichever binding and dialect speaks it. */
 import type { Dispatcher } from 'undici';
 import type { SelectedInterface } from './interfaces.js';
+import type { WireCapture } from './wire.js';
 
 export const A2A_JSON = 'application/a2a+json';
 
@@ -16,4 +17,6 @@ export interface BindingCall {
   maxResponseBytes?: number;
   /** The agent's alias, for messages that suggest a next command. */
   alias?: string;
+  /** Records every exchange of the call for the wire view (`--show-wire`, the GUI); absent, nothing is recorded. */
+  wire?: WireCapture;
 }

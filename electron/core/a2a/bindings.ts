@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { protocolError } from '../../../shared/errors.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertOk, httpRequest } from './http.js';
+import { assertOk, httpRequest, type HttpRequest } from './http.js';
 import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
-import { callRest, parseJson, type RestRoute } from './rest-call.js';
+import { callRest, parseJson, restRequest, type RestRoute } from './rest-call.js';
 import type { UnaryMethod } from './sdk-transport.js';
 import { checkUnaryAnswer } from './unary-answer.js';
 import { viaSdk } from './interfaces.js';
@@ -45,10 +45,10 @@ export async function callUnary(call: BindingCall, method: UnaryMethod, params: 
   return checkUnaryAnswer(method, await callJsonRpc(call, method, params));
 }
 
-async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
-  const { iface } = call;
-  const res = await httpRequest({
-    url: iface.url,
+/** The JSON-RPC 2.0 POST of a unary operation, as callJsonRpc sends it (and requests.preview renders it). */
+export function jsonRpcRequest(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): HttpRequest {
+  return {
+    url: call.iface.url,
     method: 'POST',
     headers: { ...call.headers, 'Content-Type': 'application/json', Accept: 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
@@ -56,7 +56,19 @@ async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Recor
     dispatcher: call.dispatcher,
     secrets: call.secrets,
     maxResponseBytes: call.maxResponseBytes,
-  });
+    wire: call.wire,
+    operation: method,
+  };
+}
+
+/** The HTTP request a unary operation goes out as on the 1.0 wire (HTTP+JSON route or JSON-RPC POST). */
+export function unaryHttpRequest(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): HttpRequest {
+  return call.iface.binding === 'http+json' ? restRequest(call, { ...REST_ROUTES[method](params), contentType: A2A_JSON }, method, params) : jsonRpcRequest(call, method, params);
+}
+
+async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
+  const { iface } = call;
+  const res = await httpRequest(jsonRpcRequest(call, method, params));
   const body = res.body ? (parseJson(res.body, `the ${method} JSON-RPC response`) as Record<string, unknown>) : undefined;
   if (body && typeof body === 'object' && 'error' in body && body.error) throw jsonRpcFailure(call, method, iface.url, body as { error: JsonRpcErrorObject });
   assertOk(res, method, iface.url, call.protocolVersion);

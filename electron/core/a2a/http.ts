@@ -1,6 +1,7 @@
 /**
  * The one HTTP client of missive: undici over a single pooled dispatcher. Maps network failures and
  * HTTP statuses to transport errors, and A2A VERSION_NOT_SUPPORTED bodies to protocol errors (exit 76).
+ * With a wire capture, each request and its answer are recorded for the wire view.
  */
 import type { Agent, Dispatcher } from 'undici';
 import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
@@ -8,6 +9,7 @@ import { parseBoundedJson } from '../security/json-depth.js';
 import { redactText, redactUrl } from '../security/redact.js';
 import { oneLine } from './remote-text.js';
 import { loadUndici } from './undici.js';
+import type { WireCapture } from './wire.js';
 
 let shared: Agent | undefined;
 
@@ -33,8 +35,11 @@ export interface HttpRequest {
   connectTimeoutMs?: number;
   maxResponseBytes?: number;
   dispatcher?: Dispatcher;
-  /** Literal secrets to scrub from any error text. */
+  /** Literal secrets to scrub from any error text (and from the wire view). */
   secrets?: readonly string[];
+  /** Records this exchange for the wire view, under `operation` (the A2A operation, e.g. SendMessage). */
+  wire?: WireCapture;
+  operation?: string;
 }
 
 export interface HttpResponse {
@@ -65,13 +70,33 @@ export function versionNotSupportedError(version: string, detail?: string): Miss
 /** The JSON of an (error) body, or undefined when it is not JSON; text nested too deep is refused (exit 76), as `what`. */
 export const tryJson = (text: string, what = "the agent's answer"): unknown => parseBoundedJson(text, what, () => undefined);
 
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(headers)) if (value !== undefined) out[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
-export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+/** One request, its whole answer read (size-capped); recorded when `req.wire` is set, with no extra work otherwise. */
+export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+  return req.wire ? recordedRequest(req, req.wire) : exchange(req);
+}
+
+async function recordedRequest(req: HttpRequest, capture: WireCapture): Promise<HttpResponse> {
+  const method = req.method ?? 'GET';
+  const wire = capture.begin(req.operation ?? method, { protocol: 'http', method, url: req.url, headers: req.headers ?? {}, body: req.body }, req.secrets);
+  try {
+    const res = await exchange(req);
+    wire.response(res.status, res.headers);
+    wire.body(res.body);
+    wire.end();
+    return res;
+  } catch (error) {
+    wire.fail(error);
+    throw error;
+  }
+}
+
+async function exchange(req: HttpRequest): Promise<HttpResponse> {
   const where = redactUrl(req.url);
   const maxBytes = req.maxResponseBytes ?? 16 * 1024 * 1024;
   let res: Dispatcher.ResponseData;

@@ -2,7 +2,7 @@
 import { protocolError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertOk, httpRequest } from './http.js';
+import { assertOk, httpRequest, type HttpRequest } from './http.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 
 export interface RestRoute {
@@ -18,10 +18,10 @@ export const parseJson = (text: string, what: string): unknown =>
     throw protocolError('invalid_json', `${what} is not valid JSON: ${error.message}`);
   });
 
-export async function callRest(call: BindingCall, route: RestRoute, what: string, body: unknown): Promise<unknown> {
-  const url = `${call.iface.url.replace(/\/+$/, '')}/${route.path}`;
-  const res = await httpRequest({
-    url,
+/** The HTTP request of a route under the interface URL, as callRest sends it (and requests.preview renders it). */
+export function restRequest(call: BindingCall, route: RestRoute, what: string, body: unknown): HttpRequest {
+  return {
+    url: `${call.iface.url.replace(/\/+$/, '')}/${route.path}`,
     method: route.method,
     headers: { ...call.headers, Accept: `${A2A_JSON}, application/json`, ...(route.method === 'POST' ? { 'Content-Type': route.contentType } : {}) },
     body: route.method === 'POST' ? JSON.stringify(body) : undefined,
@@ -29,7 +29,15 @@ export async function callRest(call: BindingCall, route: RestRoute, what: string
     dispatcher: call.dispatcher,
     secrets: call.secrets,
     maxResponseBytes: call.maxResponseBytes,
-  });
+    wire: call.wire,
+    operation: what,
+  };
+}
+
+export async function callRest(call: BindingCall, route: RestRoute, what: string, body: unknown): Promise<unknown> {
+  const req = restRequest(call, route, what, body);
+  const { url } = req;
+  const res = await httpRequest(req);
   if (isMissingRoute(res.status, res.body)) {
     throw versionMismatchError({ method: what, url, dialect: call.iface.dialect, alias: call.alias, answer: `HTTP ${res.status}` });
   }

@@ -4,7 +4,8 @@
  * answer for unary calls; the headers, then the gap between chunks, for streams), and an HTTP failure without a JSON
  * body becomes a one-line missive error here, so no HTML page reaches a message. JSON error bodies pass through for
  * the SDK to decode into its typed A2A errors. JSON nested deeper than MAX_JSON_DEPTH, a whole answer or one SSE event,
- * is refused here (too_deeply_nested, exit 76) before the SDK parses it.
+ * is refused here (too_deeply_nested, exit 76) before the SDK parses it. With a wire capture (`call.wire`) each fetch is
+ * recorded for the wire view: the request as the SDK wrote it, the answer, and for streams every SSE record as it arrives.
  */
 import { createParser } from 'eventsource-parser';
 import { MissiveError, transportError } from '../../../shared/errors.js';
@@ -15,6 +16,7 @@ import { networkError, sharedDispatcher, tryJson } from './http.js';
 import { oneLine } from './remote-text.js';
 import { loadUndici } from './undici.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
+import type { WireRecorder } from './wire.js';
 
 /** The last non-2xx HTTP answer of a call, so an SDK error can be reported with its status. */
 export interface HttpTrace {
@@ -89,6 +91,43 @@ function depthLimited(body: ReadableStream<Uint8Array>, what: string): ReadableS
   );
 }
 
+/** The body with every SSE record recorded as a frame as it arrives; the exchange ends or fails with the stream. */
+function wireTapped(body: ReadableStream<Uint8Array>, wire: WireRecorder, failure: (error: unknown) => MissiveError | null): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = createParser({ onEvent: (event) => wire.frame(event.event, event.data) });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          parser.feed(decoder.decode());
+          parser.reset({ consume: true });
+          wire.end();
+          controller.close();
+          return;
+        }
+        parser.feed(decoder.decode(value, { stream: true }));
+        controller.enqueue(value);
+      } catch (error) {
+        const failed = failure(error);
+        if (failed) wire.fail(failed);
+        else wire.end();
+        controller.error(error);
+      }
+    },
+    // The reader stopped (done with the stream, or a limit above refused an event).
+    cancel(reason) {
+      if (reason instanceof MissiveError) wire.fail(reason);
+      else wire.end();
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** The SDK's request headers (a record, a Headers or pairs) as pairs, for the wire view. */
+const headerPairs = (headers: RequestInit['headers']): Iterable<[string, string]> => new Headers(headers as ConstructorParameters<typeof Headers>[0]).entries();
+
 export interface SdkFetchOptions {
   call: BindingCall;
   /** The A2A operation, for messages. */
@@ -108,6 +147,9 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
     if (init.signal?.aborted) abort(init.signal.reason);
     // Unary: the whole answer within the timeout. Stream: the headers within it, then each gap between chunks.
     const deadline = setTimeout(() => abort(timeoutReason(call.timeoutMs)), call.timeoutMs);
+    const wire = call.wire?.begin(method, { protocol: 'http', method: init.method ?? 'GET', url, headers: headerPairs(init.headers), body: typeof init.body === 'string' ? init.body : null, stream: streaming }, call.secrets);
+    // A stream's exchange is ended by its body (wireTapped), every other one here.
+    let handedOff = false;
     let res: Response;
     try {
       const { fetch: undiciFetch } = await loadUndici();
@@ -121,8 +163,11 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
       })) as unknown as Response;
     } catch (error) {
       clearTimeout(deadline);
-      throw networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
+      const failure = networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
+      wire?.fail(failure);
+      throw failure;
     }
+    wire?.response(res.status, res.headers);
     try {
       if ((res.status >= 300 && res.status < 400) || res.type === 'opaqueredirect') {
         const location = res.headers.get('location');
@@ -136,10 +181,16 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
       const type = res.headers.get('content-type') ?? '';
       if (streaming && res.ok && type.includes('text/event-stream') && res.body) {
         clearTimeout(deadline);
-        const body = depthLimited(idleLimited(res.body as ReadableStream<Uint8Array>, call.timeoutMs, abort), `an event of the ${method} stream from ${where}`);
+        const raw = res.body as ReadableStream<Uint8Array>;
+        // Closed on purpose (the reader is done, Ctrl-C): the exchange just ends; anything else is its failure.
+        const failure = (error: unknown) => ((controller.signal.reason as Error | undefined)?.name === 'AbortError' ? null : networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets));
+        const tapped = wire ? wireTapped(raw, wire, failure) : raw;
+        handedOff = true;
+        const body = depthLimited(idleLimited(tapped, call.timeoutMs, abort), `an event of the ${method} stream from ${where}`);
         return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
       }
       const text = await readLimited(res, call.maxResponseBytes ?? DEFAULT_MAX, where);
+      wire?.body(NULL_BODY.has(res.status) ? null : text);
       if (isTooDeep(text)) throw tooDeepError(`the ${method} answer from ${where}`);
       if (!res.ok) {
         trace.status = res.status;
@@ -151,10 +202,12 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
       }
       return new Response(NULL_BODY.has(res.status) ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (error) {
-      if (error instanceof MissiveError) throw error;
-      throw networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
+      const failure = error instanceof MissiveError ? error : networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
+      wire?.fail(failure);
+      throw failure;
     } finally {
       clearTimeout(deadline);
+      if (!handedOff) wire?.end();
     }
   };
   return fetchImpl as unknown as typeof fetch;

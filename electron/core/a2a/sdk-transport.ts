@@ -4,7 +4,8 @@
  * HTTP byte still goes through missive's undici dispatcher (`sdkFetch`). Requests come in and results go out as v1.0
  * JSON, exactly what the 1.0 wire code takes and returns, so persistence, outputs and exit codes cannot tell which wire
  * carried a call. Only one piece is missive's own: the v0.3 HTTP+JSON push-config create, whose body the SDK gets wrong
- * for v0.3 servers (see legacy-rest-push.ts).
+ * for v0.3 servers (see legacy-rest-push.ts). gRPC has no fetch to record, so its calls are recorded for the wire view
+ * here (`call.wire`): the RPC, the target, the metadata, and the request and results as JSON.
  */
 import {
   CancelTaskRequest,
@@ -24,12 +25,13 @@ import {
 } from '@a2a-js/sdk';
 import type { RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/v0_3/client';
-import { v1MethodToLegacyJsonRpc } from '@a2a-js/sdk/compat/v0_3';
+import { v1MethodToLegacyGrpc, v1MethodToLegacyJsonRpc } from '@a2a-js/sdk/compat/v0_3';
 import { MissiveError, protocolError } from '../../../shared/errors.js';
 import { isValueTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { networkError, streamBrokenError } from './http.js';
 import type { BindingCall } from './binding-call.js';
+import type { OutgoingRequest, WireRecorder } from './wire.js';
 import { createLegacyRestPushConfig } from './legacy-rest-push.js';
 import { sdkFetch, type HttpTrace } from './sdk-fetch.js';
 import { fromSdkError } from './sdk-errors.js';
@@ -93,6 +95,25 @@ function serviceParameters(call: BindingCall): Record<string, string> {
   }
   return out;
 }
+
+/** The gRPC method path of an operation: `/lf.a2a.v1.A2AService/SendMessage` (1.0), `/a2a.v1.A2AService/…` (v0.3). */
+export function grpcMethodPath(call: Pick<BindingCall, 'iface'>, method: string): string {
+  if (call.iface.dialect !== '0.3') return `/lf.a2a.v1.A2AService/${method}`;
+  try {
+    return `/a2a.v1.A2AService/${v1MethodToLegacyGrpc(method)}`;
+  } catch {
+    return `/a2a.v1.A2AService/${method}`;
+  }
+}
+
+/** A gRPC call as the wire view shows it, when the call is recorded: method path, target, metadata, request JSON. */
+function grpcWire(call: BindingCall, method: string, params: Params, stream: boolean): WireRecorder | undefined {
+  if (!call.wire || call.iface.binding !== 'grpc') return undefined;
+  return call.wire.begin(method, { protocol: 'grpc', method: grpcMethodPath(call, method), url: call.iface.url, headers: serviceParameters(call), body: JSON.stringify(params), stream }, call.secrets);
+}
+
+/** gRPC status OK: what a recorded gRPC exchange shows as its status once results arrive. */
+const GRPC_OK = 0;
 
 interface Prepared {
   transport: Transport;
@@ -173,10 +194,17 @@ export async function callViaSdk(call: BindingCall, method: UnaryMethod, params:
     return createLegacyRestPushConfig(call, params);
   }
   const prepared = await prepare(call, method);
+  const wire = grpcWire(call, method, params, false);
   try {
-    return boundedGrpc(call, await UNARY[method](prepared.transport, params, prepared.options), `the ${method} answer`);
+    const result = boundedGrpc(call, await UNARY[method](prepared.transport, params, prepared.options), `the ${method} answer`);
+    wire?.response(GRPC_OK, {});
+    wire?.body(JSON.stringify(result));
+    wire?.end();
+    return result;
   } catch (error) {
-    throw fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() });
+    const failure = fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() });
+    wire?.fail(failure);
+    throw failure;
   } finally {
     prepared.done();
   }
@@ -191,27 +219,67 @@ function isNetworkFailure(error: unknown): boolean {
   return code.startsWith('UND_ERR') || code.startsWith('ECONN') || (e.name === 'TypeError' && /terminated|fetch failed|other side closed/i.test(e.message ?? ''));
 }
 
+/** Why a stream over the SDK stopped: a broken connection (with how many events arrived), else the SDK error mapped. */
+function streamFailure(error: unknown, call: BindingCall, method: StreamMethodName, prepared: Prepared, received: number): MissiveError {
+  if (!(error instanceof MissiveError) && isNetworkFailure(error) && !prepared.timedOut()) {
+    const where = redactUrl(call.iface.url);
+    return streamBrokenError(where, received, networkError(error, where, call.timeoutMs, call.secrets));
+  }
+  return fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() });
+}
+
 /** A stream over the SDK: yields each StreamResponse as v1.0 JSON. Breaking out of the loop closes it. */
 export async function* streamViaSdk(call: BindingCall, method: StreamMethodName, params: Params, signal?: AbortSignal): AsyncGenerator<unknown> {
   const prepared = await prepare(call, method, signal);
   const { transport, options } = prepared;
   const events = method === 'SendStreamingMessage' ? transport.sendMessageStream(SendMessageRequest.fromJSON(params), options) : transport.resubscribeTask(SubscribeToTaskRequest.fromJSON(params), options);
+  const wire = grpcWire(call, method, params, true);
   let received = 0;
   try {
     for await (const event of events) {
       received++;
       prepared.rearm();
-      yield boundedGrpc(call, StreamResponse.toJSON(event), `event #${received} of the ${method} stream`);
+      const value = boundedGrpc(call, StreamResponse.toJSON(event), `event #${received} of the ${method} stream`);
+      if (wire) {
+        if (received === 1) wire.response(GRPC_OK, {});
+        wire.frame(null, JSON.stringify(value));
+      }
+      yield value;
     }
+    if (wire && received === 0) wire.response(GRPC_OK, {});
   } catch (error) {
-    const ctx = { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() };
-    if (!(error instanceof MissiveError) && isNetworkFailure(error) && !prepared.timedOut()) {
-      const where = redactUrl(call.iface.url);
-      throw streamBrokenError(where, received, networkError(error, where, call.timeoutMs, call.secrets));
-    }
-    throw fromSdkError(error, ctx);
+    const failure = streamFailure(error, call, method, prepared, received);
+    wire?.fail(failure);
+    throw failure;
   } finally {
+    wire?.end();
     prepared.done();
     prepared.abort();
   }
+}
+
+/**
+ * The HTTP request the SDK's v0.3 transport (JSON-RPC or HTTP+JSON) writes for a send or stream, caught before it
+ * leaves: nothing is sent. What requests.preview renders for a v0.3 agent.
+ */
+export async function legacyHttpRequest(call: BindingCall, method: 'SendMessage' | 'SendStreamingMessage', params: Params): Promise<OutgoingRequest> {
+  let captured: OutgoingRequest | undefined;
+  const held = new Error('held back: a preview sends nothing');
+  const fetchImpl = (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const headers = [...new Headers(init.headers as ConstructorParameters<typeof Headers>[0]).entries()];
+    captured = { protocol: 'http', method: init.method ?? 'GET', url, headers, body: typeof init.body === 'string' ? init.body : null };
+    throw held;
+  }) as unknown as typeof fetch;
+  const transport = call.iface.binding === 'json-rpc' ? new LegacyJsonRpcTransport({ endpoint: call.iface.url, fetchImpl }) : new LegacyRestTransport({ endpoint: call.iface.url, fetchImpl });
+  const options: RequestOptions = { serviceParameters: serviceParameters(call) };
+  const request = SendMessageRequest.fromJSON(params);
+  try {
+    if (method === 'SendMessage') await transport.sendMessage(request, options);
+    else for await (const _ of transport.sendMessageStream(request, options)) break;
+  } catch (error) {
+    if (!captured) throw fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: { status: null, url: null }, timedOut: false });
+  }
+  if (!captured) throw new MissiveError('internal', 'preview_not_captured', `the SDK wrote no ${method} request for ${redactUrl(call.iface.url)}`);
+  return captured;
 }

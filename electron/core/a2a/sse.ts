@@ -2,6 +2,8 @@
  * Server-sent A2A streams (SendStreamingMessage, SubscribeToTask) over both bindings. The body is parsed
  * incrementally with eventsource-parser and each record is yielded as soon as it is complete: nothing buffers
  * the whole stream. Every record is checked as a StreamResponse; failures carry the record's sequence number.
+ * With a wire capture (`call.wire`), the request, the answer's status and headers and every SSE record (a frame with
+ * its arrival time) are recorded too.
  */
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
@@ -10,12 +12,13 @@ import { MissiveError, protocolError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertOk, networkError, streamBrokenError, tryJson } from './http.js';
+import { assertOk, flattenHeaders, networkError, streamBrokenError, tryJson } from './http.js';
 import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { viaSdk } from './interfaces.js';
 import { checkStreamResponse, type StreamRecord } from './stream-response.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 import { loadUndici } from './undici.js';
+import type { WireCapture, WireRecorder } from './wire.js';
 
 export type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
 
@@ -80,20 +83,48 @@ async function* sdkStream(call: StreamCall, method: StreamMethod, params: Record
   }
 }
 
-/** Opens the stream and yields each StreamResponse as it arrives. Breaking out of the loop closes the connection. */
-export async function* openStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
-  if (viaSdk(call.iface)) return yield* sdkStream(call, method, params);
+/** The POST that opens a stream on the 1.0 wire: HTTP+JSON route or JSON-RPC envelope (also what requests.preview renders). */
+export function streamRequest(call: Pick<BindingCall, 'iface' | 'headers'>, method: StreamMethod, params: Record<string, unknown>): { url: string; headers: Record<string, string>; body: string } {
   const { iface } = call;
   const rest = iface.binding === 'http+json';
-  const url = rest ? `${iface.url.replace(/\/+$/, '')}/${REST_STREAM_PATHS[method](params)}` : iface.url;
+  return {
+    url: rest ? `${iface.url.replace(/\/+$/, '')}/${REST_STREAM_PATHS[method](params)}` : iface.url,
+    headers: { ...call.headers, 'Content-Type': rest ? A2A_JSON : 'application/json', Accept: 'text/event-stream' },
+    body: rest ? JSON.stringify(params) : JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+  };
+}
+
+/** Opens the stream and yields each StreamResponse as it arrives. Breaking out of the loop closes the connection. */
+export function openStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+  if (viaSdk(call.iface)) return sdkStream(call, method, params);
+  const req = streamRequest(call, method, params);
+  return call.wire ? recordedStream(call, method, req, call.wire) : httpStream(call, method, req);
+}
+
+/** The wire view of a 1.0 stream: the exchange ends when the stream does (or the caller stops reading), or fails with it. */
+async function* recordedStream(call: StreamCall, method: StreamMethod, req: ReturnType<typeof streamRequest>, capture: WireCapture): AsyncGenerator<SequencedRecord> {
+  const wire = capture.begin(method, { protocol: 'http', method: 'POST', ...req, stream: true }, call.secrets);
+  try {
+    yield* httpStream(call, method, req, wire);
+  } catch (error) {
+    wire.fail(error);
+    throw error;
+  } finally {
+    wire.end();
+  }
+}
+
+/** The 1.0 SSE stream itself; `wire` records the answer's status, headers and every SSE record as it is parsed. */
+async function* httpStream(call: StreamCall, method: StreamMethod, { url, headers, body }: ReturnType<typeof streamRequest>, wire?: WireRecorder): AsyncGenerator<SequencedRecord> {
+  const { iface } = call;
+  const rest = iface.binding === 'http+json';
   const where = redactUrl(url);
-  const body = rest ? JSON.stringify(params) : JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params });
   let res: Dispatcher.ResponseData;
   try {
     const { request } = await loadUndici();
     res = await request(url, {
       method: 'POST',
-      headers: { ...call.headers, 'Content-Type': rest ? A2A_JSON : 'application/json', Accept: 'text/event-stream' },
+      headers,
       body,
       dispatcher: call.dispatcher,
       headersTimeout: call.timeoutMs,
@@ -104,10 +135,12 @@ export async function* openStream(call: StreamCall, method: StreamMethod, params
   } catch (error) {
     throw networkError(error, where, call.timeoutMs, call.secrets);
   }
+  wire?.response(res.statusCode, flattenHeaders(res.headers));
 
   const type = String(res.headers['content-type'] ?? '');
   if (res.statusCode < 200 || res.statusCode >= 300 || !type.includes('text/event-stream')) {
     const text = await readSmall(res.body);
+    wire?.body(text);
     const flat = { status: res.statusCode, headers: {}, body: text };
     if (!rest && text) {
       const parsed = tryJson(text) as { error?: JsonRpcErrorObject } | undefined;
@@ -119,7 +152,12 @@ export async function* openStream(call: StreamCall, method: StreamMethod, params
   }
 
   const pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => void pending.push(event) });
+  const parser = createParser({
+    onEvent: (event) => {
+      wire?.frame(event.event, event.data);
+      pending.push(event);
+    },
+  });
   const decoder = new TextDecoder('utf-8');
   let sequence = 0;
   let finished = false;

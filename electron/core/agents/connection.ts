@@ -6,6 +6,7 @@ import type { Core } from '../context.js';
 import type { Binding } from '../config/schema.js';
 import type { BindingCall } from '../a2a/bindings.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
+import type { WireCapture } from '../a2a/wire.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
 import { decidePin, plaintextWarning, type PinDecision } from '../auth/origin-pin.js';
 import { loadCard, selectInterface, type CardResult } from './discovery.js';
@@ -39,7 +40,7 @@ function dialectHeaders(headers: Record<string, string>, iface: SelectedInterfac
   return out;
 }
 
-export const bindingCall = (core: Core, iface: SelectedInterface, outbound: Outbound, alias?: string): BindingCall => {
+export const bindingCall = (core: Core, iface: SelectedInterface, outbound: Outbound, alias?: string, wire?: WireCapture): BindingCall => {
   const version = spokenVersion(core, iface);
   return {
     iface,
@@ -49,6 +50,7 @@ export const bindingCall = (core: Core, iface: SelectedInterface, outbound: Outb
     dispatcher: core.dispatcher,
     secrets: outbound.secrets,
     alias,
+    wire,
   };
 };
 
@@ -57,6 +59,8 @@ export interface ConnectOptions {
   checkCard?: (card: CardResult) => void;
   /** Secrets this request hands the agent in its body (push token, callback credentials), by name: pinned too. */
   bodySecrets?: string[];
+  /** Records every exchange of the calls made through this connection (the wire view). */
+  wire?: WireCapture;
 }
 
 /** Loads the (cached) card, checks it with `checkCard`, negotiates the interface, resolves auth and pins it. */
@@ -72,7 +76,7 @@ export async function connect(core: Core, alias: string, options: ConnectOptions
     const warning = plaintextWarning(iface.url, `the credentials of "${agent.alias}"`);
     if (warning) core.warn(warning);
   }
-  const call = bindingCall(core, iface, outbound, agent.alias);
+  const call = bindingCall(core, iface, outbound, agent.alias, options.wire);
   const meta = serviceParameterMetadata({ ...core.serviceParameters, version: call.protocolVersion });
   return { alias: agent.alias, card, iface, outbound, call, pin, meta };
 }

@@ -62,8 +62,23 @@ export async function requestCard(core: Core, baseUrl: string, req: CardRequest)
   throw new Error('unreachable: the card URL list is never empty');
 }
 
-/** Fetches the card (conditionally when validators are cached) and stores it. */
+/**
+ * Fetches the card (conditionally when validators are cached) and stores it. Every outcome is journaled: fetched,
+ * not modified, or `a2a.agent_card.failed` with the error report (what agent health reads).
+ */
 export async function fetchCard(core: Core, agent: AgentRow, conditional: boolean): Promise<CardResult> {
+  try {
+    return await fetchAndStoreCard(core, agent, conditional);
+  } catch (error) {
+    const report = toMissiveError(error).toReport();
+    const db = core.store().db;
+    // An agent removed meanwhile has no row to journal against.
+    if (getAgent(db, agent.alias)) appendEvent(db, { type: 'a2a.agent_card.failed', agentAlias: agent.alias, payload: { error: report } });
+    throw error;
+  }
+}
+
+async function fetchAndStoreCard(core: Core, agent: AgentRow, conditional: boolean): Promise<CardResult> {
   const outbound = await outboundFor(core, agent, { Accept: 'application/json' });
   if (outbound.auth.size) {
     const warning = plaintextWarning(agent.baseUrl, `the credentials of "${agent.alias}"`);

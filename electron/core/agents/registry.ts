@@ -1,8 +1,11 @@
 /** Agent registry service: add, list, show, remove, rename. Config-seeded agents are read-only. */
 import { usageError, configError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { BINDINGS, httpUrl, identifier, bindingName, interfaceUrl, trustedOrigin, type Binding } from '../config/schema.js';
-import { formatOrigin, originKey } from '../security/origins.js';
+import { BINDINGS, bindingName, interfaceUrl, type Binding } from '../config/schema.js';
+import { validateAlias } from '../validation/alias.js';
+import { validateBaseUrl, withoutUserinfo } from '../validation/url.js';
+import { parseTrustedOrigin } from '../validation/trusted-origin.js';
+import { parseMetadata } from '../validation/metadata.js';
 import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, renameAgent, type AgentRow } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import { appendEvent } from '../store/repos/events.js';
@@ -66,18 +69,6 @@ export function agentView(row: AgentRow): AgentView {
   };
 }
 
-export function validateAlias(alias: string, what = 'alias'): string {
-  const result = identifier.safeParse(alias);
-  if (!result.success) throw usageError('invalid_alias', `${what} "${alias}" ${result.error.issues[0]!.message}`);
-  return alias;
-}
-
-export function validateBaseUrl(url: string, what = 'base URL'): string {
-  const result = httpUrl.safeParse(url);
-  if (!result.success) throw usageError('invalid_url', `${what} "${url.replace(/\/\/[^@/]*@/, '//[REDACTED]@')}" ${result.error.issues[0]!.message}`);
-  return url;
-}
-
 function parseInterface(text: string): [Binding, string] {
   const eq = text.indexOf('=');
   const binding = bindingName.safeParse(text.slice(0, eq).trim().toLowerCase());
@@ -85,32 +76,8 @@ function parseInterface(text: string): [Binding, string] {
   const url = text.slice(eq + 1).trim();
   if (binding.data !== 'grpc') return [binding.data, validateBaseUrl(url, `--interface ${binding.data} URL`)];
   const result = interfaceUrl.safeParse(url);
-  if (!result.success) throw usageError('invalid_url', `--interface grpc URL "${url.replace(/\/\/[^@/]*@/, '//[REDACTED]@')}" ${result.error.issues[0]!.message}`);
+  if (!result.success) throw usageError('invalid_url', `--interface grpc URL "${withoutUserinfo(url)}" ${result.error.issues[0]!.message}`);
   return [binding.data, url];
-}
-
-/** `--trust-origin`: an origin (scheme://host[:port]), kept in the canonical form credential pinning compares. */
-export function parseTrustedOrigin(text: string): string {
-  const result = trustedOrigin.safeParse(text.trim());
-  const key = result.success ? originKey(text.trim()) : null;
-  if (!key) throw usageError('invalid_origin', `--trust-origin "${text}" ${result.success ? 'is not an origin' : result.error.issues[0]!.message}`, 'Give scheme://host[:port], e.g. https://api.example.com');
-  return formatOrigin(key);
-}
-
-/** `K=V`; the value is parsed as JSON when it can be. */
-export function parseMetadata(items: string[] = []): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const item of items) {
-    const eq = item.indexOf('=');
-    if (eq <= 0) throw usageError('invalid_metadata', `--metadata "${item}" is not K=V`);
-    const raw = item.slice(eq + 1);
-    try {
-      out[item.slice(0, eq)] = JSON.parse(raw);
-    } catch {
-      out[item.slice(0, eq)] = raw;
-    }
-  }
-  return out;
 }
 
 export function requireAgent(core: Core, alias: string): AgentRow {

@@ -4,7 +4,7 @@ import type { Core } from '../context.js';
 import { envVarName, headerName } from '../config/schema.js';
 import { deleteAuthRef, getAuthRef, listAuthRefs, upsertAuthRef, type AuthRefRow } from '../store/repos/auth-refs.js';
 import { appendEvent } from '../store/repos/events.js';
-import { validateAlias } from '../agents/registry.js';
+import { validateAlias } from '../validation/alias.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';
 
 export interface AuthRefView {

@@ -14,7 +14,7 @@ import type { SelectedInterface } from '../a2a/interfaces.js';
 import { appendEvent } from '../store/repos/events.js';
 import { directResponsesOf, ensureContext, getTask, latestTaskOf, TERMINAL_STATES, type TaskStateName } from '../store/repos/conversation.js';
 import { refreshTask } from '../tasks/service.js';
-import { TASK_STATE_NAMES } from '../messaging/task-state.js';
+import { TASK_STATE_NAMES } from '../tasks/task-state.js';
 import { requireGroup } from './groups.js';
 import { resolveContextId } from '../contexts/service.js';
 import type { FailurePolicy, FanOutResult } from './fan-out.js';

@@ -12,7 +12,7 @@ import { appendEvent } from '../store/repos/events.js';
 import { ensureContext, type TaskStateName } from '../store/repos/conversation.js';
 import { buildParts } from '../messaging/parts.js';
 import { buildSend, deliverSend, recordRequest, type PreparedSend, type SendInput } from '../messaging/send.js';
-import { requireGroup } from './groups.js';
+import { requireGroup, type GroupView } from './groups.js';
 import { assertContextOpen, resolveContextId } from '../contexts/service.js';
 
 export type Execution = 'concurrent' | 'sequential';
@@ -67,35 +67,78 @@ export interface FanOutInput {
 /** Task states that mean the agent took the message but the work failed. */
 const FAILED_STATES = new Set<TaskStateName>(['failed', 'rejected']);
 
+type PlannedSend = ReturnType<FanOutInput['plan']>[number];
+
+/** One fan-out in progress: what was decided before the first send, and the members' results as they come in. */
+interface FanOutRun {
+  core: Core;
+  kind: FanOutResult['kind'];
+  group: GroupView;
+  operationId: string;
+  contextId: string;
+  contextCreated: boolean;
+  execution: Execution;
+  failurePolicy: FailurePolicy;
+  maxConcurrency: number;
+  started: number;
+  /** Epoch ms that bounds the whole run (--timeout). */
+  deadline: number;
+  /** The sends, in rank order (then input order); `members[i]` is the result of `plan[i]`. */
+  plan: PlannedSend[];
+  members: MemberResult[];
+  /** Parts and bytes of the first request built, for the summary. */
+  request: { parts: number | null; bytes: number | null };
+  /** Set once a member failed or timed out under `--failure-policy stop`: members not sent yet are skipped. */
+  stopped: boolean;
+  onMember?: (member: MemberResult) => void;
+}
+
 export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanOutInput): Promise<FanOutResult> {
+  const run = planRun(core, kind, input);
+  checkInputsOnce(run);
+  journalStart(run);
+  if (run.execution === 'sequential') await sendOneByOne(run);
+  else await sendConcurrently(run);
+  return collectOutcome(run);
+}
+
+/** The group (never empty), the options with their defaults, the shared context and the sends in rank order. */
+function planRun(core: Core, kind: FanOutResult['kind'], input: FanOutInput): FanOutRun {
   const group = requireGroup(core, input.group);
   if (group.members.length === 0) throw new MissiveError('validation', 'empty_group', `group "${group.group_name}" has no members`, { help: `Add one with: missive group add ${group.group_name} <alias>` });
   const started = Date.now();
-  const deadline = started + core.timeoutMs;
   const execution = input.execution ?? 'concurrent';
-  const failurePolicy = input.failurePolicy ?? 'stop';
-  const maxConcurrency = execution === 'sequential' ? 1 : Math.max(1, input.maxConcurrency ?? 16);
-  const operationId = randomUUID();
-  const store = core.store();
-  const contextId = input.contextId ? resolveContextId(store.db, input.contextId) : randomUUID();
-  assertContextOpen(store.db, contextId);
-  const contextCreated = !input.contextId || !store.db.prepare(`SELECT 1 FROM contexts WHERE context_id = ?`).get(contextId);
+  const db = core.store().db;
+  const contextId = input.contextId ? resolveContextId(db, input.contextId) : randomUUID();
+  assertContextOpen(db, contextId);
+  const contextCreated = !input.contextId || !db.prepare(`SELECT 1 FROM contexts WHERE context_id = ?`).get(contextId);
   const plan = input.plan(group.members.length).sort((a, b) => a.member - b.member || (a.inputIndex ?? 0) - (b.inputIndex ?? 0));
-  // Bad input (a missing file, an oversized message) is the user's error once, not every member's failure.
-  for (const inputs of new Set(plan.map((p) => p.input))) buildParts(inputs, inputs.cwd, core.config.qos.maxRequestBytes);
-  store.transaction(() => {
-    ensureContext(store.db, contextId, null, { created_by: kind, group: group.group_name });
-    appendEvent(store.db, {
-      type: `missive.${kind}.started`,
-      contextId,
-      payload: { operation_id: operationId, group: group.group_name, members: group.members.map((m) => ({ alias: m.agent_alias, rank: m.rank })), execution, max_concurrency: maxConcurrency, failure_policy: failurePolicy },
-    });
-  });
+  return {
+    core,
+    kind,
+    group,
+    operationId: randomUUID(),
+    contextId,
+    contextCreated,
+    execution,
+    failurePolicy: input.failurePolicy ?? 'stop',
+    maxConcurrency: execution === 'sequential' ? 1 : Math.max(1, input.maxConcurrency ?? 16),
+    started,
+    deadline: started + core.timeoutMs,
+    plan,
+    members: plan.map((p) => pendingMember(group, p, contextId)),
+    request: { parts: null, bytes: null },
+    stopped: false,
+    onMember: input.onMember,
+  };
+}
 
-  const members: MemberResult[] = plan.map((p) => ({
-    alias: group.members[p.member]!.agent_alias,
-    rank: group.members[p.member]!.rank,
-    input_index: p.inputIndex,
+function pendingMember(group: GroupView, planned: PlannedSend, contextId: string): MemberResult {
+  const member = group.members[planned.member]!;
+  return {
+    alias: member.agent_alias,
+    rank: member.rank,
+    input_index: planned.inputIndex,
     status: 'pending',
     request_message_id: null,
     selected_interface: null,
@@ -105,114 +148,152 @@ export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanO
     state: null,
     latency_ms: null,
     error: null,
-  }));
-  let stopped = false;
-  let parts: number | null = null;
-  let bytes: number | null = null;
+  };
+}
 
-  const record = (member: MemberResult, status: MemberStatus, error: MissiveError | null) => {
-    member.status = status;
-    member.error = error ? error.toReport() : null;
+/** Bad input (a missing file, an oversized message) is the user's error once, not every member's failure. */
+function checkInputsOnce(run: FanOutRun): void {
+  for (const inputs of new Set(run.plan.map((p) => p.input))) buildParts(inputs, inputs.cwd, run.core.config.qos.maxRequestBytes);
+}
+
+/** The shared context and `missive.<kind>.started`, in one transaction. */
+function journalStart(run: FanOutRun): void {
+  const store = run.core.store();
+  store.transaction(() => {
+    ensureContext(store.db, run.contextId, null, { created_by: run.kind, group: run.group.group_name });
     appendEvent(store.db, {
-      type: `missive.${kind}.member.${status}`,
-      agentAlias: member.alias,
-      contextId,
-      taskId: member.task_id,
-      payload: { operation_id: operationId, rank: member.rank, input_index: member.input_index, state: member.state, latency_ms: member.latency_ms, request_message_id: member.request_message_id, error: member.error },
+      type: `missive.${run.kind}.started`,
+      contextId: run.contextId,
+      payload: {
+        operation_id: run.operationId,
+        group: run.group.group_name,
+        members: run.group.members.map((m) => ({ alias: m.agent_alias, rank: m.rank })),
+        execution: run.execution,
+        max_concurrency: run.maxConcurrency,
+        failure_policy: run.failurePolicy,
+      },
     });
-    if ((status === 'failed' || status === 'timeout') && failurePolicy === 'stop') stopped = true;
-  };
-  const finish = (member: MemberResult, status: MemberStatus, error: MissiveError | null) => {
-    record(member, status, error);
-    input.onMember?.(member);
-  };
-  const fail = (member: MemberResult, error: unknown) => {
-    const err = toMissiveError(error);
-    finish(member, err.code === 'missive::transport::timeout' ? 'timeout' : 'failed', err);
-  };
-  const gate = (member: MemberResult): boolean => {
-    if (stopped) finish(member, 'skipped', null);
-    else if (Date.now() >= deadline) finish(member, 'timeout', new MissiveError('transport', 'timeout', 'the deadline passed before this member was sent'));
-    else return true;
-    return false;
-  };
+  });
+}
 
-  /** Resolves card, interface and auth and builds the request; null when the member already failed. */
-  const build = async (index: number): Promise<PreparedSend | null> => {
-    const member = members[index]!;
-    try {
-      const prepared = await buildSend(core, { ...plan[index]!.input, agent: member.alias, contextId, deadline }, 'send');
-      member.request_message_id = prepared.messageId;
-      member.selected_interface = prepared.iface;
-      parts ??= prepared.parts;
-      bytes ??= prepared.requestBytes;
-      return prepared;
-    } catch (error) {
-      fail(member, error);
-      return null;
-    }
-  };
-
-  /** Sends one recorded request; the answer and the member's journal row commit in one transaction. */
-  const deliver = async (index: number, prepared: PreparedSend) => {
-    const member = members[index]!;
-    if (!gate(member)) return;
-    member.status = 'running';
-    input.onMember?.(member);
-    const t0 = performance.now();
-    try {
-      await deliverSend(core, prepared, (result) => {
-        member.latency_ms = Math.round(performance.now() - t0);
-        member.response_shape = result.response_shape;
-        member.task_id = result.task?.task_id ?? null;
-        member.state = result.task?.state ?? null;
-        if (member.state && FAILED_STATES.has(member.state)) {
-          record(member, 'failed', new MissiveError('orchestration', `task_${member.state}`, `the agent answered with a ${member.state} task`, { exitCode: 80 }));
-        } else record(member, 'succeeded', null);
-      });
-      input.onMember?.(member);
-    } catch (error) {
-      member.latency_ms = Math.round(performance.now() - t0);
-      fail(member, error);
-    }
-  };
-
-  const limit = pLimit(maxConcurrency);
-  if (execution === 'sequential') {
-    for (let i = 0; i < members.length; i++) {
-      if (!gate(members[i]!)) continue;
-      const prepared = await build(i);
-      if (!prepared) continue;
-      store.transaction(() => recordRequest(core, prepared));
-      await deliver(i, prepared);
-    }
-  } else {
-    // Resolve every member first, record every request in one transaction, then send them all.
-    const prepared = await Promise.all(members.map((m, i) => limit(async () => (gate(m) ? build(i) : null))));
-    store.transaction(() => prepared.forEach((p) => p && recordRequest(core, p)));
-    await Promise.all(prepared.map((p, i) => (p ? limit(() => deliver(i, p)) : undefined)));
+/** Sequential: each member is built, recorded and sent before the next one starts. */
+async function sendOneByOne(run: FanOutRun): Promise<void> {
+  const store = run.core.store();
+  for (let i = 0; i < run.members.length; i++) {
+    if (!mayStillSend(run, run.members[i]!)) continue;
+    const prepared = await prepareMember(run, i);
+    if (!prepared) continue;
+    store.transaction(() => recordRequest(run.core, prepared));
+    await deliverToMember(run, i, prepared);
   }
+}
 
+/** Concurrent: build every member (at most `maxConcurrency` at once), record every request in one transaction, then send them all. */
+async function sendConcurrently(run: FanOutRun): Promise<void> {
+  const limit = pLimit(run.maxConcurrency);
+  const prepared = await Promise.all(run.members.map((m, i) => limit(async () => (mayStillSend(run, m) ? prepareMember(run, i) : null))));
+  run.core.store().transaction(() => prepared.forEach((p) => p && recordRequest(run.core, p)));
+  await Promise.all(prepared.map((p, i) => (p ? limit(() => deliverToMember(run, i, p)) : undefined)));
+}
+
+/** Resolves card, interface and auth and builds the member's request; null when the member already failed. */
+async function prepareMember(run: FanOutRun, index: number): Promise<PreparedSend | null> {
+  const member = run.members[index]!;
+  try {
+    const prepared = await buildSend(run.core, { ...run.plan[index]!.input, agent: member.alias, contextId: run.contextId, deadline: run.deadline }, 'send');
+    member.request_message_id = prepared.messageId;
+    member.selected_interface = prepared.iface;
+    run.request.parts ??= prepared.parts;
+    run.request.bytes ??= prepared.requestBytes;
+    return prepared;
+  } catch (error) {
+    failMember(run, member, error);
+    return null;
+  }
+}
+
+/**
+ * Sends one recorded request. The answer and the member's journal row are written in the same savepoint of the
+ * send path's group commit (`deliverSend`), so they commit together.
+ */
+async function deliverToMember(run: FanOutRun, index: number, prepared: PreparedSend): Promise<void> {
+  const member = run.members[index]!;
+  if (!mayStillSend(run, member)) return;
+  member.status = 'running';
+  run.onMember?.(member);
+  const t0 = performance.now();
+  try {
+    await deliverSend(run.core, prepared, (result) => {
+      member.latency_ms = Math.round(performance.now() - t0);
+      member.response_shape = result.response_shape;
+      member.task_id = result.task?.task_id ?? null;
+      member.state = result.task?.state ?? null;
+      if (member.state && FAILED_STATES.has(member.state)) {
+        recordOutcome(run, member, 'failed', new MissiveError('orchestration', `task_${member.state}`, `the agent answered with a ${member.state} task`, { exitCode: 80 }));
+      } else recordOutcome(run, member, 'succeeded', null);
+    });
+    run.onMember?.(member);
+  } catch (error) {
+    member.latency_ms = Math.round(performance.now() - t0);
+    failMember(run, member, error);
+  }
+}
+
+/** False (and the member finished as skipped or timed out) once the run stopped or its deadline passed. */
+function mayStillSend(run: FanOutRun, member: MemberResult): boolean {
+  if (run.stopped) finishMember(run, member, 'skipped', null);
+  else if (Date.now() >= run.deadline) finishMember(run, member, 'timeout', new MissiveError('transport', 'timeout', 'the deadline passed before this member was sent'));
+  else return true;
+  return false;
+}
+
+/** A member's failure: a timeout when the error is one, else failed. */
+function failMember(run: FanOutRun, member: MemberResult, error: unknown): void {
+  const err = toMissiveError(error);
+  finishMember(run, member, err.code === 'missive::transport::timeout' ? 'timeout' : 'failed', err);
+}
+
+/** Records the member's final status and reports it to `onMember`. */
+function finishMember(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): void {
+  recordOutcome(run, member, status, error);
+  run.onMember?.(member);
+}
+
+/** Sets the member's status, journals `missive.<kind>.member.<status>`, and stops the run on a failure under `stop`. */
+function recordOutcome(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): void {
+  member.status = status;
+  member.error = error ? error.toReport() : null;
+  appendEvent(run.core.store().db, {
+    type: `missive.${run.kind}.member.${status}`,
+    agentAlias: member.alias,
+    contextId: run.contextId,
+    taskId: member.task_id,
+    payload: { operation_id: run.operationId, rank: member.rank, input_index: member.input_index, state: member.state, latency_ms: member.latency_ms, request_message_id: member.request_message_id, error: member.error },
+  });
+  if ((status === 'failed' || status === 'timeout') && run.failurePolicy === 'stop') run.stopped = true;
+}
+
+/** Counts the members' outcomes into the run's status and exit code, and journals `missive.<kind>.completed`. */
+function collectOutcome(run: FanOutRun): FanOutResult {
   const counts = { succeeded: 0, failed: 0, timeout: 0, skipped: 0 };
-  for (const m of members) if (m.status in counts) counts[m.status as keyof typeof counts]++;
+  for (const m of run.members) if (m.status in counts) counts[m.status as keyof typeof counts]++;
   const status: FanOutResult['status'] =
-    counts.timeout > 0 ? 'timeout' : counts.failed + counts.skipped === 0 ? 'succeeded' : failurePolicy === 'continue' && counts.succeeded > 0 ? 'partial_failure' : 'failed';
-  const exitCode = status === 'timeout' ? 82 : status === 'failed' ? 70 : 0;
+    counts.timeout > 0 ? 'timeout' : counts.failed + counts.skipped === 0 ? 'succeeded' : run.failurePolicy === 'continue' && counts.succeeded > 0 ? 'partial_failure' : 'failed';
   const result: FanOutResult = {
-    operation_id: operationId,
-    kind,
-    group: group.group_name,
+    operation_id: run.operationId,
+    kind: run.kind,
+    group: run.group.group_name,
     status,
-    execution,
-    max_concurrency: maxConcurrency,
-    failure_policy: failurePolicy,
-    request: { context_id: contextId, context_created: contextCreated, parts, bytes },
+    execution: run.execution,
+    max_concurrency: run.maxConcurrency,
+    failure_policy: run.failurePolicy,
+    request: { context_id: run.contextId, context_created: run.contextCreated, parts: run.request.parts, bytes: run.request.bytes },
     counts,
-    members,
-    elapsed_ms: Date.now() - started,
-    exit_code: exitCode,
+    members: run.members,
+    elapsed_ms: Date.now() - run.started,
+    exit_code: status === 'timeout' ? 82 : status === 'failed' ? 70 : 0,
   };
-  appendEvent(store.db, { type: `missive.${kind}.completed`, contextId, payload: { operation_id: operationId, status, counts, elapsed_ms: result.elapsed_ms } });
+  appendEvent(run.core.store().db, { type: `missive.${run.kind}.completed`, contextId: run.contextId, payload: { operation_id: run.operationId, status, counts, elapsed_ms: result.elapsed_ms } });
   return result;
 }
 

@@ -5,7 +5,8 @@
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { agentCapabilities } from '../agents/discovery.js';
-import { requireAgent, validateAlias } from '../agents/registry.js';
+import { requireAgent } from '../agents/registry.js';
+import { validateAlias } from '../validation/alias.js';
 import { appendEvent } from '../store/repos/events.js';
 import { deleteGroup as dropGroup, getGroup, insertGroup, listGroups as allGroups, listMembers, removeMember as dropMember, upsertMember, type GroupRow, type MemberRow } from '../store/repos/groups.js';
 

@@ -6,7 +6,7 @@
  * artifact. A member with no task and no direct answer is `missing_task`; one with nothing to show is `empty_output`.
  */
 import type { Db } from '../store/db.js';
-import { textOfParts } from '../messaging/parts.js';
+import { textOfParts } from '../a2a/part-text.js';
 import {
   directResponsesOf,
   getArtifact,

@@ -13,6 +13,8 @@ export interface EventFilter {
   context?: string;
   task?: string;
   since?: string;
+  /** Free text: case-insensitive, against type, agent, ids and the redacted payload (the Events view's search). */
+  search?: string;
   limit?: number;
 }
 
@@ -41,6 +43,7 @@ export function toQuery(filter: EventFilter): EventQuery {
     contextId: filter.context,
     taskId: filter.task,
     since: filter.since ? new Date(filter.since).toISOString() : undefined,
+    search: filter.search || undefined,
     limit: filter.limit,
   };
 }

@@ -16,7 +16,7 @@ import type { TaskStateName } from '../store/repos/conversation.js';
 import type { JobKind } from '../store/repos/gateway-jobs.js';
 import { applyUpdate } from '../tasks/apply-update.js';
 import { refreshTask } from '../tasks/service.js';
-import { SETTLED_STATES } from '../messaging/task-state.js';
+import { SETTLED_STATES } from '../tasks/task-state.js';
 
 
 

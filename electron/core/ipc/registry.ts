@@ -22,10 +22,16 @@ import { cancelTask, localTask, remoteTask, waitForTask } from '../tasks/service
 import { exportArtifacts, showArtifact } from '../artifacts/service.js';
 import { listEvents } from '../store/repos/events.js';
 import { createContext, exportContext, forkContext, listContextSummaries } from '../contexts/service.js';
-import { createReceiver, type Receiver } from '../webhook/receiver.js';
 import { deleteSecret, listAuth, setSecret } from '../auth/service.js';
 import { VERSION } from '../version.js';
-import { registerDemoAgents, startDemoAgents, type DemoAgents } from '../demo/demo.js';
+import { agentsHealth, refreshAllAgents } from '../agents/health.js';
+import { previewRequests } from '../messaging/preview.js';
+import { getHistoryEntry, listHistory } from '../history/service.js';
+import { contextThread } from '../contexts/thread.js';
+import { createWebhookHost } from './webhook-host.js';
+import { createDemoHost } from './demo-host.js';
+import { tailEvents } from './event-tail.js';
+import { createWireLog, recordWireCalls } from './wire-log.js';
 
 export interface RegistryDeps {
   core: Core;
@@ -50,14 +56,16 @@ export interface Registry {
 
 export function createRegistry(deps: RegistryDeps): Registry {
   const { core, cwd } = deps;
-  let receiver: Receiver | null = null;
-  let demo: DemoAgents | null = null;
   const emit = <E extends EventChannel>(channel: E, payload: unknown) => {
     const checked = EVENT_CHANNELS[channel].safeParse(redactValue(payload));
     if (checked.success) deps.emit(channel, checked.data as EventPayload<E>);
   };
   const withCwd = (agent: string, inputs: Omit<SendInput, 'agent' | 'cwd'>): SendInput => ({ ...inputs, agent, cwd });
-  const webhookStats = () => receiver?.stats() ?? { listening: false, url: null, accepted: 0, rejected: 0, last: null };
+  const webhook = createWebhookHost(core, (arrival) => emit('webhook.arrival', arrival));
+  const demo = createDemoHost(core);
+  /** The wire of recent sends and streams of this session, by request message id (history.get shows it). */
+  const wireLog = createWireLog();
+  const wireCalls = recordWireCalls(wireLog);
 
   const handlers: Handlers = {
     'app.info': () => ({ version: VERSION, profile: core.config.profile, profiles: core.config.profiles, config: core.config.source.path ?? null, state: core.paths.state, database: core.paths.database }),
@@ -65,8 +73,13 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'agents.add': (i) => addAgent(core, i),
     'agents.remove': (i) => removeAgent(core, i.alias),
     'agents.inspect': (i) => inspectAgent(core, i.alias, { refresh: i.refresh, binding: i.binding }),
-    'messages.send': (i) => sendMessage(core, withCwd(i.agent, i.inputs)),
-    'messages.stream': (i) => streamMessage(core, { ...withCwd(i.agent, i.inputs), force: i.force, onEvent: (e) => emit('messages.stream.event', e) }),
+    'agents.refreshAll': () => refreshAllAgents(core),
+    'agents.health': () => ({ agents: agentsHealth(core) }),
+    'messages.send': (i) => wireCalls.run(i.wire, (wire) => sendMessage(core, { ...withCwd(i.agent, i.inputs), ...wire })),
+    'messages.stream': (i) => wireCalls.run(i.wire, (wire) => streamMessage(core, { ...withCwd(i.agent, i.inputs), ...wire, force: i.force, onEvent: (e) => emit('messages.stream.event', e) })),
+    'requests.preview': (i) => previewRequests(core, { ...i, cwd }),
+    'history.list': (i) => listHistory(core, i),
+    'history.get': (i) => getHistoryEntry(core, i.messageId, (id) => wireLog.get(id)),
     'groups.list': () => ({ groups: listGroups(core) }),
     'groups.show': (i) => requireGroup(core, i.group),
     'groups.create': (i) => createGroup(core, i.group, { members: i.members }),
@@ -98,50 +111,24 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'tasks.wait': (i) => waitForTask(core, i.taskId, { local: i.local }),
     'artifacts.show': (i) => showArtifact(core, i.taskId, i.artifactId),
     'artifacts.export': (i) => exportArtifacts(core, i.taskId, i.outputDir, { force: i.force, cwd }),
-    'events.query': (i) => ({ events: listEvents(core.store().db, { limit: i.limit ?? 1000, type: i.type, contextId: i.contextId, taskId: i.taskId, afterSequence: i.afterSequence }) }),
+    'events.query': (i) => ({ events: listEvents(core.store().db, { limit: i.limit ?? 1000, type: i.type, contextId: i.contextId, taskId: i.taskId, afterSequence: i.afterSequence, search: i.search }) }),
     'contexts.list': () => ({ contexts: listContextSummaries(core) }),
     'contexts.create': (i) => createContext(core, { name: i.name }),
     'contexts.fork': (i) => forkContext(core, i.context, i.name),
+    'contexts.thread': (i) => contextThread(core, i.context),
     'contexts.export': (i) => exportContext(core, i.context, { cwd }).document,
-    'webhook.start': async (i) => {
-      if (!receiver) {
-        const started = createReceiver(() => core.store(), { port: i.port ?? 0 });
-        started.onArrival((a) => emit('webhook.arrival', a));
-        await started.start();
-        receiver = started;
-      }
-      return webhookStats();
-    },
-    'webhook.stop': async () => {
-      await receiver?.stop();
-      receiver = null;
-      return webhookStats();
-    },
-    'webhook.status': () => webhookStats(),
+    'webhook.start': (i) => webhook.start(i.port),
+    'webhook.stop': () => webhook.stop(),
+    'webhook.status': () => webhook.status(),
     'auth.list': () => listAuth(core),
     // The secret goes to the keyring; nothing of it comes back.
     'auth.setSecret': async (i) => (await setSecret(core, i.name, i.secret), { ok: true as const }),
     'auth.deleteSecret': async (i) => (await deleteSecret(core, i.name), { ok: true as const }),
     'dialogs.chooseDirectory': async (i) => ({ path: (await deps.chooseDirectory?.(i.title)) ?? null }),
-    'demo.start': async () => {
-      demo ??= await startDemoAgents();
-      registerDemoAgents(core, demo);
-      return { agents: demo.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })) };
-    },
+    'demo.start': () => demo.start(),
   };
 
-  let tail: NodeJS.Timeout | undefined;
-  if (deps.tailEventsMs) {
-    const db = core.store().db;
-    let cursor = (db.prepare(`SELECT coalesce(max(sequence), 0) AS s FROM events`).get() as { s: number }).s;
-    tail = setInterval(() => {
-      const events = listEvents(db, { afterSequence: cursor, limit: 1000 });
-      if (events.length === 0) return;
-      cursor = events.at(-1)!.sequence;
-      emit('events.appended', { events });
-    }, deps.tailEventsMs);
-    tail.unref();
-  }
+  const stopTail = deps.tailEventsMs ? tailEvents(core.store().db, deps.tailEventsMs, (events) => emit('events.appended', { events })) : undefined;
 
   return {
     channels: Object.keys(CHANNELS) as Channel[],
@@ -159,15 +146,16 @@ export function createRegistry(deps: RegistryDeps): Registry {
         if (!checked.success) throw new MissiveError('internal', 'invalid_output', `${channel} produced output outside the contract: ${checked.error.issues[0]?.message}`);
         return { ok: true, data: checked.data as ChannelOutput<C> };
       } catch (error) {
-        return { ok: false, error: toMissiveError(error).toReport() };
+        const report = toMissiveError(error).toReport();
+        // A failed messages.send|stream with `wire: true` shows what went over the wire.
+        const wire = wireCalls.failed(error);
+        return { ok: false, error: wire ? { ...report, wire: redactValue(wire) } : report };
       }
     },
     async dispose() {
-      if (tail) clearInterval(tail);
-      await receiver?.stop();
-      receiver = null;
-      await demo?.close();
-      demo = null;
+      stopTail?.();
+      await webhook.stop();
+      await demo.close();
     },
   };
 }

@@ -108,9 +108,3 @@ export function buildParts(inputs: PartInputs, cwd: string, maxBytes: number): {
   if (parts.length === 0) throw usageError('empty_message', 'nothing to send', 'Give a MESSAGE, --stdin, --part, --file, --file-url, --file-bytes or --json-part.');
   return { parts, inputBytes: total };
 }
-
-/** The text parts of an A2A part list, joined by newlines; null when there are none. */
-export function textOfParts(parts: unknown): string | null {
-  const texts = (Array.isArray(parts) ? parts : []).map((p: { text?: unknown } | null) => (typeof p?.text === 'string' ? p.text : '')).filter(Boolean);
-  return texts.length ? texts.join('\n') : null;
-}

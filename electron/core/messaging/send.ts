@@ -2,21 +2,25 @@
 import { randomUUID } from 'node:crypto';
 import { rowId } from '../store/row-id.js';
 import { Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
-import { authError, dataError, protocolError, toMissiveError, transportError, usageError } from '../../../shared/errors.js';
+import { authError, dataError, protocolError, toMissiveError, transportError, usageError, type MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { Binding } from '../config/schema.js';
 import { callUnary, type BindingCall } from '../a2a/bindings.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
+import type { WireCapture } from '../a2a/wire.js';
 import type { CardResult } from '../agents/discovery.js';
 import type { Outbound } from '../agents/outbound.js';
 import { connect } from '../agents/connection.js';
 import { assertContextOpen, resolveContextId } from '../contexts/service.js';
-import { parseMetadata, validateBaseUrl } from '../agents/registry.js';
+import { parseMetadata } from '../validation/metadata.js';
+import { validateBaseUrl } from '../validation/url.js';
+import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/repos/events.js';
-import { ensureContext, insertMessage, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
+import { ensureContext, insertMessage, linkMessageToContext, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
 import { canonicalTask, persistTask } from '../tasks/persist.js';
 import { redactUrl, redactValue, scrubSecrets } from '../security/redact.js';
-import { buildParts, textOfParts, type PartInputs } from './parts.js';
+import { buildParts, type PartInputs } from './parts.js';
+import { textOfParts } from '../a2a/part-text.js';
 
 export interface SendInput extends PartInputs {
   agent: string;
@@ -34,6 +38,10 @@ export interface SendInput extends PartInputs {
   cwd: string;
   /** Epoch ms by which the request must be answered (collectives share one deadline); defaults to now + --timeout. */
   deadline?: number;
+  /** Records every exchange of the call for the wire view (`--show-wire`, the GUI). */
+  wire?: WireCapture;
+  /** The request's message id when the caller must know it before the call ends (the GUI's wire log); else a fresh UUID. */
+  messageId?: string;
 }
 
 export interface SendResult {
@@ -101,9 +109,9 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
   const push = inlinePush(core, input);
-  const connection = await connect(core, input.agent, { binding: input.binding, checkCard, bodySecrets: push?.token ? [`the push token of --push-token-env ${input.pushTokenEnv}`] : [] });
+  const connection = await connect(core, input.agent, { binding: input.binding, checkCard, bodySecrets: push?.token ? [`the push token of --push-token-env ${input.pushTokenEnv}`] : [], wire: input.wire });
   const { card, iface, outbound, call } = connection;
-  const messageId = randomUUID();
+  const messageId = input.messageId ?? randomUUID();
   const message = Message.toJSON(
     Message.fromJSON({
       messageId,
@@ -159,75 +167,134 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
 }
 
 /**
- * Sends a recorded request and persists the answer in one transaction. `inTransaction` runs inside it, so a caller's
- * own journal rows (a fan-out's member event) commit together with the response.
+ * Sends a recorded request and persists the answer: call the agent (a failure is journaled and thrown), then, in one
+ * savepoint of a group commit (`Store.batch`), persist the message or task answer and journal the completion.
+ * `inTransaction` runs in that savepoint too, so a caller's own journal rows (a fan-out's member event) commit with
+ * the answer; the promise settles once the group's transaction has committed.
  */
 export async function deliverSend(core: Core, prepared: PreparedSend, inTransaction?: (result: SendResult) => void): Promise<SendResult> {
-  const { alias, iface, outbound, messageId, request, requestBytes, parts, meta } = prepared;
-  const input = { contextId: prepared.contextId ?? undefined, taskId: prepared.taskId ?? undefined };
-
-  const db = core.store().db;
-
-  let raw: unknown;
-  try {
-    // Queued members of a fan-out get only what is left of the shared deadline when they actually leave.
-    const call = prepared.deadline === null ? prepared.call : { ...prepared.call, timeoutMs: remainingMs(prepared.deadline, core.timeoutMs) };
-    raw = await callUnary(call, 'SendMessage', request);
-  } catch (error) {
-    const err = toMissiveError(error);
-    appendEvent(db, { type: 'a2a.send.failed', agentAlias: alias, contextId: input.contextId ?? null, payload: { message_id: messageId, error: err.toReport() } }, outbound.secrets);
-    throw err;
-  }
-
-  const decoded = scrubSecrets(SendMessageResponse.toJSON(SendMessageResponse.fromJSON(raw as object)), outbound.secrets) as { task?: Record<string, unknown>; message?: Record<string, unknown> };
+  const answer = await callAgent(core, prepared);
   const responseMessageId = rowId();
-  let result: SendResult['task'] = null;
-  const shape: 'message' | 'task' = decoded.task ? 'task' : 'message';
-  if (!decoded.task && !decoded.message) {
-    appendEvent(db, { type: 'a2a.send.failed', agentAlias: alias, payload: { message_id: messageId, error: 'response is neither task nor message' } });
-    throw protocolError('invalid_send_response', 'the SendMessage response holds neither a task nor a message');
-  }
+  const db = core.store().db;
   return core.store().batch(() => {
-    if (decoded.message) {
-      const m = decoded.message as { messageId?: string; contextId?: string; taskId?: string };
-      if (m.contextId) ensureContext(db, m.contextId, alias);
-      insertMessage(db, { messageId: responseMessageId, agentAlias: alias, contextId: m.contextId ?? input.contextId ?? null, taskId: null, direction: 'response', role: 'agent', protocolMessageId: m.messageId ?? null, content: decoded.message, metadata: meta });
-    } else {
-      const task = canonicalTask(decoded.task);
-      const persisted = persistTask(db, alias, task, { protocolVersion: iface.protocol_version, metadata: meta, lastMessageId: responseMessageId, fallbackContextId: input.contextId });
-      const contextId = persisted.context_id;
-      linkMessageToTask(db, messageId, task.id, contextId);
-      const statusMessage = task.status?.message;
-      insertMessage(db, {
-        messageId: responseMessageId,
-        agentAlias: alias,
-        contextId,
-        taskId: task.id,
-        direction: 'response',
-        role: statusMessage ? 'agent' : 'system',
-        protocolMessageId: (statusMessage?.messageId as string | undefined) ?? null,
-        content: statusMessage ?? { synthetic: true, task_id: task.id, state: task.status?.state ?? 'TASK_STATE_UNSPECIFIED' },
-        metadata: { ...meta, 'missive.synthetic': !statusMessage },
-      });
-      result = { task_id: task.id, context_id: contextId, state: persisted.state, artifacts: persisted.artifacts };
-    }
-    appendEvent(
-      db,
-      { type: 'a2a.send.completed', agentAlias: alias, contextId: result?.context_id ?? input.contextId ?? null, taskId: result?.task_id ?? null, payload: { message_id: messageId, response_shape: shape, task: result } },
-      outbound.secrets,
-    );
-    const sent: SendResult = {
-      agent: alias,
-      selected_interface: iface,
-      request: { message_id: messageId, context_id: input.contextId ?? null, task_id: input.taskId ?? null, parts, bytes: requestBytes },
-      response_shape: shape,
-      response: redactValue(decoded, outbound.secrets),
-      task: result,
-      local: { request_message_id: messageId, response_message_id: responseMessageId },
-    };
+    let task: SendResult['task'] = null;
+    if (answer.task) task = persistTaskAnswer(db, prepared, answer.task, responseMessageId);
+    else persistMessageAnswer(db, prepared, answer.message, responseMessageId);
+    journalCompletion(db, prepared, answer, responseMessageId, task);
+    const sent = sendResult(prepared, answer, responseMessageId, task);
     inTransaction?.(sent);
     return sent;
   });
+}
+
+/** A decoded SendMessage answer, our own secrets scrubbed: a task or a direct message. */
+type SendAnswer = { task: Record<string, unknown>; message?: Record<string, unknown> } | { task?: undefined; message: Record<string, unknown> };
+
+const shapeOf = (answer: SendAnswer): SendResult['response_shape'] => (answer.task ? 'task' : 'message');
+
+const messageContextOf = (answer: SendAnswer): string | null => {
+  const contextId = (answer.message as { contextId?: unknown } | undefined)?.contextId;
+  return typeof contextId === 'string' && contextId ? contextId : null;
+};
+
+/**
+ * Calls SendMessage (a fan-out's queued member gets only what is left of the shared deadline) and decodes the answer.
+ * Any failure, an answer that is neither task nor message included, is journaled as `a2a.send.failed` and thrown.
+ */
+async function callAgent(core: Core, prepared: PreparedSend): Promise<SendAnswer> {
+  try {
+    const call = prepared.deadline === null ? prepared.call : { ...prepared.call, timeoutMs: remainingMs(prepared.deadline, core.timeoutMs) };
+    return decodeAnswer(await callUnary(call, 'SendMessage', prepared.request), prepared.outbound.secrets);
+  } catch (error) {
+    const err = toMissiveError(error);
+    recordSendFailure(core.store().db, prepared, err);
+    throw err;
+  }
+}
+
+/** The SDK's canonical form of a SendMessage answer, our secrets scrubbed; a protocol error if it holds neither shape. */
+function decodeAnswer(raw: unknown, secrets: readonly string[]): SendAnswer {
+  const decoded = scrubSecrets(SendMessageResponse.toJSON(SendMessageResponse.fromJSON(raw as object)), secrets) as { task?: Record<string, unknown>; message?: Record<string, unknown> };
+  if (!decoded.task && !decoded.message) throw protocolError('invalid_send_response', 'the SendMessage response holds neither a task nor a message');
+  return decoded as SendAnswer;
+}
+
+/** Journals `a2a.send.failed` with the error report (autocommit: it must survive whatever the caller does next). */
+function recordSendFailure(db: Db, prepared: PreparedSend, err: MissiveError): void {
+  appendEvent(db, { type: 'a2a.send.failed', agentAlias: prepared.alias, contextId: prepared.contextId, payload: { message_id: prepared.messageId, error: err.toReport() } }, prepared.outbound.secrets);
+}
+
+/** A direct message answer: its context (when it names one; the request joins it) and the response row. */
+function persistMessageAnswer(db: Db, prepared: PreparedSend, message: Record<string, unknown>, responseMessageId: string): void {
+  const m = message as { messageId?: string; contextId?: string };
+  if (m.contextId) {
+    ensureContext(db, m.contextId, prepared.alias);
+    linkMessageToContext(db, prepared.messageId, m.contextId);
+  }
+  insertMessage(db, {
+    messageId: responseMessageId,
+    agentAlias: prepared.alias,
+    contextId: m.contextId ?? prepared.contextId,
+    taskId: null,
+    direction: 'response',
+    role: 'agent',
+    protocolMessageId: m.messageId ?? null,
+    content: message,
+    metadata: prepared.meta,
+  });
+}
+
+/**
+ * A task answer: the task and its artifacts, the request linked to it, and a response row holding the task's status
+ * message (or, when it has none, a synthetic system row naming the state).
+ */
+function persistTaskAnswer(db: Db, prepared: PreparedSend, rawTask: Record<string, unknown>, responseMessageId: string): NonNullable<SendResult['task']> {
+  const task = canonicalTask(rawTask);
+  const persisted = persistTask(db, prepared.alias, task, { protocolVersion: prepared.iface.protocol_version, metadata: prepared.meta, lastMessageId: responseMessageId, fallbackContextId: prepared.contextId ?? undefined });
+  const contextId = persisted.context_id;
+  linkMessageToTask(db, prepared.messageId, task.id, contextId);
+  const statusMessage = task.status?.message;
+  insertMessage(db, {
+    messageId: responseMessageId,
+    agentAlias: prepared.alias,
+    contextId,
+    taskId: task.id,
+    direction: 'response',
+    role: statusMessage ? 'agent' : 'system',
+    protocolMessageId: (statusMessage?.messageId as string | undefined) ?? null,
+    content: statusMessage ?? { synthetic: true, task_id: task.id, state: task.status?.state ?? 'TASK_STATE_UNSPECIFIED' },
+    metadata: { ...prepared.meta, 'missive.synthetic': !statusMessage },
+  });
+  return { task_id: task.id, context_id: contextId, state: persisted.state, artifacts: persisted.artifacts };
+}
+
+/** Journals `a2a.send.completed`: the answer's shape, the response row and the task (if any). */
+function journalCompletion(db: Db, prepared: PreparedSend, answer: SendAnswer, responseMessageId: string, task: SendResult['task']): void {
+  appendEvent(
+    db,
+    {
+      type: 'a2a.send.completed',
+      agentAlias: prepared.alias,
+      // The context the answer lives in: the task's, else the one a direct message names, else the request's.
+      contextId: task?.context_id ?? messageContextOf(answer) ?? prepared.contextId,
+      taskId: task?.task_id ?? null,
+      payload: { message_id: prepared.messageId, response_shape: shapeOf(answer), response_message_id: responseMessageId, task },
+    },
+    prepared.outbound.secrets,
+  );
+}
+
+/** What the caller gets back: the request's ids and sizes, the answer (credentials redacted) and the local row ids. */
+function sendResult(prepared: PreparedSend, answer: SendAnswer, responseMessageId: string, task: SendResult['task']): SendResult {
+  return {
+    agent: prepared.alias,
+    selected_interface: prepared.iface,
+    request: { message_id: prepared.messageId, context_id: prepared.contextId, task_id: prepared.taskId, parts: prepared.parts, bytes: prepared.requestBytes },
+    response_shape: shapeOf(answer),
+    response: redactValue(answer, prepared.outbound.secrets),
+    task,
+    local: { request_message_id: prepared.messageId, response_message_id: responseMessageId },
+  };
 }
 
 /** The text of a SendMessage answer: the direct Message, else the task's status message; null when it has none. */

@@ -10,7 +10,7 @@ import { capabilityView } from '../a2a/capabilities.js';
 import { openStream } from '../a2a/sse.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import { appendEvent } from '../store/repos/events.js';
-import { linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
+import { linkMessageToContext, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
 import { applyUpdate, type AppliedUpdate } from '../tasks/apply-update.js';
 import { prepareSend, type SendInput } from './send.js';
 
@@ -78,7 +78,9 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
           },
           record,
         );
+        // The request joins the task and the context the agent's first answer names.
         if (result.task_id && taskId === null) linkMessageToTask(store.db, messageId, result.task_id, result.context_id);
+        else if (result.context_id && contextId === null) linkMessageToContext(store.db, messageId, result.context_id);
         return result;
       });
       events++;

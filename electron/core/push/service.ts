@@ -9,7 +9,7 @@ import { authError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
-import { validateBaseUrl } from '../agents/registry.js';
+import { validateBaseUrl } from '../validation/url.js';
 import { REDACTED, redactValue } from '../security/redact.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensurePlaceholderTask, getTask } from '../store/repos/conversation.js';

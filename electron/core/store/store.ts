@@ -7,9 +7,10 @@ export interface Store {
   /** Runs `fn` in one IMMEDIATE transaction, now. */
   transaction<T>(fn: () => T): T;
   /**
-   * Group commit: `fn` runs in its own savepoint inside one transaction shared with every other `batch` call of the
-   * same tick, and the promise settles once that transaction has committed. A commit costs about four times the
-   * writes of one answer, so fan-outs persist hundreds of answers per commit. A failing `fn` rolls back alone.
+   * Group commit: the calls queued until the queue is flushed (`setImmediate`: the rest of the current tick) run in
+   * one transaction, each `fn` in its own savepoint, and each promise settles once that transaction has committed.
+   * A commit costs about four times the writes of one answer, so fan-outs persist hundreds of answers per commit.
+   * A failing `fn` rolls back alone and rejects its own promise; a failing commit rejects the whole group's.
    */
   batch<T>(fn: () => T): Promise<T>;
   /**
@@ -21,13 +22,15 @@ export interface Store {
 }
 
 /**
- * `write(fn)` runs `fn` now, in its own savepoint, inside a transaction that stays open until the end of the current
- * tick (like `batch`: everything a burst of network data brings commits together) or `flush()`, so a killed process
- * loses at most the last tick. A failing `fn` rolls back alone. Between ticks the write lock is free.
+ * `write(fn)` runs `fn` now, in its own savepoint. The first write of a tick opens a transaction that commits at the
+ * end of the tick (`setImmediate`: everything a burst of network data brings commits together), at `flush()`, or
+ * earlier when a `batch` group flushes first, so a killed process loses at most the last tick. A write made while a
+ * transaction is already open (another writer's tick, or inside `transaction`) joins it and commits with it. A
+ * failing `fn` rolls back alone. Between ticks the write lock is free.
  */
 export interface GroupWriter {
   write<T>(fn: () => T): T;
-  /** Commits what was written; call it when the sequence ends, and before reporting a failure. */
+  /** If this writer opened a tick, ends it now: commits the open transaction. Call it when the sequence ends, and before reporting a failure. */
   flush(): void;
 }
 
@@ -49,6 +52,9 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     const items = queue;
     queue = [];
     if (items.length === 0) return;
+    // A group writer's tick still open (a stream in this process): commit it first, so this group gets a transaction
+    // of its own, committed before its promises settle, instead of joining one that commits later.
+    if (db.inTransaction) db.exec('COMMIT');
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       db.transaction(() => {

@@ -8,8 +8,8 @@ import { appendEvent, hasEventKey } from '../store/repos/events.js';
 import { ensureContext, ensurePlaceholderTask, getTaskJson, insertMessage, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
-import { localTaskState, SETTLED_STATES } from '../messaging/task-state.js';
-import { textOfParts } from '../messaging/parts.js';
+import { localTaskState, SETTLED_STATES } from './task-state.js';
+import { textOfParts } from '../a2a/part-text.js';
 import { artifactKind, canonicalTask, persistTask } from './persist.js';
 
 export interface UpdateSource {

@@ -6,7 +6,7 @@ import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import { appendEvent } from '../store/repos/events.js';
 import { listTasks, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
-import { TASK_STATE_NAMES, wireTaskState } from '../messaging/task-state.js';
+import { TASK_STATE_NAMES, wireTaskState } from './task-state.js';
 import { canonicalTask, persistTask, type PersistedTask } from './persist.js';
 
 export interface TaskListInput {

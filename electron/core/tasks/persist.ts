@@ -2,7 +2,7 @@
 import { Task } from '@a2a-js/sdk';
 import type { Db } from '../store/db.js';
 import { ensureContext, getTask, writeArtifact, upsertTask, type ArtifactKind, type TaskStateName } from '../store/repos/conversation.js';
-import { localTaskState } from '../messaging/task-state.js';
+import { localTaskState } from './task-state.js';
 import { scrubSecrets } from '../security/redact.js';
 
 export interface WireTask {

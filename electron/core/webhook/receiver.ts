@@ -160,7 +160,8 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     const taskId = record.variant === 'task' ? String(record.payload.id) : ((record.payload.taskId as string | undefined) ?? null);
     const a2aVersion = (req.headers['a2a-version'] as string | undefined) ?? null;
     const eventType = `a2a.push.${VARIANT_EVENT[record.variant]}`;
-    // Group commit: callbacks read in the same tick share one transaction; each is answered 202 once it has committed.
+    // Group commit (Store.batch): this callback's rows get their own savepoint in a transaction shared with every batch
+    // write of the same tick (other callbacks, fan-out answers); the 202 goes out only once that transaction has committed.
     const alias = await store().batch(() => {
       const db = store().db;
       const owner = taskId ? (getTask(db, taskId)?.agent_alias ?? pushConfigAgent(db, taskId)) : null;

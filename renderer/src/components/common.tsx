@@ -1,4 +1,5 @@
-import type { ReactNode } from 'react';
+/** Small shared building blocks of the views: error box, empty state, JSON tree, labelled field, tabs, state colour. */
+import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import type { IpcError } from '../../../shared/ipc/contract';
 
 export function ErrorBox({ error }: { error: IpcError | null }) {
@@ -52,3 +53,50 @@ export function Field({ label, children }: { label: string; children: ReactNode 
 }
 
 export const stateClass = (state: string | null | undefined) => `state state-${(state ?? 'none').replace(/[^a-z_]/g, '')}`;
+
+export interface TabSpec<T extends string> {
+  id: T;
+  label: string;
+  render: () => ReactNode;
+}
+
+/** ARIA tabs: a tablist of buttons (Left/Right/Home/End move between them) and the selected tab's panel. */
+export function Tabs<T extends string>({ label, tabs, value, onChange }: { label: string; tabs: TabSpec<T>[]; value: T; onChange: (id: T) => void }) {
+  const base = useId();
+  const list = useRef<HTMLDivElement>(null);
+  const selected = tabs.find((t) => t.id === value) ?? tabs[0]!;
+  const onKeyDown = (e: KeyboardEvent) => {
+    const at = tabs.findIndex((t) => t.id === selected.id);
+    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    const tab = tabs[(next + tabs.length) % tabs.length]!;
+    onChange(tab.id);
+    list.current?.querySelector<HTMLButtonElement>(`#${CSS.escape(`${base}-${tab.id}`)}`)?.focus();
+  };
+  return (
+    <div className="tabs">
+      <div className="tablist" role="tablist" aria-label={label} ref={list} onKeyDown={onKeyDown}>
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`${base}-${t.id}`}
+            aria-selected={t.id === selected.id}
+            aria-controls={`${base}-panel`}
+            tabIndex={t.id === selected.id ? 0 : -1}
+            className={t.id === selected.id ? 'tab active' : 'tab'}
+            data-testid={`tab-${t.id}`}
+            onClick={() => onChange(t.id)}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div className="tabpanel" role="tabpanel" id={`${base}-panel`} aria-labelledby={`${base}-${selected.id}`} tabIndex={0}>
+        {selected.render()}
+      </div>
+    </div>
+  );
+}

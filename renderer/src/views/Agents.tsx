@@ -1,7 +1,15 @@
+/**
+ * The Agents view: register agents, start the demo agents, refresh every card at once (with each agent's result),
+ * the registered agents with their card's age and their health (reachable, unreachable with the error's code, or
+ * never contacted), and the inspect panel: the card, the negotiated interface and the interface table.
+ */
 import { useState } from 'react';
 import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
+import { HealthCell, useAgentHealth } from '../components/Health';
+import { InterfaceTable } from '../components/InterfaceTable';
+import { Time } from '../components/Time';
 
 /** Where the agent's credentials go on the selected interface (the same decision the calls make). */
 function credentialText(c: { configured: string[]; decision: string; pinned_origins: string[]; interface_origin: string | null } | undefined): string {
@@ -12,27 +20,37 @@ function credentialText(c: { configured: string[]; decision: string; pinned_orig
   return `${what}: pinned to ${c.pinned_origins.join(', ')}; calls to ${c.interface_origin} are refused`;
 }
 
+type AgentRow = { alias: string; base_url: string; card?: { cached: boolean; name: string | null; fetched_at: string | null } };
+
 export function AgentsView() {
   const list = useLoad(() => call('agents.list', {}), []);
+  const health = useAgentHealth();
+  const reloadAll = async () => void (await Promise.all([list.run(), health.reload()]));
   const [alias, setAlias] = useState('');
   const [url, setUrl] = useState('');
   const add = useAction(async () => {
     const added = await call('agents.add', { alias, baseUrl: url });
-    await list.run();
+    await reloadAll();
     return added;
   });
   const inspect = useAction(async (a: string, refresh: boolean) => {
     const view = await call('agents.inspect', { alias: a, refresh });
-    await list.run();
+    await reloadAll();
     return view;
   });
   const demo = useAction(async () => {
     const started = await call('demo.start', {});
-    await list.run();
+    await reloadAll();
     return started;
   });
-  const agents = list.data?.agents ?? [];
+  const refreshAll = useAction(async () => {
+    const refreshed = await call('agents.refreshAll', {});
+    await reloadAll();
+    return refreshed;
+  });
+  const agents = (list.data?.agents ?? []) as AgentRow[];
   const view = inspect.data as any;
+  const failures = refreshAll.data?.agents.filter((a) => !a.ok).length ?? 0;
   return (
     <section className="view" data-testid="view-agents">
       <h2>Agents</h2>
@@ -44,10 +62,10 @@ export function AgentsView() {
         }}
       >
         <Field label="Alias">
-          <input name="alias" value={alias} onChange={(e) => setAlias(e.target.value)} placeholder="planner" />
+          <input name="alias" value={alias} onChange={(e) => setAlias(e.target.value)} placeholder="e.g. planner" />
         </Field>
         <Field label="Base URL">
-          <input name="baseUrl" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:41241" />
+          <input name="baseUrl" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="e.g. https://agent.example.com" />
         </Field>
         <button type="submit" disabled={add.busy}>
           Register
@@ -60,33 +78,89 @@ export function AgentsView() {
       {agents.length === 0 ? (
         <Empty title="No agents yet">Register one by alias and base URL, or press “Start demo agents” to try everything with embedded agents.</Empty>
       ) : (
-        <table className="table" data-testid="agents-table">
-          <thead>
-            <tr>
-              <th>Alias</th>
-              <th>Base URL</th>
-              <th>Card</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {agents.map((a: any) => (
-              <tr key={a.alias}>
-                <td>{a.alias}</td>
-                <td className="mono">{a.base_url}</td>
-                <td>{a.card?.cached ? a.card.name ?? 'cached' : 'not fetched'}</td>
-                <td>
-                  <button onClick={() => void inspect.run(a.alias, !a.card?.cached)}>Inspect</button>
-                </td>
+        <>
+          <div className="row toolbar">
+            <button type="button" onClick={() => void refreshAll.run()} disabled={refreshAll.busy} data-testid="refresh-all">
+              {refreshAll.busy ? 'Refreshing…' : 'Refresh all'}
+            </button>
+            <span className="muted small-text">fetches every agent’s card again (at most 4 at once) and updates the health column</span>
+          </div>
+          <ErrorBox error={refreshAll.error ?? health.error} />
+          {refreshAll.data ? (
+            <div className="card refresh-results" data-testid="refresh-results" role="status">
+              <div className="card-head">
+                <strong>
+                  {refreshAll.data.agents.length - failures} of {refreshAll.data.agents.length} refreshed{failures ? `, ${failures} failed` : ''}
+                </strong>
+                <button type="button" className="small secondary" onClick={() => refreshAll.setData(null)} aria-label="Dismiss the refresh results">
+                  Dismiss
+                </button>
+              </div>
+              <ul>
+                {refreshAll.data.agents.map((r) => (
+                  <li key={r.alias} className={r.ok ? 'refresh-ok' : 'refresh-failed'} data-testid="refresh-result" data-ok={r.ok}>
+                    <span aria-hidden="true">{r.ok ? '✓' : '✗'}</span> <strong>{r.alias}</strong> <span className="muted">{r.latency_ms} ms</span>
+                    {r.error ? (
+                      <>
+                        {' '}
+                        <span className="error-code">{r.error.code}</span> <span className="muted">{r.error.message}</span>
+                      </>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+          <table className="table agents-table" data-testid="agents-table">
+            <thead>
+              <tr>
+                <th>Alias</th>
+                <th>Base URL</th>
+                <th>Card</th>
+                <th>Health</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {agents.map((a) => (
+                <tr key={a.alias}>
+                  <td>{a.alias}</td>
+                  <td className="mono cell-id">{a.base_url}</td>
+                  <td>{a.card?.cached ? (a.card.name ?? 'cached') : <span className="muted">not fetched</span>}</td>
+                  <td data-testid="agent-health">
+                    <HealthCell health={health.byAlias.get(a.alias)} />
+                    <div className="muted small-text" data-testid="card-age">
+                      {a.card?.fetched_at ? (
+                        <>
+                          card fetched <Time at={a.card.fetched_at} show="age" />
+                        </>
+                      ) : (
+                        'card never fetched'
+                      )}
+                    </div>
+                  </td>
+                  <td>
+                    <button type="button" className="small" onClick={() => void inspect.run(a.alias, !a.card?.cached)} aria-label={`Inspect ${a.alias}`}>
+                      Inspect
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
       )}
       <ErrorBox error={inspect.error} />
       {view ? (
         <div className="card" data-testid="agent-card">
-          <h3>{view.card.name}</h3>
+          <div className="card-head">
+            <h3>{view.card.name}</h3>
+            <button type="button" className="small" onClick={() => void inspect.run(view.agent.alias, true)} disabled={inspect.busy}>
+              Fetch card again
+            </button>
+          </div>
           <p className="muted">{view.card.description}</p>
           <dl className="kv">
             <dt>Provider</dt>
@@ -97,6 +171,10 @@ export function AgentsView() {
             <dd data-testid="card-format">
               A2A {view.card.format}
               {view.card.declared_protocol_version ? ` (declares ${view.card.declared_protocol_version})` : ''}
+            </dd>
+            <dt>Card fetched</dt>
+            <dd>
+              <Time at={view.cache?.fetched_at} fallback="never" /> <span className="muted">({view.cache?.status})</span>
             </dd>
             <dt>Selected interface</dt>
             <dd data-testid="selected-interface">
@@ -115,16 +193,14 @@ export function AgentsView() {
             </dd>
             <dt>Skills</dt>
             <dd>{(view.card.skills ?? []).map((s: any) => s.name ?? s.id).join(', ') || '-'}</dd>
-            <dt>Interfaces</dt>
-            <dd data-testid="interfaces">
-              {(view.card.supported_interfaces ?? []).map((i: any) => (
-                <div key={i.url} className="mono">
-                  {i.protocol_binding} {i.url} {i.protocol_version ? `(A2A ${i.protocol_version})` : ''} {i.url === view.selected_interface?.url ? '← selected' : ''}
-                </div>
-              ))}
-            </dd>
           </dl>
-          <JsonTree value={view} label="inspect" />
+          <InterfaceTable view={view} />
+          <details className="raw-json">
+            <summary>
+              Everything <code>agents.inspect</code> returned (JSON)
+            </summary>
+            <JsonTree value={view} label="inspect" />
+          </details>
         </div>
       ) : null}
     </section>

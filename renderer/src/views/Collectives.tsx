@@ -1,9 +1,28 @@
+/**
+ * The Groups & collectives view: create groups, pick one and see its members with their health before running,
+ * pick an operation (every label in full), run it, and follow each member live (`collectives.member`), then the
+ * reduced answer with its provenance.
+ */
 import { useEffect, useState } from 'react';
 import { call, subscribe } from '../api';
-import { useAction, useLoad } from '../hooks';
+import { toReport, useAction, useLoad } from '../hooks';
 import { Empty, ErrorBox, Field, stateClass } from '../components/common';
+import { HealthCell, useAgentHealth, type FailedCheck } from '../components/Health';
+import { CollectiveCopyAs } from '../components/CollectiveCopyAs';
+import { useOnShownAgain } from '../components/timers';
+import { useViewActive } from '../store';
 
 type Member = { alias: string; rank: number; status: string; state?: string | null; latency_ms?: number | null; task_id?: string | null };
+type Operation = 'round' | 'bcast' | 'gather' | 'reduce' | 'barrier';
+
+/** The operations with what each does, shown in full next to its radio button. */
+const OPERATIONS: ReadonlyArray<readonly [Operation, string]> = [
+  ['round', 'bcast → barrier → gather → reduce, in one go'],
+  ['bcast', 'send the message to every member'],
+  ['barrier', 'wait until every member’s task has ended'],
+  ['gather', 'collect what each member produced'],
+  ['reduce', 'combine the gathered outputs into one answer'],
+];
 
 export function CollectivesView() {
   const groups = useLoad(() => call('groups.list', {}), []);
@@ -12,7 +31,7 @@ export function CollectivesView() {
   const [members, setMembers] = useState('');
   const [group, setGroup] = useState('');
   const [text, setText] = useState('');
-  const [op, setOp] = useState<'round' | 'bcast' | 'gather' | 'reduce' | 'barrier'>('round');
+  const [op, setOp] = useState<Operation>('round');
   const [strategy, setStrategy] = useState<'summarise' | 'vote' | 'merge' | 'rank'>('summarise');
   const [reducer, setReducer] = useState('');
   const [context, setContext] = useState('');
@@ -25,6 +44,30 @@ export function CollectivesView() {
     return made;
   });
   const target = group || groups.data?.groups[0]?.group_name || '';
+  // The picked group's members and their health, shown before anything runs.
+  const roster = useAction((g: string) => call('groups.show', { group: g }));
+  useEffect(() => void (target ? roster.run(target) : undefined), [target, roster.run]);
+  const health = useAgentHealth();
+  // Shown again, the group's members are read again (the lists and health reload by themselves: useLoad).
+  useOnShownAgain(useViewActive(), () => void (target ? roster.run(target) : undefined));
+  // "Check members": each member's card fetched now; a failure shows until the next check.
+  const [checks, setChecks] = useState<Record<string, FailedCheck | null>>({});
+  const check = useAction(async (aliases: string[]) => {
+    const results = await Promise.all(
+      aliases.map(async (a) => {
+        try {
+          await call('agents.inspect', { alias: a, refresh: true });
+          return [a, null] as const;
+        } catch (e) {
+          return [a, { error: toReport(e), at: new Date().toISOString() }] as const;
+        }
+      }),
+    );
+    setChecks(Object.fromEntries(results));
+    await health.reload();
+    return results;
+  });
+  const roll = roster.data && roster.data.group_name === target ? [...roster.data.members].sort((a, b) => a.rank - b.rank) : [];
   const run = useAction(async () => {
     setLive({});
     const reduce = { strategy, ...(reducer ? { reducerAgent: reducer } : {}) };
@@ -34,6 +77,8 @@ export function CollectivesView() {
     if (op === 'gather') return { op, result: await call('collectives.gather', { group: target, contextId: context }) };
     return { op, result: await call('collectives.reduce', { group: target, contextId: context, reduce }) };
   });
+  // A run contacted the members: their health has news.
+  useEffect(() => void (run.data ? health.reload() : undefined), [run.data, health.reload]);
   const out = run.data?.result as any;
   const rows: Member[] = out?.bcast?.members ?? out?.members ?? Object.values(live);
   const slowest = Math.max(1, ...rows.map((r) => r.latency_ms ?? 0));
@@ -52,10 +97,10 @@ export function CollectivesView() {
         }}
       >
         <Field label="New group">
-          <input name="group-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="reviewers" />
+          <input name="group-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. reviewers" />
         </Field>
         <Field label="Members (alias or alias@rank)">
-          <input name="group-members" value={members} onChange={(e) => setMembers(e.target.value)} placeholder={(agents.data?.agents ?? []).map((a: any) => a.alias).slice(0, 3).join(' ')} />
+          <input name="group-members" value={members} onChange={(e) => setMembers(e.target.value)} placeholder={`e.g. ${(agents.data?.agents ?? []).map((a: any) => a.alias).slice(0, 3).join(' ') || 'planner critic@2'}`} />
         </Field>
         <button type="submit">Create group</button>
       </form>
@@ -74,41 +119,80 @@ export function CollectivesView() {
                 ))}
               </select>
             </Field>
-            <Field label="Operation">
-              <select name="operation" value={op} onChange={(e) => setOp(e.target.value as typeof op)}>
-                <option value="round">round (bcast → barrier → gather → reduce)</option>
-                <option value="bcast">bcast</option>
-                <option value="barrier">barrier</option>
-                <option value="gather">gather</option>
-                <option value="reduce">reduce</option>
-              </select>
-            </Field>
-            <Field label="Strategy">
-              <select name="strategy" value={strategy} onChange={(e) => setStrategy(e.target.value as typeof strategy)}>
-                {['summarise', 'vote', 'merge', 'rank'].map((s) => (
-                  <option key={s}>{s}</option>
-                ))}
-              </select>
-            </Field>
-            <Field label="Reducer agent">
-              <select name="reducer" value={reducer} onChange={(e) => setReducer(e.target.value)}>
-                <option value="">local</option>
-                {(agents.data?.agents ?? []).map((a: any) => (
-                  <option key={a.alias}>{a.alias}</option>
-                ))}
-              </select>
-            </Field>
           </div>
+          <div className="card group-members" data-testid="group-members">
+            <div className="card-head">
+              <h3>
+                Members of {target} <span className="muted">({roll.length})</span>
+              </h3>
+              <button type="button" className="small" onClick={() => void check.run(roll.map((m) => m.agent_alias))} disabled={check.busy || roll.length === 0}>
+                {check.busy ? 'Checking…' : 'Check members'}
+              </button>
+            </div>
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>Rank</th>
+                  <th>Member</th>
+                  <th>Health</th>
+                </tr>
+              </thead>
+              <tbody>
+                {roll.map((m) => (
+                  <tr key={`${m.rank}-${m.agent_alias}`} data-testid="group-member">
+                    <td>{m.rank}</td>
+                    <td>{m.agent_alias}</td>
+                    <td>
+                      <HealthCell health={health.byAlias.get(m.agent_alias)} failedCheck={checks[m.agent_alias]} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p className="muted small-text">Health is what the journal saw last (card fetches, sends, streams); “Check members” fetches each member’s card now.</p>
+            <ErrorBox error={roster.error ?? health.error} />
+          </div>
+          <fieldset className="op-picker" data-testid="operation-picker">
+            <legend>Operation</legend>
+            {OPERATIONS.map(([id, what]) => (
+              <label key={id} className={op === id ? 'op-option selected' : 'op-option'}>
+                <input type="radio" name="operation" value={id} checked={op === id} onChange={() => setOp(id)} />
+                <strong>{id}</strong> <span className="muted">{what}</span>
+              </label>
+            ))}
+          </fieldset>
+          {op === 'round' || op === 'reduce' ? (
+            <div className="row">
+              <Field label="Strategy">
+                <select name="strategy" value={strategy} onChange={(e) => setStrategy(e.target.value as typeof strategy)}>
+                  {['summarise', 'vote', 'merge', 'rank'].map((s) => (
+                    <option key={s}>{s}</option>
+                  ))}
+                </select>
+              </Field>
+              <Field label="Reducer agent">
+                <select name="reducer" value={reducer} onChange={(e) => setReducer(e.target.value)}>
+                  <option value="">local</option>
+                  {(agents.data?.agents ?? []).map((a: any) => (
+                    <option key={a.alias}>{a.alias}</option>
+                  ))}
+                </select>
+              </Field>
+            </div>
+          ) : null}
           <div className="row">
-            <Field label="Message">
-              <input name="collective-text" value={text} onChange={(e) => setText(e.target.value)} placeholder="What should every member do?" />
-            </Field>
+            {op === 'round' || op === 'bcast' ? (
+              <Field label="Message">
+                <input name="collective-text" value={text} onChange={(e) => setText(e.target.value)} placeholder="e.g. review the launch plan" />
+              </Field>
+            ) : null}
             <Field label="Context">
-              <input name="collective-context" value={context} onChange={(e) => setContext(e.target.value)} placeholder="set by bcast / round" />
+              <input name="collective-context" value={context} onChange={(e) => setContext(e.target.value)} placeholder={op === 'round' || op === 'bcast' ? 'new context (set by the run)' : 'the context of a bcast'} />
             </Field>
             <button onClick={() => void run.run()} disabled={run.busy} data-testid="run-collective">
               Run {op}
             </button>
+            <CollectiveCopyAs op={op} group={target} text={text} context={context} strategy={strategy} reducer={reducer} />
           </div>
         </>
       )}

@@ -1,7 +1,15 @@
+/**
+ * The Contexts view: the local contexts (name, id, state, counts, last update), create and fork, a redacted export,
+ * and Open: the context's conversation as a thread with its artifacts inline (`contexts.thread`).
+ */
 import { useState } from 'react';
 import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
+import { Thread, type ThreadItem } from '../components/Thread';
+import { Time } from '../components/Time';
+
+type ContextSummary = { context_id: string; name: string | null; state: string; tasks?: number; messages?: number; updated_at?: string; agent_alias?: string | null };
 
 export function ContextsView() {
   const list = useLoad(() => call('contexts.list', {}), []);
@@ -17,38 +25,94 @@ export function ContextsView() {
     return c;
   });
   const exported = useAction((id: string) => call('contexts.export', { context: id }));
-  const contexts = list.data?.contexts ?? [];
+  const thread = useAction((id: string) => call('contexts.thread', { context: id }));
+  const [openId, setOpenId] = useState<string | null>(null);
+  const openThread = (id: string) => {
+    setOpenId(id);
+    void thread.run(id);
+  };
+  const contexts = (list.data?.contexts ?? []) as ContextSummary[];
+  const shown = thread.data && thread.data.context.context_id === openId ? thread.data : null;
   return (
     <section className="view" data-testid="view-contexts">
       <h2>Contexts</h2>
       <div className="row">
         <Field label="Name">
-          <input name="context-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="launch-plan" />
+          <input name="context-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. launch-plan" />
         </Field>
-        <button onClick={() => void create.run()}>Create context</button>
+        <button type="button" onClick={() => void create.run()}>
+          Create context
+        </button>
+        <button type="button" onClick={() => void list.run()}>
+          Refresh
+        </button>
       </div>
       <ErrorBox error={create.error ?? fork.error ?? exported.error ?? list.error} />
       {contexts.length === 0 ? (
         <Empty title="No contexts yet">Contexts appear when you send with one, or create one here to group a conversation.</Empty>
       ) : (
-        <table className="table" data-testid="contexts-table">
+        <table className="table contexts-table" data-testid="contexts-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Context</th>
+              <th>State</th>
+              <th>Contents</th>
+              <th>Updated</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
-            {contexts.map((c: any) => (
-              <tr key={c.context_id}>
-                <td>{c.name ?? <span className="muted">unnamed</span>}</td>
-                <td className="mono">{c.context_id}</td>
+            {contexts.map((c) => (
+              <tr key={c.context_id} className={openId === c.context_id ? 'task-row selected' : 'task-row'} onClick={() => openThread(c.context_id)}>
+                <td>
+                  <button type="button" className="row-link" onClick={(e) => (e.stopPropagation(), openThread(c.context_id))} aria-current={openId === c.context_id ? 'true' : undefined}>
+                    {c.name ?? <span className="muted">unnamed</span>}
+                  </button>
+                </td>
+                <td className="mono cell-id">{c.context_id}</td>
                 <td>{c.state}</td>
                 <td>
-                  {c.tasks} tasks · {c.messages} messages
+                  {c.tasks ?? 0} tasks · {c.messages ?? 0} messages
                 </td>
                 <td>
-                  <button onClick={() => void fork.run(c.context_id)}>Fork</button> <button onClick={() => void exported.run(c.context_id)}>Export</button>
+                  <Time at={c.updated_at} show="age" />
+                </td>
+                <td className="row-actions" onClick={(e) => e.stopPropagation()}>
+                  <button type="button" className="small" onClick={() => openThread(c.context_id)} aria-label={`Open context ${c.name ?? c.context_id}`}>
+                    Open
+                  </button>
+                  <button type="button" className="small" onClick={() => void fork.run(c.context_id)}>
+                    Fork
+                  </button>
+                  <button type="button" className="small" onClick={() => void exported.run(c.context_id)}>
+                    Export
+                  </button>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      <ErrorBox error={thread.error} />
+      {openId && (shown || thread.busy) ? (
+        <div className="card" data-testid="context-thread">
+          <div className="card-head">
+            <h3>
+              {shown?.context.name ?? 'Conversation'} <span className="mono muted">{openId}</span>
+            </h3>
+            <button type="button" className="small" onClick={() => void thread.run(openId)} disabled={thread.busy}>
+              Reload
+            </button>
+            <button type="button" className="small secondary" onClick={() => setOpenId(null)}>
+              Close
+            </button>
+          </div>
+          {shown ? <Thread items={shown.items as ThreadItem[]} /> : <p className="muted">loading…</p>}
+        </div>
+      ) : null}
       {exported.data ? <JsonTree value={exported.data} label="export" /> : null}
     </section>
   );

@@ -1,62 +1,219 @@
-import { useEffect, useMemo, useState } from 'react';
+/**
+ * The Events view: the journal with a free-text search (run by the core: `events.query` `search`), exact context and
+ * task filters, a client-side "type contains" filter, rows that expand to their redacted payload, and a live tail
+ * (`events.appended`) capped at TAIL_CAP rows: older live rows are dropped and counted, and Reload reads them again.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { call, subscribe } from '../api';
-import { useLoad } from '../hooks';
-import { Empty, ErrorBox, Field } from '../components/common';
-import { VirtualList } from '../components/VirtualList';
+import { useAction } from '../hooks';
+import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
+import { EventList } from '../components/EventList';
+import { Time } from '../components/Time';
+import { useDebounced } from '../components/timers';
+import { useViewActive } from '../store';
 
-type Row = { sequence: number; type: string; timestamp?: string; contextId?: string | null; taskId?: string | null; agentAlias?: string | null };
+type Row = {
+  sequence: number;
+  type: string;
+  timestamp?: string;
+  source?: string;
+  eventId?: string;
+  contextId?: string | null;
+  taskId?: string | null;
+  agentAlias?: string | null;
+  payload?: unknown;
+  metadata?: Record<string, unknown>;
+};
+
+/** How many of the newest matching events a load reads. */
+export const LOAD_LIMIT = 100_000;
+/** How many live rows the tail keeps after the last load; older ones are dropped (and counted). */
+export const TAIL_CAP = 5_000;
+
+interface Query {
+  search: string;
+  context: string;
+  task: string;
+}
+
+/**
+ * The core's search, mirrored for live rows: a case-insensitive substring of the type, agent or ids, or of the
+ * payload as JSON text (where the search text is matched as JSON writes it, e.g. `"` as `\"`).
+ */
+function matchesQuery(row: Row, q: Query): boolean {
+  if (q.context && row.contextId !== q.context) return false;
+  if (q.task && row.taskId !== q.task) return false;
+  if (!q.search) return true;
+  const needle = q.search.toLowerCase();
+  if ([row.type, row.agentAlias, row.contextId, row.taskId].some((v) => !!v && v.toLowerCase().includes(needle))) return true;
+  return JSON.stringify(row.payload ?? {}).toLowerCase().includes(JSON.stringify(needle).slice(1, -1));
+}
+
+interface Tail {
+  rows: Row[];
+  dropped: number;
+}
+const EMPTY_TAIL: Tail = { rows: [], dropped: 0 };
+const NO_ROWS: Row[] = [];
+
+/** Adds live rows newer than `after` that match `q`, keeping at most TAIL_CAP. */
+function grow(tail: Tail, batch: Row[], after: number, q: Query): Tail {
+  const last = Math.max(tail.rows.at(-1)?.sequence ?? 0, after);
+  const fresh = batch.filter((r) => r.sequence > last && matchesQuery(r, q));
+  if (fresh.length === 0) return tail;
+  // Live rows that a load has read since are no longer the tail's.
+  const kept = tail.rows.length && tail.rows[0]!.sequence <= after ? tail.rows.filter((r) => r.sequence > after) : tail.rows;
+  const rows = kept.concat(fresh);
+  const over = rows.length - TAIL_CAP;
+  return over > 0 ? { rows: rows.slice(over), dropped: tail.dropped + over } : { rows, dropped: tail.dropped };
+}
 
 export function EventsView() {
+  const visible = useViewActive();
+  const [searchText, setSearchText] = useState('');
   const [type, setType] = useState('');
-  const [context, setContext] = useState('');
-  const [task, setTask] = useState('');
-  const [tail, setTail] = useState<Row[]>([]);
-  const load = useLoad(() => call('events.query', { limit: 200_000 }), []);
-  useEffect(() => subscribe('events.appended', (batch) => setTail((t) => [...t, ...(batch.events as Row[])])), []);
+  const [contextText, setContextText] = useState('');
+  const [taskText, setTaskText] = useState('');
+  const typed = useMemo<Query>(() => ({ search: searchText.trim(), context: contextText.trim(), task: taskText.trim() }), [searchText, contextText, taskText]);
+  const query = useDebounced(typed, 300);
+  const [tail, setTail] = useState<Tail>(EMPTY_TAIL);
+  const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
+
+  const load = useAction((q: Query) =>
+    call('events.query', { limit: LOAD_LIMIT, ...(q.search ? { search: q.search } : {}), ...(q.context ? { contextId: q.context } : {}), ...(q.task ? { taskId: q.task } : {}) }),
+  );
+  const loaded = (load.data?.events ?? NO_ROWS) as Row[];
+  const loadedLast = loaded.at(-1)?.sequence ?? 0;
+
+  // The first load waits until the view is first shown; then each new query reloads.
+  const [shown, setShown] = useState(false);
+  useEffect(() => void (visible && setShown(true)), [visible]);
+  // The tail callback reads the query and the last loaded sequence of now, not of when it subscribed.
+  const live = useRef({ query, loadedLast, shown });
+  live.current = { query, loadedLast, shown };
+  const reload = () => {
+    setTail(EMPTY_TAIL);
+    void load.run(live.current.query);
+  };
+  useEffect(() => {
+    if (shown) reload();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [query, shown]);
+  useEffect(
+    () =>
+      subscribe('events.appended', (batch) => {
+        if (live.current.shown) setTail((t) => grow(t, batch.events as Row[], live.current.loadedLast, live.current.query));
+      }),
+    [],
+  );
+
   const rows = useMemo(() => {
-    // The live tail may repeat rows the last load already has: one row per sequence.
-    const bySequence = new Map<number, Row>();
-    for (const r of [...((load.data?.events ?? []) as Row[]), ...tail]) bySequence.set(r.sequence, r);
-    const all = [...bySequence.values()].sort((a, b) => a.sequence - b.sequence);
-    return all.filter((r) => (!type || r.type.includes(type)) && (!context || r.contextId === context) && (!task || r.taskId === task));
-  }, [load.data, tail, type, context, task]);
+    const kept = tail.rows.filter((r) => r.sequence > loadedLast);
+    const all = kept.length ? loaded.concat(kept) : loaded;
+    const needle = type.trim();
+    return needle ? all.filter((r) => r.type.includes(needle)) : all;
+  }, [loaded, loadedLast, tail, type]);
+
+  const toggle = (sequence: number) =>
+    setExpanded((open) => {
+      const next = new Set(open);
+      if (!next.delete(sequence)) next.add(sequence);
+      return next;
+    });
+
   return (
     <section className="view" data-testid="view-events">
       <h2>Events</h2>
-      <div className="row">
+      <div className="row events-filters">
+        <label className="field search-field">
+          <span title="type, agent, context and task ids, payload">Search all fields</span>
+          <input name="event-search" type="search" value={searchText} onChange={(e) => setSearchText(e.target.value)} placeholder="e.g. failed or an id" />
+        </label>
         <Field label="Type contains">
-          <input name="event-type" value={type} onChange={(e) => setType(e.target.value)} placeholder="a2a.send" />
+          <input name="event-type" value={type} onChange={(e) => setType(e.target.value)} placeholder="e.g. a2a.send" />
         </Field>
-        <Field label="Context">
-          <input name="event-context" value={context} onChange={(e) => setContext(e.target.value)} />
+        <Field label="Context id">
+          <input name="event-context" value={contextText} onChange={(e) => setContextText(e.target.value)} placeholder="exact id" />
         </Field>
-        <Field label="Task">
-          <input name="event-task" value={task} onChange={(e) => setTask(e.target.value)} />
+        <Field label="Task id">
+          <input name="event-task" value={taskText} onChange={(e) => setTaskText(e.target.value)} placeholder="exact id" />
         </Field>
-        <button onClick={() => (setTail([]), void load.run())}>Reload</button>
+        <button type="button" onClick={reload} disabled={load.busy}>
+          Reload
+        </button>
       </div>
-      <p className="muted" data-testid="event-count">
-        {rows.length} event(s)
-      </p>
+      <div className="events-status">
+        <span className="muted" data-testid="event-count">
+          {rows.length} event(s)
+        </span>
+        {loaded.length >= LOAD_LIMIT ? <span className="muted"> · the newest {LOAD_LIMIT.toLocaleString()} loaded: search or filter to narrow</span> : null}
+        {load.busy ? <span className="muted"> · loading…</span> : null}
+        {tail.dropped > 0 ? (
+          <span className="tail-dropped" data-testid="tail-dropped" role="status">
+            {tail.dropped.toLocaleString()} older live row(s) dropped (the live tail keeps {TAIL_CAP.toLocaleString()}) —{' '}
+            <button type="button" className="link-button" onClick={reload}>
+              Reload
+            </button>
+          </span>
+        ) : null}
+      </div>
       <ErrorBox error={load.error} />
       {rows.length === 0 ? (
         <Empty title="Nothing in the journal matches">Every send, stream, task update, push and collective step is journaled here.</Empty>
       ) : (
-        <VirtualList
-          testId="event-list"
-          items={rows}
-          rowHeight={26}
-          height={520}
-          render={(r) => (
-            <div className="event-row">
-              <span className="mono seq">{r.sequence}</span>
-              <span className="etype">{r.type}</span>
-              <span className="muted">{r.agentAlias ?? ''}</span>
-              <span className="mono muted">{r.taskId ?? ''}</span>
-            </div>
-          )}
-        />
+        <>
+          <div className="event-head" aria-hidden="true">
+            <span />
+            <span>Time</span>
+            <span>#</span>
+            <span>Type</span>
+            <span>Agent</span>
+            <span>Task / context</span>
+          </div>
+          <EventList
+            testId="event-list"
+            rows={rows}
+            expanded={expanded}
+            onToggle={toggle}
+            renderRow={(r) => (
+              <>
+                <span className="event-time">
+                  <Time at={r.timestamp} show="local" />
+                </span>
+                <span className="mono muted">{r.sequence}</span>
+                <span className="etype">{r.type}</span>
+                <span className="muted">{r.agentAlias ?? ''}</span>
+                <span className="mono muted">{r.taskId ?? r.contextId ?? ''}</span>
+              </>
+            )}
+            renderDetail={(r) => <EventDetail row={r} />}
+          />
+        </>
       )}
     </section>
+  );
+}
+
+/** An expanded row: when, where from, the ids, and the payload as the journal holds it (redacted). */
+function EventDetail({ row }: { row: Row }) {
+  return (
+    <div className="event-detail-body">
+      <dl className="kv compact">
+        <dt>Time</dt>
+        <dd>
+          <Time at={row.timestamp} /> <span className="mono muted">{row.timestamp}</span>
+        </dd>
+        <dt>Source</dt>
+        <dd>{row.source ?? '-'}</dd>
+        <dt>Context</dt>
+        <dd className="mono">{row.contextId ?? '-'}</dd>
+        <dt>Task</dt>
+        <dd className="mono">{row.taskId ?? '-'}</dd>
+        <dt>Event id</dt>
+        <dd className="mono">{row.eventId ?? '-'}</dd>
+      </dl>
+      <JsonTree value={row.payload ?? {}} label="payload" />
+      {row.metadata && Object.keys(row.metadata).length ? <JsonTree value={row.metadata} label="metadata" /> : null}
+    </div>
   );
 }

@@ -1,23 +1,49 @@
+/**
+ * The Settings view: the profile and its files, the theme, the webhook receiver (its state is always what
+ * `webhook.status` says: polled while the view is shown and read again after each start and stop, never guessed),
+ * and the keyring auth refs.
+ */
 import { useState } from 'react';
 import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { ErrorBox, Field } from '../components/common';
+import { Time } from '../components/Time';
+import { useInterval } from '../components/timers';
+import { useViewActive } from '../store';
+
+/** How often the receiver's state is read while Settings is shown. */
+const WEBHOOK_POLL_MS = 1500;
 
 export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t: 'dark' | 'light') => void }) {
   const info = useLoad(() => call('app.info', {}), []);
   const auth = useLoad(() => call('auth.list', {}), []);
-  const webhook = useLoad(() => call('webhook.status', {}), []);
+  const webhook = useAction(() => call('webhook.status', {}));
+  useInterval(useViewActive(), WEBHOOK_POLL_MS, () => void webhook.run());
   const [port, setPort] = useState('0');
   const [ref, setRef] = useState('');
   const [secret, setSecret] = useState('');
-  const start = useAction(async () => (await call('webhook.start', { port: Number(port) || 0 }), webhook.run()));
-  const stop = useAction(async () => (await call('webhook.stop', {}), webhook.run()));
+  // The state shown after a start or stop, failed or not, is the receiver's own, read again.
+  const start = useAction(async () => {
+    try {
+      return await call('webhook.start', { port: Number(port) || 0 });
+    } finally {
+      await webhook.run();
+    }
+  });
+  const stop = useAction(async () => {
+    try {
+      return await call('webhook.stop', {});
+    } finally {
+      await webhook.run();
+    }
+  });
   const save = useAction(async () => {
     await call('auth.setSecret', { name: ref, secret });
     setSecret('');
     await auth.run();
   });
-  const w = webhook.data as any;
+  const w = webhook.data as { listening: boolean; url?: string | null; accepted: number; rejected: number; last?: { at?: string; status?: number; event_type?: string } | null } | null;
+  const portValid = /^\d{1,5}$/.test(port.trim()) && Number(port) <= 65535;
   return (
     <section className="view" data-testid="view-settings">
       <h2>Settings</h2>
@@ -41,15 +67,26 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
         <button onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}>Switch to {theme === 'dark' ? 'light' : 'dark'} theme</button>
       </div>
       <h3>Webhook receiver</h3>
-      <p data-testid="webhook-status">{w?.listening ? `listening on ${w.url} · ${w.accepted} accepted · ${w.rejected} rejected` : 'stopped'}</p>
+      <p data-testid="webhook-status" role="status" className={w?.listening ? 'webhook-on' : 'webhook-off'}>
+        {w === null ? 'reading the receiver’s state…' : w.listening ? `listening on ${w.url} · ${w.accepted} accepted · ${w.rejected} rejected` : 'stopped'}
+      </p>
+      {w?.last ? (
+        <p className="muted small-text" data-testid="webhook-last">
+          last callback: {w.last.event_type} (HTTP {w.last.status}) <Time at={w.last.at} />
+        </p>
+      ) : null}
       <div className="row">
-        <Field label="Port (0 = any)">
-          <input name="webhook-port" value={port} onChange={(e) => setPort(e.target.value)} />
+        <Field label="Port (0 = any free port)">
+          <input name="webhook-port" value={port} onChange={(e) => setPort(e.target.value)} inputMode="numeric" placeholder="e.g. 8787" aria-invalid={!portValid} />
         </Field>
-        <button onClick={() => void start.run()}>Start</button>
-        <button onClick={() => void stop.run()}>Stop</button>
+        <button type="button" onClick={() => void start.run()} disabled={start.busy || stop.busy || w?.listening !== false || !portValid} data-testid="webhook-start">
+          {start.busy ? 'Starting…' : 'Start'}
+        </button>
+        <button type="button" onClick={() => void stop.run()} disabled={start.busy || stop.busy || !w?.listening} data-testid="webhook-stop">
+          {stop.busy ? 'Stopping…' : 'Stop'}
+        </button>
       </div>
-      <ErrorBox error={start.error ?? stop.error} />
+      <ErrorBox error={start.error ?? stop.error ?? webhook.error} />
       <h3>Auth refs</h3>
       <p className="muted">Keyring: {(auth.data as any)?.keyring?.available ? `${(auth.data as any).keyring.backend} available` : `unavailable (${(auth.data as any)?.keyring?.reason ?? '…'})`}</p>
       <ul>
@@ -61,7 +98,7 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
       </ul>
       <div className="row">
         <Field label="Keyring auth ref">
-          <input name="auth-ref" value={ref} onChange={(e) => setRef(e.target.value)} />
+          <input name="auth-ref" value={ref} onChange={(e) => setRef(e.target.value)} placeholder="e.g. prod-planner" />
         </Field>
         <Field label="Secret (stored in the OS keyring, never shown again)">
           <input name="auth-secret" type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} />

@@ -1,25 +1,79 @@
-import { useState } from 'react';
-import { call } from '../api';
-import { useAction, useLoad } from '../hooks';
+/**
+ * The Tasks view: the journal's tasks (filter by status and agent), each row a keyboard-reachable button that opens
+ * the task's detail, its last update in local time with relative age, and Wait / Cancel on every task that has not
+ * ended. The list reloads when the journal records task events (live tail) while the view is shown.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { call, subscribe } from '../api';
+import { toReport, useAction, useLoad } from '../hooks';
 import { Empty, ErrorBox, Field, JsonTree, stateClass } from '../components/common';
+import { Time } from '../components/Time';
+import { useViewActive } from '../store';
+import type { IpcError } from '../../../shared/ipc/contract';
+
+/** States a task does not leave: no Wait or Cancel on them. */
+const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'rejected']);
+const STATUSES = ['submitted', 'working', 'input_required', 'auth_required', 'completed', 'failed', 'cancelled', 'rejected'];
+
+type RowAction = { kind: 'wait' | 'cancel'; busy: boolean; outcome?: string; error?: IpcError };
 
 export function TasksView() {
+  const visible = useViewActive();
   const [status, setStatus] = useState('');
   const [agent, setAgent] = useState('');
-  const list = useLoad(() => call('tasks.list', { ...(status ? { status } : {}), ...(agent ? { agent } : {}), pageSize: 200 }), [status, agent]);
+  const list = useLoad(() => call('tasks.list', { ...(status ? { status } : {}), ...(agent.trim() ? { agent: agent.trim() } : {}), pageSize: 200 }), [status, agent]);
   const detail = useAction((taskId: string, remote?: boolean) => call('tasks.get', { taskId, remote: remote === true }));
+  const [selected, setSelected] = useState<string | null>(null);
+  const open = (taskId: string) => {
+    setSelected(taskId);
+    void detail.run(taskId);
+  };
   const cancel = useAction(async (taskId: string) => {
     await call('tasks.cancel', { taskId });
+    await list.run();
     return detail.run(taskId);
   });
   const wait = useAction(async (taskId: string) => {
     const waited = await call('tasks.wait', { taskId });
+    await list.run();
     await detail.run(taskId);
     return waited;
   });
+  // Wait and Cancel from a row: each row keeps its own progress and outcome.
+  const [rowActions, setRowActions] = useState<Record<string, RowAction>>({});
+  const runRow = async (taskId: string, kind: RowAction['kind']) => {
+    setRowActions((r) => ({ ...r, [taskId]: { kind, busy: true } }));
+    try {
+      const outcome = kind === 'wait' ? (await call('tasks.wait', { taskId })).outcome : (await call('tasks.cancel', { taskId })).task.state;
+      setRowActions((r) => ({ ...r, [taskId]: { kind, busy: false, outcome } }));
+    } catch (e) {
+      setRowActions((r) => ({ ...r, [taskId]: { kind, busy: false, error: toReport(e) } }));
+    }
+    await list.run();
+    if (selected === taskId) await detail.run(taskId);
+  };
+  // Task updates journaled elsewhere (CLI, gateway, webhook) reload the list while it is shown.
+  const stale = useRef(false);
+  useEffect(
+    () =>
+      subscribe('events.appended', (batch) => {
+        if (batch.events.some((e) => e.type.startsWith('a2a.task') || (e as { taskId?: string | null }).taskId)) stale.current = true;
+      }),
+    [],
+  );
+  useEffect(() => {
+    if (!visible) return;
+    const timer = setInterval(() => {
+      if (!stale.current) return;
+      stale.current = false;
+      void list.run();
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [visible, list.run]);
+
   const [dir, setDir] = useState('');
   const exported = useAction((taskId: string) => call('artifacts.export', { taskId, outputDir: dir, force: false }));
-  const tasks = list.data?.tasks ?? [];
+  const tasks = (list.data?.tasks ?? []) as Array<{ task_id: string; agent_alias: string; state: string; context_id?: string | null; updated_at?: string }>;
   const d = detail.data as any;
   return (
     <section className="view" data-testid="view-tasks">
@@ -28,30 +82,72 @@ export function TasksView() {
         <Field label="Status">
           <select name="status" value={status} onChange={(e) => setStatus(e.target.value)}>
             <option value="">any</option>
-            {['submitted', 'working', 'input_required', 'completed', 'failed', 'cancelled'].map((s) => (
+            {STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
         </Field>
         <Field label="Agent">
-          <input name="task-agent" value={agent} onChange={(e) => setAgent(e.target.value)} placeholder="any" />
+          <input name="task-agent" value={agent} onChange={(e) => setAgent(e.target.value)} placeholder="any agent (alias)" />
         </Field>
-        <button onClick={() => void list.run()}>Refresh</button>
+        <button type="button" onClick={() => void list.run()}>
+          Refresh
+        </button>
       </div>
       <ErrorBox error={list.error} />
       {tasks.length === 0 ? (
         <Empty title="No tasks in the journal">Send a message to an agent that answers with a task, or run a collective.</Empty>
       ) : (
-        <table className="table" data-testid="tasks-table">
+        <table className="table tasks-table" data-testid="tasks-table">
+          <thead>
+            <tr>
+              <th>Task</th>
+              <th>Agent</th>
+              <th>State</th>
+              <th>Updated</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
-            {tasks.map((t: any) => (
-              <tr key={t.task_id} onClick={() => void detail.run(t.task_id)} className="clickable">
-                <td className="mono">{t.task_id}</td>
-                <td>{t.agent_alias}</td>
-                <td className={stateClass(t.state)}>{t.state}</td>
-                <td className="muted">{t.updated_at}</td>
-              </tr>
-            ))}
+            {tasks.map((t) => {
+              const action = rowActions[t.task_id];
+              const ended = TERMINAL.has(t.state);
+              return (
+                <tr key={t.task_id} className={selected === t.task_id ? 'task-row selected' : 'task-row'} onClick={() => open(t.task_id)}>
+                  <td className="task-id-cell">
+                    <button type="button" className="row-link mono" onClick={(e) => (e.stopPropagation(), open(t.task_id))} aria-label={`Open task ${t.task_id}`} aria-current={selected === t.task_id ? 'true' : undefined}>
+                      {t.task_id}
+                    </button>
+                  </td>
+                  <td>{t.agent_alias}</td>
+                  <td className={stateClass(t.state)} data-testid="task-state">
+                    {t.state}
+                  </td>
+                  <td>
+                    <Time at={t.updated_at} />
+                  </td>
+                  <td className="row-actions" onClick={(e) => e.stopPropagation()}>
+                    {!ended ? (
+                      <>
+                        <button type="button" className="small" disabled={action?.busy} onClick={() => void runRow(t.task_id, 'wait')} aria-label={`Wait for task ${t.task_id}`}>
+                          {action?.busy && action.kind === 'wait' ? 'Waiting…' : 'Wait'}
+                        </button>
+                        <button type="button" className="small danger" disabled={action?.busy} onClick={() => void runRow(t.task_id, 'cancel')} aria-label={`Cancel task ${t.task_id}`}>
+                          {action?.busy && action.kind === 'cancel' ? 'Cancelling…' : 'Cancel'}
+                        </button>
+                      </>
+                    ) : null}
+                    {action && !action.busy ? (
+                      <span className={action.error ? 'row-outcome error-code' : 'row-outcome muted'} data-testid="row-outcome" title={action.error?.message}>
+                        {action.error ? action.error.code : `${action.kind === 'wait' ? 'waited' : 'cancel'}: ${action.outcome}`}
+                      </span>
+                    ) : null}
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       )}
@@ -60,14 +156,18 @@ export function TasksView() {
         <div className="card" data-testid="task-detail">
           <h3 className="mono">{d.task.task_id}</h3>
           <p>
-            <span className={stateClass(d.task.state)}>{d.task.state}</span> · {d.task.agent_alias} · context <span className="mono">{d.task.context_id}</span>
+            <span className={stateClass(d.task.state)}>{d.task.state}</span> · {d.task.agent_alias} · context <span className="mono">{d.task.context_id}</span> · updated <Time at={d.task.updated_at} />
           </p>
           <div className="row">
-            <button onClick={() => void detail.run(d.task.task_id, true)}>Refresh (GetTask)</button>
-            <button onClick={() => void wait.run(d.task.task_id)} disabled={wait.busy}>
+            <button type="button" onClick={() => void detail.run(d.task.task_id, true)}>
+              Refresh (GetTask)
+            </button>
+            <button type="button" onClick={() => void wait.run(d.task.task_id)} disabled={wait.busy}>
               Wait
             </button>
-            <button onClick={() => void cancel.run(d.task.task_id)}>Cancel</button>
+            <button type="button" onClick={() => void cancel.run(d.task.task_id)}>
+              Cancel
+            </button>
           </div>
           {wait.data ? <p data-testid="wait-outcome">outcome: {wait.data.outcome}</p> : null}
           <ErrorBox error={wait.error} />
@@ -83,7 +183,7 @@ export function TasksView() {
           {d.artifacts.length ? (
             <div className="row">
               <Field label="Export to directory">
-                <input name="export-dir" value={dir} onChange={(e) => setDir(e.target.value)} placeholder="/path/to/dir" />
+                <input name="export-dir" value={dir} onChange={(e) => setDir(e.target.value)} placeholder="e.g. ~/exports/launch" />
               </Field>
               <button
                 type="button"
@@ -94,7 +194,7 @@ export function TasksView() {
               >
                 Choose…
               </button>
-              <button onClick={() => void exported.run(d.task.task_id)} disabled={!dir} data-testid="export">
+              <button type="button" onClick={() => void exported.run(d.task.task_id)} disabled={!dir} data-testid="export">
                 Export artifacts
               </button>
             </div>
@@ -105,7 +205,12 @@ export function TasksView() {
               exported {exported.data.files.length} file(s) to {exported.data.directory}: {exported.data.files.map((f) => f.file).join(', ')}
             </p>
           ) : null}
-          <JsonTree value={d} label="task" />
+          <details className="raw-json">
+            <summary>
+              Everything <code>tasks.get</code> returned (JSON)
+            </summary>
+            <JsonTree value={d} label="task" />
+          </details>
         </div>
       ) : null}
     </section>

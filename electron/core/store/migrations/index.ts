@@ -3,6 +3,7 @@ import * as artifactChunks from './0002-artifact-chunks.js';
 import * as originPinning from './0003-origin-pinning.js';
 import * as eventsUnknownTasks from './0004-events-unknown-tasks.js';
 import * as journalIndexes from './0005-journal-indexes.js';
+import * as requestHistoryIndexes from './0006-request-history-indexes.js';
 
 export interface Migration {
   version: number;
@@ -17,4 +18,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 3, name: originPinning.name, sql: originPinning.sql },
   { version: 4, name: eventsUnknownTasks.name, sql: eventsUnknownTasks.sql },
   { version: 5, name: journalIndexes.name, sql: journalIndexes.sql },
+  { version: 6, name: requestHistoryIndexes.name, sql: requestHistoryIndexes.sql },
 ];

@@ -34,6 +34,11 @@ export function insertMessage(db: Db, m: NewMessage): void {
   ).run(m.messageId, m.agentAlias, m.contextId, m.taskId, m.direction, m.role, ordinal, m.protocolMessageId, JSON.stringify(m.content), JSON.stringify(m.metadata ?? {}));
 }
 
+/** Puts a request message in the context its answer named, when the request went out without one. */
+export function linkMessageToContext(db: Db, messageId: string, contextId: string): void {
+  db.prepare(`UPDATE messages SET context_id = coalesce(context_id, ?) WHERE message_id = ?`).run(contextId, messageId);
+}
+
 /** Links a request message to the task its response created. */
 export function linkMessageToTask(db: Db, messageId: string, taskId: string, contextId: string | null): void {
   db.prepare(`UPDATE messages SET task_id = ?, context_id = coalesce(context_id, ?) WHERE message_id = ?`).run(taskId, contextId, messageId);

@@ -89,6 +89,24 @@ export interface EventQuery {
   taskId?: string;
   afterSequence?: number;
   limit?: number;
+  /** Free text, matched case-insensitively as a substring of the type, agent, context id, task id or redacted payload. */
+  search?: string;
+}
+
+/** `text` as a LIKE pattern that matches it literally anywhere: `\`, `%` and `_` are escaped with `\`. */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The search term of a query, or null without one. Payloads are stored as JSON text, so the payload is matched
+ * against the text as JSON writes it (a `"` in the search matches the `\"` stored). Every column is written
+ * `+column` so the search never becomes the index a query is read by: it filters the rows the filters chose.
+ */
+function searchTerm(search: string | undefined): { sql: string; params: string[] } | null {
+  const text = search?.trim();
+  if (!text) return null;
+  const plain = containsPattern(text);
+  const columns = ['+event_type', '+agent_alias', '+context_id', '+task_id'].map((column) => `${column} LIKE ? ESCAPE '\\'`);
+  return { sql: `(${[...columns, `+payload_json LIKE ? ESCAPE '\\'`].join(' OR ')})`, params: [plain, plain, plain, plain, containsPattern(JSON.stringify(text).slice(1, -1))] };
 }
 
 /**
@@ -110,6 +128,7 @@ const FILTER_COLUMNS = [['task_id', 'taskId'], ['context_id', 'contextId'], ['ag
  * The SQL and parameters `listEvents` runs for `query` (the bench and tests EXPLAIN it). It reads one index, picked
  * here rather than by SQLite (which has no statistics to pick by): a narrow `since`'s, else the most selective
  * filter's (task, context, agent, then type), else the table by sequence; `+column` keeps SQLite off the others.
+ * A `search` only filters the rows that plan reads (walking back by sequence, it stops after `limit` matches).
  */
 export function eventQuerySql(db: Db, query: EventQuery = {}): { sql: string; params: unknown[] } {
   const narrowSince = !!query.since && sinceIsNarrow(db, query.since);
@@ -124,6 +143,8 @@ export function eventQuerySql(db: Db, query: EventQuery = {}): { sql: string; pa
     indexed = true;
   }
   if (query.since) (where.push(`${narrowSince ? '' : '+'}timestamp >= ?`), params.push(query.since));
+  const search = searchTerm(query.search);
+  if (search) (where.push(search.sql), params.push(...search.params));
   const from = narrowSince ? 'events INDEXED BY idx_events_timestamp' : 'events';
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   if (query.afterSequence !== undefined) {

@@ -1,0 +1,52 @@
+/**
+ * The types every command file is written against: the parsed global flags, what a command body receives
+ * (`CommandContext`), the `action` wrapper program.ts hands to each module, and a module's `Register` function.
+ * Types only, so command files, command-modules.ts and program.ts all depend on this file and never on each other.
+ */
+import type { Command } from 'commander';
+import type { Core } from '../core/context.js';
+import type { SecretStore } from '../core/auth/secret-store.js';
+import type { Io, Printer } from './output.js';
+
+/** What one invocation runs with: the process's environment, directory and standard streams. */
+export interface CliDeps {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  io: Io;
+  secrets?: SecretStore;
+  stdin?: () => Promise<string>;
+}
+
+/** The global options, as commander parses them (`cmd.optsWithGlobals()`). */
+export interface GlobalFlags {
+  json?: boolean;
+  ndjson?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  config?: string;
+  profile?: string;
+  timeout?: string;
+  protocolVersion?: string;
+  a2aExtension: string[];
+  serviceParam: string[];
+  bearerTokenEnv?: string;
+  header: string[];
+  allowCrossOriginAuth?: boolean;
+  verbose: number;
+}
+
+/** What a command body gets: the core built from the global flags, the printer, the flags and the process deps. */
+export interface CommandContext {
+  core: Core;
+  out: Printer;
+  flags: GlobalFlags;
+  deps: CliDeps;
+}
+
+/** Wraps a command body into a commander action: core built, errors printed, exit code reported (see program.ts). */
+export type Action = <A extends unknown[]>(
+  body: (ctx: CommandContext, ...args: A) => Promise<void | number> | void | number,
+) => (...args: unknown[]) => Promise<void>;
+
+/** A command module's entry: adds its commands to the program. */
+export type Register = (program: Command, action: Action) => void;

@@ -1,0 +1,43 @@
+/**
+ * The desktop app's webhook receiver: at most one, started and stopped from Settings (or the tray), its arrivals
+ * pushed to the renderer. What `webhook.status` reports is always the receiver's own state, never a guess.
+ */
+import type { Core } from '../context.js';
+import { createReceiver, type Receiver } from '../webhook/receiver.js';
+
+export interface WebhookStats {
+  listening: boolean;
+  url: string | null;
+  accepted: number;
+  rejected: number;
+  last: unknown;
+}
+
+export interface WebhookHost {
+  start(port?: number): Promise<WebhookStats>;
+  stop(): Promise<WebhookStats>;
+  status(): WebhookStats;
+}
+
+export function createWebhookHost(core: Core, onArrival: (arrival: unknown) => void): WebhookHost {
+  let receiver: Receiver | null = null;
+  const status = (): WebhookStats => receiver?.stats() ?? { listening: false, url: null, accepted: 0, rejected: 0, last: null };
+  return {
+    async start(port = 0) {
+      if (!receiver) {
+        const started = createReceiver(() => core.store(), { port });
+        started.onArrival(onArrival);
+        await started.start();
+        receiver = started;
+      }
+      return status();
+    },
+    async stop() {
+      const running = receiver;
+      receiver = null;
+      await running?.stop();
+      return status();
+    },
+    status,
+  };
+}

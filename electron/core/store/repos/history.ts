@@ -1,0 +1,213 @@
+/**
+ * The journal as a request history: the started / completed / failed events of sends and streams, the request and
+ * response message rows they point at, the events a stream left, and each agent's last call events (health).
+ * Reads only; the partial indexes of schema v6 serve the queries, whose `event_type IN (…)` terms repeat theirs.
+ */
+import type { Db } from '../db.js';
+
+export type RequestOperation = 'send' | 'stream';
+
+/** The event types idx_events_request_message holds (the migration's list, verbatim). */
+const REQUEST_TYPES = `event_type IN ('a2a.send.started', 'a2a.send.completed', 'a2a.send.failed', 'a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed')`;
+/** The event types idx_events_calls holds (the migration's list, verbatim). */
+const CALL_TYPES = `event_type IN ('a2a.send.started', 'a2a.send.completed', 'a2a.send.failed', 'a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed', 'a2a.agent_card.fetched', 'a2a.agent_card.not_modified', 'a2a.agent_card.failed')`;
+
+/** Every event type idx_events_calls holds, for callers that ask for one of them. */
+export const CALL_EVENT_TYPES = [
+  'a2a.send.started',
+  'a2a.send.completed',
+  'a2a.send.failed',
+  'a2a.stream.started',
+  'a2a.stream.completed',
+  'a2a.stream.failed',
+  'a2a.agent_card.fetched',
+  'a2a.agent_card.not_modified',
+  'a2a.agent_card.failed',
+] as const;
+export type CallEventType = (typeof CALL_EVENT_TYPES)[number];
+
+export interface JournalRow {
+  sequence: number;
+  timestamp: string;
+  type: string;
+  agentAlias: string | null;
+  contextId: string | null;
+  taskId: string | null;
+  payload: Record<string, unknown>;
+}
+
+interface RawRow {
+  sequence: number;
+  timestamp: string;
+  event_type: string;
+  agent_alias: string | null;
+  context_id: string | null;
+  task_id: string | null;
+  payload_json: string;
+}
+
+const COLUMNS = 'sequence, timestamp, event_type, agent_alias, context_id, task_id, payload_json';
+
+const fromRaw = (r: RawRow): JournalRow => ({
+  sequence: r.sequence,
+  timestamp: r.timestamp,
+  type: r.event_type,
+  agentAlias: r.agent_alias,
+  contextId: r.context_id,
+  taskId: r.task_id,
+  payload: JSON.parse(r.payload_json) as Record<string, unknown>,
+});
+
+export interface StartsQuery {
+  agent?: string;
+  operation?: RequestOperation;
+  /** Only starts older than this sequence (the cursor of the next page). */
+  beforeSequence?: number;
+  limit: number;
+}
+
+/** The SQL and parameters `listRequestStarts` runs (tests EXPLAIN it): one index range per operation, merged. */
+export function requestStartsSql(q: StartsQuery): { sql: string; params: unknown[] } {
+  const operations: RequestOperation[] = q.operation ? [q.operation] : ['send', 'stream'];
+  const params: unknown[] = [];
+  const ranges = operations.map((operation) => {
+    // With an agent: idx_events_calls (agent, type, sequence); without: idx_events_type (type, sequence).
+    const where = q.agent ? [`agent_alias = ?`, `event_type = 'a2a.${operation}.started'`, CALL_TYPES] : [`event_type = 'a2a.${operation}.started'`];
+    if (q.agent) params.push(q.agent);
+    if (q.beforeSequence !== undefined) (where.push('sequence < ?'), params.push(q.beforeSequence));
+    params.push(q.limit);
+    return `SELECT * FROM (SELECT ${COLUMNS} FROM ${q.agent ? 'events INDEXED BY idx_events_calls' : 'events'} WHERE ${where.join(' AND ')} ORDER BY sequence DESC LIMIT ?)`;
+  });
+  params.push(q.limit);
+  return { sql: `${ranges.join(' UNION ALL ')} ORDER BY sequence DESC LIMIT ?`, params };
+}
+
+/** The newest `limit` send / stream starts (older than `beforeSequence`), newest first. */
+export function listRequestStarts(db: Db, q: StartsQuery): JournalRow[] {
+  const { sql, params } = requestStartsSql(q);
+  return (db.prepare(sql).all(...params) as RawRow[]).map(fromRaw);
+}
+
+/**
+ * The SQL `requestEvents` runs for `count` message ids (tests EXPLAIN it). INDEXED BY: without statistics SQLite
+ * would rather read every request event through idx_events_type.
+ */
+export const requestEventsSql = (count: number): string =>
+  `SELECT ${COLUMNS} FROM events INDEXED BY idx_events_request_message WHERE json_extract(payload_json, '$.message_id') IN (${Array(count).fill('?').join(', ')}) AND ${REQUEST_TYPES} ORDER BY sequence`;
+
+/** The started, completed and failed events of these requests (by request message id), oldest first. */
+export function requestEvents(db: Db, messageIds: readonly string[]): JournalRow[] {
+  if (messageIds.length === 0) return [];
+  return (db.prepare(requestEventsSql(messageIds.length)).all(...messageIds) as RawRow[]).map(fromRaw);
+}
+
+/**
+ * The events a stream applied (`a2a.stream.task|message|status_update|artifact_update` whose payload names the
+ * request), in order, between its start and its end (`beforeSequence`, or the journal's end while it runs). At most
+ * `maxScanned` journal rows after the start are looked at, so a caller bounds the work on a long or busy journal.
+ */
+export function* streamEventsOf(db: Db, messageId: string, afterSequence: number, beforeSequence: number | null, maxScanned: number): Generator<JournalRow> {
+  const rows = db
+    .prepare(
+      `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM events WHERE sequence > ? AND sequence < ? ORDER BY sequence LIMIT ?)
+       WHERE event_type LIKE 'a2a.stream.%' AND json_extract(payload_json, '$.request_message_id') = ? ORDER BY sequence`,
+    )
+    .iterate(afterSequence, beforeSequence ?? Number.MAX_SAFE_INTEGER, maxScanned, messageId) as IterableIterator<RawRow>;
+  for (const row of rows) yield fromRaw(row);
+}
+
+export interface MessageRow {
+  /** The row's position in insertion order (SQLite rowid). */
+  row: number;
+  message_id: string;
+  agent_alias: string | null;
+  context_id: string | null;
+  task_id: string | null;
+  direction: string;
+  role: string;
+  content: Record<string, unknown>;
+  created_at: string;
+}
+
+type RawMessage = Omit<MessageRow, 'content'> & { content_json: string };
+const MESSAGE_COLUMNS = 'rowid AS row, message_id, agent_alias, context_id, task_id, direction, role, content_json, created_at';
+const messageFromRaw = ({ content_json, ...rest }: RawMessage): MessageRow => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> });
+
+/** One message row by its local id. */
+export function getMessageRow(db: Db, messageId: string): MessageRow | undefined {
+  const row = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE message_id = ?`).get(messageId) as RawMessage | undefined;
+  return row && messageFromRaw(row);
+}
+
+/**
+ * The first direct answer (a response row of no task) of `agent` stored after the request row `afterRow`: how a
+ * journal written before `a2a.send.completed` named its response row links a message answer to its request.
+ */
+export function firstDirectResponseAfter(db: Db, agent: string, afterRow: number): MessageRow | undefined {
+  const row = db
+    .prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE rowid > ? AND agent_alias = ? AND direction = 'response' AND task_id IS NULL ORDER BY rowid LIMIT 1`)
+    .get(afterRow, agent) as RawMessage | undefined;
+  return row && messageFromRaw(row);
+}
+
+/** The SQL `latestCallEvent` runs (tests EXPLAIN it). */
+export const latestCallEventSql = `SELECT ${COLUMNS} FROM events INDEXED BY idx_events_calls WHERE agent_alias = ? AND event_type = ? AND ${CALL_TYPES} ORDER BY sequence DESC LIMIT 1`;
+
+/** The agent's newest event of one call type (a send, stream or card fetch event), from idx_events_calls. */
+export function latestCallEvent(db: Db, agent: string, type: CallEventType): JournalRow | undefined {
+  const row = db.prepare(latestCallEventSql).get(agent, type) as RawRow | undefined;
+  return row && fromRaw(row);
+}
+
+/**
+ * A task's artifact parts chunk by chunk (artifact id, then chunk order; one artifact's only with `artifactId`), at
+ * most `maxChunks`: the start of what a task produced, for a preview, without assembling a long artifact whole.
+ */
+export function* artifactChunksOf(db: Db, taskId: string, maxChunks: number, artifactId?: string): Generator<{ artifactId: string; parts: unknown[] }> {
+  const rows = (
+    artifactId === undefined
+      ? db.prepare(`SELECT artifact_id, parts_json FROM artifact_chunks WHERE task_id = ? ORDER BY artifact_id, chunk_index LIMIT ?`).iterate(taskId, maxChunks)
+      : db.prepare(`SELECT artifact_id, parts_json FROM artifact_chunks WHERE task_id = ? AND artifact_id = ? ORDER BY chunk_index LIMIT ?`).iterate(taskId, artifactId, maxChunks)
+  ) as IterableIterator<{ artifact_id: string; parts_json: string }>;
+  for (const row of rows) yield { artifactId: row.artifact_id, parts: JSON.parse(row.parts_json) as unknown[] };
+}
+
+export interface ThreadMessageRow extends MessageRow {
+  protocol_message_id: string | null;
+}
+
+/** A context's message rows in the order they were stored. */
+export function messagesOfContext(db: Db, contextId: string): ThreadMessageRow[] {
+  return (
+    db.prepare(`SELECT ${MESSAGE_COLUMNS}, protocol_message_id FROM messages WHERE context_id = ? ORDER BY created_at, rowid`).all(contextId) as Array<RawMessage & { protocol_message_id: string | null }>
+  ).map((r) => ({ ...messageFromRaw(r), protocol_message_id: r.protocol_message_id }));
+}
+
+export interface ThreadArtifactRow {
+  task_id: string;
+  /** The agent of the artifact's task. */
+  agent_alias: string | null;
+  artifact_id: string;
+  name: string | null;
+  mime_type: string | null;
+  kind: string;
+  version: number;
+  last_chunk: boolean;
+  chunks: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The artifacts of a context (by their own context, or their task's), oldest first; parts are not read. */
+export function artifactsOfContext(db: Db, contextId: string): ThreadArtifactRow[] {
+  return (
+    db
+      .prepare(
+        `SELECT a.task_id, t.agent_alias, a.artifact_id, a.name, a.mime_type, a.kind, a.version, a.last_chunk, a.created_at, a.updated_at,
+                (SELECT count(*) FROM artifact_chunks c WHERE c.task_id = a.task_id AND c.artifact_id = a.artifact_id) AS chunks
+         FROM artifacts a LEFT JOIN tasks t ON t.task_id = a.task_id
+         WHERE a.context_id = ? OR a.task_id IN (SELECT task_id FROM tasks WHERE context_id = ?) ORDER BY a.created_at, a.rowid`,
+      )
+      .all(contextId, contextId) as Array<Omit<ThreadArtifactRow, 'last_chunk'> & { last_chunk: number }>
+  ).map((r) => ({ ...r, last_chunk: r.last_chunk === 1 }));
+}

@@ -1,0 +1,191 @@
+/**
+ * Request history from the journal, through the IPC registry as the History view uses it: real SDK peers (1.0 and
+ * v0.3) answering with a message, a task and a stream, a raw peer streaming artifacts only, and an agent that went
+ * down (a transport failure). Order, paging, filters, answers, re-running an entry's inputs, and no secret anywhere.
+ */
+import type { ServerResponse } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore, type Core } from '../../electron/core/context.js';
+import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
+import { createRegistry, type Registry } from '../../electron/core/ipc/registry.js';
+import { addAuth } from '../../electron/core/auth/service.js';
+import type { HistoryEntry } from '../../shared/ipc/contract.js';
+import { startAgents } from '../support/agents.js';
+import { startV03Peer, type LegacyPeer } from '../support/legacy-peers.js';
+import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
+
+const TOKEN = 'hist-bearer-secret-0123456789';
+let home: string;
+let core: Core;
+let registry: Registry;
+let fleet: Awaited<ReturnType<typeof startAgents>>;
+let v03: LegacyPeer;
+let raw: RawServer;
+/** Request message ids by what was sent, in sending order. */
+const ids: Record<string, string> = {};
+
+/** Invokes a channel and returns its data, failing with the error report when it answered an error. */
+async function call(channel: string, input: unknown): Promise<any> {
+  const result = await registry.invoke(channel, input);
+  if (!result.ok) throw new Error(`${channel}: ${JSON.stringify(result.error)}`);
+  return result.data;
+}
+
+/** SSE records: a task whose artifact arrives in two appended chunks, completed without a status message. */
+function artifactOnlyStream(res: ServerResponse) {
+  const ids = { taskId: 'raw-task', contextId: 'raw-ctx' };
+  const records = [
+    { task: { id: 'raw-task', contextId: 'raw-ctx', status: { state: 'TASK_STATE_WORKING' } } },
+    { artifactUpdate: { ...ids, artifact: { artifactId: 'notes', parts: [{ text: 'part one, ' }] }, append: false, lastChunk: false } },
+    { artifactUpdate: { ...ids, artifact: { artifactId: 'notes', parts: [{ text: 'part two' }] }, append: true, lastChunk: true } },
+    { statusUpdate: { ...ids, status: { state: 'TASK_STATE_COMPLETED' } } },
+  ];
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const record of records) res.write(`data: ${JSON.stringify(record)}\n\n`);
+  res.end();
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'missive-history-'));
+  [fleet, v03, raw] = await Promise.all([
+    startAgents({ echo: { behaviour: 'echo' }, tasker: { behaviour: 'task' }, chunks: { behaviour: 'chunks', chunks: 3 }, gone: { behaviour: 'echo' } }),
+    startV03Peer(),
+    startRawServer(),
+  ]);
+  raw.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, minimalCard(raw.url, { capabilities: { streaming: true } })));
+  raw.route('/a2a/rest/message:stream', (_req, res) => artifactOnlyStream(res));
+  core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, HIST_TOKEN: TOKEN }, cwd: home, secrets: createMemorySecretStore() });
+  registry = createRegistry({ core, cwd: home, emit: () => undefined });
+  await addAuth(core, { name: 'histtoken', env: 'HIST_TOKEN' });
+  for (const alias of ['echo', 'tasker', 'chunks', 'gone'] as const) await call('agents.add', { alias, baseUrl: fleet.agents[alias]!.baseUrl, authRef: 'histtoken' });
+  await call('agents.add', { alias: 'legacy', baseUrl: v03.baseUrl });
+  await call('agents.add', { alias: 'rawstream', baseUrl: raw.url });
+
+  writeFileSync(join(home, 'brief.txt'), 'the brief\n');
+  const echoed = await call('messages.send', {
+    agent: 'echo',
+    // The token typed into the message is scrubbed from everything missive keeps.
+    inputs: { text: `hello, my token is ${TOKEN}`, parts: ['text=second part'], jsonParts: ['{"k":[1,2]}'], fileUrls: ['brief.txt'], metadata: ['team=ops', 'n=42', 'code="7"'] },
+  });
+  ids.echo = echoed.request.message_id;
+  ids.tasker = (await call('messages.send', { agent: 'tasker', inputs: { text: 'build it' } })).request.message_id;
+  const streamed = await call('messages.stream', { agent: 'chunks', inputs: { text: 'stream it' } });
+  ids.chunks = streamed.request.message_id;
+  ids.rawstream = (await call('messages.stream', { agent: 'rawstream', inputs: { text: 'notes please' } })).request.message_id;
+  // The card is cached, then the agent goes away: the send fails in transport.
+  await call('agents.inspect', { alias: 'gone' });
+  await fleet.agents.gone!.close();
+  const failed = await registry.invoke('messages.send', { agent: 'gone', inputs: { text: 'anyone there?' } });
+  expect(failed).toMatchObject({ ok: false, error: { category: 'transport' } });
+  ids.legacy = (await call('messages.send', { agent: 'legacy', inputs: { text: 'echo from the past' } })).request.message_id;
+  ids.legacyStream = (await call('messages.stream', { agent: 'legacy', inputs: { text: 'echo streamed' } })).request.message_id;
+});
+
+afterAll(async () => {
+  await registry.dispose();
+  core.close();
+  await Promise.all([fleet.close(), v03.close(), raw.close()]);
+  rmSync(home, { recursive: true, force: true });
+});
+
+const byAgent = (entries: HistoryEntry[], alias: string) => entries.find((e) => e.agent_alias === alias)!;
+
+describe('request history', () => {
+  it('lists every send and stream newest first, with outcome, state, request and answer text', async () => {
+    const { entries, next_before_sequence } = await call('history.list', {});
+    expect(next_before_sequence).toBeNull();
+    expect(entries.map((e: HistoryEntry) => [e.agent_alias, e.operation, e.outcome])).toEqual([
+      ['legacy', 'stream', 'completed'],
+      ['legacy', 'send', 'completed'],
+      ['gone', 'send', 'failed'],
+      ['rawstream', 'stream', 'completed'],
+      ['chunks', 'stream', 'completed'],
+      ['tasker', 'send', 'completed'],
+      ['echo', 'send', 'completed'],
+    ]);
+    const echo = byAgent(entries, 'echo');
+    expect(echo).toMatchObject({ message_id: ids.echo, task_id: null, state: null, error: null, request_text: 'hello, my token is [REDACTED]\nsecond part' });
+    expect(echo.answer_text).toMatch(/^echo: hello, my token is /);
+    // Sent without a context, answered in the one the agent opened.
+    expect(echo.context_id).toEqual(expect.any(String));
+    expect(echo.inputs.contextId).toBeUndefined();
+    expect(echo.finished_at! >= echo.started_at).toBe(true);
+    expect(byAgent(entries, 'tasker')).toMatchObject({ state: 'completed', answer_text: 'done: build it', request_text: 'build it' });
+    expect(byAgent(entries, 'tasker').task_id).toEqual(expect.any(String));
+    expect(byAgent(entries, 'chunks')).toMatchObject({ operation: 'stream', state: 'completed', answer_text: 'done: stream it' });
+    // No message and no status text: the answer is the text the stream brought, chunks joined in order.
+    expect(byAgent(entries, 'rawstream')).toMatchObject({ task_id: 'raw-task', state: 'completed', answer_text: 'part one, part two' });
+    // A stream answered with a message: its text is the answer.
+    expect(entries[0]).toMatchObject({ message_id: ids.legacyStream, answer_text: 'echo: echo streamed', task_id: null });
+    expect(entries[1]).toMatchObject({ answer_text: 'echo: echo from the past', dialect: '0.3', url: `${v03.baseUrl}/rest` });
+    const gone = byAgent(entries, 'gone');
+    expect(gone).toMatchObject({ outcome: 'failed', answer_text: null, error: { code: 'missive::transport::connection_refused' } });
+    expect(gone.error!.message).toMatch(/refused/);
+  });
+
+  it('pages by sequence and filters by agent and operation', async () => {
+    const all = (await call('history.list', {})).entries.map((e: HistoryEntry) => e.message_id);
+    const seen: string[] = [];
+    let cursor: number | undefined;
+    for (let page = 0; page < 10; page++) {
+      const result = await call('history.list', { limit: 4, ...(cursor ? { beforeSequence: cursor } : {}) });
+      seen.push(...result.entries.map((e: HistoryEntry) => e.message_id));
+      if (result.next_before_sequence === null) break;
+      cursor = result.next_before_sequence;
+    }
+    expect(seen).toEqual(all);
+    expect((await call('history.list', { limit: 4 })).entries).toHaveLength(4);
+    expect((await call('history.list', { agent: 'echo' })).entries.map((e: HistoryEntry) => e.message_id)).toEqual([ids.echo]);
+    expect((await call('history.list', { operation: 'stream' })).entries.map((e: HistoryEntry) => e.message_id)).toEqual([ids.legacyStream, ids.rawstream, ids.chunks]);
+    expect((await call('history.list', { agent: 'legacy', operation: 'send' })).entries.map((e: HistoryEntry) => e.message_id)).toEqual([ids.legacy]);
+    expect((await call('history.list', { agent: 'chunks', operation: 'send' })).entries).toEqual([]);
+    expect(await registry.invoke('history.list', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_input' } });
+  });
+
+  it('gets one entry with its request, its response and the answer whole', async () => {
+    const echo = await call('history.get', { messageId: ids.echo });
+    expect(echo.request).toMatchObject({ messageId: ids.echo, role: 'ROLE_USER' });
+    expect(echo.response.message.parts[0].text).toMatch(/^echo: hello/);
+    expect(echo).toHaveProperty('wire');
+    const tasker = await call('history.get', { messageId: ids.tasker });
+    expect(tasker.response.task).toMatchObject({ id: tasker.entry.task_id, status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(tasker.response.task.artifacts[0].parts[0].text).toBe('result for: build it');
+    const chunks = await call('history.get', { messageId: ids.chunks });
+    expect(chunks.response.task.artifacts[0].parts.map((p: { text: string }) => p.text).join('')).toBe('chunk 1 of 3 for: stream it\nchunk 2 of 3 for: stream it\nchunk 3 of 3 for: stream it\n');
+    const legacyStream = await call('history.get', { messageId: ids.legacyStream });
+    expect(legacyStream.response.message).toMatchObject({ role: 'ROLE_AGENT', parts: [{ text: 'echo: echo streamed' }] });
+    const gone = await registry.invoke('history.get', { messageId: 'no-such-request' });
+    expect(gone).toMatchObject({ ok: false, error: { code: 'missive::validation::unknown_request', exit_code: 64 } });
+  });
+
+  it('keeps what Compose needs to re-run an entry, and re-running sends the same parts', async () => {
+    const original = await call('history.get', { messageId: ids.echo });
+    expect(original.entry.inputs).toEqual({
+      text: 'hello, my token is [REDACTED]',
+      parts: ['text=second part'],
+      fileUrls: [join(home, 'brief.txt')],
+      jsonParts: ['{"k":[1,2]}'],
+      metadata: ['team=ops', 'n=42', 'code="7"'],
+      binding: expect.any(String),
+    });
+    expect(original.entry.inputs_omitted).toEqual([]);
+    const rerun = await call('messages.send', { agent: 'echo', inputs: original.entry.inputs });
+    const again = await call('history.get', { messageId: rerun.request.message_id });
+    expect(again.request.parts).toEqual(original.request.parts);
+    expect(again.request.metadata).toEqual({ team: 'ops', n: 42, code: '7' });
+    expect(again.entry.inputs).toEqual(original.entry.inputs);
+    expect((await call('history.list', { agent: 'echo' })).entries.map((e: HistoryEntry) => e.message_id)).toEqual([rerun.request.message_id, ids.echo]);
+  });
+
+  it('never shows a secret: not the token sent as Authorization, nor the one typed into a message', async () => {
+    const list = await registry.invoke('history.list', {});
+    const gets = await Promise.all(Object.values(ids).map((messageId) => registry.invoke('history.get', { messageId })));
+    expect(gets.every((g) => g.ok)).toBe(true);
+    expect(fleet.agents.echo!.requests.some((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    for (const output of [list, ...gets]) expect(JSON.stringify(output)).not.toContain(TOKEN);
+  });
+});
