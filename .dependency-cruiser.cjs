@@ -19,7 +19,7 @@ const CORE_LAYERS = [
   ['contexts', 'artifacts'],
   ['tasks'],
   ['messaging'],
-  ['collectives', 'push', 'gateway', 'webhook', 'events', 'history'],
+  ['collectives', 'push', 'gateway', 'webhook', 'events', 'history', 'conformance'],
   ['doctor', 'demo'],
   ['ipc'],
 ];

@@ -32,6 +32,7 @@ export interface GlobalFlags {
   bearerTokenEnv?: string;
   header: string[];
   allowCrossOriginAuth?: boolean;
+  requireSignedCard?: boolean;
   verbose: number;
 }
 

@@ -25,6 +25,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['ui'], load: async () => (await import('./commands/ui.js')).registerUiCommand },
   { names: ['history'], load: async () => (await import('./commands/history.js')).registerHistoryCommands },
   { names: ['events'], load: async () => (await import('./commands/events.js')).registerEventsCommands },
+  { names: ['conformance'], load: async () => (await import('./commands/conformance.js')).registerConformanceCommand },
   { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctorCommand },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
 ];

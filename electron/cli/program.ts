@@ -4,6 +4,7 @@ import { toMissiveError, usageError, type MissiveError } from '../../shared/erro
 import type { Core } from '../core/context.js';
 import { parseDuration } from '../core/config/duration.js';
 import { closeSharedDispatcher } from '../core/a2a/http.js';
+import { closeClientTlsDispatchers } from '../core/agents/client-tls-pool.js';
 import { Printer, resolveMode, type OutputMode } from './output.js';
 import { modulesFor } from './command-modules.js';
 import { collect } from './options.js';
@@ -26,6 +27,7 @@ function addGlobalOptions(cmd: Command): Command {
     .option('--bearer-token-env <env>', 'send Authorization: Bearer $ENV')
     .option('--header <name:value>', 'extra request header, never persisted (repeatable)', collect, [])
     .option('--allow-cross-origin-auth', "call card interfaces on another origin than the agent's, without its credentials")
+    .option('--require-signed-card', 'refuse agents whose Agent Card is unsigned or fails signature verification (exit 76)')
     .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (repeatable)').argParser((_v, prev: number) => prev + 1).default(0));
 }
 
@@ -61,6 +63,7 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
           bearerTokenEnv: flags.bearerTokenEnv,
           headers: flags.header,
           allowCrossOriginAuth: flags.allowCrossOriginAuth,
+          requireSignedCard: flags.requireSignedCard,
           onWarning: (message) => out.warning(message),
         });
         const resolvedCore = core;
@@ -119,6 +122,7 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
     throw error;
   } finally {
     await closeSharedDispatcher();
+    await closeClientTlsDispatchers();
   }
   return code;
 }

@@ -23,6 +23,8 @@ export interface InvocationOptions {
   headers?: string[];
   /** Call card interfaces on another origin than the agent's, without its credentials. */
   allowCrossOriginAuth?: boolean;
+  /** Refuse unsigned Agent Cards and cards whose signature does not verify (also `[protocol] require_signed_card`). */
+  requireSignedCard?: boolean;
 }
 
 export interface CoreOptions extends InvocationOptions {

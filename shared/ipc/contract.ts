@@ -143,10 +143,23 @@ export const CHANNELS = {
   'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(agentView) }) },
   'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional(), trustedOrigins: z.array(z.string().min(1).max(2048)).max(16).optional() }), output: agentView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
-  'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional() }), output: loose({ card: loose({ name: z.string(), format: z.string() }), selected_interface: loose({ binding: z.string(), url: z.string(), dialect: z.string() }).nullable(), negotiation: loose({ ok: z.boolean() }) }) },
+  'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional(), extended: z.boolean().optional() }), output: loose({ card: loose({ name: z.string(), format: z.string() }), selected_interface: loose({ binding: z.string(), url: z.string(), dialect: z.string() }).nullable(), negotiation: loose({ ok: z.boolean() }) }) },
   /** Card fetch (refresh) of every registered agent, at most 4 at once; one failure does not stop the others. */
   'agents.refreshAll': { input: z.strictObject({}), output: z.object({ agents: z.array(loose({ alias: z.string(), ok: z.boolean(), latency_ms: z.number(), error: loose({ code: z.string(), message: z.string() }).nullable() })) }) },
   'agents.health': { input: z.strictObject({}), output: z.object({ agents: z.array(agentHealth) }) },
+  /** `missive conformance`: every advertised operation × every card interface, read-only unless `includeSend` (core/conformance/probe.ts). */
+  'agents.conformance': {
+    input: z.strictObject({ alias, includeSend: z.boolean().optional() }),
+    output: loose({
+      alias: z.string(),
+      card: loose({ name: z.string(), format: z.string(), latency_ms: z.number() }),
+      operations: z.array(z.string()),
+      interfaces: z.array(loose({ id: z.string(), binding: z.string(), protocol_binding: z.string(), url: z.string(), dialect: z.string(), probed: z.boolean(), cells: z.array(loose({ operation: z.string(), status: z.enum(['ok', 'failed', 'skipped', 'not_advertised', 'not_in_0.3']), code: z.string().nullable(), message: z.string().nullable(), note: z.string().nullable(), latency_ms: z.number().nullable() })) })),
+      summary: z.record(z.string(), z.number()),
+      passed: z.boolean(),
+      exit_code: z.number(),
+    }),
+  },
   /** `wire: true` adds `wire`, every exchange of the call (also kept for history.get in this session). */
   'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs, wire: z.boolean().optional() }), output: loose({ response_shape: z.enum(['message', 'task']), request: loose({ message_id: z.string() }), wire: z.array(wireExchange).optional() }) },
   'messages.stream': { input: z.strictObject({ agent: alias, inputs: messageInputs, force: z.boolean().optional(), wire: z.boolean().optional() }), output: loose({ events: z.number(), counts: loose({}), wire: z.array(wireExchange).optional() }) },
@@ -199,6 +212,10 @@ export const CHANNELS = {
   'auth.list': { input: z.strictObject({}), output: z.object({ auth_refs: z.array(loose({ name: z.string() })), keyring: loose({}) }) },
   'auth.setSecret': { input: z.strictObject({ name: alias, secret: z.string().min(1).max(16_384) }), output: ok },
   'auth.deleteSecret': { input: z.strictObject({ name: alias }), output: ok },
+  /** Runs the flow of an auth ref, or of an agent's auth ref (device code: `auth.deviceCode` shows the code meanwhile). */
+  'auth.login': { input: z.strictObject({ target: alias }), output: loose({ auth_ref: z.string(), flow: z.string(), token_cached: z.boolean(), expires_in: z.number().nullable() }) },
+  'auth.status': { input: z.strictObject({ target: alias.optional() }), output: z.object({ auth_refs: z.array(loose({ name: z.string(), flow: z.string() })) }) },
+  'auth.logout': { input: z.strictObject({ target: alias }), output: loose({ name: z.string(), dropped: z.boolean() }) },
   'dialogs.chooseDirectory': { input: z.strictObject({ title: z.string().max(200).optional() }), output: z.object({ path: z.string().nullable() }) },
   'demo.start': { input: z.strictObject({}), output: z.object({ agents: z.array(z.object({ alias: z.string(), base_url: z.string() })) }) },
 } as const;
@@ -208,6 +225,8 @@ export const EVENT_CHANNELS = {
   'messages.stream.event': loose({ sequence: z.number(), variant: z.string() }),
   'collectives.member': member,
   'webhook.arrival': loose({ status: z.number(), event_type: z.string() }),
+  /** A device-code login waits for the user: open verification_uri and enter user_code. */
+  'auth.deviceCode': loose({ auth_ref: z.string(), verification_uri: z.string(), verification_uri_complete: z.string().nullable(), user_code: z.string(), expires_in: z.number() }),
   /** New journal rows, batched (at most 1000 per tick). */
   'events.appended': z.object({ events: z.array(loose({ sequence: z.number(), type: z.string() })) }),
 } as const;

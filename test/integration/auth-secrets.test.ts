@@ -1,9 +1,7 @@
 /** Auth material reaches the agent and nothing else: not stdout, stderr, the database file or the journal. */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
-import { sandbox, type Sandbox } from '../support/cli.js';
+import { stateBytes, sandbox, type Sandbox } from '../support/cli.js';
 
 const TOKEN = 'tok-4f9d2c1b8e7a6d5c';
 const HEADER_SECRET = 'hdr-91ab73cd55ef02aa';
@@ -25,13 +23,6 @@ beforeEach(() => {
 });
 afterEach(() => box.dispose());
 
-function stateBytes(home: string): string {
-  const dir = join(home, 'state/profiles/default');
-  return readdirSync(dir)
-    .filter((f) => f.startsWith('missive.sqlite3'))
-    .map((f) => readFileSync(join(dir, f)).toString('latin1'))
-    .join('');
-}
 
 describe('secrets', () => {
   it('sends --bearer-token-env, --header and auth-ref values to the agent only', async () => {

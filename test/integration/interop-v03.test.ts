@@ -184,13 +184,13 @@ describe('a v0.3 agent behind a bearer token', () => {
   afterAll(() => guarded.close());
 
   for (const binding of ['json-rpc', 'http+json'] as const) {
-    it(`gets the token on its own origin over ${binding}, and a refusal is an HTTP status error as on 1.0 (exit 69)`, async () => {
+    it(`gets the token on its own origin over ${binding}, and a refusal is an auth error as on 1.0 (exit 77)`, async () => {
       const local = sandbox({ V03_TOKEN: SECRET });
       try {
         await local.run(['agent', 'add', 'guarded', guarded.baseUrl, '--binding-preference', binding]);
         const refused = await local.run(['send', 'guarded', 'echo hi', '--json']);
-        expect(refused.code).toBe(69);
-        expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::transport::http_status', message: expect.stringContaining('HTTP 401') });
+        expect(refused.code).toBe(77);
+        expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::auth::unauthorized', message: expect.stringContaining('HTTP 401') });
         const ok = await local.run(['send', 'guarded', 'echo hi', '--bearer-token-env', 'V03_TOKEN', '--json']);
         expect(ok.code).toBe(0);
         expect(ok.stdout).not.toContain(SECRET);

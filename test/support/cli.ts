@@ -1,5 +1,5 @@
 /** Runs the real CLI in-process against an isolated MISSIVE_HOME and captures what a user would see. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -68,4 +68,13 @@ export async function until<T>(what: string, probe: () => T | undefined | null |
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 40));
   }
+}
+
+/** The raw bytes of the profile's SQLite files (database, -wal, -shm) as text: a secret must not be found in them. */
+export function stateBytes(home: string): string {
+  const dir = join(home, 'state/profiles/default');
+  return readdirSync(dir)
+    .filter((f) => f.startsWith('missive.sqlite3'))
+    .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+    .join('');
 }

@@ -104,6 +104,13 @@ export interface V03PeerOptions {
   pushNotifications?: boolean;
   /** Require `Authorization: Bearer <token>` on every A2A route (not on the card). */
   bearer?: string;
+  /** Extra card fields (e.g. securitySchemes and security). */
+  cardExtra?: Record<string, unknown>;
+  /** With `bearer`: the WWW-Authenticate challenge of the refusal, and its status (default 401). */
+  challenge?: string;
+  refusal?: 401 | 403;
+  /** Served by agent/getAuthenticatedExtendedCard (the card should set supportsAuthenticatedExtendedCard). */
+  extendedCard?: Record<string, unknown>;
 }
 
 /** An agent on @a2a-js/sdk 0.3: JSON-RPC at /rpc, HTTP+JSON at /rest, gRPC on its own port, push via the 0.3 sender. */
@@ -130,6 +137,7 @@ export async function startV03Peer(options: V03PeerOptions = {}): Promise<Legacy
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [{ id: 'work', name: 'Worker', description: 'does work', tags: ['legacy'] }],
+    ...options.cardExtra,
   };
   const pushStore = new InMemoryPushNotificationStore();
   const handler = new DefaultRequestHandler(
@@ -139,10 +147,12 @@ export async function startV03Peer(options: V03PeerOptions = {}): Promise<Legacy
     undefined,
     pushStore,
     new DefaultPushNotificationSender(pushStore, { timeout: 2000 }),
+    options.extendedCard ? async () => ({ ...card, ...options.extendedCard }) as never : undefined,
   );
   const auth: express.RequestHandler = (req, res, next) => {
     if (!options.bearer || req.headers.authorization === `Bearer ${options.bearer}`) return next();
-    res.status(401).json({ code: -32001, message: 'unauthorised' });
+    if (options.challenge) res.set('WWW-Authenticate', options.challenge);
+    res.status(options.refusal ?? 401).json({ code: -32001, message: 'unauthorised' });
   };
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
   app.use('/rpc', auth, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));

@@ -32,7 +32,7 @@ describe('IPC contract', () => {
   });
 
   it('names its event channels and transport in one place, and the preload uses the same transport names', () => {
-    expect(Object.keys(EVENT_CHANNELS).sort()).toEqual(['collectives.member', 'events.appended', 'messages.stream.event', 'webhook.arrival']);
+    expect(Object.keys(EVENT_CHANNELS).sort()).toEqual(['auth.deviceCode', 'collectives.member', 'events.appended', 'messages.stream.event', 'webhook.arrival']);
     const preload = readFileSync(join(process.cwd(), 'electron/preload/index.cts'), 'utf8');
     expect(preload).toContain(`'${IPC_INVOKE}'`);
     expect(preload).toContain(`'${IPC_EVENT}'`);

@@ -280,6 +280,7 @@ const ANSWERS: Record<UnaryMethod, { template: unknown; paths: readonly (readonl
   GetTaskPushNotificationConfig: { template: { id: 'p', taskId: 't-1', url: 'http://127.0.0.1:1/cb' }, paths: [['id'], ['url'], ['authentication']] },
   ListTaskPushNotificationConfigs: { template: { configs: [{ id: 'p', taskId: 't-1', url: 'http://127.0.0.1:1/cb' }], nextPageToken: '' }, paths: [['configs'], ['configs', 0], ['configs', 0, 'authentication'], ['nextPageToken']] },
   DeleteTaskPushNotificationConfig: { template: {}, paths: [] },
+  GetExtendedAgentCard: { template: CARD, paths: CARD_PATHS },
 };
 const METHODS = Object.keys(ANSWERS) as UnaryMethod[];
 const MESSAGE_ANSWER = { message: MESSAGE };
@@ -304,6 +305,9 @@ function expectReadable(method: UnaryMethod, value: unknown): void {
       break;
     case 'GetTaskPushNotificationConfig':
       TaskPushNotificationConfig.toJSON(TaskPushNotificationConfig.fromJSON(value as object));
+      break;
+    case 'GetExtendedAgentCard':
+      expectUsableCard(parseCard(value, WHERE));
       break;
     default:
       break;

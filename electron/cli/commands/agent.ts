@@ -1,12 +1,16 @@
 /** `missive agent …`: presentation only; the registry and discovery services do the work. */
 import { Command, Option } from 'commander';
-import { addAgent, listAgentViews, removeAgent, renameAgentAlias, showAgent, type AgentView } from '../../core/agents/registry.js';
+import { usageError } from '../../../shared/errors.js';
+import { addAgent, listAgentViews, removeAgent, renameAgentAlias, setAgentAuthRef, setAgentCardKeys, setAgentClientTls, showAgent, type AgentView } from '../../core/agents/registry.js';
 import type { InspectView } from '../../core/agents/discovery.js';
 import { BINDINGS, type Binding } from '../../core/config/schema.js';
 import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
 import type { Action } from '../command-context.js';
 import { collect } from '../options.js';
 import { keyValues, table } from '../human.js';
+import { securityText } from '../security-text.js';
+import { extendedCardText, signatureText } from '../card-text.js';
+import type { ExtendedCardView } from '../../core/agents/extended-card.js';
 
 const showText = (a: AgentView) =>
   keyValues([
@@ -18,6 +22,8 @@ const showText = (a: AgentView) =>
     ['auth ref', a.auth_ref],
     ['trusted origins', a.trusted_origins],
     ['cross-origin calls', a.allow_cross_origin_auth ? 'allowed, without credentials' : null],
+    ['client certificate', a.client_tls?.cert_file ? `${a.client_tls.cert_file} (key ${a.client_tls.key_file})` : undefined],
+    ['server CA', a.client_tls?.ca_file ?? undefined],
     ['tags', a.tags],
     ['notes', a.notes],
     ['card', a.card.cached ? `${a.card.name ?? '(unnamed)'}, fetched ${a.card.fetched_at}, validated ${a.card.validated_at}` : 'not fetched yet (missive agent inspect ' + a.alias + ')'],
@@ -36,6 +42,15 @@ const selectedText = (v: InspectView) => {
   return `${BINDING_LABEL[s.binding] ?? s.binding} ${s.url} (card says A2A ${s.protocol_version}; missive speaks the ${s.dialect} dialect; from ${s.source})`;
 };
 
+/** The client certificate line of `agent inspect`: subject, issuer and expiry (the key is never read here). */
+const clientCertText = (c: InspectView['client_tls']) => {
+  if (!c) return undefined;
+  if (!c.client_certificate) return `none (server CA ${c.ca_file})`;
+  if (c.error) return `${c.cert_file}: ${c.error}`;
+  const expiry = c.expired ? `EXPIRED ${c.valid_to}` : `valid until ${c.valid_to}`;
+  return `${c.subject} (issued by ${c.issuer}), ${expiry}; key ${c.key_file}${c.passphrase_ref ? `, passphrase from auth ref "${c.passphrase_ref}"` : ''}${c.ca_file ? `; server CA ${c.ca_file}` : ''}`;
+};
+
 const inspectText = (v: InspectView) => {
   const lines = [
     keyValues([
@@ -50,6 +65,8 @@ const inspectText = (v: InspectView) => {
       ['output modes', v.card.default_output_modes],
       ['selected', selectedText(v)],
       ['credentials', v.origin_pinning.configured.length ? `${v.origin_pinning.configured.join(', ')}: ${CREDENTIALS_TEXT[v.origin_pinning.decision]}` : CREDENTIALS_TEXT.none],
+      ['client certificate', clientCertText(v.client_tls)],
+      ['card signature', signatureText(v.signature)],
       ['card cache', `${v.cache.status}${v.cache.etag ? `, etag ${v.cache.etag}` : ''}${v.cache.last_modified ? `, last-modified ${v.cache.last_modified}` : ''}`],
     ]),
   ];
@@ -57,6 +74,7 @@ const inspectText = (v: InspectView) => {
     lines.push('', 'Interfaces', table(['binding', 'version', 'url'], v.card.supported_interfaces.map((i) => [i.protocol_binding, i.protocol_version ?? '-', i.url])));
   }
   const skills = v.card.skills as Array<{ id: string; name?: string; tags?: string[] }>;
+  if (v.security) lines.push('', securityText(v.security));
   if (skills.length) lines.push('', 'Skills', table(['id', 'name', 'tags'], skills.map((k) => [k.id, k.name ?? '', (k.tags ?? []).join(', ')])));
   if (!v.negotiation.ok) {
     lines.push('', `missive cannot talk to this agent: it offers ${v.negotiation.offered_bindings.join(', ') || 'no interface'}; missive speaks ${v.negotiation.supported_bindings.map((b) => BINDING_LABEL[b] ?? b).join(', ')}.`);
@@ -82,8 +100,14 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .option('--tag <tag>', 'tag (repeatable)', collect, [])
     .option('--notes <text>', 'free-form notes')
     .option('--metadata <k=v>', 'non-secret metadata; JSON values are parsed (repeatable)', collect, [])
+    .option('--client-cert <file>', 'mutual TLS: PEM client certificate presented to this agent (with --client-key)')
+    .option('--client-key <file>', 'mutual TLS: PEM private key of the client certificate, possibly encrypted')
+    .option('--ca-cert <file>', "mutual TLS: PEM CA bundle that verifies the agent's server certificate (replaces the default roots)")
+    .option('--key-passphrase-ref <name>', 'mutual TLS: auth ref (env or keyring) holding the passphrase of an encrypted --client-key')
+    .option('--jwks-url <url>', "signed cards: the JWKS with the keys that sign this agent's card (else the signature's jku)")
+    .option('--jwks-file <file>', 'signed cards: the same keys from a local JWKS file')
     .action(
-      action(async ({ core, out }, alias: string, baseUrl: string, opts: Record<string, any>) => {
+      action(async ({ core, out, deps }, alias: string, baseUrl: string, opts: Record<string, any>) => {
         const view = addAgent(core, {
           alias,
           baseUrl,
@@ -94,8 +118,50 @@ export function registerAgentCommands(program: Command, action: Action): void {
           notes: opts.notes,
           metadata: opts.metadata,
           trustedOrigins: opts.trustOrigin,
+          clientTls: { certFile: opts.clientCert, keyFile: opts.clientKey, caFile: opts.caCert, passphraseRef: opts.keyPassphraseRef, baseDir: deps.cwd },
+          cardKeys: { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd },
         });
         out.result('agent_add', { agent: view }, (d) => `added agent ${d.agent.alias} (${d.agent.base_url})\nnext: missive agent inspect ${d.agent.alias}`);
+      }),
+    );
+
+  agent
+    .command('set <alias>')
+    .description("change a local agent's auth ref, its mutual TLS files (a renewed certificate, a private CA) or its card-signing keys")
+    .option('--auth-ref <name>', 'authenticate to this agent with this auth ref (see: missive auth list)')
+    .option('--clear-auth-ref', 'send no auth ref credentials to this agent')
+    .option('--client-cert <file>', 'PEM client certificate presented to this agent (with --client-key)')
+    .option('--client-key <file>', 'PEM private key of the client certificate, possibly encrypted')
+    .option('--ca-cert <file>', "PEM CA bundle that verifies the agent's server certificate (replaces the default roots)")
+    .option('--key-passphrase-ref <name>', 'auth ref (env or keyring) holding the passphrase of an encrypted --client-key')
+    .option('--clear-client-tls', 'remove the client certificate and CA bundle')
+    .option('--jwks-url <url>', "the JWKS with the keys that sign this agent's card")
+    .option('--jwks-file <file>', 'the same keys from a local JWKS file')
+    .option('--clear-jwks', "verify the card's signatures with the signature's own jku again")
+    .action(
+      action(async ({ core, out, deps }, alias: string, opts: Record<string, any>) => {
+        const authChange = opts.authRef !== undefined || opts.clearAuthRef === true;
+        const tlsChange = [opts.clientCert, opts.clientKey, opts.caCert, opts.keyPassphraseRef].some((v) => v !== undefined) || opts.clearClientTls === true;
+        const keysChange = opts.jwksUrl !== undefined || opts.jwksFile !== undefined || opts.clearJwks === true;
+        if (opts.authRef !== undefined && opts.clearAuthRef) throw usageError('conflicting_options', '--auth-ref and --clear-auth-ref contradict each other: give one');
+        if (opts.clearJwks && (opts.jwksUrl !== undefined || opts.jwksFile !== undefined)) throw usageError('conflicting_options', '--clear-jwks removes the card keys: give it without --jwks-url / --jwks-file');
+        if (!authChange && !tlsChange && !keysChange) {
+          throw usageError('nothing_to_set', `nothing to set on agent "${alias}"`, 'Give --auth-ref NAME, --clear-auth-ref, --client-cert FILE --client-key FILE, --ca-cert FILE, --clear-client-tls, --jwks-url URL, --jwks-file FILE or --clear-jwks.');
+        }
+        let view = authChange ? setAgentAuthRef(core, alias, opts.clearAuthRef ? null : opts.authRef) : undefined;
+        if (keysChange) view = setAgentCardKeys(core, alias, opts.clearJwks ? null : { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd });
+        if (tlsChange) {
+          view = setAgentClientTls(core, alias, {
+            clientTls: { certFile: opts.clientCert, keyFile: opts.clientKey, caFile: opts.caCert, passphraseRef: opts.keyPassphraseRef, baseDir: deps.cwd },
+            clear: opts.clearClientTls === true,
+          });
+        }
+        const changed = [
+          ...(authChange ? [view!.auth_ref ? `auth ref ${view!.auth_ref}` : 'no auth ref'] : []),
+          ...(tlsChange ? [view!.client_tls ? 'mutual TLS set' : 'mutual TLS removed'] : []),
+          ...(keysChange ? [view!.card_keys ? 'card keys set' : 'card keys removed'] : []),
+        ];
+        out.result('agent_set', { agent: view! }, () => `${alias}: ${changed.join(', ')}\nnext: missive agent inspect ${alias}`);
       }),
     );
 
@@ -125,10 +191,12 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .command('inspect <alias>')
     .description('show the Agent Card and the selected interface (fetches the card when none is cached)')
     .option('--refresh', 'revalidate the cached card first (If-None-Match / If-Modified-Since)')
+    .option('--extended', 'also fetch the extended Agent Card (GetExtendedAgentCard, sent with the agent\'s auth)')
     .addOption(bindingOption())
     .action(
-      action(async ({ core, out }, alias: string, opts: { refresh?: boolean; binding?: Binding }) => {
-        out.result('agent_inspect', await (await discovery()).inspectAgent(core, alias, opts), inspectText);
+      action(async ({ core, out }, alias: string, opts: { refresh?: boolean; binding?: Binding; extended?: boolean }) => {
+        const view = await (await import('../../core/agents/extended-card.js')).inspectAgentCard(core, alias, opts);
+        out.result('agent_inspect', view, (v: InspectView & { extended_card?: ExtendedCardView }) => (v.extended_card ? `${inspectText(v)}\n\n${extendedCardText(v.extended_card)}` : inspectText(v)));
       }),
     );
 

@@ -1,12 +1,17 @@
-/** `missive auth …`: auth refs and keyring secrets. */
+/** `missive auth …`: auth refs, their flows and keyring secrets; `login`, `status` and `logout` for their tokens. */
 import type { Command } from 'commander';
 import { addAuth, deleteSecret, listAuth, removeAuth, setSecret, type AuthRefView } from '../../core/auth/service.js';
+import { authStatus, loginAuth, logoutAuth, type AuthStatusView } from '../../core/auth/login.js';
+import type { DeviceCodePrompt } from '../../core/auth/oauth2/context.js';
 import type { Action } from '../command-context.js';
 import { table } from '../human.js';
+import { collect } from '../options.js';
+import { terminalLine } from '../terminal-text.js';
 import { usageError } from '../../../shared/errors.js';
 
 const refRow = (r: AuthRefView) => [
   r.name,
+  r.flow.type,
   r.kind,
   r.kind === 'env' ? `$${r.env}` : `${r.keyring_service}/${r.keyring_account}`,
   `${r.header}${r.scheme && r.scheme.toLowerCase() !== 'none' ? ` (${r.scheme})` : ''}`,
@@ -25,7 +30,7 @@ export function registerAuthCommands(program: Command, action: Action): void {
         out.result('auth_list', data, (d) =>
           [
             `keyring: ${d.keyring.available ? `${d.keyring.backend} available` : `unavailable (${d.keyring.reason})`}`,
-            d.auth_refs.length ? table(['name', 'kind', 'location', 'header', 'present'], d.auth_refs.map(refRow)) : 'no auth refs yet: missive auth add <name> --env VAR',
+            d.auth_refs.length ? table(['name', 'flow', 'kind', 'location', 'header', 'present'], d.auth_refs.map(refRow)) : 'no auth refs yet: missive auth add <name> --env VAR',
           ].join('\n'),
         );
       }),
@@ -39,9 +44,36 @@ export function registerAuthCommands(program: Command, action: Action): void {
     .option('--keyring-account <account>', 'OS keyring account')
     .option('--header-name <name>', 'header to send (default Authorization)')
     .option('--scheme <scheme>', 'scheme before the token (default Bearer; "none" for a bare value)')
+    .option('--flow <flow>', 'header (default), basic, api_key, oauth2_client_credentials or oauth2_device_code')
+    .option('--username <user>', 'basic: the user name (the secret is the password)')
+    .option('--in <place>', 'api_key: header (default), query or cookie')
+    .option('--key-name <name>', 'api_key: the header, query parameter or cookie name, e.g. X-API-Key')
+    .option('--token-url <url>', 'oauth2: the token endpoint (https, or http on loopback)')
+    .option('--issuer <url>', 'oauth2: the OpenID Connect issuer, for discovery of the endpoints')
+    .option('--client-id <id>', 'oauth2: the client id (the secret is the client secret)')
+    .option('--scope <scope>', 'oauth2: a scope to ask for (repeatable)', collect, [])
+    .option('--audience <audience>', 'oauth2 client credentials: the audience to ask for')
+    .option('--device-authorization-url <url>', 'oauth2 device code: the device authorization endpoint')
     .action(
-      action(async ({ core, out }, name: string, o: Record<string, string | undefined>) => {
-        const ref = await addAuth(core, { name, env: o.env, keyringService: o.keyringService, keyringAccount: o.keyringAccount, header: o.headerName, scheme: o.scheme });
+      action(async ({ core, out }, name: string, o: Record<string, string | undefined> & { scope: string[] }) => {
+        const ref = await addAuth(core, {
+          name,
+          env: o.env,
+          keyringService: o.keyringService,
+          keyringAccount: o.keyringAccount,
+          header: o.headerName,
+          scheme: o.scheme,
+          flow: o.flow,
+          username: o.username,
+          in: o.in,
+          keyName: o.keyName,
+          tokenUrl: o.tokenUrl,
+          issuer: o.issuer,
+          clientId: o.clientId,
+          scopes: o.scope,
+          audience: o.audience,
+          deviceAuthorizationUrl: o.deviceAuthorizationUrl,
+        });
         out.result('auth_add', { auth_ref: ref }, () => `added auth ref ${name}`);
       }),
     );
@@ -60,6 +92,49 @@ export function registerAuthCommands(program: Command, action: Action): void {
         out.result('auth_set_secret', await setSecret(core, name, await deps.stdin()), () => `stored the secret of ${name} in the keyring`);
       }),
     );
+
+  auth
+    .command('login <target>')
+    .description('run the flow of an auth ref (or of an agent\'s auth ref): fetch an OAuth2 token, or the device-code login')
+    .action(
+      action(async ({ core, out, deps }, target: string) => {
+        // The device code must reach the user in every output mode: stderr, whatever --quiet / --json say.
+        const onDeviceCode = (p: DeviceCodePrompt) =>
+          deps.io.stderr(
+            `To log in as auth ref ${terminalLine(p.auth_ref)}, open ${terminalLine(p.verification_uri_complete ?? p.verification_uri)} and enter the code ${terminalLine(p.user_code)} (expires in ${Math.round(p.expires_in / 60) || 1} min).\n`,
+          );
+        const result = await loginAuth(core, target, { onDeviceCode });
+        out.result('auth_login', result, (d) =>
+          d.token_cached
+            ? `logged in: auth ref ${d.auth_ref} has a token${d.expires_in !== null ? ` for ${d.expires_in} s` : ''}${d.keyring ? ' (cached in the keyring)' : ' (in memory only: the keyring is unavailable)'}`
+            : `auth ref ${d.auth_ref} (flow ${d.flow}) needs no login: its secret is present`,
+        );
+      }),
+    );
+
+  auth
+    .command('status [target]')
+    .description('flow and token state of auth refs (token cached?, expires in); never the token')
+    .action(
+      action(async ({ core, out }, target?: string) => {
+        const data = await authStatus(core, target);
+        const tokenText = (s: AuthStatusView) => {
+          if (!s.token_status) return '-';
+          if (!s.token_status.cached) return 'no token';
+          if (s.token_status.expires_in === null) return `cached (${s.token_status.where}), no expiry`;
+          return s.token_status.fresh ? `cached (${s.token_status.where}), expires in ${s.token_status.expires_in} s` : `expired${s.token_status.refreshable ? ' (refreshable)' : ''}`;
+        };
+        const secretText = (s: AuthStatusView) => (s.secret_present === null ? 'keyring unavailable' : s.secret_present ? 'yes' : 'no');
+        out.result('auth_status', data, (d) =>
+          d.auth_refs.length ? table(['name', 'flow', 'secret', 'token'], d.auth_refs.map((s: AuthStatusView) => [s.name, s.flow, secretText(s), tokenText(s)])) : 'no auth refs yet: missive auth add <name> --env VAR',
+        );
+      }),
+    );
+
+  auth
+    .command('logout <target>')
+    .description('forget the cached OAuth2 tokens of an auth ref (memory and keyring); its secret stays')
+    .action(action(async ({ core, out }, target: string) => out.result('auth_logout', await logoutAuth(core, target), (d) => (d.dropped ? `logged out: forgot the token of ${d.name}` : `no token cached for ${d.name}`))));
 
   auth
     .command('delete-secret <name>')

@@ -1,17 +1,18 @@
 /**
  * Every unary A2A operation behind one call shape, whatever the wire: missive's own code for A2A 1.0 over HTTP+JSON
- * (`POST <iface>/message:send`, …) and JSON-RPC 2.0 (`SendMessage`, …); the SDK for the v0.3 dialect and for gRPC
+ * (`POST <iface>/message:send`, `GET <iface>/extendedAgentCard`, …) and JSON-RPC 2.0 (`SendMessage`, …); the SDK for the v0.3 dialect and for gRPC
  * (sdk-transport.ts). All send the same service-parameter and auth headers and map errors to the same codes.
  */
 import { randomUUID } from 'node:crypto';
 import { protocolError } from '../../../shared/errors.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertOk, httpRequest, type HttpRequest } from './http.js';
+import { assertAuthorized, assertOk, httpRequest, type HttpRequest } from './http.js';
 import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { callRest, parseJson, restRequest, type RestRoute } from './rest-call.js';
 import type { UnaryMethod } from './sdk-transport.js';
 import { checkUnaryAnswer } from './unary-answer.js';
 import { viaSdk } from './interfaces.js';
+import { withReauth } from './reauth.js';
 
 export { A2A_JSON, type BindingCall } from './binding-call.js';
 
@@ -28,6 +29,8 @@ const REST_ROUTES: Record<UnaryMethod, (params: Record<string, unknown>) => Omit
   GetTaskPushNotificationConfig: (p) => ({ method: 'GET', path: pushConfig(p) }),
   ListTaskPushNotificationConfigs: (p) => ({ method: 'GET', path: `${pushConfigs(p)}${queryString({ pageSize: p.pageSize, pageToken: p.pageToken })}` }),
   DeleteTaskPushNotificationConfig: (p) => ({ method: 'DELETE', path: pushConfig(p) }),
+  // A2A 1.0 §11: `GET /extendedAgentCard`, sent with the agent's auth like every call.
+  GetExtendedAgentCard: () => ({ method: 'GET', path: 'extendedAgentCard' }),
 };
 
 /** Query string of the defined scalar params (tenant travels in the interface URL on HTTP+JSON). */
@@ -40,6 +43,10 @@ function queryString(params: Record<string, unknown>): string {
 
 /** Performs one unary A2A operation and returns the result as A2A 1.0 JSON (unwrapped from JSON-RPC, checked by checkUnaryAnswer). */
 export async function callUnary(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
+  return withReauth(call, (c) => callUnaryOnce(c, method, params));
+}
+
+async function callUnaryOnce(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
   if (viaSdk(call.iface)) return checkUnaryAnswer(method, await (await import('./sdk-transport.js')).callViaSdk(call, method, params));
   if (call.iface.binding === 'http+json') return checkUnaryAnswer(method, await callRest(call, { ...REST_ROUTES[method](params), contentType: A2A_JSON }, method, params));
   return checkUnaryAnswer(method, await callJsonRpc(call, method, params));
@@ -52,6 +59,7 @@ export function jsonRpcRequest(call: BindingCall, method: UnaryMethod, params: R
     method: 'POST',
     headers: { ...call.headers, 'Content-Type': 'application/json', Accept: 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+    query: call.query,
     timeoutMs: call.timeoutMs,
     dispatcher: call.dispatcher,
     secrets: call.secrets,
@@ -69,6 +77,7 @@ export function unaryHttpRequest(call: BindingCall, method: UnaryMethod, params:
 async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
   const { iface } = call;
   const res = await httpRequest(jsonRpcRequest(call, method, params));
+  assertAuthorized(res, method, iface.url, call);
   const body = res.body ? (parseJson(res.body, `the ${method} JSON-RPC response`) as Record<string, unknown>) : undefined;
   if (body && typeof body === 'object' && 'error' in body && body.error) throw jsonRpcFailure(call, method, iface.url, body as { error: JsonRpcErrorObject });
   assertOk(res, method, iface.url, call.protocolVersion);

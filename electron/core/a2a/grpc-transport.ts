@@ -2,13 +2,23 @@
  * gRPC through the SDK's gRPC client transports (`@a2a-js/sdk/client/grpc` for 1.0, its v0.3 compat twin for 0.3),
  * loaded only when an agent is actually spoken to over gRPC: @grpc/grpc-js is not small. Interface URLs may be
  * `grpc://` / `http://` (plaintext), `grpcs://` / `https://` (TLS), or a bare `host:port` target (plaintext on
- * loopback, TLS anywhere else). One transport per target and dialect is kept, so its channel is reused.
+ * loopback, TLS anywhere else). On TLS, an agent's mutual TLS material (client certificate and key, CA bundle) goes into
+ * grpc-js's `credentials.createSsl`. One transport per target, dialect and TLS material is kept, so its channel is reused.
  */
 import { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { usageError } from '../../../shared/errors.js';
 import { originKey } from '../security/origins.js';
 import type { SelectedInterface } from './interfaces.js';
+
+/** Mutual TLS for a gRPC channel: PEM texts (the key decrypted: grpc-js takes no passphrase), in memory only. */
+export interface GrpcTls {
+  /** Tells one certificate/key/CA set from another in the channel cache (a hash, never key material). */
+  id: string;
+  cert?: string;
+  key?: string;
+  ca?: string;
+}
 
 export interface GrpcTarget {
   /** What grpc-js dials: `host:port`. */
@@ -26,9 +36,14 @@ export function grpcTarget(url: string): GrpcTarget {
 const cache = new Map<string, Promise<Transport>>();
 const MAX_CACHED = 64;
 
-async function create(iface: SelectedInterface, { target, tls }: GrpcTarget): Promise<Transport> {
+async function create(iface: SelectedInterface, { target, tls }: GrpcTarget, material?: GrpcTls): Promise<Transport> {
   const grpc = await import('@grpc/grpc-js');
-  const grpcChannelCredentials = tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+  const pem = (text: string | undefined) => (text === undefined ? null : Buffer.from(text));
+  const grpcChannelCredentials = tls
+    ? material
+      ? grpc.credentials.createSsl(pem(material.ca), pem(material.key), pem(material.cert))
+      : grpc.credentials.createSsl()
+    : grpc.credentials.createInsecure();
   if (iface.dialect === '0.3') {
     const { LegacyGrpcTransport } = await import('@a2a-js/sdk/compat/v0_3/client/grpc');
     return new LegacyGrpcTransport({ endpoint: target, grpcChannelCredentials });
@@ -38,13 +53,15 @@ async function create(iface: SelectedInterface, { target, tls }: GrpcTarget): Pr
   return new GrpcTransportFactory({ grpcChannelCredentials }).create(target, AgentCard.fromJSON({}));
 }
 
-export function grpcTransport(iface: SelectedInterface): Promise<Transport> {
+/** The (cached) transport for the interface; `material` is the agent's mutual TLS, used on TLS targets only. */
+export function grpcTransport(iface: SelectedInterface, material?: GrpcTls): Promise<Transport> {
   const parsed = grpcTarget(iface.url);
-  const key = `${iface.dialect} ${parsed.tls ? 'tls' : 'plain'} ${parsed.target}`;
+  const tls = parsed.tls ? material : undefined;
+  const key = `${iface.dialect} ${parsed.tls ? `tls ${tls?.id ?? ''}` : 'plain'} ${parsed.target}`;
   let transport = cache.get(key);
   if (!transport) {
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-    transport = create(iface, parsed);
+    transport = create(iface, parsed, tls);
     transport.catch(() => cache.delete(key));
     cache.set(key, transport);
   }

@@ -1,13 +1,16 @@
 /**
  * The one HTTP client of missive: undici over a single pooled dispatcher. Maps network failures and
- * HTTP statuses to transport errors, and A2A VERSION_NOT_SUPPORTED bodies to protocol errors (exit 76).
+ * HTTP statuses to transport errors, 401/403 to auth errors (exit 77, with the scheme the agent asked for), and A2A
+ * VERSION_NOT_SUPPORTED bodies to protocol errors (exit 76).
  * With a wire capture, each request and its answer are recorded for the wire view.
  */
 import type { Agent, Dispatcher } from 'undici';
 import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { redactText, redactUrl } from '../security/redact.js';
+import { authRejectedError, isAuthStatus, type AuthHint } from './auth-challenge.js';
 import { oneLine } from './remote-text.js';
+import { tlsFailureHelp } from './tls-errors.js';
 import { loadUndici } from './undici.js';
 import type { WireCapture } from './wire.js';
 
@@ -30,6 +33,8 @@ export interface HttpRequest {
   url: string;
   method?: 'GET' | 'POST' | 'DELETE';
   headers?: Record<string, string>;
+  /** Query parameters merged into `url` (secrets: an API key in the query; messages show `url` without them). */
+  query?: Record<string, string>;
   body?: string;
   timeoutMs: number;
   connectTimeoutMs?: number;
@@ -76,6 +81,14 @@ export function flattenHeaders(headers: Record<string, string | string[] | undef
   return out;
 }
 
+/** `url` with `query` merged into its search parameters (a parameter of the same name is replaced). */
+export function withQuery(url: string, query: Record<string, string> | undefined): string {
+  if (!query) return url;
+  const merged = new URL(url);
+  for (const [name, value] of Object.entries(query)) merged.searchParams.set(name, value);
+  return merged.href;
+}
+
 /** One request, its whole answer read (size-capped); recorded when `req.wire` is set, with no extra work otherwise. */
 export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   return req.wire ? recordedRequest(req, req.wire) : exchange(req);
@@ -83,7 +96,7 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
 
 async function recordedRequest(req: HttpRequest, capture: WireCapture): Promise<HttpResponse> {
   const method = req.method ?? 'GET';
-  const wire = capture.begin(req.operation ?? method, { protocol: 'http', method, url: req.url, headers: req.headers ?? {}, body: req.body }, req.secrets);
+  const wire = capture.begin(req.operation ?? method, { protocol: 'http', method, url: withQuery(req.url, req.query), headers: req.headers ?? {}, body: req.body }, req.secrets);
   try {
     const res = await exchange(req);
     wire.response(res.status, res.headers);
@@ -102,7 +115,7 @@ async function exchange(req: HttpRequest): Promise<HttpResponse> {
   let res: Dispatcher.ResponseData;
   try {
     const { request } = await loadUndici();
-    res = await request(req.url, {
+    res = await request(withQuery(req.url, req.query), {
       method: req.method ?? 'GET',
       headers: req.headers,
       body: req.body,
@@ -132,9 +145,33 @@ async function exchange(req: HttpRequest): Promise<HttpResponse> {
   return { status: res.statusCode, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') };
 }
 
-/** Throws the right error for a non-2xx response (VERSION_NOT_SUPPORTED → protocol, others → transport). */
-export function assertOk(res: HttpResponse, what: string, url: string, protocolVersion: string): void {
+/** Who asked, for the help of a 401/403: the agent's alias, what its card declares and what was sent. */
+export interface AuthContext {
+  alias?: string;
+  auth?: AuthHint;
+  secrets?: readonly string[];
+}
+
+/** Throws the auth error of a 401/403 answer (before its body is read as JSON-RPC or A2A JSON); other statuses pass. */
+export function assertAuthorized(res: Pick<HttpResponse, 'status' | 'headers' | 'body'>, what: string, url: string, context: AuthContext = {}): void {
+  if (!isAuthStatus(res.status)) return;
+  // The status decides: a body that is no JSON (or JSON nested too deep) only loses its detail.
+  let body: unknown;
+  try {
+    body = tryJson(res.body, `the answer to the ${what} at ${redactUrl(url)}`);
+  } catch {
+    body = undefined;
+  }
+  const plain = body as { error?: unknown; message?: unknown } | undefined;
+  const said = [errorMessageOf(body), plain?.message, plain?.error].find((v): v is string => typeof v === 'string');
+  const detail = said ?? (body === undefined ? oneLine(res.body) : undefined);
+  throw authRejectedError({ status: res.status, what, url, headers: res.headers, detail, alias: context.alias, hint: context.auth, secrets: context.secrets });
+}
+
+/** Throws the right error for a non-2xx response (401/403 → auth, VERSION_NOT_SUPPORTED → protocol, others → transport). */
+export function assertOk(res: HttpResponse, what: string, url: string, protocolVersion: string, context: AuthContext = {}): void {
   if (res.status >= 200 && res.status < 300) return;
+  assertAuthorized(res, what, url, context);
   const body = tryJson(res.body, `the answer to the ${what} at ${redactUrl(url)}`);
   if (isVersionNotSupported(body)) throw versionNotSupportedError(protocolVersion, errorMessageOf(body));
   const detail = oneLine(errorMessageOf(body) ?? res.body);
@@ -171,5 +208,5 @@ export function networkError(error: unknown, where: string, timeoutMs: number, s
   if (code === 'ECONNREFUSED') return transportError('connection_refused', `${where} refused the connection`, 'Is the agent running on that host and port?');
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return transportError('dns', `cannot resolve the host of ${where}`);
   const message = redactText(oneLine(err.cause?.message ?? err.message ?? String(error)), secrets);
-  return transportError('network', `request to ${where} failed: ${message}${code ? ` (${code})` : ''}`);
+  return transportError('network', `request to ${where} failed: ${message}${code ? ` (${code})` : ''}`, tlsFailureHelp(code, where));
 }

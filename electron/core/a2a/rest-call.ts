@@ -25,6 +25,7 @@ export function restRequest(call: BindingCall, route: RestRoute, what: string, b
     method: route.method,
     headers: { ...call.headers, Accept: `${A2A_JSON}, application/json`, ...(route.method === 'POST' ? { 'Content-Type': route.contentType } : {}) },
     body: route.method === 'POST' ? JSON.stringify(body) : undefined,
+    query: call.query,
     timeoutMs: call.timeoutMs,
     dispatcher: call.dispatcher,
     secrets: call.secrets,
@@ -41,7 +42,7 @@ export async function callRest(call: BindingCall, route: RestRoute, what: string
   if (isMissingRoute(res.status, res.body)) {
     throw versionMismatchError({ method: what, url, dialect: call.iface.dialect, alias: call.alias, answer: `HTTP ${res.status}` });
   }
-  assertOk(res, what, url, call.protocolVersion);
+  assertOk(res, what, url, call.protocolVersion, call);
   // 204 No Content (a deleted push config) has no body to parse.
   return res.body.trim() ? parseJson(res.body, `the ${what} response`) : null;
 }

@@ -1,13 +1,15 @@
 /**
  * Errors thrown by the SDK's transports, mapped to missive's categories so a v0.3 or gRPC agent fails with the same
  * codes and exit codes as a v1.0 agent on the same binding: JSON-RPC errors are protocol errors (76), HTTP+JSON error
- * statuses transport errors (69), a missing method or route a version mismatch (76), VERSION_NOT_SUPPORTED 76,
+ * statuses transport errors (69) except 401/403 (auth::unauthorized / auth::forbidden, 77; our fetch normally throws
+ * those itself, with the WWW-Authenticate challenge), a missing method or route a version mismatch (76), VERSION_NOT_SUPPORTED 76,
  * unreachable or slow agents 69, gRPC UNAUTHENTICATED / PERMISSION_DENIED auth errors (77), and an answer nested so deep
  * that the SDK's decoder overflowed the stack (a gRPC google.protobuf.Struct has no depth limit) too_deeply_nested (76).
  */
 import { authError, MissiveError, protocolError, transportError } from '../../../shared/errors.js';
 import { tooDeepError } from '../security/json-depth.js';
 import { redactText, redactUrl } from '../security/redact.js';
+import { authRejectedError, isAuthStatus } from './auth-challenge.js';
 import type { BindingCall } from './binding-call.js';
 import { timeoutError, versionNotSupportedError } from './http.js';
 import { agentJsonRpcError } from './jsonrpc-errors.js';
@@ -105,6 +107,9 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
   if (typeof e.envelopeCode === 'number') return agentJsonRpcError(method, { code: e.envelopeCode, message: text });
   // An HTTP error status without a JSON-RPC error is a transport error, as on the 1.0 wire; the SDK's message stays.
   const httpStatus = e.statusCode ?? ctx.trace.status;
+  if (ctx.call.iface.binding !== 'grpc' && httpStatus && isAuthStatus(httpStatus)) {
+    return authRejectedError({ status: httpStatus, what: method, url: ctx.trace.url ?? ctx.url, headers: {}, detail: text, alias: ctx.call.alias, hint: ctx.call.auth, secrets });
+  }
   if (ctx.call.iface.binding !== 'grpc' && httpStatus) {
     return transportError('http_status', `${method} at ${redactUrl(ctx.trace.url ?? ctx.url)} answered HTTP ${httpStatus}: ${text}`);
   }

@@ -2,7 +2,8 @@
  * The `fetch` the SDK's transports use: undici over missive's pooled dispatcher, with missive's rules. Redirects are
  * never followed (so credentials never follow one), answers are size-capped, time limits are missive's (the whole
  * answer for unary calls; the headers, then the gap between chunks, for streams), and an HTTP failure without a JSON
- * body becomes a one-line missive error here, so no HTML page reaches a message. JSON error bodies pass through for
+ * body becomes a one-line missive error here, so no HTML page reaches a message; a 401/403 becomes the auth error
+ * (`auth::unauthorized` / `auth::forbidden`, exit 77) as on the 1.0 wire. Other JSON error bodies pass through for
  * the SDK to decode into its typed A2A errors. JSON nested deeper than MAX_JSON_DEPTH, a whole answer or one SSE event,
  * is refused here (too_deeply_nested, exit 76) before the SDK parses it. With a wire capture (`call.wire`) each fetch is
  * recorded for the wire view: the request as the SDK wrote it, the answer, and for streams every SSE record as it arrives.
@@ -12,7 +13,7 @@ import { MissiveError, transportError } from '../../../shared/errors.js';
 import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import type { BindingCall } from './binding-call.js';
-import { networkError, sharedDispatcher, tryJson } from './http.js';
+import { assertAuthorized, networkError, sharedDispatcher, tryJson, withQuery } from './http.js';
 import { oneLine } from './remote-text.js';
 import { loadUndici } from './undici.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
@@ -147,13 +148,13 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
     if (init.signal?.aborted) abort(init.signal.reason);
     // Unary: the whole answer within the timeout. Stream: the headers within it, then each gap between chunks.
     const deadline = setTimeout(() => abort(timeoutReason(call.timeoutMs)), call.timeoutMs);
-    const wire = call.wire?.begin(method, { protocol: 'http', method: init.method ?? 'GET', url, headers: headerPairs(init.headers), body: typeof init.body === 'string' ? init.body : null, stream: streaming }, call.secrets);
+    const wire = call.wire?.begin(method, { protocol: 'http', method: init.method ?? 'GET', url: withQuery(url, call.query), headers: headerPairs(init.headers), body: typeof init.body === 'string' ? init.body : null, stream: streaming }, call.secrets);
     // A stream's exchange is ended by its body (wireTapped), every other one here.
     let handedOff = false;
     let res: Response;
     try {
       const { fetch: undiciFetch } = await loadUndici();
-      res = (await undiciFetch(url, {
+      res = (await undiciFetch(withQuery(url, call.query), {
         method: init.method,
         headers: init.headers as Record<string, string>,
         body: init.body as string | undefined,
@@ -195,6 +196,8 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
       if (!res.ok) {
         trace.status = res.status;
         trace.url = url;
+        // A 401/403 is an auth error whatever its body: the SDK never sees it.
+        assertAuthorized({ status: res.status, headers: Object.fromEntries(res.headers.entries()), body: text }, method, url, call);
         if (isMissingRoute(res.status, text)) {
           throw versionMismatchError({ method, url, dialect: call.iface.dialect, alias: call.alias, answer: `HTTP ${res.status}${text.trim() ? ` (${oneLine(text, 80)})` : ''}` });
         }

@@ -8,8 +8,10 @@
  * here (`call.wire`): the RPC, the target, the metadata, and the request and results as JSON.
  */
 import {
+  AgentCard,
   CancelTaskRequest,
   DeleteTaskPushNotificationConfigRequest,
+  GetExtendedAgentCardRequest,
   GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
   ListTaskPushNotificationConfigsRequest,
@@ -45,7 +47,8 @@ export type UnaryMethod =
   | 'CreateTaskPushNotificationConfig'
   | 'GetTaskPushNotificationConfig'
   | 'ListTaskPushNotificationConfigs'
-  | 'DeleteTaskPushNotificationConfig';
+  | 'DeleteTaskPushNotificationConfig'
+  | 'GetExtendedAgentCard';
 
 type Params = Record<string, unknown>;
 
@@ -66,6 +69,8 @@ const UNARY: Record<UnaryMethod, (t: Transport, p: Params, o: RequestOptions) =>
     await t.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON(p), o);
     return null;
   },
+  // v0.3: `agent/getAuthenticatedExtendedCard` (JSON-RPC) or `GET /v1/card` (HTTP+JSON), translated to a 1.0 card by the SDK.
+  GetExtendedAgentCard: async (t, p, o) => AgentCard.toJSON(await t.getExtendedAgentCard(GetExtendedAgentCardRequest.fromJSON(p), o)),
 };
 
 export type StreamMethodName = 'SendStreamingMessage' | 'SubscribeToTask';
@@ -137,7 +142,7 @@ async function prepare(call: BindingCall, method: string, signal?: AbortSignal):
   const fetchImpl = sdkFetch({ call, method, trace });
   const transport: Transport =
     iface.binding === 'grpc'
-      ? await grpcTransport(iface)
+      ? await grpcTransport(iface, call.grpcTls)
       : iface.binding === 'json-rpc'
         ? new LegacyJsonRpcTransport({ endpoint: iface.url, fetchImpl })
         : new LegacyRestTransport({ endpoint: iface.url, fetchImpl });

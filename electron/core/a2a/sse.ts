@@ -1,7 +1,8 @@
 /**
  * Server-sent A2A streams (SendStreamingMessage, SubscribeToTask) over both bindings. The body is parsed
  * incrementally with eventsource-parser and each record is yielded as soon as it is complete: nothing buffers
- * the whole stream. Every record is checked as a StreamResponse; failures carry the record's sequence number.
+ * the whole stream. Every record is checked as a StreamResponse; failures carry the record's sequence number. A 401/403
+ * answer to the opening POST is an auth error (exit 77) whatever its body, as for unary calls.
  * With a wire capture (`call.wire`), the request, the answer's status and headers and every SSE record (a frame with
  * its arrival time) are recorded too.
  */
@@ -12,7 +13,8 @@ import { MissiveError, protocolError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertOk, flattenHeaders, networkError, streamBrokenError, tryJson } from './http.js';
+import { assertAuthorized, assertOk, flattenHeaders, networkError, streamBrokenError, tryJson, withQuery } from './http.js';
+import { streamWithReauth } from './reauth.js';
 import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { viaSdk } from './interfaces.js';
 import { checkStreamResponse, type StreamRecord } from './stream-response.js';
@@ -96,6 +98,10 @@ export function streamRequest(call: Pick<BindingCall, 'iface' | 'headers'>, meth
 
 /** Opens the stream and yields each StreamResponse as it arrives. Breaking out of the loop closes the connection. */
 export function openStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+  return call.reauth ? streamWithReauth(call, (c) => openStreamOnce(c, method, params)) : openStreamOnce(call, method, params);
+}
+
+function openStreamOnce(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
   if (viaSdk(call.iface)) return sdkStream(call, method, params);
   const req = streamRequest(call, method, params);
   return call.wire ? recordedStream(call, method, req, call.wire) : httpStream(call, method, req);
@@ -103,7 +109,7 @@ export function openStream(call: StreamCall, method: StreamMethod, params: Recor
 
 /** The wire view of a 1.0 stream: the exchange ends when the stream does (or the caller stops reading), or fails with it. */
 async function* recordedStream(call: StreamCall, method: StreamMethod, req: ReturnType<typeof streamRequest>, capture: WireCapture): AsyncGenerator<SequencedRecord> {
-  const wire = capture.begin(method, { protocol: 'http', method: 'POST', ...req, stream: true }, call.secrets);
+  const wire = capture.begin(method, { protocol: 'http', method: 'POST', ...req, url: withQuery(req.url, call.query), stream: true }, call.secrets);
   try {
     yield* httpStream(call, method, req, wire);
   } catch (error) {
@@ -122,7 +128,7 @@ async function* httpStream(call: StreamCall, method: StreamMethod, { url, header
   let res: Dispatcher.ResponseData;
   try {
     const { request } = await loadUndici();
-    res = await request(url, {
+    res = await request(withQuery(url, call.query), {
       method: 'POST',
       headers,
       body,
@@ -141,13 +147,15 @@ async function* httpStream(call: StreamCall, method: StreamMethod, { url, header
   if (res.statusCode < 200 || res.statusCode >= 300 || !type.includes('text/event-stream')) {
     const text = await readSmall(res.body);
     wire?.body(text);
-    const flat = { status: res.statusCode, headers: {}, body: text };
+    const flat = { status: res.statusCode, headers: flattenHeaders(res.headers), body: text };
+    // A 401/403 is an auth error whatever its body (a JSON-RPC error object included).
+    assertAuthorized(flat, method, url, call);
     if (!rest && text) {
       const parsed = tryJson(text) as { error?: JsonRpcErrorObject } | undefined;
       if (parsed?.error) throw jsonRpcFailure(call, method, url, parsed as { error: JsonRpcErrorObject });
     }
     if (isMissingRoute(res.statusCode, text)) throw versionMismatchError({ method, url, dialect: iface.dialect, alias: call.alias, answer: `HTTP ${res.statusCode}` });
-    assertOk(flat, method, url, call.protocolVersion);
+    assertOk(flat, method, url, call.protocolVersion, call);
     throw protocolError('not_event_stream', `${method} at ${where} answered ${type || 'no content type'} instead of text/event-stream`);
   }
 

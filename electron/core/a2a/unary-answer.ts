@@ -3,8 +3,9 @@
  * checks stream events: a SendMessage answer holds exactly one task or message, a task has an id, and every value
  * decodes with the SDK codec its reader uses. An answer that does not is the agent's fault (exit 76), never a crash.
  */
-import { ListTaskPushNotificationConfigsResponse, ListTasksResponse, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { AgentCard, ListTaskPushNotificationConfigsResponse, ListTasksResponse, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { protocolError, type MissiveError } from '../../../shared/errors.js';
+import { parseCard } from './card.js';
 import { oneLine } from './remote-text.js';
 import type { UnaryMethod } from './sdk-transport.js';
 import { checkStreamResponse, type StreamVariant } from './stream-response.js';
@@ -60,6 +61,15 @@ export function checkUnaryAnswer(method: UnaryMethod, value: unknown): unknown {
       checkDecodes(method, TaskPushNotificationConfig, value);
       break;
     case 'DeleteTaskPushNotificationConfig':
+      break;
+    case 'GetExtendedAgentCard':
+      // Its reader is parseCard (zod + the SDK codec): the answer must pass it.
+      checkDecodes(method, AgentCard, value);
+      try {
+        parseCard(value, `the ${method} answer`);
+      } catch (error) {
+        throw invalid(method, oneLine((error as Error).message));
+      }
       break;
   }
   return value;

@@ -1,16 +1,22 @@
 /**
  * One agent, ready to call: its card, the negotiated interface and dialect, outbound auth pinned to the agent's
- * origin, and the binding call options. Every command that talks to an agent comes through `connect`.
+ * origin, and the binding call options. Every command that talks to an agent comes through `connect`. A client
+ * certificate (mutual TLS) is a credential like the others: its dispatcher is used only when the credentials go to the
+ * interface (a pinned origin); a cross-origin interface called without credentials gets the shared dispatcher.
  */
+import type { Dispatcher } from 'undici';
 import type { Core } from '../context.js';
 import type { Binding } from '../config/schema.js';
 import type { BindingCall } from '../a2a/bindings.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import type { WireCapture } from '../a2a/wire.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
+import { securitySchemesOf } from '../a2a/security-schemes.js';
 import { decidePin, plaintextWarning, type PinDecision } from '../auth/origin-pin.js';
 import { loadCard, selectInterface, type CardResult } from './discovery.js';
-import { outboundFor, pinInputFor, withoutCredentials, type Outbound } from './outbound.js';
+import { outboundFor, pinInputFor, refuseQueryOverGrpc, withoutCredentials, type Outbound } from './outbound.js';
+import { CLIENT_CERTIFICATE_SOURCE, clientTlsFor, hasClientCertificate } from './client-tls.js';
+import { formatOrigin, originKey } from '../security/origins.js';
 
 export interface Connection {
   alias: string;
@@ -40,14 +46,16 @@ function dialectHeaders(headers: Record<string, string>, iface: SelectedInterfac
   return out;
 }
 
-export const bindingCall = (core: Core, iface: SelectedInterface, outbound: Outbound, alias?: string, wire?: WireCapture): BindingCall => {
+export const bindingCall = (core: Core, iface: SelectedInterface, outbound: Outbound, alias?: string, wire?: WireCapture, dispatcher = core.dispatcher): BindingCall => {
   const version = spokenVersion(core, iface);
   return {
     iface,
     headers: dialectHeaders(outbound.headers, iface, version),
+    query: outbound.query,
+    reauth: outbound.reauth,
     timeoutMs: core.timeoutMs,
     protocolVersion: version,
-    dispatcher: core.dispatcher,
+    dispatcher,
     secrets: outbound.secrets,
     alias,
     wire,
@@ -70,13 +78,24 @@ export async function connect(core: Core, alias: string, options: ConnectOptions
   const iface = selectInterface(core, card, options.binding);
   const agent = card.agent;
   const resolved = await outboundFor(core, agent);
-  const pin = decidePin(pinInputFor(core, agent, iface.url, resolved.credentialSources, options.bodySecrets));
+  const sources = hasClientCertificate(agent) ? [...resolved.credentialSources, CLIENT_CERTIFICATE_SOURCE] : resolved.credentialSources;
+  const pin = decidePin(pinInputFor(core, agent, iface.url, sources, options.bodySecrets));
   const outbound = pin.outcome === 'withheld' ? withoutCredentials(resolved) : resolved;
+  refuseQueryOverGrpc(iface.binding, outbound, agent.alias);
   if (pin.outcome === 'sent') {
     const warning = plaintextWarning(iface.url, `the credentials of "${agent.alias}"`);
     if (warning) core.warn(warning);
   }
-  const call = bindingCall(core, iface, outbound, agent.alias, options.wire);
+  // The certificate (and the CA bundle configured with it) serve the agent's pinned origins only; a cross-origin
+  // interface gets the shared dispatcher. Its files and passphrase are read only then.
+  const tls = pin.same_origin ? await clientTlsFor(core, agent) : undefined;
+  const dispatcher: Dispatcher | undefined = tls?.dispatcher ?? core.dispatcher;
+  const call = bindingCall(core, iface, outbound, agent.alias, options.wire, dispatcher);
+  if (tls) call.grpcTls = tls.grpc;
+  if (tls && hasClientCertificate(agent) && originKey(iface.url)?.secure === false) {
+    core.warn(`the client certificate of "${agent.alias}" is not presented: ${formatOrigin(originKey(iface.url)!)} is not TLS. Use https (or grpcs).`);
+  }
+  call.auth = { declared: securitySchemesOf(card.card).schemes, authRef: agent.authRefName, sent: outbound.credentialSources };
   const meta = serviceParameterMetadata({ ...core.serviceParameters, version: call.protocolVersion });
   return { alias: agent.alias, card, iface, outbound, call, pin, meta };
 }

@@ -13,6 +13,10 @@ import { redactUrl, redactValue } from '../security/redact.js';
 import { decidePin, pinView, plaintextWarning } from '../auth/origin-pin.js';
 import { agentView, requireAgent, type AgentView } from './registry.js';
 import { credentialSources, outboundFor, pinInputFor } from './outbound.js';
+import { assertTrustedCard, cardSignature } from './card-trust.js';
+import type { SignatureView } from '../a2a/card-signature.js';
+import { inspectSecurity, type InspectSecurity } from './inspect-security.js';
+import { CLIENT_CERTIFICATE_SOURCE, clientTlsDispatcher, clientTlsView, hasClientCertificate, type ClientTlsView } from './client-tls.js';
 
 export type CardCacheStatus = 'cached' | 'fetched' | 'not_modified';
 
@@ -28,11 +32,15 @@ const CARD_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface CardRequest {
   headers: Record<string, string>;
+  /** Query parameters the card URL carries (an API key `in = "query"`). */
+  query?: Record<string, string>;
   secrets: readonly string[];
   /** The URL that served the cached card: asked first, with the validators. */
   knownUrl?: string | null;
   validators?: { etag: string | null; lastModified: string | null };
   timeoutMs?: number;
+  /** The agent whose client certificate (mutual TLS) the request presents; the card is on its registered origin. */
+  clientTls?: Pick<AgentRow, 'alias' | 'clientTls'>;
 }
 
 /**
@@ -41,13 +49,14 @@ export interface CardRequest {
  */
 export async function requestCard(core: Core, baseUrl: string, req: CardRequest): Promise<{ res: HttpResponse; url: string }> {
   const urls = [...new Set([req.knownUrl, cardUrl(baseUrl), legacyCardUrl(baseUrl)].filter((u): u is string => !!u))];
+  const dispatcher = (req.clientTls && (await clientTlsDispatcher(core, req.clientTls))) || core.dispatcher;
   for (const [index, url] of urls.entries()) {
     const headers = { ...req.headers };
     if (url === req.knownUrl && req.validators) {
       if (req.validators.etag) headers['If-None-Match'] = req.validators.etag;
       if (req.validators.lastModified) headers['If-Modified-Since'] = req.validators.lastModified;
     }
-    const res = await httpRequest({ url, headers, timeoutMs: req.timeoutMs ?? core.timeoutMs, maxResponseBytes: CARD_MAX_BYTES, dispatcher: core.dispatcher, secrets: req.secrets });
+    const res = await httpRequest({ url, headers, query: req.query, timeoutMs: req.timeoutMs ?? core.timeoutMs, maxResponseBytes: CARD_MAX_BYTES, dispatcher, secrets: req.secrets });
     if (res.status !== 404 || index === urls.length - 1) {
       if (res.status === 404) {
         throw protocolError(
@@ -85,12 +94,19 @@ async function fetchAndStoreCard(core: Core, agent: AgentRow, conditional: boole
     if (warning) core.warn(warning);
   }
   const cached = conditional ? agent.card : null;
-  const { res, url } = await requestCard(core, agent.baseUrl, {
-    headers: outbound.headers,
-    secrets: outbound.secrets,
-    knownUrl: agent.card?.url ?? null,
-    validators: cached ? { etag: cached.etag, lastModified: cached.lastModified } : undefined,
-  });
+  const ask = (headers: Record<string, string>) =>
+    requestCard(core, agent.baseUrl, {
+      headers,
+      query: outbound.query,
+      secrets: outbound.secrets,
+      knownUrl: agent.card?.url ?? null,
+      clientTls: agent,
+      validators: cached ? { etag: cached.etag, lastModified: cached.lastModified } : undefined,
+    });
+  let { res, url } = await ask(outbound.headers);
+  // An OAuth2 token the agent refused (401) is renewed once, as on every call.
+  const renewed = res.status === 401 && outbound.reauth ? await outbound.reauth() : null;
+  if (renewed) ({ res, url } = await ask({ ...outbound.headers, ...renewed.headers }));
   const store = core.store();
   if (res.status === 304 && agent.card) {
     const card = parseCard(agent.card.json);
@@ -98,7 +114,7 @@ async function fetchAndStoreCard(core: Core, agent: AgentRow, conditional: boole
     appendEvent(store.db, { type: 'a2a.agent_card.not_modified', agentAlias: agent.alias, payload: { url } }, outbound.secrets);
     return { agent: getAgent(store.db, agent.alias)!, card, status: 'not_modified', url, http_status: 304 };
   }
-  assertOk(res, 'Agent Card request', url, core.serviceParameters.version);
+  assertOk(res, 'Agent Card request', url, core.serviceParameters.version, { alias: agent.alias, auth: { authRef: agent.authRefName, sent: outbound.credentialSources }, secrets: outbound.secrets });
   const raw = parseCardText(res.body, url);
   const card = parseCard(raw, url);
   store.transaction(() => {
@@ -131,13 +147,18 @@ function parseCachedCard(core: Core, agent: AgentRow & { card: NonNullable<Agent
   return card;
 }
 
-/** The cached card when present (unless `refresh`), else a fetch. */
-export async function loadCard(core: Core, alias: string, refresh = false): Promise<CardResult> {
+/**
+ * The cached card when present (unless `refresh`), else a fetch. When signed cards are required (card-trust.ts), an
+ * unsigned or invalid card is refused here, before any command sends anything; `report` (agent inspect) only reads it.
+ */
+export async function loadCard(core: Core, alias: string, refresh = false, signed: 'enforce' | 'report' = 'enforce'): Promise<CardResult> {
   const agent = requireAgent(core, alias);
-  if (agent.card && !refresh) {
-    return { agent, card: parseCachedCard(core, { ...agent, card: agent.card }), status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null };
-  }
-  return fetchCard(core, agent, refresh);
+  const result: CardResult =
+    agent.card && !refresh
+      ? { agent, card: parseCachedCard(core, { ...agent, card: agent.card }), status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null }
+      : await fetchCard(core, agent, refresh);
+  if (signed === 'enforce') await assertTrustedCard(core, result.agent, result.card);
+  return result;
 }
 
 export function selectInterface(core: Core, result: CardResult, required?: Binding): SelectedInterface {
@@ -190,12 +211,18 @@ export interface InspectView {
     /** `send`, `withhold` (cross-origin, allowed without them), `refuse` (cross-origin: the call would fail), or `none`. */
     decision: 'send' | 'withhold' | 'refuse' | 'none';
   };
+  /** The card's JWS signature: `verified` (with the key id), `unsigned`, or `invalid` (with the reason). */
+  signature: SignatureView;
+  /** The client certificate presented to this agent (mutual TLS): files, subject, expiry; never the key. */
+  client_tls: ClientTlsView | null;
+  /** The card's security schemes and requirements, and what missive would send to satisfy them. */
+  security: InspectSecurity;
   raw_card: unknown;
 }
 
 /** The credential decision for the selected interface, without resolving any secret. */
 function credentialView(core: Core, agent: AgentRow, iface: SelectedInterface | null): InspectView['origin_pinning'] {
-  const configured = credentialSources(core, agent);
+  const configured = [...credentialSources(core, agent), ...(hasClientCertificate(agent) ? [CLIENT_CERTIFICATE_SOURCE] : [])];
   const input = pinInputFor(core, agent, iface?.url ?? agent.baseUrl, configured);
   const view = pinView(input);
   let decision: InspectView['origin_pinning']['decision'];
@@ -208,7 +235,8 @@ function credentialView(core: Core, agent: AgentRow, iface: SelectedInterface | 
 }
 
 export async function inspectAgent(core: Core, alias: string, options: { refresh?: boolean; binding?: Binding } = {}): Promise<InspectView> {
-  const result = await loadCard(core, alias, options.refresh);
+  // Inspect reports the signature status rather than refusing the card: it is how an operator finds out why.
+  const result = await loadCard(core, alias, options.refresh, 'report');
   let selected: SelectedInterface | null = null;
   let failure: ErrorReport | null = null;
   try {
@@ -260,6 +288,10 @@ export async function inspectAgent(core: Core, alias: string, options: { refresh
       error: failure,
     },
     origin_pinning: credentialView(core, result.agent, selected),
+    client_tls: clientTlsView(result.agent),
+    signature: await cardSignature(core, result.agent, result.card),
+    // Credentials withheld from (or refused for) the selected interface satisfy nothing there.
+    security: inspectSecurity(core, result.agent, result.agent.card?.json ?? result.card, !['withhold', 'refuse'].includes(credentialView(core, result.agent, selected).decision)),
     raw_card: redactValue(result.agent.card?.json ?? null),
   };
 }

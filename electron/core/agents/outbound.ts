@@ -1,15 +1,26 @@
-/** Everything an outbound request to an agent carries: service parameters and resolved auth, in one place. */
+/**
+ * Everything an outbound request to an agent carries: service parameters and resolved auth (headers and, for an API
+ * key `in = "query"`, query parameters), in one place.
+ */
 import type { Core } from '../context.js';
+import { authError } from '../../../shared/errors.js';
 import { resolveAuthHeaders } from '../auth/resolve.js';
 import { AuthHeaders } from '../auth/auth-headers.js';
 import { serviceParameterHeaders } from '../a2a/service-params.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import type { AgentRow } from '../store/repos/agents.js';
 import type { PinInput } from '../auth/origin-pin.js';
+import { expireTokenOf } from '../auth/oauth2/tokens.js';
+import { isOAuthFlow } from '../config/auth-flow.js';
+import type { Reauth } from '../a2a/binding-call.js';
 
 export interface Outbound {
   headers: Record<string, string>;
+  /** Query parameters every request URL carries (an API key in the query); their values are secrets. */
+  query?: Record<string, string>;
   auth: AuthHeaders;
+  /** After a 401: a renewed OAuth2 token for one retry (absent for credentials that cannot be renewed). */
+  reauth?: Reauth;
   secrets: string[];
   /** What authenticates these requests, by name only (`auth ref "prod"`, `--bearer-token-env`, `--header X-Key`). */
   credentialSources: string[];
@@ -26,17 +37,34 @@ export function credentialSources(core: Core, agent: AgentRow): string[] {
 
 export async function outboundFor(core: Core, agent: AgentRow, extra: Record<string, string> = {}): Promise<Outbound> {
   const authRef = agent.authRefName ? getAuthRef(core.store().db, agent.authRefName) : null;
-  const auth = await resolveAuthHeaders({
-    authRef,
-    bearerTokenEnv: core.options.bearerTokenEnv,
-    headers: core.options.headers,
-    env: core.env,
-    secrets: core.secrets,
-  });
+  const resolve = () =>
+    resolveAuthHeaders({
+      authRef,
+      bearerTokenEnv: core.options.bearerTokenEnv,
+      headers: core.options.headers,
+      env: core.env,
+      secrets: core.secrets,
+      oauth: { profile: core.config.profile, timeoutMs: core.timeoutMs, dispatcher: core.dispatcher },
+    });
+  const auth = await resolve();
+  const secrets = auth.secrets();
+  // An OAuth2 token the agent refused (401) is marked expired and renewed (refresh token or a new grant), once.
+  const reauth: Reauth | undefined =
+    authRef && isOAuthFlow(authRef.flow)
+      ? async () => {
+          await expireTokenOf(authRef.name, { profile: core.config.profile, secrets: core.secrets });
+          const renewed = await resolve();
+          // The same list the calls and the journal scrub with: the renewed token is scrubbed everywhere too.
+          secrets.push(...renewed.secrets());
+          return { headers: renewed.toHeaders(), secrets: renewed.secrets() };
+        }
+      : undefined;
   return {
     headers: { ...extra, ...serviceParameterHeaders(core.serviceParameters), ...auth.toHeaders() },
+    query: auth.toQuery(),
     auth,
-    secrets: auth.secrets(),
+    reauth,
+    secrets,
     credentialSources: auth.size ? credentialSources(core, agent) : [],
   };
 }
@@ -52,6 +80,16 @@ export function pinInputFor(core: Core, agent: AgentRow, target: string, sources
     bodySecrets,
     allowCrossOrigin: core.options.allowCrossOriginAuth === true || agent.allowCrossOriginAuth,
   };
+}
+
+/** gRPC has no URL query: an API key `in = "query"` cannot travel with it, so the call is refused rather than sent without it. */
+export function refuseQueryOverGrpc(binding: string, outbound: Outbound, alias: string): void {
+  if (binding !== 'grpc' || !outbound.query) return;
+  throw authError(
+    'query_key_over_grpc',
+    `the auth ref of "${alias}" puts its API key in the URL query, which gRPC does not have; nothing was sent`,
+    `Call it over HTTP with --binding http+json or --binding json-rpc, or use an api_key auth ref with --in header.`,
+  );
 }
 
 /** The same requests with every credential left out (a cross-origin interface the user allowed without them). */

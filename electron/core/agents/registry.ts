@@ -1,14 +1,17 @@
 /** Agent registry service: add, list, show, remove, rename. Config-seeded agents are read-only. */
 import { usageError, configError } from '../../../shared/errors.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Core } from '../context.js';
 import { BINDINGS, bindingName, interfaceUrl, type Binding } from '../config/schema.js';
 import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl, withoutUserinfo } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
 import { parseMetadata } from '../validation/metadata.js';
-import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, renameAgent, type AgentRow } from '../store/repos/agents.js';
+import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, renameAgent, setAuthRefName, setCardKeys, setClientTls, type AgentRow, type CardKeys } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import { appendEvent } from '../store/repos/events.js';
+import { clientTlsPaths, type ClientTlsInput } from './client-tls-paths.js';
 
 export interface AddAgentInput {
   alias: string;
@@ -21,6 +24,16 @@ export interface AddAgentInput {
   metadata?: string[];
   /** Origins besides the base URL's that may receive this agent's credentials. */
   trustedOrigins?: string[];
+  /** Mutual TLS: PEM paths (relative ones against `baseDir`) and the passphrase's auth ref. */
+  clientTls?: ClientTlsInput & { baseDir?: string };
+  /** Where the card's signing keys come from: a JWKS URL and/or file (relative paths against `baseDir`). */
+  cardKeys?: CardKeysInput;
+}
+
+export interface CardKeysInput {
+  jwksUrl?: string;
+  jwksFile?: string;
+  baseDir?: string;
 }
 
 export interface AgentView {
@@ -36,6 +49,10 @@ export interface AgentView {
   metadata: Record<string, unknown>;
   trusted_origins: string[];
   allow_cross_origin_auth: boolean;
+  /** The client certificate (mutual TLS) files and the passphrase's auth ref name, or null. */
+  client_tls: { cert_file: string | null; key_file: string | null; ca_file: string | null; passphrase_ref: string | null } | null;
+  /** The JWKS that verifies this agent's card signatures (`--jwks-url` / `--jwks-file`), or null. */
+  card_keys: { jwks_url: string | null; jwks_file: string | null } | null;
   card: { cached: boolean; name: string | null; fetched_at: string | null; validated_at: string | null; etag: string | null; last_modified: string | null };
   created_at: string;
   updated_at: string;
@@ -56,6 +73,10 @@ export function agentView(row: AgentRow): AgentView {
     metadata: row.metadata,
     trusted_origins: row.trustedOrigins,
     allow_cross_origin_auth: row.allowCrossOriginAuth,
+    client_tls: row.clientTls
+      ? { cert_file: row.clientTls.certFile ?? null, key_file: row.clientTls.keyFile ?? null, ca_file: row.clientTls.caFile ?? null, passphrase_ref: row.clientTls.passphraseRef ?? null }
+      : null,
+    card_keys: row.cardKeys ? { jwks_url: row.cardKeys.jwksUrl ?? null, jwks_file: row.cardKeys.jwksFile ?? null } : null,
     card: {
       cached: row.card !== null,
       name: typeof name === 'string' ? name : null,
@@ -103,9 +124,13 @@ export function addAgent(core: Core, input: AddAgentInput): AgentView {
   });
   const metadata = parseMetadata(input.metadata);
   const trustedOrigins = [...new Set((input.trustedOrigins ?? []).map(parseTrustedOrigin))];
+  const clientTls = clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd());
+  const cardKeys = cardKeysOf(input.cardKeys ?? {});
   const store = core.store();
-  if (input.authRef && !getAuthRef(store.db, input.authRef)) {
-    throw configError('unknown_auth_ref', `auth ref "${input.authRef}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
+  for (const ref of [input.authRef, clientTls?.passphraseRef]) {
+    if (ref && !getAuthRef(store.db, ref)) {
+      throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
+    }
   }
   return store.transaction(() => {
     if (getAgent(store.db, alias)) throw usageError('duplicate_agent', `an agent named "${alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${alias}`);
@@ -120,6 +145,8 @@ export function addAgent(core: Core, input: AddAgentInput): AgentView {
       notes: input.notes ?? null,
       metadata,
       trustedOrigins,
+      clientTls,
+      cardKeys,
     });
     appendEvent(store.db, { type: 'missive.agent.added', agentAlias: alias, payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls, trusted_origins: trustedOrigins } });
     return agentView(getAgent(store.db, alias)!);
@@ -143,6 +170,68 @@ export function removeAgent(core: Core, alias: string): { alias: string; removed
     appendEvent(store.db, { type: 'missive.agent.removed', payload: { alias } });
   });
   return { alias, removed: true };
+}
+
+/**
+ * Sets the mutual TLS files of a local agent (a renewed certificate, a new CA), or with `clear` removes them. The
+ * paths are checked like `agent add`'s; the files are read on the next call.
+ */
+export function setAgentClientTls(core: Core, alias: string, input: { clientTls?: ClientTlsInput & { baseDir?: string }; clear?: boolean }): AgentView {
+  const store = core.store();
+  const row = requireAgent(core, alias);
+  refuseReadOnly(row, 'changed');
+  const given = clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd());
+  if (input.clear && given) throw usageError('conflicting_options', '--clear-client-tls removes the mutual TLS files: give it alone');
+  const clientTls = input.clear ? null : given;
+  if (!input.clear && !clientTls) throw usageError('nothing_to_set', `nothing to set on agent "${alias}"`, 'Give --client-cert FILE --client-key FILE, --ca-cert FILE, or --clear-client-tls.');
+  if (clientTls?.passphraseRef && !getAuthRef(store.db, clientTls.passphraseRef)) {
+    throw configError('unknown_auth_ref', `auth ref "${clientTls.passphraseRef}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
+  }
+  return store.transaction(() => {
+    setClientTls(store.db, alias, clientTls);
+    appendEvent(store.db, { type: 'missive.agent.client_tls_set', agentAlias: alias, payload: { alias, client_tls: clientTls } });
+    return agentView(getAgent(store.db, alias)!);
+  });
+}
+
+/** `--jwks-url` / `--jwks-file` as stored: an http(s) URL (fetched only when a signature needs it), an absolute path. */
+function cardKeysOf(input: CardKeysInput): CardKeys | null {
+  const keys: CardKeys = {};
+  if (input.jwksUrl !== undefined) keys.jwksUrl = validateBaseUrl(input.jwksUrl, '--jwks-url');
+  if (input.jwksFile !== undefined) {
+    const file = resolve(input.baseDir ?? process.cwd(), input.jwksFile);
+    if (!existsSync(file)) throw usageError('jwks_file_missing', `--jwks-file ${file} does not exist`);
+    keys.jwksFile = file;
+  }
+  return keys.jwksUrl || keys.jwksFile ? keys : null;
+}
+
+/** Replaces (or, with `null`, removes) where a local agent's card-signing keys come from. */
+export function setAgentCardKeys(core: Core, alias: string, input: CardKeysInput | null): AgentView {
+  const store = core.store();
+  const row = requireAgent(core, alias);
+  refuseReadOnly(row, 'changed');
+  const cardKeys = input ? cardKeysOf(input) : null;
+  return store.transaction(() => {
+    setCardKeys(store.db, alias, cardKeys);
+    appendEvent(store.db, { type: 'missive.agent.card_keys_set', agentAlias: alias, payload: { alias, jwks_url: cardKeys?.jwksUrl ?? null, jwks_file: cardKeys?.jwksFile ?? null } });
+    return agentView(getAgent(store.db, alias)!);
+  });
+}
+
+/** Points a local agent at another auth ref (`null`: none); the ref must exist. Its secret is resolved at the next call. */
+export function setAgentAuthRef(core: Core, alias: string, authRef: string | null): AgentView {
+  const store = core.store();
+  const row = requireAgent(core, alias);
+  refuseReadOnly(row, 'changed');
+  if (authRef !== null && !getAuthRef(store.db, authRef)) {
+    throw configError('unknown_auth_ref', `auth ref "${authRef}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
+  }
+  return store.transaction(() => {
+    setAuthRefName(store.db, alias, authRef);
+    appendEvent(store.db, { type: 'missive.agent.auth_ref_set', agentAlias: alias, payload: { alias, auth_ref: authRef, previous: row.authRefName } });
+    return agentView(getAgent(store.db, alias)!);
+  });
 }
 
 export function renameAgentAlias(core: Core, from: string, to: string): AgentView {

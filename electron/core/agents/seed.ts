@@ -4,6 +4,8 @@ import type { Store } from '../store/store.js';
 import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, releaseSeededAgent, updateSeededAgent } from '../store/repos/agents.js';
 import { getAuthRef, upsertAuthRef } from '../store/repos/auth-refs.js';
 import { configError } from '../../../shared/errors.js';
+import { flowFromSection } from '../config/auth-flow.js';
+import { configClientTls } from './client-tls-paths.js';
 
 export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
   store.transaction(() => {
@@ -17,6 +19,7 @@ export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
         envVar: ref.env ?? null,
         keyringService: ref.keyring_service ?? null,
         keyringAccount: ref.keyring_account ?? null,
+        flow: flowFromSection(ref),
       });
     }
     for (const [alias, agent] of Object.entries(config.agents)) {
@@ -32,6 +35,7 @@ export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
         metadata: agent.metadata,
         trustedOrigins: agent.trusted_origins,
         allowCrossOriginAuth: agent.allow_cross_origin_auth,
+        clientTls: configClientTls(config, alias, agent.client_tls),
         readOnly: true,
       };
       const existing = getAgent(store.db, alias);

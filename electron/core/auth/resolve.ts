@@ -1,6 +1,7 @@
 /**
- * Resolves auth material into headers, in one place for every outbound request:
- * agent auth ref → --bearer-token-env → --header (a later header of the same name replaces an earlier one).
+ * Resolves auth material into what a request carries, in one place for every outbound request:
+ * agent auth ref (by its flow: header, basic, api_key in header / query / cookie, OAuth2 access token) →
+ * --bearer-token-env → --header (a later header of the same name replaces an earlier one).
  * Everything missing fails here, before any request is sent (exit 77).
  */
 import { authError } from '../../../shared/errors.js';
@@ -8,9 +9,14 @@ import type { AuthRefRow } from '../store/repos/auth-refs.js';
 import { AuthHeaders } from './auth-headers.js';
 import { KEYRING_FALLBACK_HELP, type SecretStore } from './secret-store.js';
 import { HEADER_NAME } from '../config/schema.js';
+import { isOAuthFlow } from '../config/auth-flow.js';
+import type { OAuthContext } from './oauth2/context.js';
+import { accessTokenFor } from './oauth2/tokens.js';
 
 export interface AuthInput {
   authRef?: AuthRefRow | null;
+  /** How OAuth2 refs reach their token endpoint and cache (without it, an OAuth2 ref cannot resolve). */
+  oauth?: Omit<OAuthContext, 'secrets'>;
   bearerTokenEnv?: string;
   headers?: string[];
   env: NodeJS.ProcessEnv;
@@ -29,30 +35,51 @@ export function parseHeaderFlag(text: string): [string, string] {
   return [name, value];
 }
 
+/** The secret of an auth ref from its env var or keyring entry; `optional` returns null instead of failing when unset. */
+export async function refSecret(ref: AuthRefRow, env: NodeJS.ProcessEnv, secrets: SecretStore, optional = false): Promise<string | null> {
+  if (ref.kind === 'env') {
+    const secret = env[ref.envVar!];
+    if (secret) return secret;
+    if (optional) return null;
+    throw authError('env_missing', `auth ref "${ref.name}" reads environment variable ${ref.envVar}, which is not set`, `export ${ref.envVar}=<secret> and try again.`);
+  }
+  const available = await secrets.available();
+  if (!available.ok) {
+    if (optional) return null;
+    throw authError('keyring_unavailable', `auth ref "${ref.name}" needs the OS keyring: ${available.reason}`, KEYRING_FALLBACK_HELP);
+  }
+  const secret = await secrets.get(ref.keyringService!, ref.keyringAccount!);
+  if (secret || optional) return secret || null;
+  throw authError(
+    'keyring_missing',
+    `auth ref "${ref.name}" has no secret in the keyring (service "${ref.keyringService}", account "${ref.keyringAccount}")`,
+    `Store one with: missive auth set-secret ${ref.name} (reads the secret from stdin).`,
+  );
+}
+
+/** What the auth ref's flow puts on a request. */
+async function applyRef(headers: AuthHeaders, ref: AuthRefRow, input: AuthInput): Promise<void> {
+  const flow = ref.flow;
+  if (isOAuthFlow(flow)) {
+    if (!input.oauth) throw authError('oauth_unavailable', `auth ref "${ref.name}" uses ${flow.type}, which this request cannot run`);
+    const secret = await refSecret(ref, input.env, input.secrets, flow.type === 'oauth2_device_code');
+    if (secret) headers.addSecret(secret);
+    const token = await accessTokenFor({ name: ref.name, flow }, { id: flow.client_id, secret }, { ...input.oauth, secrets: input.secrets });
+    headers.set('Authorization', `Bearer ${token.access_token}`);
+    return;
+  }
+  const secret = (await refSecret(ref, input.env, input.secrets))!;
+  headers.addSecret(secret);
+  if (flow.type === 'basic') headers.set('Authorization', `Basic ${Buffer.from(`${flow.username}:${secret}`).toString('base64')}`);
+  else if (flow.type === 'api_key' && flow.in === 'query') headers.setQuery(flow.name, secret);
+  else if (flow.type === 'api_key' && flow.in === 'cookie') headers.set('Cookie', `${flow.name}=${secret}`);
+  else if (flow.type === 'api_key') headers.set(flow.name, secret);
+  else headers.set(ref.headerName, withScheme(ref.scheme, secret));
+}
+
 export async function resolveAuthHeaders(input: AuthInput): Promise<AuthHeaders> {
   const headers = new AuthHeaders();
-  const ref = input.authRef;
-  if (ref) {
-    let secret: string | null | undefined;
-    if (ref.kind === 'env') {
-      secret = input.env[ref.envVar!];
-      if (!secret) {
-        throw authError('env_missing', `auth ref "${ref.name}" reads environment variable ${ref.envVar}, which is not set`, `export ${ref.envVar}=<token> and try again.`);
-      }
-    } else {
-      const available = await input.secrets.available();
-      if (!available.ok) throw authError('keyring_unavailable', `auth ref "${ref.name}" needs the OS keyring: ${available.reason}`, KEYRING_FALLBACK_HELP);
-      secret = await input.secrets.get(ref.keyringService!, ref.keyringAccount!);
-      if (!secret) {
-        throw authError(
-          'keyring_missing',
-          `auth ref "${ref.name}" has no secret in the keyring (service "${ref.keyringService}", account "${ref.keyringAccount}")`,
-          `Store one with: missive auth set-secret ${ref.name} (reads the secret from stdin).`,
-        );
-      }
-    }
-    headers.set(ref.headerName, withScheme(ref.scheme, secret));
-  }
+  if (input.authRef) await applyRef(headers, input.authRef, input);
   if (input.bearerTokenEnv) {
     const token = input.env[input.bearerTokenEnv];
     if (!token) throw authError('env_missing', `--bearer-token-env ${input.bearerTokenEnv} is not set in the environment`);

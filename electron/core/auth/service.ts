@@ -1,7 +1,11 @@
-/** Auth ref service: define where a secret lives, and put secrets into the OS keyring. Secrets never come back. */
+/**
+ * Auth ref service: define where a secret lives and which flow turns it into request credentials, and put secrets into
+ * the OS keyring. Secrets never come back.
+ */
 import { authError, configError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { envVarName, headerName } from '../config/schema.js';
+import { envVarName, headerName, httpUrl } from '../config/schema.js';
+import { AUTH_FLOWS, API_KEY_PLACES, flowFromSection, flowSettingIssues, type AuthFlow, type AuthFlowName } from '../config/auth-flow.js';
 import { deleteAuthRef, getAuthRef, listAuthRefs, upsertAuthRef, type AuthRefRow } from '../store/repos/auth-refs.js';
 import { appendEvent } from '../store/repos/events.js';
 import { validateAlias } from '../validation/alias.js';
@@ -16,6 +20,8 @@ export interface AuthRefView {
   env: string | null;
   keyring_service: string | null;
   keyring_account: string | null;
+  /** The flow and its non-secret settings (username, key name, token URL, client id, scopes…). */
+  flow: AuthFlow;
   /** env: whether the variable is set; keyring: whether a secret is stored (null when the keyring is unavailable). */
   present: boolean | null;
 }
@@ -33,6 +39,7 @@ async function view(core: Core, ref: AuthRefRow, keyringOk: boolean): Promise<Au
     env: ref.envVar,
     keyring_service: ref.keyringService,
     keyring_account: ref.keyringAccount,
+    flow: ref.flow,
     present,
   };
 }
@@ -50,6 +57,47 @@ export interface AddAuthInput {
   keyringAccount?: string;
   header?: string;
   scheme?: string;
+  flow?: string;
+  username?: string;
+  /** api_key: where the key goes (header, query, cookie) and under which name. */
+  in?: string;
+  keyName?: string;
+  tokenUrl?: string;
+  issuer?: string;
+  clientId?: string;
+  scopes?: string[];
+  audience?: string;
+  deviceAuthorizationUrl?: string;
+}
+
+/** The flow `auth add` was asked for, checked like a config section. */
+function flowOfInput(input: AddAuthInput): AuthFlow {
+  const flow = (input.flow ?? 'header') as AuthFlowName;
+  if (!AUTH_FLOWS.includes(flow)) throw usageError('invalid_auth_ref', `--flow "${input.flow}" is not one of ${AUTH_FLOWS.join(', ')}`);
+  if (input.in !== undefined && !(API_KEY_PLACES as readonly string[]).includes(input.in)) throw usageError('invalid_auth_ref', `--in "${input.in}" is not one of ${API_KEY_PLACES.join(', ')}`);
+  for (const [flag, url] of [['--token-url', input.tokenUrl], ['--issuer', input.issuer], ['--device-authorization-url', input.deviceAuthorizationUrl]] as const) {
+    if (url !== undefined && !httpUrl.safeParse(url).success) throw usageError('invalid_auth_ref', `${flag} "${url}" is not an http(s) URL without credentials`);
+  }
+  if (input.username?.includes(':')) throw usageError('invalid_auth_ref', '--username must not contain ":"');
+  if (input.keyName !== undefined && /[\s;=,]/.test(input.keyName)) throw usageError('invalid_auth_ref', '--key-name must not contain spaces, ; = or ,');
+  if (input.scopes?.some((s) => !s || /\s/.test(s))) throw usageError('invalid_auth_ref', 'each --scope is one scope without spaces (repeat --scope)');
+  const settings = {
+    flow,
+    username: input.username,
+    in: input.in as (typeof API_KEY_PLACES)[number] | undefined,
+    name: input.keyName,
+    token_url: input.tokenUrl,
+    issuer: input.issuer,
+    client_id: input.clientId,
+    scopes: input.scopes,
+    audience: input.audience,
+    device_authorization_url: input.deviceAuthorizationUrl,
+  };
+  const issues = flowSettingIssues(flow, settings);
+  if (issues.length) {
+    throw usageError('invalid_auth_ref', issues.join('; '), 'The flags: --username, --key-name and --in, --client-id, --token-url or --issuer, --device-authorization-url, --scope (see missive auth add --help).');
+  }
+  return flowFromSection(settings);
 }
 
 export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefView> {
@@ -63,6 +111,7 @@ export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefV
   const existing = getAuthRef(store.db, input.name);
   if (existing?.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file`);
   if (existing) throw usageError('duplicate_auth_ref', `auth ref "${input.name}" already exists`);
+  const flow = flowOfInput(input);
   const row: AuthRefRow = {
     name: input.name,
     kind: input.env ? 'env' : 'keyring',
@@ -72,15 +121,16 @@ export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefV
     envVar: input.env ?? null,
     keyringService: input.keyringService ?? null,
     keyringAccount: input.keyringAccount ?? null,
+    flow,
   };
   store.transaction(() => {
     upsertAuthRef(store.db, row);
-    appendEvent(store.db, { type: 'missive.auth_ref.added', payload: { name: row.name, kind: row.kind } });
+    appendEvent(store.db, { type: 'missive.auth_ref.added', payload: { name: row.name, kind: row.kind, flow: row.flow.type } });
   });
   return view(core, row, (await core.secrets.available()).ok);
 }
 
-function requireRef(core: Core, name: string): AuthRefRow {
+export function requireRef(core: Core, name: string): AuthRefRow {
   const ref = getAuthRef(core.store().db, name);
   if (!ref) throw usageError('unknown_auth_ref', `no auth ref named "${name}"`, 'List them with: missive auth list');
   return ref;

@@ -18,7 +18,7 @@ export interface EffectiveConfig {
   agents: Record<string, AgentSection>;
   authRefs: Record<string, AuthRefSection>;
   output: { format?: 'human' | 'json' | 'ndjson' | 'quiet'; color: 'auto' | 'always' | 'never' };
-  protocol: { version: string; extensions: string[]; serviceParameters: Record<string, string> };
+  protocol: { version: string; extensions: string[]; serviceParameters: Record<string, string>; requireSignedCard: boolean };
   qos: {
     timeoutMs: number;
     connectTimeoutMs: number;
@@ -139,6 +139,7 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
       version: protocol.protocol_version ?? DEFAULT_PROTOCOL_VERSION,
       extensions: protocol.extensions ?? [],
       serviceParameters: { ...file.protocol?.service_parameters, ...over.protocol?.service_parameters },
+      requireSignedCard: protocol.require_signed_card ?? false,
     },
     qos: {
       timeoutMs: ms(qos.timeout, 30_000, 'qos.timeout'),

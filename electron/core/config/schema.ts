@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { isDuration } from './duration.js';
+import { API_KEY_PLACES, AUTH_FLOWS, flowSettingIssues } from './auth-flow.js';
 
 export const CONFIG_SCHEMA_VERSION = 'missive.config.v1';
 
@@ -95,6 +96,8 @@ export const protocolSection = z.strictObject({
   protocol_version: z.string().regex(/^\d+\.\d+$/, 'must look like 1.0').optional(),
   extensions: extensionList.optional(),
   service_parameters: serviceParameters.optional(),
+  /** Refuse agents whose Agent Card is unsigned or whose signature does not verify. */
+  require_signed_card: z.boolean().optional(),
 });
 
 export const outputSection = z.strictObject({
@@ -155,13 +158,32 @@ export const authRefSection = z
     keyring_account: z.string().min(1).optional(),
     header: headerName.optional(),
     scheme: z.string().optional(),
+    flow: z.enum(AUTH_FLOWS).optional(),
+    username: z.string().min(1).refine((u) => !u.includes(':'), 'must not contain ":"').optional(),
+    in: z.enum(API_KEY_PLACES).optional(),
+    name: z.string().min(1).max(256).refine((n) => !/[\s;=,\r\n\0]/.test(n), 'must not contain spaces, ; = or ,').optional(),
+    token_url: httpUrl.optional(),
+    issuer: httpUrl.optional(),
+    client_id: z.string().min(1).optional(),
+    scopes: z.array(z.string().min(1).refine((s) => !/\s/.test(s), 'must not contain spaces')).max(64).optional(),
+    audience: z.string().min(1).optional(),
+    device_authorization_url: httpUrl.optional(),
   })
   .superRefine((ref, ctx) => {
+    for (const message of flowSettingIssues(ref.flow ?? 'header', ref)) ctx.addIssue({ code: 'custom', message });
     if (ref.kind === 'env' && !ref.env) ctx.addIssue({ code: 'custom', message: 'kind "env" needs env = "VAR_NAME"' });
     if (ref.kind === 'keyring' && (!ref.keyring_service || !ref.keyring_account)) {
       ctx.addIssue({ code: 'custom', message: 'kind "keyring" needs keyring_service and keyring_account' });
     }
   });
+
+/** Mutual TLS: PEM file paths (relative ones are read from the config file's folder) and the passphrase's auth ref. */
+export const clientTlsSection = z.strictObject({
+  cert_file: z.string().min(1).optional(),
+  key_file: z.string().min(1).optional(),
+  ca_file: z.string().min(1).optional(),
+  passphrase_ref: identifier.optional(),
+});
 
 export const agentSection = z.strictObject({
   base_url: httpUrl,
@@ -174,6 +196,10 @@ export const agentSection = z.strictObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
   trusted_origins: z.array(trustedOrigin).optional(),
   allow_cross_origin_auth: z.boolean().optional(),
+  /** The JWKS that verifies this agent's signed card (instead of the signature's jku). */
+  jwks_url: httpUrl.optional(),
+  jwks_file: z.string().min(1).optional(),
+  client_tls: clientTlsSection.optional(),
 });
 
 const profileOverrides = {

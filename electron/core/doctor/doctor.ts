@@ -90,7 +90,7 @@ export async function runDoctor(core: Core): Promise<DoctorReport> {
   return { ok: !firstFail, exit_code: firstFail?.exit_code ?? 0, profile: config.profile, checks };
 }
 
-type ProbeTarget = Pick<AgentRow, 'alias' | 'baseUrl' | 'authRefName' | 'card'>;
+type ProbeTarget = Pick<AgentRow, 'alias' | 'baseUrl' | 'authRefName' | 'card'> & Partial<Pick<AgentRow, 'clientTls'>>;
 
 async function probeAgent(
   core: Core,
@@ -106,12 +106,15 @@ async function probeAgent(
       headers: core.options.headers,
       env: core.env,
       secrets: core.secrets,
+      oauth: { profile: core.config.profile, timeoutMs: core.timeoutMs, dispatcher: core.dispatcher },
     });
     const started = Date.now();
     const answer = await requestCard(core, agent.baseUrl, {
       headers: { Accept: 'application/json', ...serviceParameterHeaders(core.serviceParameters), ...auth.toHeaders() },
+      query: auth.toQuery(),
       secrets: auth.secrets(),
       knownUrl: agent.card?.url ?? null,
+      clientTls: agent.clientTls ? { alias: agent.alias, clientTls: agent.clientTls } : undefined,
       timeoutMs: Math.min(core.timeoutMs, core.config.qos.connectTimeoutMs),
     });
     const res = answer.res;

@@ -8,7 +8,7 @@ import { MissiveError, toMissiveError, usageError } from '../../../shared/errors
 import type { Core } from '../context.js';
 import { redactValue } from '../security/redact.js';
 import { addAgent, listAgentViews, removeAgent } from '../agents/registry.js';
-import { inspectAgent } from '../agents/discovery.js';
+import { inspectAgentCard } from '../agents/extended-card.js';
 import { sendMessage, type SendInput } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
 import { createGroup, deleteGroup, listGroups, requireGroup } from '../collectives/groups.js';
@@ -23,8 +23,10 @@ import { exportArtifacts, showArtifact } from '../artifacts/service.js';
 import { listEvents } from '../store/repos/events.js';
 import { createContext, exportContext, forkContext, listContextSummaries } from '../contexts/service.js';
 import { deleteSecret, listAuth, setSecret } from '../auth/service.js';
+import { authStatus, loginAuth, logoutAuth } from '../auth/login.js';
 import { VERSION } from '../version.js';
 import { agentsHealth, refreshAllAgents } from '../agents/health.js';
+import { runConformance } from '../conformance/probe.js';
 import { previewRequests } from '../messaging/preview.js';
 import { getHistoryEntry, listHistory } from '../history/service.js';
 import { contextThread } from '../contexts/thread.js';
@@ -72,9 +74,10 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'agents.list': () => ({ agents: listAgentViews(core) }),
     'agents.add': (i) => addAgent(core, i),
     'agents.remove': (i) => removeAgent(core, i.alias),
-    'agents.inspect': (i) => inspectAgent(core, i.alias, { refresh: i.refresh, binding: i.binding }),
+    'agents.inspect': (i) => inspectAgentCard(core, i.alias, { refresh: i.refresh, binding: i.binding, extended: i.extended }),
     'agents.refreshAll': () => refreshAllAgents(core),
     'agents.health': () => ({ agents: agentsHealth(core) }),
+    'agents.conformance': (i) => runConformance(core, i.alias, { includeSend: i.includeSend }),
     'messages.send': (i) => wireCalls.run(i.wire, (wire) => sendMessage(core, { ...withCwd(i.agent, i.inputs), ...wire })),
     'messages.stream': (i) => wireCalls.run(i.wire, (wire) => streamMessage(core, { ...withCwd(i.agent, i.inputs), ...wire, force: i.force, onEvent: (e) => emit('messages.stream.event', e) })),
     'requests.preview': (i) => previewRequests(core, { ...i, cwd }),
@@ -124,6 +127,9 @@ export function createRegistry(deps: RegistryDeps): Registry {
     // The secret goes to the keyring; nothing of it comes back.
     'auth.setSecret': async (i) => (await setSecret(core, i.name, i.secret), { ok: true as const }),
     'auth.deleteSecret': async (i) => (await deleteSecret(core, i.name), { ok: true as const }),
+    'auth.login': (i) => loginAuth(core, i.target, { onDeviceCode: (prompt) => emit('auth.deviceCode', prompt) }),
+    'auth.status': (i) => authStatus(core, i.target),
+    'auth.logout': (i) => logoutAuth(core, i.target),
     'dialogs.chooseDirectory': async (i) => ({ path: (await deps.chooseDirectory?.(i.title)) ?? null }),
     'demo.start': () => demo.start(),
   };

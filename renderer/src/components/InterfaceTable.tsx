@@ -2,8 +2,14 @@
  * The inspect panel's interface table: every interface the Agent Card declares (binding × A2A version × URL), which
  * one negotiation selected, and whether the agent's credentials would go to it (the origin pin). The selected row's
  * credential decision is the core's own (`origin_pinning`); for the others it is the same rule applied to their URL.
- * Nothing here was probed: it is what the card says and what missive would do with it.
+ * The table itself is what the card says and what missive would do with it; the "Run conformance probe" button calls
+ * `agents.conformance` and shows what each interface actually answered (ConformanceTable).
  */
+import { useState } from 'react';
+import { call } from '../api';
+import { useAction } from '../hooks';
+import { ErrorBox } from './common';
+import { ConformanceTable } from './ConformanceTable';
 import { originOf } from './origin';
 
 interface DeclaredInterface {
@@ -14,7 +20,7 @@ interface DeclaredInterface {
 }
 
 interface InspectData {
-  agent?: { allow_cross_origin_auth?: boolean };
+  agent?: { alias?: string; allow_cross_origin_auth?: boolean };
   card: { supported_interfaces?: DeclaredInterface[]; interfaces_missing?: boolean };
   selected_interface: { binding: string; protocol_binding: string; url: string; protocol_version: string; dialect: string; source: string } | null;
   negotiation?: { supported_bindings?: readonly string[] };
@@ -46,8 +52,33 @@ function credentialsFor(url: string, view: InspectData): { text: string; kind: s
   return { text: DECISION_TEXT[kind]!, kind };
 }
 
+/** The probe button, its "include sends" choice, and the report of the last probe of this agent. */
+function ConformanceProbe({ alias, onProbed }: { alias: string; onProbed: (alias: string) => void }) {
+  const [includeSend, setIncludeSend] = useState(false);
+  const probe = useAction(async () => {
+    const report = await call('agents.conformance', { alias, includeSend });
+    onProbed(alias);
+    return report;
+  });
+  const report = probe.data && probe.data.alias === alias ? probe.data : null;
+  return (
+    <div className="conformance-probe">
+      <button type="button" onClick={() => void probe.run()} disabled={probe.busy} data-testid="run-conformance">
+        {probe.busy ? 'Probing…' : 'Run conformance probe'}
+      </button>{' '}
+      <label className="muted">
+        <input type="checkbox" checked={includeSend} onChange={(e) => setIncludeSend(e.target.checked)} data-testid="conformance-include-send" /> also send one short message per interface
+      </label>
+      <ErrorBox error={probe.error} />
+      {report ? <ConformanceTable report={report} /> : null}
+    </div>
+  );
+}
+
 export function InterfaceTable({ view }: { view: InspectData }) {
   const selected = view.selected_interface;
+  const [probedAlias, setProbedAlias] = useState<string | null>(null);
+  const probed = !!view.agent?.alias && probedAlias === view.agent.alias;
   const supported = view.negotiation?.supported_bindings ?? ['http+json', 'json-rpc', 'grpc'];
   const declared = view.card.supported_interfaces ?? [];
   const isSelected = (i: DeclaredInterface) => !!selected && i.url === selected.url && canonical(i.protocol_binding) === selected.binding;
@@ -57,7 +88,7 @@ export function InterfaceTable({ view }: { view: InspectData }) {
     <div className="interface-table-wrap">
       <table className="table interface-table" data-testid="interfaces">
         <caption>
-          Interfaces the card declares, and what missive would do with each. <span className="muted">Not probed: no conformance check has run.</span>
+          Interfaces the card declares, and what missive would do with each. <span className="muted">{probed ? 'Probed: the conformance table below shows what each answered.' : 'Not probed: no conformance check has run.'}</span>
         </caption>
         <thead>
           <tr>
@@ -89,6 +120,7 @@ export function InterfaceTable({ view }: { view: InspectData }) {
           })}
         </tbody>
       </table>
+      {view.agent?.alias ? <ConformanceProbe key={view.agent.alias} alias={view.agent.alias} onProbed={setProbedAlias} /> : null}
     </div>
   );
 }

@@ -9,6 +9,9 @@ import { useAction, useLoad } from '../hooks';
 import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
 import { HealthCell, useAgentHealth } from '../components/Health';
 import { InterfaceTable } from '../components/InterfaceTable';
+import { CardSignature } from '../components/CardSignature';
+import { ClientCertificate } from '../components/ClientCertificate';
+import { SecuritySchemes } from '../components/SecuritySchemes';
 import { Time } from '../components/Time';
 
 /** Where the agent's credentials go on the selected interface (the same decision the calls make). */
@@ -195,6 +198,9 @@ export function AgentsView() {
             <dd>{(view.card.skills ?? []).map((s: any) => s.name ?? s.id).join(', ') || '-'}</dd>
           </dl>
           <InterfaceTable view={view} />
+          <CardSignature view={view} />
+          <ClientCertificate view={view} />
+          <SecuritySchemes view={view} />
           <details className="raw-json">
             <summary>
               Everything <code>agents.inspect</code> returned (JSON)

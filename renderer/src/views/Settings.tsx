@@ -8,6 +8,7 @@ import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { ErrorBox, Field } from '../components/common';
 import { Time } from '../components/Time';
+import { AuthLogin } from '../components/AuthLogin';
 import { useInterval } from '../components/timers';
 import { useViewActive } from '../store';
 
@@ -96,6 +97,7 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
           </li>
         ))}
       </ul>
+      <AuthLogin onChange={() => void auth.run()} />
       <div className="row">
         <Field label="Keyring auth ref">
           <input name="auth-ref" value={ref} onChange={(e) => setRef(e.target.value)} placeholder="e.g. prod-planner" />

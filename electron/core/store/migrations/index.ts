@@ -4,6 +4,9 @@ import * as originPinning from './0003-origin-pinning.js';
 import * as eventsUnknownTasks from './0004-events-unknown-tasks.js';
 import * as journalIndexes from './0005-journal-indexes.js';
 import * as requestHistoryIndexes from './0006-request-history-indexes.js';
+import * as authFlows from './0007-auth-flows.js';
+import * as clientTls from './0008-client-tls.js';
+import * as cardKeys from './0009-card-keys.js';
 
 export interface Migration {
   version: number;
@@ -19,4 +22,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 4, name: eventsUnknownTasks.name, sql: eventsUnknownTasks.sql },
   { version: 5, name: journalIndexes.name, sql: journalIndexes.sql },
   { version: 6, name: requestHistoryIndexes.name, sql: requestHistoryIndexes.sql },
+  { version: 7, name: authFlows.name, sql: authFlows.sql },
+  { version: 8, name: clientTls.name, sql: clientTls.sql },
+  { version: 9, name: cardKeys.name, sql: cardKeys.sql },
 ];

@@ -5,6 +5,21 @@ import { DEFAULT_BINDING_PREFERENCE } from '../../config/schema.js';
 
 export type AgentSource = 'local' | 'config_seed' | 'discovered';
 
+/**
+ * Mutual TLS for one agent: file paths and the passphrase's auth ref name only, never key material or a secret.
+ * Certificate and key come together; a CA bundle alone trusts a private CA without presenting a certificate.
+ */
+export interface ClientTlsPaths {
+  /** PEM client certificate (with its chain, if any). */
+  certFile?: string;
+  /** PEM private key of the certificate, possibly encrypted. */
+  keyFile?: string;
+  /** PEM CA bundle that replaces the default roots when verifying the agent's server certificate. */
+  caFile?: string;
+  /** Auth ref (env or keyring) holding the passphrase of an encrypted key. */
+  passphraseRef?: string;
+}
+
 export interface AgentRow {
   alias: string;
   source: AgentSource;
@@ -19,10 +34,20 @@ export interface AgentRow {
   trustedOrigins: string[];
   /** Card interfaces on other origins may be called, without credentials. */
   allowCrossOriginAuth: boolean;
+  /** The client certificate this agent is reached with (mutual TLS), or null. */
+  clientTls: ClientTlsPaths | null;
+  /** Where this (local) agent's card-signing keys come from; null: the signature's `jku` or the config. */
+  cardKeys: CardKeys | null;
   card: CachedCard | null;
   readOnly: boolean;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A JWKS URL and/or file of public keys that verify an agent's card signatures. */
+export interface CardKeys {
+  jwksUrl?: string;
+  jwksFile?: string;
 }
 
 export interface CachedCard {
@@ -47,6 +72,8 @@ interface RawAgent {
   metadata_json: string;
   trusted_origins_json: string;
   allow_cross_origin_auth: number;
+  client_tls_json: string | null;
+  card_keys_json: string | null;
   agent_card_json: string | null;
   agent_card_url: string | null;
   agent_card_etag: string | null;
@@ -70,6 +97,8 @@ const fromRaw = (r: RawAgent): AgentRow => ({
   metadata: JSON.parse(r.metadata_json),
   trustedOrigins: JSON.parse(r.trusted_origins_json),
   allowCrossOriginAuth: r.allow_cross_origin_auth === 1,
+  clientTls: r.client_tls_json ? (JSON.parse(r.client_tls_json) as ClientTlsPaths) : null,
+  cardKeys: r.card_keys_json ? (JSON.parse(r.card_keys_json) as CardKeys) : null,
   card:
     r.agent_card_json === null
       ? null
@@ -98,6 +127,8 @@ export interface NewAgent {
   metadata?: Record<string, unknown>;
   trustedOrigins?: string[];
   allowCrossOriginAuth?: boolean;
+  clientTls?: ClientTlsPaths | null;
+  cardKeys?: CardKeys | null;
   readOnly?: boolean;
 }
 
@@ -113,13 +144,14 @@ const agentParams = (agent: NewAgent) => ({
   metadata: JSON.stringify(agent.metadata ?? {}),
   trustedOrigins: JSON.stringify(agent.trustedOrigins ?? []),
   allowCrossOriginAuth: agent.allowCrossOriginAuth ? 1 : 0,
+  clientTls: agent.clientTls ? JSON.stringify(agent.clientTls) : null,
 });
 
 export function insertAgent(db: Db, agent: NewAgent): void {
   db.prepare(
-    `INSERT INTO agents (alias, source, base_url, interface_urls_json, binding_preference_json, auth_ref_name, tags_json, notes, metadata_json, trusted_origins_json, allow_cross_origin_auth, read_only)
-     VALUES (@alias, @source, @baseUrl, @interfaceUrls, @bindingPreference, @authRefName, @tags, @notes, @metadata, @trustedOrigins, @allowCrossOriginAuth, @readOnly)`,
-  ).run({ ...agentParams(agent), source: agent.source, readOnly: agent.readOnly ? 1 : 0 });
+    `INSERT INTO agents (alias, source, base_url, interface_urls_json, binding_preference_json, auth_ref_name, tags_json, notes, metadata_json, trusted_origins_json, allow_cross_origin_auth, client_tls_json, card_keys_json, read_only)
+     VALUES (@alias, @source, @baseUrl, @interfaceUrls, @bindingPreference, @authRefName, @tags, @notes, @metadata, @trustedOrigins, @allowCrossOriginAuth, @clientTls, @cardKeys, @readOnly)`,
+  ).run({ ...agentParams(agent), source: agent.source, readOnly: agent.readOnly ? 1 : 0, cardKeys: agent.cardKeys ? JSON.stringify(agent.cardKeys) : null });
 }
 
 /** Updates the registry fields of a config-seeded agent; the cached card is dropped only when base_url changes. */
@@ -135,7 +167,7 @@ export function updateSeededAgent(db: Db, agent: NewAgent): void {
        base_url = @baseUrl, interface_urls_json = @interfaceUrls, binding_preference_json = @bindingPreference,
        auth_ref_name = @authRefName, tags_json = @tags, notes = @notes, metadata_json = @metadata,
        trusted_origins_json = @trustedOrigins, allow_cross_origin_auth = @allowCrossOriginAuth,
-       source = 'config_seed', read_only = 1, updated_at = @now
+       client_tls_json = @clientTls, source = 'config_seed', read_only = 1, updated_at = @now
      WHERE alias = @alias`,
   ).run({ ...agentParams(agent), now: nowIso() });
 }
@@ -163,6 +195,21 @@ export function storeCard(db: Db, alias: string, card: { json: unknown; url: str
     `UPDATE agents SET agent_card_json = ?, agent_card_url = ?, agent_card_etag = ?, agent_card_last_modified = ?,
        agent_card_fetched_at = ?, agent_card_validated_at = ?, updated_at = ? WHERE alias = ?`,
   ).run(JSON.stringify(card.json), card.url, card.etag, card.lastModified, now, now, now, alias);
+}
+
+/** Replaces (or, with null, removes) where an agent's card-signing keys come from. */
+export function setCardKeys(db: Db, alias: string, cardKeys: CardKeys | null): void {
+  db.prepare(`UPDATE agents SET card_keys_json = ?, updated_at = ? WHERE alias = ?`).run(cardKeys ? JSON.stringify(cardKeys) : null, nowIso(), alias);
+}
+
+/** Points an agent at an auth ref, or (null) at none. */
+export function setAuthRefName(db: Db, alias: string, authRefName: string | null): void {
+  db.prepare(`UPDATE agents SET auth_ref_name = ?, updated_at = ? WHERE alias = ?`).run(authRefName, nowIso(), alias);
+}
+
+/** Replaces (or, with null, removes) the mutual TLS settings of an agent. */
+export function setClientTls(db: Db, alias: string, clientTls: ClientTlsPaths | null): void {
+  db.prepare(`UPDATE agents SET client_tls_json = ?, updated_at = ? WHERE alias = ?`).run(clientTls ? JSON.stringify(clientTls) : null, nowIso(), alias);
 }
 
 export function markCardValidated(db: Db, alias: string): void {

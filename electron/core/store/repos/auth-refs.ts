@@ -1,6 +1,7 @@
 /** Auth references: where a secret lives (env var name or keyring coordinates), never the secret itself. */
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
+import { parseAuthFlow, type AuthFlow } from '../../config/auth-flow.js';
 
 export interface AuthRefRow {
   name: string;
@@ -11,6 +12,8 @@ export interface AuthRefRow {
   envVar: string | null;
   keyringService: string | null;
   keyringAccount: string | null;
+  /** The flow and its non-secret settings (`header` for refs made before flows existed). */
+  flow: AuthFlow;
 }
 
 interface RawAuthRef {
@@ -22,6 +25,7 @@ interface RawAuthRef {
   env_var: string | null;
   keyring_service: string | null;
   keyring_account: string | null;
+  flow_json: string | null;
 }
 
 const fromRaw = (r: RawAuthRef): AuthRefRow => ({
@@ -33,16 +37,17 @@ const fromRaw = (r: RawAuthRef): AuthRefRow => ({
   envVar: r.env_var,
   keyringService: r.keyring_service,
   keyringAccount: r.keyring_account,
+  flow: parseAuthFlow(r.flow_json),
 });
 
 export function upsertAuthRef(db: Db, ref: AuthRefRow): void {
   db.prepare(
-    `INSERT INTO auth_refs (name, kind, source, header_name, scheme, env_var, keyring_service, keyring_account)
-     VALUES (@name, @kind, @source, @headerName, @scheme, @envVar, @keyringService, @keyringAccount)
+    `INSERT INTO auth_refs (name, kind, source, header_name, scheme, env_var, keyring_service, keyring_account, flow_json)
+     VALUES (@name, @kind, @source, @headerName, @scheme, @envVar, @keyringService, @keyringAccount, @flowJson)
      ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, source = excluded.source, header_name = excluded.header_name,
        scheme = excluded.scheme, env_var = excluded.env_var, keyring_service = excluded.keyring_service,
-       keyring_account = excluded.keyring_account, updated_at = @now`,
-  ).run({ ...ref, now: nowIso() });
+       keyring_account = excluded.keyring_account, flow_json = excluded.flow_json, updated_at = @now`,
+  ).run({ name: ref.name, kind: ref.kind, source: ref.source, headerName: ref.headerName, scheme: ref.scheme, envVar: ref.envVar, keyringService: ref.keyringService, keyringAccount: ref.keyringAccount, flowJson: JSON.stringify(ref.flow), now: nowIso() });
 }
 
 export function getAuthRef(db: Db, name: string): AuthRefRow | undefined {

@@ -1,0 +1,141 @@
+/**
+ * An SDK agent (v1.0: HTTP+JSON, JSON-RPC and optionally gRPC, on 127.0.0.1 random ports) whose Agent Card is signed
+ * with the SDK's generateAgentCardSignature (ES256, a throw-away key) and whose JWKS is served at /jwks.json. Its card
+ * advertises an extended card (GetExtendedAgentCard), which every binding serves only with `Bearer <token>`: HTTP
+ * answers 401 without it, gRPC UNAUTHENTICATED.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import { exportJWK, generateKeyPair } from 'jose';
+import { AGENT_CARD_PATH, AgentCard, Message, generateAgentCardSignature } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+
+/** `signed`: a valid signature; `tampered`: signed, then the description changed; `unsigned`: no signature. */
+export type CardSigning = 'signed' | 'tampered' | 'unsigned';
+
+export interface SignedAgentOptions {
+  signing?: CardSigning;
+  /** The bearer token GetExtendedAgentCard (and every A2A call) needs. */
+  token: string;
+  grpc?: boolean;
+  /** Put the JWKS URL in the signature's jku (default true). */
+  jku?: boolean;
+  kid?: string;
+}
+
+export interface SignedAgent {
+  baseUrl: string;
+  jwksUrl: string;
+  /** The public JWKS (as served). */
+  jwks: { keys: unknown[] };
+  grpcTarget: string | null;
+  requests: Array<{ path: string; authorization: string | undefined }>;
+  close(): Promise<void>;
+}
+
+class EchoExecutor implements AgentExecutor {
+  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const text = ctx.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${text}` }] })));
+    bus.finished();
+  }
+  async cancelTask(): Promise<void> {}
+}
+
+export async function startSignedAgent(options: SignedAgentOptions): Promise<SignedAgent> {
+  const kid = options.kid ?? 'card-key-1';
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }] };
+  const app = express();
+  const requests: SignedAgent['requests'] = [];
+  app.use((req, _res, next) => {
+    requests.push({ path: req.path, authorization: req.headers.authorization });
+    next();
+  });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const jwksUrl = `${baseUrl}/jwks.json`;
+  const grpcServer = options.grpc ? await startGrpcServer(options.token) : null;
+
+  const cardJson = (extended: boolean) => ({
+    name: extended ? 'signed agent (extended)' : 'signed agent',
+    description: extended ? 'What authenticated clients see.' : 'A signed SDK agent.',
+    version: '1.0.0',
+    supportedInterfaces: [
+      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ...(grpcServer ? [{ url: grpcServer.target, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
+    ],
+    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: true },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      { id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['demo'] },
+      ...(extended ? [{ id: 'private-reports', name: 'Private reports', description: 'Only for authenticated clients', tags: ['internal'] }] : []),
+    ],
+  });
+  const sign = generateAgentCardSignature(privateKey, { alg: 'ES256', kid, typ: 'JOSE', ...(options.jku === false ? {} : { jku: jwksUrl }) });
+  const signing = options.signing ?? 'signed';
+  const publicCard = AgentCard.fromJSON(cardJson(false));
+  const extendedCard = AgentCard.fromJSON(cardJson(true));
+  const requestHandler = new DefaultRequestHandler(publicCard, new InMemoryTaskStore(), new EchoExecutor(), undefined, undefined, undefined, async () => extendedCard, sign);
+
+  app.get('/jwks.json', (_req, res) => void res.json(jwks));
+  app.get(`/${AGENT_CARD_PATH}`, async (_req, res) => {
+    const json = signing === 'unsigned' ? AgentCard.toJSON(publicCard) : AgentCard.toJSON(await requestHandler.getAgentCard());
+    if (signing === 'tampered') (json as { description: string }).description = 'A card changed after it was signed.';
+    res.json(json);
+  });
+  const requireToken: express.RequestHandler = (req, res, next) => {
+    if (req.headers.authorization === `Bearer ${options.token}`) return next();
+    res.status(401).set('WWW-Authenticate', 'Bearer realm="signed-agent"').json({ error: 'unauthorized' });
+  };
+  app.use('/a2a/jsonrpc', requireToken, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  app.use('/a2a/rest', requireToken, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  await grpcServer?.serve(requestHandler);
+
+  return {
+    baseUrl,
+    jwksUrl,
+    jwks,
+    grpcTarget: grpcServer?.target ?? null,
+    requests,
+    close: async () => {
+      grpcServer?.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The SDK's gRPC service behind an interceptor that answers UNAUTHENTICATED without `authorization: Bearer <token>`. */
+async function startGrpcServer(token: string) {
+  const grpc = await import('@grpc/grpc-js');
+  const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
+  const requireToken: import('@grpc/grpc-js').ServerInterceptor = (_method, call) =>
+    new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next(
+          new grpc.ServerListenerBuilder()
+            .withOnReceiveMetadata((metadata, mdNext) => {
+              if (String(metadata.get('authorization')[0] ?? '') === `Bearer ${token}`) mdNext(metadata);
+              else call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: 'a bearer token is required' });
+            })
+            .build(),
+        ),
+    });
+  const server = new grpc.Server({ interceptors: [requireToken] });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return {
+    target: `127.0.0.1:${port}`,
+    serve: async (requestHandler: DefaultRequestHandler) => void server.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication })),
+    stop: () => server.forceShutdown(),
+  };
+}
