@@ -12,7 +12,7 @@
  */
 const CORE_LAYERS = [
   ['config', 'security', 'install-root.ts'],
-  ['store', 'a2a', 'validation', 'version.ts', 'service'],
+  ['store', 'a2a', 'validation', 'version.ts'],
   ['auth'],
   ['agents'],
   ['context.ts'],
