@@ -12,16 +12,19 @@
  */
 const CORE_LAYERS = [
   ['config', 'security', 'install-root.ts'],
-  ['store', 'a2a', 'validation', 'version.ts'],
+  ['store', 'a2a', 'validation', 'version.ts', 'service'],
   ['auth'],
   ['agents'],
   ['context.ts'],
   ['contexts', 'artifacts'],
   ['tasks'],
   ['messaging'],
-  ['collectives', 'push', 'gateway', 'webhook', 'events', 'history', 'conformance'],
-  ['doctor', 'demo'],
+  ['collectives', 'push', 'webhook', 'events', 'history', 'conformance'],
+  ['jobs'],
+  ['gateway'],
+  ['doctor', 'demo', 'replay', 'diff', 'logs'],
   ['ipc'],
+  ['adapters'],
 ];
 
 const CORE_HANDLE = 'context.ts';

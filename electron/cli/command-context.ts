@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import type { Core } from '../core/context.js';
 import type { SecretStore } from '../core/auth/secret-store.js';
+import type { CommandRunner } from '../core/service/runner.js';
 import type { Io, Printer } from './output.js';
 
 /** What one invocation runs with: the process's environment, directory and standard streams. */
@@ -15,6 +16,8 @@ export interface CliDeps {
   io: Io;
   secrets?: SecretStore;
   stdin?: () => Promise<string>;
+  /** `gateway install|start|stop|status|uninstall`: the systemctl/launchctl runner and a directory standing for `/` (tests). */
+  service?: { runner?: CommandRunner; root?: string; uid?: number };
 }
 
 /** The global options, as commander parses them (`cmd.optsWithGlobals()`). */

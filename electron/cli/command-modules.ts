@@ -9,6 +9,8 @@ interface CommandModule {
   /** The top-level commands the module registers. */
   names: readonly string[];
   load: () => Promise<Register>;
+  /** The module's commands read the whole command tree (completion, manpage): loading it loads every module. */
+  loadsAll?: boolean;
 }
 
 export const COMMAND_MODULES: readonly CommandModule[] = [
@@ -22,12 +24,17 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['push', 'webhook'], load: async () => (await import('./commands/push.js')).registerPushCommands },
   { names: ['context'], load: async () => (await import('./commands/context.js')).registerContextCommands },
   { names: ['gateway'], load: async () => (await import('./commands/gateway.js')).registerGatewayCommands },
+  { names: ['job'], load: async () => (await import('./commands/job.js')).registerJobCommands },
   { names: ['ui'], load: async () => (await import('./commands/ui.js')).registerUiCommand },
   { names: ['history'], load: async () => (await import('./commands/history.js')).registerHistoryCommands },
   { names: ['events'], load: async () => (await import('./commands/events.js')).registerEventsCommands },
+  { names: ['diff'], load: async () => (await import('./commands/diff.js')).registerDiffCommand },
   { names: ['conformance'], load: async () => (await import('./commands/conformance.js')).registerConformanceCommand },
   { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctorCommand },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
+  { names: ['logs'], load: async () => (await import('./commands/logs.js')).registerLogsCommand },
+  { names: ['completion', 'manpage'], load: async () => (await import('./commands/completion.js')).registerCompletionCommands, loadsAll: true },
+  { names: ['adapter'], load: async () => (await import('./commands/adapter.js')).registerAdapterCommands },
 ];
 
 /**
@@ -44,10 +51,10 @@ export function commandNameOf(argv: readonly string[], valueFlags: ReadonlySet<s
   return undefined;
 }
 
-/** The modules an invocation needs: none for `--version`, the one defining its command, or all of them (help, unknown). */
+/** The modules an invocation needs: none for `--version`, the one defining its command, or all of them (help, unknown, `loadsAll`). */
 export function modulesFor(argv: readonly string[], valueFlags: ReadonlySet<string>): readonly CommandModule[] {
   const name = commandNameOf(argv, valueFlags);
   if (name === undefined && (argv.includes('--version') || argv.includes('-V'))) return [];
   const own = name === undefined ? undefined : COMMAND_MODULES.find((m) => m.names.includes(name));
-  return own ? [own] : COMMAND_MODULES;
+  return own && !own.loadsAll ? [own] : COMMAND_MODULES;
 }

@@ -85,7 +85,7 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
   return program;
 }
 
-/** Literal values of env-sourced secrets named on the command line, scrubbed from any output. */
+/** Literal secrets scrubbed from any output: env-sourced ones named on the command line or in the config, and every credential sent. */
 function knownSecrets(core: Core, flags: GlobalFlags): string[] {
   const out: string[] = [];
   if (flags.bearerTokenEnv && core.env[flags.bearerTokenEnv]) out.push(core.env[flags.bearerTokenEnv]!);
@@ -94,6 +94,8 @@ function knownSecrets(core: Core, flags: GlobalFlags): string[] {
     out.push(value, value.replace(/^\S+\s+/, ''));
   }
   for (const ref of Object.values(core.config.authRefs)) if (ref.env && core.env[ref.env]) out.push(core.env[ref.env]!);
+  // Every credential sent in this run, whatever its source (auth refs of the registry, the keyring, OAuth tokens).
+  out.push(...core.knownSecrets());
   return out.filter((s) => s.length >= 4);
 }
 

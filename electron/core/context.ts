@@ -49,6 +49,10 @@ export interface Core {
   store(): Store;
   /** Reports something the user should know that does not stop the command (once per distinct message). */
   warn(message: string): void;
+  /** Notes credentials this process sent (or was given), so every output scrubs them, even when a peer echoes one. */
+  rememberSecrets(values: readonly string[]): void;
+  /** The credentials noted so far: what outputs (CLI, IPC replies, adapter frames) scrub besides their own lists. */
+  knownSecrets(): readonly string[];
   close(): void;
 }
 
@@ -63,6 +67,7 @@ export function createCore(options: CoreOptions = {}): Core {
   );
   let store: Store | undefined;
   const warned = new Set<string>();
+  const seenSecrets = new Set<string>();
   return {
     config,
     paths,
@@ -77,6 +82,11 @@ export function createCore(options: CoreOptions = {}): Core {
       warned.add(message);
       options.onWarning?.(message);
     },
+    rememberSecrets(values) {
+      // Short values would blank ordinary words; the redaction contract scrubs literals of 4 characters or more.
+      for (const value of values) if (value.length >= 4) seenSecrets.add(value);
+    },
+    knownSecrets: () => [...seenSecrets],
     store() {
       if (!store) {
         ensureStateDir(paths.state);

@@ -53,6 +53,28 @@ describe('secrets', () => {
     expect(stateBytes(box.home)).not.toContain(TOKEN);
   });
 
+  it('redacts a registry auth ref (env or keyring) that a peer echoes back, in every output mode', async () => {
+    await box.run(['auth', 'add', 'envref', '--env', 'REF_TOKEN', '--header-name', 'X-Api-Key', '--scheme', 'none']);
+    await box.run(['auth', 'add', 'kr', '--keyring-service', 'missive-test', '--keyring-account', 'echo-kr']);
+    expect((await box.run(['auth', 'set-secret', 'kr'], { stdin: `${HEADER_SECRET}\n` })).code).toBe(0);
+    await box.run(['agent', 'add', 'echoes-env', `${server.url}/echoes`, '--auth-ref', 'envref']);
+    await box.run(['agent', 'add', 'echoes-kr', `${server.url}/echoes`, '--auth-ref', 'kr']);
+    for (const [alias, secret] of [['echoes-env', REF_SECRET], ['echoes-kr', HEADER_SECRET]] as const) {
+      for (const mode of [[], ['--json'], ['--ndjson']]) {
+        const before = server.requests.length;
+        const res = await box.run(['agent', 'inspect', alias, '--refresh', ...mode]);
+        expect(res.code).toBe(69);
+        // The peer did get the credential and did echo it: only the output scrubs it.
+        expect(JSON.stringify(server.requests.slice(before))).toContain(secret);
+        expect(res.stderr).toMatch(/HTTP 500: bad auth/);
+        expect(res.stderr + res.stdout).not.toContain(secret);
+      }
+    }
+    expect(stateBytes(box.home)).not.toContain(REF_SECRET);
+    expect(stateBytes(box.home)).not.toContain(HEADER_SECRET);
+    await box.run(['auth', 'delete-secret', 'kr']);
+  });
+
   it('fails with exit 77 before any request when auth material is missing', async () => {
     await box.run(['auth', 'add', 'gone', '--env', 'NOT_SET_ANYWHERE']);
     await box.run(['agent', 'add', 'ok', `${server.url}/ok`, '--auth-ref', 'gone']);

@@ -15,12 +15,7 @@ import { collect, integer } from '../options.js';
 import { barrierText, fanOutText, reduceText, stepText } from '../collective-text.js';
 import { MemberProgress } from '../progress.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
-
-const fanOutOptions = (cmd: Command) =>
-  cmd
-    .addOption(new Option('--execution <mode>', 'send to members concurrently or one by one').choices(['concurrent', 'sequential']).default('concurrent'))
-    .option('--max-concurrency <n>', 'members in flight at once, 1 to 10000 (default 16)', integer('--max-concurrency', 1, 10_000))
-    .addOption(new Option('--failure-policy <policy>', 'stop: no new sends after a failure (exit 70); continue: send to all, exit 0 if any succeeded').choices(['stop', 'continue']).default('stop'));
+import { addFanOutOptions, addReduceOptions, addReduceTargetOptions, fanOutFlags, reduceInputOf } from '../collective-options.js';
 
 function fanOutRun(ctx: CommandContext) {
   const progress = MemberProgress.enabled(ctx.deps.io, ctx.out.mode) ? new MemberProgress(ctx.deps.io) : null;
@@ -33,8 +28,6 @@ function fanOutRun(ctx: CommandContext) {
     done: () => progress?.finish(),
   };
 }
-
-const fanOutFlags = (o: Record<string, any>) => ({ execution: o.execution, maxConcurrency: o.maxConcurrency, failurePolicy: o.failurePolicy });
 
 async function readBcastDoc(path: string, ctx: CommandContext): Promise<unknown> {
   let text: string;
@@ -56,7 +49,7 @@ async function readBcastDoc(path: string, ctx: CommandContext): Promise<unknown>
 }
 
 export function registerCollectiveCommands(program: Command, action: Action): void {
-  fanOutOptions(addMessageInputOptions(program.command('bcast <group> [message]').description('send one message to every member (one shared context, a fresh message id each)'))).action(
+  addFanOutOptions(addMessageInputOptions(program.command('bcast <group> [message]').description('send one message to every member (one shared context, a fresh message id each)'))).action(
     action(async (ctx, name: string, message: string | undefined, o: Record<string, any>) => {
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
@@ -65,7 +58,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     }),
   );
 
-  fanOutOptions(
+  addFanOutOptions(
     program
       .command('scatter <group>')
       .description('deal inputs out: input i goes to member i mod N, one shared context')
@@ -123,31 +116,11 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
       ),
     );
 
-  const reduceOptions = (cmd: Command) =>
-    cmd
-      .addOption(new Option('--strategy <strategy>', 'local reduction or the instruction for a reducer').choices(['summarise', 'summarize', 'vote', 'merge', 'rank', 'custom']).default('summarise'))
-      .option('--template <text>', 'prompt/result template: {{group}} {{context_id}} {{strategy}} {{input_count}} {{inputs}} {{default_reduction}}')
-      .option('--reducer-agent <alias>', 'send the prompt to this agent (normal send path)')
-      .option('--command <cmd>', 'pipe the prompt to this local command (sh -c) and use its stdout');
-
-  reduceOptions(
-    program
-      .command('reduce <group>')
-      .description("reduce the members' outputs in a context to one result, recorded as a local message")
-      .requiredOption('--context <id>', 'the context to reduce')
-      .option('--metadata <k=v>', 'extra non-secret metadata for --reducer-agent (repeatable)', collect, [])
-      .option('--accepted-output-mode <mime>', 'for --reducer-agent (repeatable; default text/plain)', collect, []),
-  ).action(
-    action(async ({ core, out, deps }, name: string, o: Record<string, any>) =>
-      out.result(
-        'reduce_result',
-        await reduce(core, { group: name, contextId: o.context, strategy: o.strategy, template: o.template, reducerAgent: o.reducerAgent, command: o.command, metadata: o.metadata, acceptedOutputModes: o.acceptedOutputMode, cwd: deps.cwd }),
-        reduceText,
-      ),
-    ),
+  addReduceTargetOptions(program.command('reduce <group>').description("reduce the members' outputs in a context to one result, recorded as a local message")).action(
+    action(async ({ core, out, deps }, name: string, o: Record<string, any>) => out.result('reduce_result', await reduce(core, reduceInputOf(name, o, deps.cwd)), reduceText)),
   );
 
-  reduceOptions(fanOutOptions(addMessageInputOptions(program.command('round <group> [message]').description('bcast → barrier → gather → reduce in one context, with one summary')))).action(
+  addReduceOptions(addFanOutOptions(addMessageInputOptions(program.command('round <group> [message]').description('bcast → barrier → gather → reduce in one context, with one summary')))).action(
     action(async (ctx, name: string, message: string | undefined, o: Record<string, any>) => {
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);

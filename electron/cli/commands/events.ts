@@ -1,9 +1,11 @@
-/** `missive events list|tail|export`: the redacted journal. */
+/** `missive events list|tail|export|replay`: the redacted journal, and collective steps rebuilt from it. */
 import type { Command } from 'commander';
 import { exportJournal, journalAfter, latestSequence, listJournal, type EventFilter } from '../../core/events/journal.js';
 import type { Action } from '../command-context.js';
 import { integer } from '../options.js';
 import { table } from '../human.js';
+import { replayContext, replayError } from '../../core/replay/replay.js';
+import { replayText } from '../replay-text.js';
 
 const filterOptions = (cmd: Command) =>
   cmd
@@ -73,4 +75,10 @@ export function registerEventsCommands(program: Command, action: Action): void {
         out.result('events_export', exportJournal(core, filterOf(o), o.output, deps.cwd, o.force), (d) => `wrote ${d.events} event(s) to ${d.output}`);
       }),
     );
+
+  events
+    .command('replay')
+    .description('rebuild the bcast/barrier/gather/reduce summaries of a context from the journal alone and check them against the stored results; exit 0 all match, 65 a mismatch')
+    .requiredOption('--context <id>', 'the context (id or name) to replay')
+    .action(action(async ({ core, out }, o: Record<string, any>) => out.outcome('events_replay', replayContext(core, { contextId: o.context }), replayText, replayError)));
 }

@@ -173,11 +173,11 @@ export function assertOk(res: HttpResponse, what: string, url: string, protocolV
   if (res.status >= 200 && res.status < 300) return;
   assertAuthorized(res, what, url, context);
   const body = tryJson(res.body, `the answer to the ${what} at ${redactUrl(url)}`);
-  if (isVersionNotSupported(body)) throw versionNotSupportedError(protocolVersion, errorMessageOf(body));
+  if (isVersionNotSupported(body)) throw versionNotSupportedError(protocolVersion, redactText(errorMessageOf(body) ?? '', context.secrets) || undefined);
   const detail = oneLine(errorMessageOf(body) ?? res.body);
   throw transportError(
     'http_status',
-    `${what} at ${redactUrl(url)} answered HTTP ${res.status}${detail ? `: ${redactText(detail)}` : ''}`,
+    `${what} at ${redactUrl(url)} answered HTTP ${res.status}${detail ? `: ${redactText(detail, context.secrets)}` : ''}`,
     res.status === 404 ? 'Check the base URL: the agent may serve its card or interface elsewhere.' : undefined,
   );
 }

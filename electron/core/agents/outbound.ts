@@ -48,6 +48,7 @@ export async function outboundFor(core: Core, agent: AgentRow, extra: Record<str
     });
   const auth = await resolve();
   const secrets = auth.secrets();
+  core.rememberSecrets(secrets);
   // An OAuth2 token the agent refused (401) is marked expired and renewed (refresh token or a new grant), once.
   const reauth: Reauth | undefined =
     authRef && isOAuthFlow(authRef.flow)
@@ -56,6 +57,7 @@ export async function outboundFor(core: Core, agent: AgentRow, extra: Record<str
           const renewed = await resolve();
           // The same list the calls and the journal scrub with: the renewed token is scrubbed everywhere too.
           secrets.push(...renewed.secrets());
+          core.rememberSecrets(renewed.secrets());
           return { headers: renewed.toHeaders(), secrets: renewed.secrets() };
         }
       : undefined;

@@ -13,7 +13,7 @@ import { connect } from '../agents/connection.js';
 import { loadCard } from '../agents/discovery.js';
 import { appendEvent } from '../store/repos/events.js';
 import type { TaskStateName } from '../store/repos/conversation.js';
-import type { JobKind } from '../store/repos/gateway-jobs.js';
+import type { FollowKind } from '../store/repos/gateway-jobs.js';
 import { applyUpdate } from '../tasks/apply-update.js';
 import { refreshTask } from '../tasks/service.js';
 import { SETTLED_STATES } from '../tasks/task-state.js';
@@ -25,7 +25,7 @@ export type FollowOutcome = { settled: true; state: TaskStateName; events: numbe
 export const dedupeKey = (taskId: string, record: StreamRecord) =>
   `sub:${taskId}:${record.variant}:${createHash('sha256').update(JSON.stringify(record.payload)).digest('hex').slice(0, 32)}`;
 
-export async function jobKindFor(core: Core, alias: string): Promise<JobKind> {
+export async function jobKindFor(core: Core, alias: string): Promise<FollowKind> {
   const card = await loadCard(core, alias);
   return capabilityView(card.card).streaming ? 'task_subscription' : 'task_poll';
 }

@@ -2,7 +2,8 @@
  * The gateway daemon: one per profile (lock file), durable `gateway_jobs` rows. Each scan queues a job for every
  * local in-flight task; due jobs run concurrently: subscriptions stay open until the task settles, polls run every
  * interval. A broken stream or failed poll leaves the job `retrying` with bounded backoff and jitter on the row;
- * a restart reclaims whatever a killed gateway left running. SIGTERM stops cleanly.
+ * a restart reclaims whatever a killed gateway left running. Operator jobs (`missive job start`) run on the same
+ * bounded pool (core/jobs/run.ts): claimed for `claimTtlMs` at a time and renewed while they run. SIGTERM stops cleanly.
  */
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -11,8 +12,9 @@ import { toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { nowIso } from '../store/db.js';
 import { appendEvent } from '../store/repos/events.js';
-import { claimJob, dueJobs, finishJob, jobCounts, queueJob, reclaimOrphans, retryJob, tasksNeedingJobs, unfinishedJobs, type JobRow } from '../store/repos/gateway-jobs.js';
-import { backoffMs } from './backoff.js';
+import { claimJob, dueJobs, finishJob, isOperatorKind, jobCounts, queueJob, reclaimOrphans, retryJob, tasksNeedingJobs, unfinishedJobs, type JobRow } from '../store/repos/gateway-jobs.js';
+import { runOperatorJob } from '../jobs/run.js';
+import { backoffMs } from '../jobs/backoff.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
 import { acquireLock, isAlive, readLock } from './lock.js';
 
@@ -21,6 +23,8 @@ export interface GatewayOptions {
   intervalMs?: number;
   maxAttempts?: number;
   concurrency?: number;
+  /** How long an operator job's claim lasts without renewal (default 30 s): a dead gateway's jobs are free this late. */
+  claimTtlMs?: number;
   signal?: AbortSignal;
   onRecord?: (kind: string, data: Record<string, unknown>) => void;
 }
@@ -38,7 +42,7 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
   const db = core.store().db;
   const record = (kind: string, data: Record<string, unknown>) => options.onRecord?.(kind, data);
   const active = new Map<string, Promise<void>>();
-  const totals = { scans: 0, jobs_started: 0, settled: 0, retried: 0, failed: 0 };
+  const totals = { scans: 0, jobs_started: 0, settled: 0, retried: 0, failed: 0, jobs_succeeded: 0, jobs_failed: 0 };
 
   const reclaimed = reclaimOrphans(db);
   appendEvent(db, { type: 'missive.gateway.started', source: 'gateway', payload: { pid: process.pid, owner, reclaimed_jobs: reclaimed, once: options.once === true } });
@@ -55,7 +59,17 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
     }
   };
 
+  const runOperator = async (job: JobRow) => {
+    const end = await runOperatorJob(core, job, { owner, signal: stop.signal, pollMs: interval, claimTtlMs: Math.max(60, options.claimTtlMs ?? 30_000), record });
+    if (end === 'not_claimed') return;
+    totals.jobs_started++;
+    if (end === 'succeeded') totals.jobs_succeeded++;
+    else if (end === 'failed') totals.jobs_failed++;
+    else if (end === 'retrying') totals.retried++;
+  };
+
   const runJob = async (job: JobRow) => {
+    if (isOperatorKind(job.kind)) return runOperator(job);
     if (!claimJob(db, job.job_id, owner)) return;
     totals.jobs_started++;
     record('job_started', { job_id: job.job_id, kind: job.kind, task_id: job.task_id, attempt: job.retry_count + 1 });

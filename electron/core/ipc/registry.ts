@@ -6,7 +6,7 @@
 import { CHANNELS, EVENT_CHANNELS, isChannel, type Channel, type ChannelOutput, type EventChannel, type EventPayload, type IpcResult } from '../../../shared/ipc/contract.js';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { redactValue } from '../security/redact.js';
+import { redactValue, scrubSecrets } from '../security/redact.js';
 import { addAgent, listAgentViews, removeAgent } from '../agents/registry.js';
 import { inspectAgentCard } from '../agents/extended-card.js';
 import { sendMessage, type SendInput } from '../messaging/send.js';
@@ -58,8 +58,10 @@ export interface Registry {
 
 export function createRegistry(deps: RegistryDeps): Registry {
   const { core, cwd } = deps;
+  /** Redaction by shape, then every credential this process sent or was given (a peer may echo one back). */
+  const scrub = <T>(value: T): T => scrubSecrets(redactValue(value), core.knownSecrets());
   const emit = <E extends EventChannel>(channel: E, payload: unknown) => {
-    const checked = EVENT_CHANNELS[channel].safeParse(redactValue(payload));
+    const checked = EVENT_CHANNELS[channel].safeParse(scrub(payload));
     if (checked.success) deps.emit(channel, checked.data as EventPayload<E>);
   };
   const withCwd = (agent: string, inputs: Omit<SendInput, 'agent' | 'cwd'>): SendInput => ({ ...inputs, agent, cwd });
@@ -125,7 +127,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'webhook.status': () => webhook.status(),
     'auth.list': () => listAuth(core),
     // The secret goes to the keyring; nothing of it comes back.
-    'auth.setSecret': async (i) => (await setSecret(core, i.name, i.secret), { ok: true as const }),
+    'auth.setSecret': async (i) => (core.rememberSecrets([i.secret]), await setSecret(core, i.name, i.secret), { ok: true as const }),
     'auth.deleteSecret': async (i) => (await deleteSecret(core, i.name), { ok: true as const }),
     'auth.login': (i) => loginAuth(core, i.target, { onDeviceCode: (prompt) => emit('auth.deviceCode', prompt) }),
     'auth.status': (i) => authStatus(core, i.target),
@@ -147,15 +149,15 @@ export function createRegistry(deps: RegistryDeps): Registry {
           const issue = parsed.error.issues[0];
           throw usageError('invalid_input', `${channel}: ${issue?.path.join('.') || 'input'} ${issue?.message ?? 'is invalid'}`);
         }
-        const output = redactValue(await (handlers[channel] as (i: unknown) => unknown)(parsed.data));
+        const output = scrub(await (handlers[channel] as (i: unknown) => unknown)(parsed.data));
         const checked = spec.output.safeParse(output);
         if (!checked.success) throw new MissiveError('internal', 'invalid_output', `${channel} produced output outside the contract: ${checked.error.issues[0]?.message}`);
         return { ok: true, data: checked.data as ChannelOutput<C> };
       } catch (error) {
-        const report = toMissiveError(error).toReport();
+        const report = scrub(toMissiveError(error).toReport());
         // A failed messages.send|stream with `wire: true` shows what went over the wire.
         const wire = wireCalls.failed(error);
-        return { ok: false, error: wire ? { ...report, wire: redactValue(wire) } : report };
+        return { ok: false, error: wire ? { ...report, wire: scrub(wire) } : report };
       }
     },
     async dispose() {

@@ -7,6 +7,7 @@ import * as requestHistoryIndexes from './0006-request-history-indexes.js';
 import * as authFlows from './0007-auth-flows.js';
 import * as clientTls from './0008-client-tls.js';
 import * as cardKeys from './0009-card-keys.js';
+import * as durableJobs from './0010-durable-jobs.js';
 
 export interface Migration {
   version: number;
@@ -25,4 +26,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 7, name: authFlows.name, sql: authFlows.sql },
   { version: 8, name: clientTls.name, sql: clientTls.sql },
   { version: 9, name: cardKeys.name, sql: cardKeys.sql },
+  { version: 10, name: durableJobs.name, sql: durableJobs.sql },
 ];

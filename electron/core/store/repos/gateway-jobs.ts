@@ -1,9 +1,17 @@
-/** Durable gateway jobs: one per (kind, task), with lock, retry count, backoff and next run time on the row. */
+/**
+ * Durable gateway jobs. Follow jobs (`task_subscription`, `task_poll`): one per (kind, task). Operator jobs (`send`,
+ * `stream`, `wait`, `reduce`, `bcast`, from `missive job start`): a request, a public summary, the target task once
+ * known, attempts. Every row carries its claim (`locked_by` + `locked_until`), retry count, backoff and next run time.
+ */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
 
-export type JobKind = 'task_subscription' | 'task_poll';
+export type FollowKind = 'task_subscription' | 'task_poll';
+export const OPERATOR_KINDS = ['send', 'stream', 'wait', 'reduce', 'bcast'] as const;
+export type OperatorKind = (typeof OPERATOR_KINDS)[number];
+export type JobKind = FollowKind | OperatorKind;
+export const isOperatorKind = (kind: string): kind is OperatorKind => (OPERATOR_KINDS as readonly string[]).includes(kind);
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'retrying';
 
 export interface JobRow {
@@ -21,9 +29,24 @@ export interface JobRow {
   locked_by: string | null;
   completed_at: string | null;
   updated_at: string;
+  locked_until: string | null;
+  group_name: string | null;
+  target_task_id: string | null;
+  attempts: number;
+  created_at: string;
 }
 
-const COLUMNS = `job_id, kind, state, agent_alias, context_id, task_id, retry_count, max_attempts, backoff_ms, last_error, next_run_at, locked_by, completed_at, updated_at`;
+/** An operator job with what only the executor and the views read: the request, the summary, the result. */
+export interface StoredJob extends JobRow {
+  request_json: string;
+  summary_json: string | null;
+  result_json: string | null;
+}
+
+const COLUMNS = `job_id, kind, state, agent_alias, context_id, task_id, retry_count, max_attempts, backoff_ms, last_error, next_run_at, locked_by, completed_at, updated_at, locked_until, group_name, target_task_id, attempts, created_at`;
+const OPERATOR_IN = `(${OPERATOR_KINDS.map((k) => `'${k}'`).join(',')})`;
+/** A running claim whose expiry passed: its gateway died or stalled, another may take the job. */
+const EXPIRED = `(state = 'running' AND locked_until IS NOT NULL AND locked_until <= ?)`;
 
 /** In-flight local tasks without an unfinished job (a finished one is re-queued when its task is in flight again). */
 export const tasksNeedingJobs = (db: Db) =>
@@ -32,11 +55,12 @@ export const tasksNeedingJobs = (db: Db) =>
       `SELECT t.task_id, t.agent_alias, t.context_id FROM tasks t
        WHERE t.state IN ('submitted','working','unknown')
          AND NOT EXISTS (SELECT 1 FROM gateway_jobs j WHERE j.task_id = t.task_id AND j.state IN ('queued','running','retrying','failed'))
+         AND NOT EXISTS (SELECT 1 FROM gateway_jobs o WHERE o.target_task_id = t.task_id AND o.state IN ('queued','running','retrying'))
        ORDER BY t.updated_at, t.task_id`,
     )
     .all() as Array<{ task_id: string; agent_alias: string; context_id: string | null }>;
 
-export function queueJob(db: Db, j: { kind: JobKind; taskId: string; agentAlias: string; contextId: string | null; maxAttempts: number }): void {
+export function queueJob(db: Db, j: { kind: FollowKind; taskId: string; agentAlias: string; contextId: string | null; maxAttempts: number }): void {
   db.prepare(
     `INSERT INTO gateway_jobs (job_id, kind, state, agent_alias, context_id, task_id, request_json, max_attempts, next_run_at)
      VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?)
@@ -45,33 +69,82 @@ export function queueJob(db: Db, j: { kind: JobKind; taskId: string; agentAlias:
   ).run(randomUUID(), j.kind, j.agentAlias, j.contextId, j.taskId, JSON.stringify({ task_id: j.taskId }), j.maxAttempts, nowIso());
 }
 
+/** Jobs to run now: queued or retrying ones whose time came, and running ones whose claim expired. */
 export const dueJobs = (db: Db, now: string) =>
-  db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= ?) ORDER BY next_run_at, job_id`).all(now) as JobRow[];
+  db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE (state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= ?)) OR ${EXPIRED} ORDER BY next_run_at, job_id`).all(now, now) as JobRow[];
 
-export function claimJob(db: Db, jobId: string, owner: string): boolean {
-  return db.prepare(`UPDATE gateway_jobs SET state = 'running', locked_by = ?, updated_at = ? WHERE job_id = ? AND state IN ('queued','retrying')`).run(owner, nowIso(), jobId).changes === 1;
-}
-
-export function finishJob(db: Db, jobId: string, state: 'succeeded' | 'failed' | 'cancelled', result: unknown, error: string | null = null): void {
-  db.prepare(`UPDATE gateway_jobs SET state = ?, result_json = ?, last_error = coalesce(?, last_error), locked_by = NULL, completed_at = ?, updated_at = ? WHERE job_id = ?`).run(
-    state,
-    JSON.stringify(result),
-    error,
-    nowIso(),
-    nowIso(),
-    jobId,
+/** Takes a due job for `owner` until `lockedUntil` and counts the attempt; false when another gateway has it. */
+export function claimJob(db: Db, jobId: string, owner: string, lockedUntil: string | null = null): boolean {
+  const now = nowIso();
+  return (
+    db
+      .prepare(`UPDATE gateway_jobs SET state = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ? WHERE job_id = ? AND (state IN ('queued','retrying') OR ${EXPIRED})`)
+      .run(owner, lockedUntil, now, jobId, now).changes === 1
   );
 }
 
-export function retryJob(db: Db, jobId: string, r: { error: string | null; backoffMs: number; nextRunAt: string; countAttempt: boolean }): void {
-  db.prepare(
-    `UPDATE gateway_jobs SET state = 'retrying', retry_count = retry_count + ?, backoff_ms = ?, last_error = ?, next_run_at = ?, locked_by = NULL, updated_at = ? WHERE job_id = ?`,
-  ).run(r.countAttempt ? 1 : 0, r.backoffMs, r.error, r.nextRunAt, nowIso(), jobId);
+/** Extends `owner`'s claim; false when the job is no longer its own running job (cancelled, or taken over). */
+export const renewClaim = (db: Db, jobId: string, owner: string, lockedUntil: string): boolean =>
+  db.prepare(`UPDATE gateway_jobs SET locked_until = ?, updated_at = ? WHERE job_id = ? AND state = 'running' AND locked_by = ?`).run(lockedUntil, nowIso(), jobId, owner).changes === 1;
+
+/** `owner`, when given, must still hold the running job (a cancel or a takeover wins over a late finish). */
+const OWNED = ` AND (? IS NULL OR (state = 'running' AND locked_by = ?))`;
+
+export function finishJob(db: Db, jobId: string, state: 'succeeded' | 'failed' | 'cancelled', result: unknown, error: string | null = null, owner: string | null = null): boolean {
+  return (
+    db
+      .prepare(`UPDATE gateway_jobs SET state = ?, result_json = ?, last_error = coalesce(?, last_error), locked_by = NULL, locked_until = NULL, completed_at = ?, updated_at = ? WHERE job_id = ?${OWNED}`)
+      .run(state, JSON.stringify(result), error, nowIso(), nowIso(), jobId, owner, owner).changes === 1
+  );
 }
+
+export function retryJob(db: Db, jobId: string, r: { error: string | null; backoffMs: number; nextRunAt: string; countAttempt: boolean }, owner: string | null = null): boolean {
+  return (
+    db
+      .prepare(
+        `UPDATE gateway_jobs SET state = 'retrying', retry_count = retry_count + ?, backoff_ms = ?, last_error = ?, next_run_at = ?, locked_by = NULL, locked_until = NULL, updated_at = ? WHERE job_id = ?${OWNED}`,
+      )
+      .run(r.countAttempt ? 1 : 0, r.backoffMs, r.error, r.nextRunAt, nowIso(), jobId, owner, owner).changes === 1
+  );
+}
+
+/** Records an operator job, queued to run at once. */
+export function insertOperatorJob(
+  db: Db,
+  j: { jobId: string; kind: OperatorKind; agentAlias: string | null; groupName: string | null; contextId: string | null; targetTaskId: string | null; request: unknown; summary: Record<string, unknown>; maxAttempts: number },
+): void {
+  db.prepare(
+    `INSERT INTO gateway_jobs (job_id, kind, state, agent_alias, group_name, context_id, target_task_id, request_json, summary_json, max_attempts, next_run_at)
+     VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(j.jobId, j.kind, j.agentAlias, j.groupName, j.contextId, j.targetTaskId, JSON.stringify(j.request), JSON.stringify(j.summary), j.maxAttempts, nowIso());
+}
+
+/** The operator jobs whose id is `id` or starts with it (a short id from `job list`). */
+export const findOperatorJobs = (db: Db, id: string) =>
+  db.prepare(`SELECT ${COLUMNS}, request_json, summary_json, result_json FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND job_id LIKE ? ESCAPE '\\' ORDER BY job_id LIMIT 2`).all(`${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as StoredJob[];
+
+export const getOperatorJob = (db: Db, jobId: string) =>
+  db.prepare(`SELECT ${COLUMNS}, request_json, summary_json, result_json FROM gateway_jobs WHERE job_id = ? AND kind IN ${OPERATOR_IN}`).get(jobId) as StoredJob | undefined;
+
+/** Operator jobs, newest first, optionally in one state. */
+export const listOperatorJobs = (db: Db, o: { state?: JobState; limit: number }) =>
+  db
+    .prepare(`SELECT ${COLUMNS}, summary_json, result_json FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND (? IS NULL OR state = ?) ORDER BY created_at DESC, job_id DESC LIMIT ?`)
+    .all(o.state ?? null, o.state ?? null, o.limit) as Array<Omit<StoredJob, 'request_json'>>;
+
+/** The task a job works on, recorded before it waits so a restarted gateway resumes instead of sending again. */
+export const setTargetTask = (db: Db, jobId: string, taskId: string, contextId: string | null): void =>
+  void db.prepare(`UPDATE gateway_jobs SET target_task_id = ?, context_id = coalesce(context_id, ?), updated_at = ? WHERE job_id = ?`).run(taskId, contextId, nowIso(), jobId);
+
+/** Cancels an unfinished job; false when it had already finished. A running job's gateway sees it and stops. */
+export const cancelJobRow = (db: Db, jobId: string): boolean =>
+  db
+    .prepare(`UPDATE gateway_jobs SET state = 'cancelled', last_error = 'cancelled by the operator', locked_by = NULL, locked_until = NULL, completed_at = ?, updated_at = ? WHERE job_id = ? AND state IN ('queued','running','retrying')`)
+    .run(nowIso(), nowIso(), jobId).changes === 1;
 
 /** Jobs a dead gateway left `running` go back to the queue (the caller holds the profile's gateway lock). */
 export const reclaimOrphans = (db: Db): number =>
-  db.prepare(`UPDATE gateway_jobs SET state = 'retrying', locked_by = NULL, next_run_at = ?, updated_at = ? WHERE state = 'running'`).run(nowIso(), nowIso()).changes;
+  db.prepare(`UPDATE gateway_jobs SET state = 'retrying', locked_by = NULL, locked_until = NULL, next_run_at = ?, updated_at = ? WHERE state = 'running'`).run(nowIso(), nowIso()).changes;
 
 export const jobCounts = (db: Db) =>
   Object.fromEntries((db.prepare(`SELECT state, count(*) AS n FROM gateway_jobs GROUP BY state`).all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n])) as Partial<Record<JobState, number>>;

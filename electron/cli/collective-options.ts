@@ -1,0 +1,39 @@
+/** The flags of fan-outs (bcast, scatter, round, `job start bcast`) and of reductions (reduce, round, `job start reduce`). */
+import { Option, type Command } from 'commander';
+import { collect, integer } from './options.js';
+
+export const addFanOutOptions = (cmd: Command) =>
+  cmd
+    .addOption(new Option('--execution <mode>', 'send to members concurrently or one by one').choices(['concurrent', 'sequential']).default('concurrent'))
+    .option('--max-concurrency <n>', 'members in flight at once, 1 to 10000 (default 16)', integer('--max-concurrency', 1, 10_000))
+    .addOption(new Option('--failure-policy <policy>', 'stop: no new sends after a failure (exit 70); continue: send to all, exit 0 if any succeeded').choices(['stop', 'continue']).default('stop'));
+
+/** The fan-out settings the parsed options hold. */
+export const fanOutFlags = (o: Record<string, any>) => ({ execution: o.execution, maxConcurrency: o.maxConcurrency, failurePolicy: o.failurePolicy });
+
+export const addReduceOptions = (cmd: Command) =>
+  cmd
+    .addOption(new Option('--strategy <strategy>', 'local reduction or the instruction for a reducer').choices(['summarise', 'summarize', 'vote', 'merge', 'rank', 'custom']).default('summarise'))
+    .option('--template <text>', 'prompt/result template: {{group}} {{context_id}} {{strategy}} {{input_count}} {{inputs}} {{default_reduction}}')
+    .option('--reducer-agent <alias>', 'send the prompt to this agent (normal send path)')
+    .option('--command <cmd>', 'pipe the prompt to this local command (sh -c) and use its stdout');
+
+/** `reduce <group> --context ID` and what a reducer agent is sent with. */
+export const addReduceTargetOptions = (cmd: Command) =>
+  addReduceOptions(cmd)
+    .requiredOption('--context <id>', 'the context to reduce')
+    .option('--metadata <k=v>', 'extra non-secret metadata for --reducer-agent (repeatable)', collect, [])
+    .option('--accepted-output-mode <mime>', 'for --reducer-agent (repeatable; default text/plain)', collect, []);
+
+/** The core's ReduceInput from `reduce`'s parsed options. */
+export const reduceInputOf = (group: string, o: Record<string, any>, cwd: string) => ({
+  group,
+  contextId: o.context as string,
+  strategy: o.strategy as string | undefined,
+  template: o.template as string | undefined,
+  reducerAgent: o.reducerAgent as string | undefined,
+  command: o.command as string | undefined,
+  metadata: o.metadata as string[] | undefined,
+  acceptedOutputModes: o.acceptedOutputMode as string[] | undefined,
+  cwd,
+});

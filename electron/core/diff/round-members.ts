@@ -1,0 +1,25 @@
+/**
+ * Who took part in the round of a context: the members (alias, rank) of its latest bcast or scatter as the journal
+ * recorded them at the start, so a group edited since still diffs the round as it ran; `--group` names them instead.
+ */
+import { usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { listEvents } from '../store/repos/events.js';
+import { requireGroup } from '../collectives/groups.js';
+
+export interface RoundMember {
+  alias: string;
+  rank: number;
+}
+
+export function roundMembers(core: Core, contextId: string, group?: string): RoundMember[] {
+  if (group) return requireGroup(core, group).members.map((m) => ({ alias: m.agent_alias, rank: m.rank }));
+  const db = core.store().db;
+  const starts = ['missive.bcast.started', 'missive.scatter.started'].flatMap((type) => listEvents(db, { contextId, type, limit: 1 }));
+  const latest = starts.sort((x, y) => y.sequence - x.sequence)[0];
+  const members = (latest?.payload as { members?: Array<{ alias?: unknown; rank?: unknown }> } | undefined)?.members;
+  if (!Array.isArray(members) || members.length === 0) {
+    throw usageError('no_round_in_context', `context ${contextId} has no bcast or scatter in the journal`, 'Name the members with --group GROUP, or check the context id with: missive context list');
+  }
+  return members.filter((m) => typeof m.alias === 'string').map((m) => ({ alias: m.alias as string, rank: typeof m.rank === 'number' ? m.rank : 0 }));
+}

@@ -1,0 +1,210 @@
+/**
+ * Executes one operator job in the gateway through the same services as the commands (send, stream, task wait,
+ * reduce, bcast). Sends are recorded before they leave and their task is recorded before the job waits on it, so an
+ * execution that a killed gateway interrupted resumes: a known task is waited on again, never sent twice. A request
+ * that left without a confirmed answer is not sent again either (at most once): the job fails with
+ * `job_dispatch_unconfirmed` and the operator decides.
+ */
+import { MissiveError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { bcast } from '../collectives/bcast.js';
+import { reduce } from '../collectives/reduce.js';
+import { responseText, sendMessage } from '../messaging/send.js';
+import { streamMessage } from '../messaging/stream.js';
+import type { Db } from '../store/db.js';
+import { rowId } from '../store/row-id.js';
+import { setTargetTask, type StoredJob } from '../store/repos/gateway-jobs.js';
+import { refreshTask, WAIT_OUTCOMES } from '../tasks/service.js';
+import type { JobRequest } from './requests.js';
+
+/** What a finished execution stores in `result_json`: the outcome and its exit code, plus what the kind produced. */
+export interface JobResult {
+  outcome: string;
+  exit_code: number;
+  [key: string]: unknown;
+}
+
+export interface ExecuteOptions {
+  signal: AbortSignal;
+  /** GetTask interval while the job waits on its task. */
+  pollMs: number;
+}
+
+/**
+ * Marks a request as out, naming the message id it leaves under: if the gateway dies before the answer is recorded,
+ * the next execution looks that message up instead of sending again.
+ */
+interface DispatchMark {
+  dispatched: true;
+  message_id?: string;
+}
+
+const markOf = (job: StoredJob): DispatchMark | null => {
+  if (!job.result_json) return null;
+  try {
+    const value = JSON.parse(job.result_json) as Partial<DispatchMark> | null;
+    return value?.dispatched === true ? (value as DispatchMark) : null;
+  } catch {
+    return null;
+  }
+};
+
+export const wasDispatched = (job: StoredJob) => markOf(job) !== null;
+const markDispatched = (db: Db, jobId: string, messageId?: string) =>
+  void db.prepare(`UPDATE gateway_jobs SET result_json = ? WHERE job_id = ?`).run(JSON.stringify({ dispatched: true, ...(messageId ? { message_id: messageId } : {}) }), jobId);
+/** A failure the agent provably did not act on clears the mark: the next attempt sends again (as a new message). */
+export const clearDispatched = (db: Db, jobId: string) => void db.prepare(`UPDATE gateway_jobs SET result_json = NULL WHERE job_id = ? AND json_extract(result_json, '$.dispatched') = 1`).run(jobId);
+
+/**
+ * Failures that prove the agent did not act on the request: nothing listened, the name did not resolve, the agent
+ * refused it (auth, an HTTP error status, a JSON-RPC error). A timeout or a broken connection may have reached it.
+ */
+export const notActedOn = (error: MissiveError) =>
+  error.category === 'auth' ||
+  error.category === 'protocol' ||
+  ['missive::transport::connection_refused', 'missive::transport::dns', 'missive::transport::http_status'].includes(error.code);
+
+const unconfirmed = (job: StoredJob) =>
+  new MissiveError('orchestration', 'job_dispatch_unconfirmed', `job ${job.job_id}: the gateway stopped after sending and before the answer was recorded; it is not sent twice`, {
+    help: 'Check the agent (`missive history`, `missive task list`) and start the job again if it did not arrive.',
+  });
+
+/** Errors a retry cannot fix: the job fails at once whatever --max-attempts says. */
+export const isPermanent = (error: MissiveError) =>
+  error.code === 'missive::orchestration::job_dispatch_unconfirmed' || ['validation', 'config', 'data'].includes(error.category);
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+
+/** Polls GetTask until the task reaches a state that ends a wait (or the gateway stops: the error makes it resume later). */
+async function settle(core: Core, taskId: string, agent: string | undefined, options: ExecuteOptions): Promise<JobResult> {
+  for (;;) {
+    if (options.signal.aborted) throw new MissiveError('orchestration', 'gateway_stopped', 'gateway stopped');
+    const task = await refreshTask(core, taskId, agent, 'GetTask', 'job');
+    const code = WAIT_OUTCOMES[task.state];
+    if (code !== undefined) return { outcome: task.state, exit_code: code, task_id: taskId, context_id: task.context_id, state: task.state };
+    await sleep(options.pollMs, options.signal);
+  }
+}
+
+/** The local rows of a send made under `messageId`: its task, once the agent answered with one. */
+const sentRow = (db: Db, messageId: string) => db.prepare(`SELECT task_id, context_id FROM messages WHERE message_id = ? AND direction = 'request'`).get(messageId) as { task_id: string | null; context_id: string | null } | undefined;
+
+/**
+ * Where a send or stream job stands before it (re)sends: its task is known (wait on it), or the request it marked as
+ * out was recorded (sent: resume on its task, or fail as unconfirmed), or nothing left: the message id to send under
+ * (the stored one, or a fresh one when an earlier attempt's request failed without reaching the agent).
+ */
+function resumePoint(db: Db, job: StoredJob, storedMessageId: string): { taskId: string } | { messageId: string } {
+  if (job.target_task_id) return { taskId: job.target_task_id };
+  const mark = markOf(job);
+  const marked = mark?.message_id ? sentRow(db, mark.message_id) : undefined;
+  if (marked?.task_id) {
+    setTargetTask(db, job.job_id, marked.task_id, marked.context_id);
+    return { taskId: marked.task_id };
+  }
+  if (marked || (mark && !mark.message_id)) throw unconfirmed(job);
+  // No row under the mark: the gateway stopped before the request was recorded, so it never left.
+  if (mark?.message_id) return { messageId: mark.message_id };
+  return { messageId: sentRow(db, storedMessageId) ? rowId() : storedMessageId };
+}
+
+async function sendJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'send' }>, options: ExecuteOptions): Promise<JobResult> {
+  const db = core.store().db;
+  const agent = request.input.agent;
+  const point = resumePoint(db, job, request.input.messageId);
+  if ('taskId' in point) return settle(core, point.taskId, agent, options);
+  markDispatched(db, job.job_id, point.messageId);
+  // The agent answers with its task at once; the job then waits on it by GetTask, which a restart can resume.
+  const sent = await sendMessage(core, { ...request.input, messageId: point.messageId, returnImmediately: true });
+  if (!sent.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response) };
+  setTargetTask(db, job.job_id, sent.task.task_id, sent.task.context_id);
+  const code = WAIT_OUTCOMES[sent.task.state];
+  if (code !== undefined) return { outcome: sent.task.state, exit_code: code, task_id: sent.task.task_id, context_id: sent.task.context_id, state: sent.task.state, text: responseText(sent.response) };
+  return settle(core, sent.task.task_id, agent, options);
+}
+
+async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'stream' }>, options: ExecuteOptions): Promise<JobResult> {
+  const db = core.store().db;
+  const agent = request.input.agent;
+  const point = resumePoint(db, job, request.input.messageId);
+  if ('taskId' in point) return settle(core, point.taskId, agent, options);
+  markDispatched(db, job.job_id, point.messageId);
+  let recorded = false;
+  const streamed = await streamMessage(core, {
+    ...request.input,
+    messageId: point.messageId,
+    force: request.force,
+    signal: options.signal,
+    onEvent: (event) => {
+      if (recorded || !event.task_id) return;
+      recorded = true;
+      setTargetTask(db, job.job_id, event.task_id, event.context_id);
+    },
+  });
+  const common = { events: streamed.events, counts: streamed.counts, context_id: streamed.context_id, text: streamed.last_message_text };
+  if (!streamed.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', ...common };
+  const code = streamed.task.state ? WAIT_OUTCOMES[streamed.task.state] : undefined;
+  if (code !== undefined) return { outcome: streamed.task.state!, exit_code: code, task_id: streamed.task.task_id, state: streamed.task.state, ...common };
+  // The stream ended before the task did: wait for it like `task wait`.
+  return { ...common, ...(await settle(core, streamed.task.task_id, agent, options)) };
+}
+
+async function bcastJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'bcast' }>): Promise<JobResult> {
+  const db = core.store().db;
+  if (wasDispatched(job)) throw unconfirmed(job);
+  markDispatched(db, job.job_id);
+  const result = await bcast(core, request.inputs, { group: request.group, contextId: request.contextId, execution: request.execution, maxConcurrency: request.maxConcurrency, failurePolicy: request.failurePolicy });
+  return {
+    outcome: result.status,
+    exit_code: result.exit_code,
+    operation_id: result.operation_id,
+    context_id: result.request.context_id,
+    counts: result.counts,
+    members: result.members.map((m) => ({ agent: m.alias, rank: m.rank, status: m.status, task_id: m.task_id, state: m.state, error: m.error })),
+  };
+}
+
+async function reduceJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'reduce' }>): Promise<JobResult> {
+  // A local strategy reads the journal only and may run again; a reducer agent is sent to at most once.
+  if (request.input.reducerAgent) {
+    if (wasDispatched(job)) throw unconfirmed(job);
+    markDispatched(core.store().db, job.job_id);
+  }
+  const result = await reduce(core, request.input);
+  return {
+    outcome: 'completed',
+    exit_code: 0,
+    operation_id: result.operation_id,
+    context_id: result.context_id,
+    strategy: result.strategy,
+    counts: result.counts,
+    reducer: result.reducer,
+    reduced_text: result.reduced_text,
+    reduced_message_id: result.persistence.reduced_message_id,
+  };
+}
+
+export async function executeJob(core: Core, job: StoredJob, options: ExecuteOptions): Promise<JobResult> {
+  const request = JSON.parse(job.request_json) as JobRequest;
+  switch (request.kind) {
+    case 'send':
+      return sendJob(core, job, request, options);
+    case 'stream':
+      return streamJob(core, job, request, options);
+    case 'wait':
+      return settle(core, request.taskId, request.agent, options);
+    case 'bcast':
+      return bcastJob(core, job, request);
+    case 'reduce':
+      return reduceJob(core, job, request);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The operator's side of durable jobs: `job start` records a job and returns at once (the gateway executes it),
+ * `job list`, `job show` and `job cancel` read and settle the rows. Views show the summary, never the request.
+ */
+import { randomUUID } from 'node:crypto';
+import { MissiveError, usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { requireAgent } from '../agents/registry.js';
+import { requireGroup } from '../collectives/groups.js';
+import { requireContext, resolveContextId } from '../contexts/service.js';
+import { ensureContext } from '../store/repos/conversation.js';
+import { appendEvent } from '../store/repos/events.js';
+import { cancelJobRow, findOperatorJobs, insertOperatorJob, listOperatorJobs, type JobState, type StoredJob } from '../store/repos/gateway-jobs.js';
+import { cancelTask } from '../tasks/service.js';
+import { summarise, type JobRequest, type JobSummary } from './requests.js';
+
+export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'retrying', 'succeeded', 'failed', 'cancelled'];
+
+/** One job as every view shows it. `result` is what the execution produced (outcome, task, answer text), or its error. */
+export interface JobView {
+  job_id: string;
+  kind: string;
+  state: JobState;
+  summary: JobSummary | null;
+  agent: string | null;
+  group: string | null;
+  context_id: string | null;
+  task_id: string | null;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  next_run_at: string | null;
+  locked_by: string | null;
+  locked_until: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  outcome: string | null;
+  exit_code: number | null;
+  result: Record<string, unknown> | null;
+}
+
+const parse = (json: string | null | undefined) => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
+
+export function jobView(row: Omit<StoredJob, 'request_json'>): JobView {
+  const result = parse(row.result_json);
+  const finished = row.state === 'succeeded' || row.state === 'failed' || row.state === 'cancelled';
+  return {
+    job_id: row.job_id,
+    kind: row.kind,
+    state: row.state,
+    summary: parse(row.summary_json) as JobSummary | null,
+    agent: row.agent_alias,
+    group: row.group_name,
+    context_id: row.context_id,
+    task_id: row.target_task_id,
+    attempts: row.attempts,
+    max_attempts: row.max_attempts,
+    last_error: row.last_error,
+    next_run_at: finished ? null : row.next_run_at,
+    locked_by: row.locked_by,
+    locked_until: row.locked_until,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    completed_at: row.completed_at,
+    outcome: finished ? (typeof result?.outcome === 'string' ? result.outcome : row.state) : null,
+    exit_code: typeof result?.exit_code === 'number' ? result.exit_code : row.state === 'cancelled' ? 81 : null,
+    result: finished ? result : null,
+  };
+}
+
+export interface StartJobOptions {
+  maxAttempts?: number;
+}
+
+/** Checks the request against the registry (agent, group, context, parts) and records it, queued to run at once. */
+export function startJob(core: Core, request: JobRequest, options: StartJobOptions = {}): JobView {
+  const db = core.store().db;
+  const maxAttempts = options.maxAttempts ?? 1;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
+  const summary = summarise(core, request);
+  let agent: string | null = null;
+  let group: string | null = null;
+  let contextId: string | null = null;
+  let target: string | null = null;
+  if (request.kind === 'send' || request.kind === 'stream') {
+    agent = requireAgent(core, request.input.agent).alias;
+    if (request.input.contextId) request.input.contextId = contextId = resolveContextId(db, request.input.contextId);
+  } else if (request.kind === 'wait') {
+    if (request.agent) agent = requireAgent(core, request.agent).alias;
+    target = request.taskId;
+  } else if (request.kind === 'reduce') {
+    group = requireGroup(core, request.input.group).group_name;
+    // A reduce reads the context's outputs from the journal: it must be known here.
+    request.input.contextId = contextId = requireContext(core, request.input.contextId).context_id;
+    if (request.input.reducerAgent) agent = requireAgent(core, request.input.reducerAgent).alias;
+  } else {
+    group = requireGroup(core, request.group).group_name;
+    if (request.contextId) request.contextId = contextId = resolveContextId(db, request.contextId);
+  }
+  // Random (v4), not time-ordered: the 8-character short ids `job list` prints must tell jobs of the same minute apart.
+  const jobId = randomUUID();
+  core.store().transaction(() => {
+    // A send may open a context of the caller's choosing: known from now on, as `missive send --context` makes it.
+    if (contextId && request.kind !== 'reduce') ensureContext(db, contextId, agent);
+    insertOperatorJob(db, { jobId, kind: request.kind, agentAlias: agent, groupName: group, contextId, targetTaskId: target, request, summary: { ...summary }, maxAttempts });
+    appendEvent(db, { type: 'missive.job.started', source: 'cli', agentAlias: agent, contextId, payload: { job_id: jobId, ...summary, max_attempts: maxAttempts } });
+  });
+  return showJob(core, jobId);
+}
+
+/** The job `id` names: a full id or an unambiguous prefix (the short ids `job list` prints). */
+export function findJob(core: Core, id: string): StoredJob {
+  const matches = findOperatorJobs(core.store().db, id.trim());
+  if (matches.length === 0 || !id.trim()) throw usageError('unknown_job', `no job "${id}"`, 'See `missive job list`.');
+  if (matches.length > 1 && matches[0]!.job_id !== id) throw usageError('ambiguous_job', `"${id}" names more than one job`, 'Give more of the job id.');
+  return matches[0]!;
+}
+
+export const showJob = (core: Core, id: string): JobView => jobView(findJob(core, id));
+
+export function listJobs(core: Core, options: { state?: string; limit?: number } = {}): JobView[] {
+  if (options.state && !(JOB_STATES as readonly string[]).includes(options.state)) throw usageError('invalid_state', `unknown job state "${options.state}"`, `Use one of: ${JOB_STATES.join(', ')}.`);
+  return listOperatorJobs(core.store().db, { state: options.state as JobState | undefined, limit: options.limit ?? 50 }).map(jobView);
+}
+
+export interface CancelResult {
+  job: JobView;
+  cancelled: boolean;
+  remote: { task_id: string; state: string } | null;
+}
+
+/**
+ * Cancels an unfinished job: the row says `cancelled` at once, a gateway running it stops at its next claim renewal.
+ * `remote` also sends CancelTask for the job's task (from this process, with the agent's auth).
+ */
+export async function cancelJob(core: Core, id: string, options: { remote?: boolean } = {}): Promise<CancelResult> {
+  const db = core.store().db;
+  const row = findJob(core, id);
+  const cancelled = core.store().transaction(() => {
+    const changed = cancelJobRow(db, row.job_id);
+    if (changed) appendEvent(db, { type: 'missive.job.cancelled', source: 'cli', agentAlias: row.agent_alias, contextId: row.context_id, payload: { job_id: row.job_id, kind: row.kind, remote: options.remote === true } });
+    return changed;
+  });
+  let remote: CancelResult['remote'] = null;
+  if (options.remote) {
+    const taskId = row.target_task_id;
+    if (!taskId) throw new MissiveError('orchestration', 'job_without_task', `job ${row.job_id} has no task to cancel remotely${cancelled ? ' (the job itself is cancelled)' : ''}`, { help: 'It has not reached an agent yet, or its agent answered with a message.' });
+    const view = await cancelTask(core, taskId, row.agent_alias ?? undefined);
+    remote = { task_id: taskId, state: view.task.state };
+  }
+  if (!cancelled && !options.remote) throw usageError('job_finished', `job ${row.job_id} already ${row.state}`, 'Only queued, retrying and running jobs can be cancelled.');
+  return { job: showJob(core, row.job_id), cancelled, remote };
+}

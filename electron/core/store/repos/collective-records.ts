@@ -1,0 +1,52 @@
+/** Reads of the rows collectives leave behind, for `events replay` and `diff`: a message row by id, a context's local rows, its journal in order. */
+import type { Db } from '../db.js';
+import { listEvents, type EventRow } from './events.js';
+
+export interface MessageRecord {
+  message_id: string;
+  agent_alias: string | null;
+  context_id: string | null;
+  task_id: string | null;
+  direction: string;
+  content: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+interface RawMessage extends Omit<MessageRecord, 'content' | 'metadata'> {
+  content_json: string;
+  metadata_json: string;
+}
+
+const fromRaw = ({ content_json, metadata_json, ...rest }: RawMessage): MessageRecord => ({
+  ...rest,
+  content: JSON.parse(content_json) as Record<string, unknown>,
+  metadata: JSON.parse(metadata_json) as Record<string, unknown>,
+});
+
+const COLUMNS = 'message_id, agent_alias, context_id, task_id, direction, content_json, metadata_json';
+
+/** One message row by its local id, or null. */
+export function getMessageRecord(db: Db, messageId: string): MessageRecord | null {
+  const row = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE message_id = ?`).get(messageId) as RawMessage | undefined;
+  return row ? fromRaw(row) : null;
+}
+
+/** The `local` rows of a context (reduce results), oldest first. */
+export const localMessagesOfContext = (db: Db, contextId: string): MessageRecord[] =>
+  (db.prepare(`SELECT ${COLUMNS} FROM messages WHERE context_id = ? AND direction = 'local' ORDER BY created_at, rowid`).all(contextId) as RawMessage[]).map(fromRaw);
+
+/** True when a response row (not a request) is linked to this task. */
+export const taskHasResponse = (db: Db, taskId: string): boolean =>
+  db.prepare(`SELECT 1 FROM messages WHERE task_id = ? AND direction = 'response' LIMIT 1`).get(taskId) !== undefined;
+
+/** Every journal event of a context, oldest first, read in pages of `page` (the loop ends when a page comes back short). */
+export function contextJournal(db: Db, contextId: string, page = 1000): EventRow[] {
+  const rows: EventRow[] = [];
+  let after = 0;
+  for (;;) {
+    const batch = listEvents(db, { contextId, afterSequence: after, limit: page });
+    rows.push(...batch);
+    if (batch.length < page) return rows;
+    after = batch.at(-1)!.sequence;
+  }
+}
