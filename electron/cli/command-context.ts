@@ -47,10 +47,17 @@ export interface CommandContext {
   deps: CliDeps;
 }
 
+type Body<C, A extends unknown[]> = (ctx: C, ...args: A) => Promise<void | number> | void | number;
+
 /** Wraps a command body into a commander action: core built, errors printed, exit code reported (see program.ts). */
-export type Action = <A extends unknown[]>(
-  body: (ctx: CommandContext, ...args: A) => Promise<void | number> | void | number,
-) => (...args: unknown[]) => Promise<void>;
+export interface Action {
+  <A extends unknown[]>(body: Body<CommandContext, A>): (...args: unknown[]) => Promise<void>;
+  /**
+   * The same for a command that reads no config and no state (completion, manpage): no core is built, so a broken
+   * config file or an unwritable state directory does not stop it (a shell that sources its completion at start).
+   */
+  withoutCore<A extends unknown[]>(body: Body<Omit<CommandContext, 'core'>, A>): (...args: unknown[]) => Promise<void>;
+}
 
 /** A command module's entry: adds its commands to the program. */
 export type Register = (program: Command, action: Action) => void;

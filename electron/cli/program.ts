@@ -8,7 +8,7 @@ import { closeClientTlsDispatchers } from '../core/agents/client-tls-pool.js';
 import { Printer, resolveMode, type OutputMode } from './output.js';
 import { modulesFor } from './command-modules.js';
 import { collect } from './options.js';
-import type { CliDeps, CommandContext, GlobalFlags } from './command-context.js';
+import type { Action, CliDeps, CommandContext, GlobalFlags } from './command-context.js';
 import { terminalBlock } from './terminal-text.js';
 import { VERSION } from '../core/version.js';
 
@@ -40,7 +40,7 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
     .configureOutput({ writeOut: deps.io.stdout, writeErr: deps.io.stderr, outputError: () => undefined });
 
   /** Wraps a command body: builds the core from global flags, prints errors with their exit code. */
-  const action =
+  const withCore =
     <A extends unknown[]>(body: (ctx: CommandContext, ...args: A) => Promise<void | number> | void | number) =>
     async (...args: unknown[]) => {
       const cmd = args[args.length - 1] as Command;
@@ -79,6 +79,25 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
         core?.close();
       }
     };
+
+  /** The same without a core: the printer from the flags alone, no secrets but the flags' own to scrub. */
+  const withoutCore =
+    <A extends unknown[]>(body: (ctx: Omit<CommandContext, 'core'>, ...args: A) => Promise<void | number> | void | number) =>
+    async (...args: unknown[]) => {
+      const cmd = args[args.length - 1] as Command;
+      const flags = cmd.optsWithGlobals() as GlobalFlags;
+      let out = new Printer(safeMode(flags), deps.io);
+      try {
+        out = new Printer(resolveMode(flags), deps.io);
+        const code = await body({ out, flags, deps }, ...(args.slice(0, -1) as A));
+        onResult(typeof code === 'number' ? code : 0);
+      } catch (error) {
+        const err = toMissiveError(error);
+        out.error(err);
+        onResult(err.exitCode);
+      }
+    };
+  const action: Action = Object.assign(withCore, { withoutCore });
 
   const valueFlags = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)));
   for (const register of await Promise.all(modulesFor(argv, valueFlags).map((m) => m.load()))) register(program, action);

@@ -34,8 +34,8 @@ async function expectNoLeak(outputs: string[], secrets: string[]) {
   for (const secret of secrets) expect(everything).not.toContain(secret);
 }
 
-async function guarded(accept: Parameters<typeof startGuardedAgent>[0], cardExtra?: Record<string, unknown>): Promise<GuardedAgent> {
-  const agent = await startGuardedAgent(accept, cardExtra);
+async function guarded(accept: Parameters<typeof startGuardedAgent>[0], cardExtra?: Record<string, unknown>, options?: { grpc?: boolean }): Promise<GuardedAgent> {
+  const agent = await startGuardedAgent(accept, cardExtra, options);
   closers.push(() => agent.close());
   return agent;
 }
@@ -217,6 +217,23 @@ describe('OAuth2 client credentials', () => {
     expect(refreshed.code, refreshed.stderr).toBe(0);
     expect(idp.calls['token:client_credentials']).toBe(4);
     await expectNoLeak([again.stdout, again.stderr, streamed.stdout, streamed.stderr, refreshed.stdout, refreshed.stderr], idp.issued);
+  });
+
+  it('renews the token once when a gRPC agent answers UNAUTHENTICATED to it', async () => {
+    const idp = await tokenServer({ clientId: 'missive-client', clientSecret: CLIENT_SECRET });
+    const agent = await guarded((req) => idp.isValid(bearerOf(req.headers)), {}, { grpc: true });
+    await box.run(['auth', 'add', 'cc', '--env', 'CS', '--flow', 'oauth2_client_credentials', '--token-url', `${idp.url}/token`, '--client-id', 'missive-client']);
+    expect((await box.run(['agent', 'add', 'secured', agent.baseUrl, '--auth-ref', 'cc', '--trust-origin', `http://${agent.grpcTarget}`])).code).toBe(0);
+    expect((await box.run(['send', 'secured', 'a', '--binding', 'grpc', '--json'])).code).toBe(0);
+    idp.revokeAll();
+    const again = await box.run(['send', 'secured', 'b', '--binding', 'grpc', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json().data.selected_interface.binding).toBe('grpc');
+    expect(idp.calls['token:client_credentials']).toBe(2);
+    const calls = agent.requests.filter((r) => r.path === 'grpc');
+    expect(calls.slice(-2).map((r) => r.accepted)).toEqual([false, true]);
+    expect(bearerOf(calls.at(-1)!.headers)).toBe(idp.issued[1]);
+    await expectNoLeak([again.stdout, again.stderr], idp.issued);
   });
 
   it('refuses a discovery document that sends the client secret to another origin (exit 77)', async () => {

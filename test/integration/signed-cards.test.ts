@@ -182,7 +182,9 @@ describe('GetExtendedAgentCard (agent inspect --extended)', () => {
       await add('sig', signed);
       const res = await box.run(['agent', 'inspect', 'sig', '--extended', '--binding', binding, '--json']);
       expect(res.code).toBe(77);
-      expect(errorOf(res).category).toBe('auth');
+      // The same error on every wire: gRPC UNAUTHENTICATED is a 401.
+      expect(errorOf(res)).toMatchObject({ category: 'auth', code: 'missive::auth::unauthorized' });
+      expect(errorOf(res).message).toMatch(binding === 'grpc' ? /refused with gRPC UNAUTHENTICATED/ : /answered HTTP 401 Unauthorized/);
     });
   }
 

@@ -2,7 +2,7 @@
  * Peers for the auth-flow tests, all on 127.0.0.1 random ports:
  *   - startGuardedAgent: an A2A v1.0 SDK agent (JSON-RPC and HTTP+JSON) behind real express middleware that lets a
  *     request through only when `accept(req)` says so (card route included, so the card fetch is authenticated too);
- *     else 401. It echoes what it is sent.
+ *     else 401 (with `grpc`, also a gRPC interface answering UNAUTHENTICATED). It echoes what it is sent.
  *   - startTokenServer: a small OAuth2 authorization server: token endpoint (client credentials, refresh, device
  *     code grant), device authorization endpoint, an OpenID Connect discovery document, and a check of the opaque
  *     access tokens it issued (what the agent's middleware asks). It counts every call.
@@ -11,6 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
+import { startGuardedGrpc } from './guarded-grpc.js';
 import { AGENT_CARD_PATH, AgentCard, Message } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
@@ -37,14 +38,26 @@ class EchoExecutor implements AgentExecutor {
 
 export interface GuardedAgent {
   baseUrl: string;
+  /** With `grpc: true`: the gRPC interface (host:port), behind the same check of the bearer token. */
+  grpcTarget: string | null;
   /** Every request the guard saw: path, query, headers; and whether it let it through. */
   requests: Array<{ path: string; query: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; accepted: boolean }>;
   close(): Promise<void>;
 }
 
-export async function startGuardedAgent(accept: (req: express.Request) => boolean, cardExtra: Record<string, unknown> = {}): Promise<GuardedAgent> {
+export async function startGuardedAgent(accept: (req: express.Request) => boolean, cardExtra: Record<string, unknown> = {}, options: { grpc?: boolean } = {}): Promise<GuardedAgent> {
   const app = express();
   const { server, url } = await listen(app);
+  const requests: GuardedAgent['requests'] = [];
+  // A gRPC call is judged like an HTTP request carrying the same Authorization header.
+  const grpc = options.grpc
+    ? await startGuardedGrpc((authorization) => {
+        const headers = { authorization };
+        const accepted = accept({ headers, query: {} } as unknown as express.Request);
+        requests.push({ path: 'grpc', query: {}, headers, accepted });
+        return accepted;
+      })
+    : null;
   const card = AgentCard.fromJSON({
     name: 'guarded agent',
     description: 'an SDK agent behind auth middleware',
@@ -52,6 +65,7 @@ export async function startGuardedAgent(accept: (req: express.Request) => boolea
     supportedInterfaces: [
       { url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${url}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ...(grpc ? [{ url: grpc.target, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
     ],
     capabilities: { streaming: true, pushNotifications: false },
     defaultInputModes: ['text/plain'],
@@ -60,7 +74,7 @@ export async function startGuardedAgent(accept: (req: express.Request) => boolea
     ...cardExtra,
   });
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor());
-  const requests: GuardedAgent['requests'] = [];
+  await grpc?.serve(handler);
   const guard: express.RequestHandler = (req, res, next) => {
     const accepted = accept(req);
     requests.push({ path: req.originalUrl.split('?')[0]!, query: { ...req.query }, headers: { ...req.headers }, accepted });
@@ -72,7 +86,15 @@ export async function startGuardedAgent(accept: (req: express.Request) => boolea
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  return { baseUrl: url, requests, close: () => closeServer(server) };
+  return {
+    baseUrl: url,
+    grpcTarget: grpc?.target ?? null,
+    requests,
+    close: async () => {
+      grpc?.stop();
+      await closeServer(server);
+    },
+  };
 }
 
 export interface TokenServerOptions {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
+import { startGuardedGrpc } from './guarded-grpc.js';
 import { exportJWK, generateKeyPair } from 'jose';
 import { AGENT_CARD_PATH, AgentCard, Message, generateAgentCardSignature } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
@@ -60,7 +61,7 @@ export async function startSignedAgent(options: SignedAgentOptions): Promise<Sig
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const jwksUrl = `${baseUrl}/jwks.json`;
-  const grpcServer = options.grpc ? await startGrpcServer(options.token) : null;
+  const grpcServer = options.grpc ? await startGuardedGrpc((authorization) => authorization === `Bearer ${options.token}`) : null;
 
   const cardJson = (extended: boolean) => ({
     name: extended ? 'signed agent (extended)' : 'signed agent',
@@ -110,32 +111,5 @@ export async function startSignedAgent(options: SignedAgentOptions): Promise<Sig
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-  };
-}
-
-/** The SDK's gRPC service behind an interceptor that answers UNAUTHENTICATED without `authorization: Bearer <token>`. */
-async function startGrpcServer(token: string) {
-  const grpc = await import('@grpc/grpc-js');
-  const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
-  const requireToken: import('@grpc/grpc-js').ServerInterceptor = (_method, call) =>
-    new grpc.ServerInterceptingCall(call, {
-      start: (next) =>
-        next(
-          new grpc.ServerListenerBuilder()
-            .withOnReceiveMetadata((metadata, mdNext) => {
-              if (String(metadata.get('authorization')[0] ?? '') === `Bearer ${token}`) mdNext(metadata);
-              else call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: 'a bearer token is required' });
-            })
-            .build(),
-        ),
-    });
-  const server = new grpc.Server({ interceptors: [requireToken] });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
-  return {
-    target: `127.0.0.1:${port}`,
-    serve: async (requestHandler: DefaultRequestHandler) => void server.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication })),
-    stop: () => server.forceShutdown(),
   };
 }

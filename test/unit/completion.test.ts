@@ -248,6 +248,19 @@ describe('missive completion / manpage (the CLI)', () => {
     expect(bad.stderr).toMatch(/tcsh/);
   });
 
+  it('works with a broken config file or state directory (a shell sources its completion at every start)', async () => {
+    const broken = join(box.home, 'broken.toml');
+    writeFileSync(broken, 'schema = [unclosed\n');
+    expect((await box.run(['agent', 'list'], { env: { MISSIVE_CONFIG: broken } })).code).toBe(78);
+    for (const args of [['completion', 'bash'], ['manpage']]) {
+      const res = await box.run(args, { env: { MISSIVE_CONFIG: broken, MISSIVE_HOME: '/dev/null/not-a-dir' } });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toBe('');
+    }
+    expect((await box.run(['completion', 'bash'], { env: { MISSIVE_CONFIG: broken } })).stdout).toBe(scripts.bash);
+    expect((await box.run(['completion', 'bash', '--json', '--ndjson'], { env: { MISSIVE_CONFIG: broken } })).code).toBe(64);
+  });
+
   it('prints the man page (the whole tree even though it loads only on demand), and --json wraps it', async () => {
     const man = await box.run(['manpage']);
     expect(man.code).toBe(0);

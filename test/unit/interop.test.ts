@@ -5,7 +5,7 @@ import { dialectFor, isLegacyVersion } from '../../electron/core/a2a/dialect.js'
 import { bindingOrder, negotiateInterface } from '../../electron/core/a2a/interfaces.js';
 import { oneLine } from '../../electron/core/a2a/remote-text.js';
 import { decidePin, plaintextWarning } from '../../electron/core/auth/origin-pin.js';
-import { originKey } from '../../electron/core/security/origins.js';
+import { originKey } from '../../shared/origins.js';
 import { grpcTarget } from '../../electron/core/a2a/grpc-transport.js';
 import { readCallback } from '../../electron/core/webhook/callback-body.js';
 

@@ -17,7 +17,7 @@ export function registerCompletionCommands(program: Command, action: Action): vo
     .addArgument(new Argument('<shell>', 'the shell to complete for').choices([...SHELLS]))
     .addHelpText('after', '\nLoad it: bash: source <(missive completion bash); zsh: source <(missive completion zsh);\nfish: missive completion fish | source; PowerShell: missive completion powershell | Out-String | Invoke-Expression')
     .action(
-      action(({ out }, shell: Shell) => {
+      action.withoutCore(({ out }, shell: Shell) => {
         const script = completionScript(shell, commandTree(program));
         out.result('completion', { shell, script }, () => script);
       }),
@@ -28,7 +28,7 @@ export function registerCompletionCommands(program: Command, action: Action): vo
     .description('print the manual page missive(1) in roff, generated from the command tree')
     .addHelpText('after', '\nRead it: missive manpage | man -l -   or install it: missive manpage > ~/.local/share/man/man1/missive.1')
     .action(
-      action(({ out }) => {
+      action.withoutCore(({ out }) => {
         const page = manpage(commandTree(program), VERSION);
         out.result('manpage', { format: 'roff', page }, () => page);
       }),

@@ -154,6 +154,8 @@ export interface AuthRejection {
   alias?: string;
   hint?: AuthHint;
   secrets?: readonly string[];
+  /** The refusal came as a gRPC status (UNAUTHENTICATED for 401, PERMISSION_DENIED for 403), not an HTTP one. */
+  grpc?: boolean;
 }
 
 export const isAuthStatus = (status: number): status is 401 | 403 => status === 401 || status === 403;
@@ -167,7 +169,8 @@ export function authRejectedError(r: AuthRejection): MissiveError {
   const declared = hint.declared ?? [];
   const detail = r.detail ? redactText(oneLine(r.detail), r.secrets) : '';
   const asks = challenges.length ? ` (WWW-Authenticate: ${challenges.map(challengeText).join('; ')})` : '';
-  const message = `${r.what} at ${redactUrl(r.url)} answered HTTP ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}${detail ? `: ${detail}` : ''}${asks}`;
+  const answered = r.grpc ? `was refused with gRPC ${status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED'}` : `answered HTTP ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}`;
+  const message = `${r.what} at ${redactUrl(r.url)} ${answered}${detail ? `: ${detail}` : ''}${asks}`;
   const help: string[] = [];
   if (challenges.length) help.push(`the agent asks for ${challenges.map(askedText).join(' or ')}`);
   if (declared.length) help.push(`its card declares ${declared.map((s) => `${s.name}: ${describeScheme(s)}`).join('; ')}`);

@@ -11,7 +11,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import type { Dispatcher } from 'undici';
 import { parseBoundedJson } from '../security/json-depth.js';
-import { isLoopbackHost } from '../security/origins.js';
+import { isLoopbackHost } from '../../../shared/origins.js';
 import { redactUrl } from '../security/redact.js';
 import type { ParsedCard } from './card.js';
 import { httpRequest } from './http.js';

@@ -8,7 +8,7 @@
 import { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { usageError } from '../../../shared/errors.js';
-import { originKey } from '../security/origins.js';
+import { originKey } from '../../../shared/origins.js';
 import type { SelectedInterface } from './interfaces.js';
 
 /** Mutual TLS for a gRPC channel: PEM texts (the key decrypted: grpc-js takes no passphrase), in memory only. */

@@ -6,7 +6,7 @@
  * unreachable or slow agents 69, gRPC UNAUTHENTICATED / PERMISSION_DENIED auth errors (77), and an answer nested so deep
  * that the SDK's decoder overflowed the stack (a gRPC google.protobuf.Struct has no depth limit) too_deeply_nested (76).
  */
-import { authError, MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
 import { tooDeepError } from '../security/json-depth.js';
 import { redactText, redactUrl } from '../security/redact.js';
 import { authRejectedError, isAuthStatus } from './auth-challenge.js';
@@ -99,7 +99,9 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
     if (grpcStatus === GRPC.UNAVAILABLE) return transportError('connection_refused', `${method} at ${where} is unavailable: ${text}`, 'Is the agent running on that host and port, and does it speak gRPC there?');
     if (grpcStatus === GRPC.UNIMPLEMENTED) return mismatch('gRPC UNIMPLEMENTED');
     if (grpcStatus === GRPC.UNAUTHENTICATED || grpcStatus === GRPC.PERMISSION_DENIED) {
-      return authError('rejected', `${method} at ${where} was refused (gRPC ${grpcStatus === GRPC.UNAUTHENTICATED ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED'}): ${text}`, 'Check the auth ref or --bearer-token-env of this agent.');
+      // As HTTP 401 / 403: the same codes, help and one renewal of an OAuth2 token (reauth.ts).
+      const status = grpcStatus === GRPC.UNAUTHENTICATED ? 401 : 403;
+      return authRejectedError({ status, what: method, url: ctx.url, headers: {}, detail: text, alias: ctx.call.alias, hint: ctx.call.auth, secrets, grpc: true });
     }
     return protocolError('grpc_error', `${method} failed with gRPC status ${grpcStatus}: ${text}`);
   }

@@ -16,7 +16,7 @@ import { decidePin, plaintextWarning, type PinDecision } from '../auth/origin-pi
 import { loadCard, selectInterface, type CardResult } from './discovery.js';
 import { outboundFor, pinInputFor, refuseQueryOverGrpc, withoutCredentials, type Outbound } from './outbound.js';
 import { CLIENT_CERTIFICATE_SOURCE, clientTlsFor, hasClientCertificate } from './client-tls.js';
-import { formatOrigin, originKey } from '../security/origins.js';
+import { formatOrigin, originKey } from '../../../shared/origins.js';
 
 export interface Connection {
   alias: string;

@@ -10,7 +10,7 @@
  */
 import { authError } from '../../../shared/errors.js';
 import { redactUrl } from '../security/redact.js';
-import { formatOrigin, isLoopbackHost, originKey, sameOrigin, type OriginKey } from '../security/origins.js';
+import { formatOrigin, isLoopbackHost, originKey, sameOrigin, type OriginKey } from '../../../shared/origins.js';
 
 export interface PinInput {
   alias: string;

@@ -1,7 +1,7 @@
 /** `--trust-origin` values: origins besides an agent's own that may receive its credentials, in canonical form. */
 import { usageError } from '../../../shared/errors.js';
 import { trustedOrigin } from '../config/schema.js';
-import { formatOrigin, originKey } from '../security/origins.js';
+import { formatOrigin, originKey } from '../../../shared/origins.js';
 
 /** `--trust-origin`: an origin (scheme://host[:port]), kept in the canonical form credential pinning compares. */
 export function parseTrustedOrigin(text: string): string {

@@ -10,7 +10,7 @@ import { call } from '../api';
 import { useAction } from '../hooks';
 import { ErrorBox } from './common';
 import { ConformanceTable } from './ConformanceTable';
-import { originOf } from './origin';
+import { originOf } from '../../../shared/origins';
 
 interface DeclaredInterface {
   protocol_binding: string;

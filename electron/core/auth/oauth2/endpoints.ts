@@ -7,7 +7,7 @@
 import { authError } from '../../../../shared/errors.js';
 import type { OAuthFlow } from '../../config/auth-flow.js';
 import { httpRequest, tryJson } from '../../a2a/http.js';
-import { formatOrigin, isLoopbackHost, originKey, sameOrigin } from '../../security/origins.js';
+import { formatOrigin, isLoopbackHost, originKey, sameOrigin } from '../../../../shared/origins.js';
 import { redactUrl } from '../../security/redact.js';
 import type { OAuthContext } from './context.js';
 

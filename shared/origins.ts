@@ -1,6 +1,7 @@
 /**
  * Origins, reduced to what decides where bytes go: transport security, host and port. Used to pin credentials to the
- * origin an agent was registered at, and to dial gRPC targets.
+ * origin an agent was registered at, to dial gRPC targets, and by the renderer's interface table to show which
+ * interfaces of a card the credentials may go to. Isomorphic (WHATWG URL only).
  */
 
 /** An origin reduced to what decides where bytes go: transport security, host and port. */
@@ -31,6 +32,12 @@ export function originKey(url: string): OriginKey | null {
 }
 
 export const formatOrigin = (o: OriginKey): string => `${o.secure ? 'https' : 'http'}://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}`;
+
+/** The origin of an interface URL or gRPC target as text (`https://a.example:443`), or null when it is not one. */
+export function originOf(url: string): string | null {
+  const key = originKey(url);
+  return key ? formatOrigin(key) : null;
+}
 
 export const sameOrigin = (a: OriginKey, b: OriginKey): boolean => a.secure === b.secure && a.host === b.host && a.port === b.port;
 
