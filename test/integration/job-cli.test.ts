@@ -222,6 +222,33 @@ describe('job views', () => {
     expect(jobRows()[0].request_json).toContain(MARKER);
     for (const secret of [REF_SECRET, HEADER_SECRET]) expect(stateBytes(box.home)).not.toContain(secret);
   });
+
+  it('refuse a message that holds a credential of the agent, a member or the invocation, and record nothing', async () => {
+    // The keyring ref of a group member, the env ref of the agent, and this invocation's --header.
+    expect((await box.run(['auth', 'add', 'kr', '--keyring-service', 'missive-test', '--keyring-account', 'job-kr'])).code).toBe(0);
+    expect((await box.run(['auth', 'set-secret', 'kr'], { stdin: 'kr-secret-5d1c9e7a\n' })).code).toBe(0);
+    expect((await box.run(['agent', 'add', 'kept', fleet.agents.tasks!.baseUrl, '--auth-ref', 'kr'])).code).toBe(0);
+    expect((await box.run(['group', 'create', 'kg', '--member', 'echo', '--member', 'kept'])).code).toBe(0);
+    const cases: Array<[string[], string]> = [
+      [['send', 'guarded', `my key is ${REF_SECRET}`], 'the auth ref "ref" of agent "guarded"'],
+      [['stream', 'guarded', '--json-part', JSON.stringify({ key: REF_SECRET })], 'the auth ref "ref" of agent "guarded"'],
+      [['bcast', 'kg', 'use kr-secret-5d1c9e7a please'], 'the auth ref "kr" of agent "kept"'],
+      [['send', 'echo', `header ${HEADER_SECRET}`, '--header', `X-Api-Key: ${HEADER_SECRET}`], '--header'],
+    ];
+    for (const [args, source] of cases) {
+      const res = await box.run(['job', 'start', ...args, '--json']);
+      expect(res.code, res.stderr).toBe(64);
+      // The error is the last envelope on stderr (a --header warning may come first).
+      const error = JSON.parse(res.stderr.slice(res.stderr.lastIndexOf('{\n  "schema_version"'))).data;
+      expect(error.code).toBe('missive::validation::credential_in_job');
+      expect(error.message).toContain(source);
+      for (const secret of [REF_SECRET, HEADER_SECRET, 'kr-secret-5d1c9e7a']) expect(res.stdout + res.stderr).not.toContain(secret);
+    }
+    expect(jobRows()).toEqual([]);
+    for (const secret of [REF_SECRET, HEADER_SECRET, 'kr-secret-5d1c9e7a']) expect(stateBytes(box.home)).not.toContain(secret);
+    // The same text without the credential is taken.
+    expect((await box.run(['job', 'start', 'send', 'guarded', 'my key is elsewhere'])).code).toBe(0);
+  });
 });
 
 describe('job start --attach', () => {

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { attachJob, attachStoppedError, jobError, jobExitCode } from '../../core/jobs/attach.js';
-import { cancelJob, listJobs, showJob, startJob, JOB_STATES, type CancelResult, type JobView } from '../../core/jobs/queue.js';
+import { startCheckedJob } from '../../core/jobs/credentials.js';
+import { cancelJob, listJobs, showJob, JOB_STATES, type CancelResult, type JobView } from '../../core/jobs/queue.js';
 import type { JobRequest, StoredSendInput } from '../../core/jobs/requests.js';
 import { gatewayStatus } from '../../core/gateway/gateway.js';
 import type { Action, CommandContext } from '../command-context.js';
@@ -144,7 +145,7 @@ async function follow(ctx: CommandContext, jobId: string, kind: string): Promise
 async function start(ctx: CommandContext, request: JobRequest, o: Record<string, any>): Promise<number | void> {
   const { core, out } = ctx;
   if (ctx.flags.header.length > 0 || ctx.flags.bearerTokenEnv) out.warning('--header and --bearer-token-env are not stored with a job: the gateway authenticates with the agent\'s auth ref');
-  const job = startJob(core, request, { maxAttempts: o.maxAttempts });
+  const job = await startCheckedJob(core, request, { maxAttempts: o.maxAttempts });
   if (!gatewayStatus(core).running) out.warning('no gateway runs for this profile: the job waits until `missive gateway run` (or the installed service) executes it');
   if (!o.attach) {
     return out.result('job_started', job, (j: JobView) => `${jobLine(j)}\n${keyValues([['job', j.job_id], ['follow', `missive job wait ${shortId(j.job_id)}`]])}`);

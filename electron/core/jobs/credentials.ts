@@ -1,0 +1,68 @@
+/**
+ * A job keeps its request in `gateway_jobs` until the gateway runs it, so a message that holds a credential would put
+ * that credential in SQLite. `refuseCredentials` checks the request's text against the literal credentials it could
+ * hold, read locally (environment and keyring, never the network): the secret of the auth ref of every agent the job
+ * sends to (the agent, a bcast group's members, a reducer agent), this invocation's `--header` / `--bearer-token-env`
+ * values, and every credential this process already sent. A match is a usage error and nothing is recorded.
+ */
+import { usageError } from '../../../shared/errors.js';
+import type { Core } from '../context.js';
+import { parseHeaderFlag, refSecret } from '../auth/resolve.js';
+import { requireGroup } from '../collectives/groups.js';
+import { getAgent } from '../store/repos/agents.js';
+import { getAuthRef } from '../store/repos/auth-refs.js';
+import type { JobRequest } from './requests.js';
+import { startJob, type JobView, type StartJobOptions } from './queue.js';
+
+/** The agents a job's request reaches. */
+function aliasesOf(core: Core, request: JobRequest): string[] {
+  switch (request.kind) {
+    case 'send':
+    case 'stream':
+      return [request.input.agent];
+    case 'bcast':
+      return requireGroup(core, request.group).members.map((m) => m.agent_alias);
+    case 'reduce':
+      return request.input.reducerAgent ? [request.input.reducerAgent] : [];
+    case 'wait':
+      return [];
+  }
+}
+
+/** Literal credentials that must not be in the request, each with where it comes from (for the message). */
+async function credentialsFor(core: Core, request: JobRequest): Promise<Array<{ value: string; source: string }>> {
+  const found: Array<{ value: string; source: string }> = [];
+  const db = core.store().db;
+  for (const alias of new Set(aliasesOf(core, request))) {
+    const refName = getAgent(db, alias)?.authRefName;
+    const ref = refName ? getAuthRef(db, refName) : undefined;
+    const secret = ref ? await refSecret(ref, core.env, core.secrets, true).catch(() => null) : null;
+    if (secret) found.push({ value: secret, source: `the auth ref "${ref!.name}" of agent "${alias}"` });
+  }
+  for (const header of core.options.headers ?? []) {
+    const value = parseHeaderFlag(header)[1];
+    found.push({ value, source: '--header' }, { value: value.replace(/^\S+\s+/, ''), source: '--header' });
+  }
+  const bearer = core.options.bearerTokenEnv ? core.env[core.options.bearerTokenEnv] : undefined;
+  if (bearer) found.push({ value: bearer, source: '--bearer-token-env' });
+  for (const value of core.knownSecrets()) found.push({ value, source: 'a credential this command sent' });
+  return found.filter((c) => c.value.length >= 4);
+}
+
+/** Throws `validation::credential_in_job` when the request's text holds one of the credentials it could hold. */
+export async function refuseCredentials(core: Core, request: JobRequest): Promise<void> {
+  const text = JSON.stringify(request);
+  const hit = (await credentialsFor(core, request)).find((c) => text.includes(c.value));
+  if (!hit) return;
+  throw usageError(
+    'credential_in_job',
+    `the job's message holds the credential of ${hit.source}; a job keeps its request in the store until the gateway runs it, and a credential never goes there`,
+    'Take the credential out of the message, or send it now with `missive send` (the agent gets it; the journal keeps it redacted).',
+  );
+}
+
+/** `startJob` after `refuseCredentials`: what `missive job start` calls. */
+export async function startCheckedJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
+  await refuseCredentials(core, request);
+  return startJob(core, request, options);
+}
