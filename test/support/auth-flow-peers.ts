@@ -7,13 +7,14 @@
  *     code grant), device authorization endpoint, an OpenID Connect discovery document, and a check of the opaque
  *     access tokens it issued (what the agent's middleware asks). It counts every call.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { startGuardedGrpc } from './guarded-grpc.js';
-import { AGENT_CARD_PATH, AgentCard, Message } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { EchoExecutor } from './echo-executor.js';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 const listen = (app: express.Express) =>
@@ -25,16 +26,6 @@ const closeServer = (server: Server) =>
     server.closeAllConnections();
     server.close(() => resolve());
   });
-
-const textOf = (message: Message) => message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-
-class EchoExecutor implements AgentExecutor {
-  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${textOf(ctx.userMessage)}` }] })));
-    bus.finished();
-  }
-  async cancelTask(): Promise<void> {}
-}
 
 export interface GuardedAgent {
   baseUrl: string;

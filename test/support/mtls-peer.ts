@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import express from 'express';
-import { AGENT_CARD_PATH, AgentCard, Message } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { EchoExecutor } from './echo-executor.js';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 export interface TlsFiles {
@@ -61,15 +62,6 @@ export function makeTlsFiles(): TlsFiles {
   };
 }
 
-class EchoExecutor implements AgentExecutor {
-  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const text = ctx.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-    bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `mtls echo: ${text}` }] })));
-    bus.finished();
-  }
-  async cancelTask(): Promise<void> {}
-}
-
 export interface MtlsAgent {
   baseUrl: string;
   /** The gRPC interface (TLS, on another port: another origin). */
@@ -112,7 +104,7 @@ export async function startMtlsAgent(files: TlsFiles): Promise<MtlsAgent> {
     defaultOutputModes: ['text/plain'],
     skills: [{ id: 'echo', name: 'Echo', description: 'Echo', tags: ['demo'] }],
   });
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor());
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor('mtls echo: '));
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));

@@ -4,12 +4,12 @@
  * without `Authorization: Bearer <token>` gets 401 with a `WWW-Authenticate` challenge; with `forbid`, every request
  * gets 403. It echoes what it is sent, as a Message (unary) or a stream of that one Message.
  */
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { AGENT_CARD_PATH, AgentCard, Message } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { EchoExecutor } from './echo-executor.js';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 export interface SecuredAgentOptions {
@@ -29,16 +29,6 @@ export interface SecuredAgent {
   baseUrl: string;
   requests: Array<{ path: string; authorization: string | undefined }>;
   close(): Promise<void>;
-}
-
-const textOf = (message: Message) => message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-
-class EchoExecutor implements AgentExecutor {
-  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${textOf(ctx.userMessage)}` }] })));
-    bus.finished();
-  }
-  async cancelTask(): Promise<void> {}
 }
 
 export async function startSecuredAgent(options: SecuredAgentOptions = {}): Promise<SecuredAgent> {

@@ -4,14 +4,14 @@
  * advertises an extended card (GetExtendedAgentCard), which every binding serves only with `Bearer <token>`: HTTP
  * answers 401 without it, gRPC UNAUTHENTICATED.
  */
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { startGuardedGrpc } from './guarded-grpc.js';
 import { exportJWK, generateKeyPair } from 'jose';
-import { AGENT_CARD_PATH, AgentCard, Message, generateAgentCardSignature } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AGENT_CARD_PATH, AgentCard, generateAgentCardSignature } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { EchoExecutor } from './echo-executor.js';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 /** `signed`: a valid signature; `tampered`: signed, then the description changed; `unsigned`: no signature. */
@@ -35,15 +35,6 @@ export interface SignedAgent {
   grpcTarget: string | null;
   requests: Array<{ path: string; authorization: string | undefined }>;
   close(): Promise<void>;
-}
-
-class EchoExecutor implements AgentExecutor {
-  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const text = ctx.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-    bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${text}` }] })));
-    bus.finished();
-  }
-  async cancelTask(): Promise<void> {}
 }
 
 export async function startSignedAgent(options: SignedAgentOptions): Promise<SignedAgent> {

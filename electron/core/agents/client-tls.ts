@@ -19,6 +19,7 @@ import type { AgentRow, ClientTlsPaths } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import type { GrpcTls } from '../a2a/grpc-transport.js';
 import { poolClientTls, pooledClientTls, type ClientTlsSet } from './client-tls-pool.js';
+import type { ClientTlsView } from '../../../shared/client-tls-view.js';
 
 /** How a configured client certificate is named among the credential sources (pinning messages, `agent inspect`). */
 export const CLIENT_CERTIFICATE_SOURCE = 'client certificate (client_tls)';
@@ -167,23 +168,7 @@ export async function clientTlsFor(core: Core, agent: Pick<AgentRow, 'alias' | '
 /** Just the HTTP dispatcher of `clientTlsFor` (the card fetch), or undefined. */
 export const clientTlsDispatcher = async (core: Core, agent: Pick<AgentRow, 'alias' | 'clientTls'>): Promise<Dispatcher | undefined> => (await clientTlsFor(core, agent))?.dispatcher;
 
-/** What `agent inspect` says about the client certificate: the certificate's facts, never the key. */
-export interface ClientTlsView {
-  /** Whether a client certificate is presented (false: only a CA bundle is configured). */
-  client_certificate: boolean;
-  cert_file: string | null;
-  key_file: string | null;
-  ca_file: string | null;
-  passphrase_ref: string | null;
-  subject: string | null;
-  issuer: string | null;
-  valid_from: string | null;
-  valid_to: string | null;
-  expired: boolean | null;
-  fingerprint_sha256: string | null;
-  /** Why the certificate could not be read, if it could not. */
-  error: string | null;
-}
+export type { ClientTlsView };
 
 const oneLineDn = (dn: string) => dn.split('\n').filter(Boolean).join(', ');
 

@@ -3,19 +3,7 @@
  * issuer, expiry, fingerprint, the files and the passphrase's auth ref name; never the key), or the CA bundle alone.
  * Nothing is shown for an agent without `client_tls`.
  */
-interface ClientTlsView {
-  client_certificate: boolean;
-  cert_file: string | null;
-  key_file: string | null;
-  ca_file: string | null;
-  passphrase_ref: string | null;
-  subject: string | null;
-  issuer: string | null;
-  valid_to: string | null;
-  expired: boolean | null;
-  fingerprint_sha256: string | null;
-  error: string | null;
-}
+import type { ClientTlsView } from '../../../shared/client-tls-view';
 
 export function ClientCertificate({ view }: { view: any }) {
   const tls = view?.client_tls as ClientTlsView | null | undefined;
