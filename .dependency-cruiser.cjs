@@ -24,7 +24,7 @@ const CORE_LAYERS = [
   ['gateway'],
   ['doctor', 'demo', 'replay', 'diff', 'logs'],
   ['ipc'],
-  ['adapters'],
+  ['adapters', 'web-console'],
 ];
 
 const CORE_HANDLE = 'context.ts';

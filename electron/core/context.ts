@@ -34,6 +34,8 @@ export interface CoreOptions extends InvocationOptions {
   dispatcher?: Dispatcher;
   /** Where warnings go (the CLI prints them on stderr); each distinct warning is reported once per core. */
   onWarning?: (message: string) => void;
+  /** better-sqlite3's native addon for this runtime (the desktop app's Electron build; store/native-binding.ts). */
+  nativeBinding?: string;
 }
 
 export interface Core {
@@ -90,7 +92,7 @@ export function createCore(options: CoreOptions = {}): Core {
     store() {
       if (!store) {
         ensureStateDir(paths.state);
-        store = openStore(paths.database);
+        store = openStore(paths.database, { nativeBinding: options.nativeBinding });
         syncConfigSeeds(store, config);
       }
       return store;

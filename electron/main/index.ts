@@ -1,80 +1,88 @@
 /**
- * Electron composition root: thin glue only. It composes the same core and handler registry the CLI and the browser
- * tests use, binds the registry to `ipcMain.handle` for the locked-down window, and runs the tray receiver.
- *   --tray  start hidden in the tray with the webhook receiver on; closing the window keeps the tray.
+ * Electron composition root: thin glue only. It composes the same core and handler registry the CLI and the web
+ * console use, binds the registry to `ipcMain.handle` for the locked-down window, and runs the tray receiver.
+ *   --tray                        start hidden in the tray with the webhook receiver on; closing the window keeps it
+ *   --profile=NAME --config=PATH  as the CLI's global flags (`missive --profile work ui` passes them on)
+ * Startup either ends with the window shown (or the tray up) and `{"ready":true}` on the control channel, or with an
+ * error dialog, `{"error":…}` on the channel, the single-instance lock released and exit code 1 (startup-failure.ts).
  */
-import { app, BrowserWindow, dialog, ipcMain, session, type IpcMainInvokeEvent } from 'electron';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dirname } from 'node:path';
-import { IPC_EVENT, IPC_INVOKE } from '../../shared/ipc/contract.js';
-import { usageError } from '../../shared/errors.js';
+import { app, dialog, session, type BrowserWindow } from 'electron';
+import { IPC_EVENT } from '../../shared/ipc/contract.js';
+import { MissiveError } from '../../shared/errors.js';
 import { createCore, type Core } from '../core/context.js';
 import { closeSharedDispatcher } from '../core/a2a/http.js';
 import { createRegistry, type Registry } from '../core/ipc/registry.js';
-import { createTray } from './tray.js';
+import { sqliteBindingFor } from '../core/store/native-binding.js';
+import { appRoot } from './app-files.js';
+import { openControlChannel } from './control-channel.js';
+import { bindIpc } from './ipc-bridge.js';
+import { wireLifecycle } from './lifecycle.js';
+import { failStartup, stateError } from './startup-failure.js';
+import { createTray, type TrayReceiver } from './tray.js';
+import { openMainWindow, present } from './window.js';
 
-const RENDERER = fileURLToPath(new URL('../../renderer/index.html', import.meta.url));
-const RENDERER_DIR = pathToFileURL(dirname(RENDERER)).href;
-const startInTray = process.argv.includes('--tray');
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) || undefined;
+const args = { tray: process.argv.includes('--tray'), profile: flag('profile'), config: flag('config') };
+const control = openControlChannel(process.env);
 
 let core: Core | undefined;
 let registry: Registry | undefined;
 let win: BrowserWindow | null = null;
-let tray: ReturnType<typeof createTray> | undefined;
-let quitting = false;
+let tray: TrayReceiver | undefined;
+let started = false;
+let showWhenStarted = false;
 
-/** Only our own renderer, loaded from disk, may call the registry. */
-const trusted = (event: IpcMainInvokeEvent) => {
-  const url = event.senderFrame?.url ?? '';
-  return url.startsWith(`${RENDERER_DIR}/`) && event.sender === win?.webContents;
-};
+const refreshTray = () => void tray?.refresh().catch((error: unknown) => console.error(`missive: tray: ${String(error)}`));
 
-function createWindow(): BrowserWindow {
-  const w = new BrowserWindow({
-    width: 1280,
-    height: 860,
-    show: !startInTray,
-    webPreferences: {
-      preload: fileURLToPath(new URL('../preload/index.cjs', import.meta.url)),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      webviewTag: false,
-      webSecurity: true,
-    },
-  });
-  w.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  w.webContents.on('will-navigate', (event) => event.preventDefault());
-  w.on('close', (event) => {
-    // The tray keeps the receiver running; the window only hides.
-    if (!quitting && tray) {
-      event.preventDefault();
-      w.hide();
-    }
-  });
-  void w.loadFile(RENDERER);
-  return w;
+const lifecycle = wireLifecycle({
+  showWindow,
+  hasTray: () => tray !== undefined,
+  cleanup: async () => {
+    tray?.destroy();
+    await registry?.dispose();
+    core?.close();
+    await closeSharedDispatcher();
+  },
+});
+
+const openWindow = () => openMainWindow({ hideOnClose: () => tray !== undefined && !lifecycle.quitting() });
+
+/** A second launch, the dock, the tray: show the window (opened again if it was closed, e.g. on macOS). */
+function showWindow(): void {
+  if (!started) {
+    showWhenStarted = true;
+    return;
+  }
+  if (win && !win.isDestroyed()) return present(win);
+  openWindow().then(
+    (opened) => present((win = opened)),
+    (error: unknown) => console.error(`missive: cannot open the window: ${String(error)}`),
+  );
 }
 
-const showWindow = () => {
-  win ??= createWindow();
-  win.show();
-  win.focus();
-};
-
-if (!app.requestSingleInstanceLock()) app.quit();
-
-app.whenReady().then(async () => {
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  core = createCore({ env: process.env, cwd: process.cwd(), onWarning: (message) => console.warn(`missive: warning: ${message}`) });
-  core.store();
+async function start(): Promise<void> {
+  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  const nativeBinding = sqliteBindingFor({ versions: process.versions, packaged: app.isPackaged, root: appRoot(), platform: process.platform, arch: process.arch });
+  core = createCore({
+    env: process.env,
+    cwd: process.cwd(),
+    profile: args.profile,
+    configPath: args.config,
+    nativeBinding,
+    onWarning: (message) => console.warn(`missive: warning: ${message}`),
+  });
+  const opened = core;
+  try {
+    opened.store();
+  } catch (error) {
+    throw stateError(error, opened.paths.state);
+  }
   registry = createRegistry({
-    core,
+    core: opened,
     cwd: app.getPath('documents'),
     tailEventsMs: 500,
     emit: (channel, payload) => {
-      win?.webContents.send(IPC_EVENT, channel, payload);
+      if (win && !win.isDestroyed()) win.webContents.send(IPC_EVENT, channel, payload);
       if (channel === 'webhook.arrival') tray?.onArrival(payload as { event_type: string; task_id?: string | null });
     },
     chooseDirectory: async (title) => {
@@ -82,26 +90,33 @@ app.whenReady().then(async () => {
       return picked.canceled ? null : (picked.filePaths[0] ?? null);
     },
   });
-  ipcMain.handle(IPC_INVOKE, (event, channel: unknown, input: unknown) =>
-    trusted(event) ? registry!.invoke(String(channel), input) : { ok: false, error: usageError('untrusted_sender', 'IPC from an unexpected frame was refused').toReport() },
-  );
-  win = createWindow();
-  tray = createTray(registry, showWindow);
-  if (startInTray) await registry.invoke('webhook.start', {});
-  await tray.refresh();
-});
+  bindIpc({ registry, window: () => win, onWebhookCall: refreshTray });
+  win = await openWindow();
+  if (args.tray) {
+    tray = createTray({ registry, showWindow, quit: () => app.quit() });
+    const receiver = await registry.invoke('webhook.start', {});
+    if (!receiver.ok) {
+      throw new MissiveError('io', 'tray_receiver_failed', `the webhook receiver did not start: ${receiver.error.message}`, {
+        exitCode: 69,
+        help: receiver.error.help ?? 'Check [webhook] in the config (host, port), or start without --tray.',
+      });
+    }
+    await tray.refresh();
+  }
+  if (!args.tray || showWhenStarted) present(win);
+  started = true;
+  control.send({ ready: true, pid: process.pid, tray: args.tray });
+}
 
-app.on('window-all-closed', () => {
-  if (process.platform !== 'darwin' && !tray) app.quit();
-});
+// Until the window is up, anything thrown anywhere is a startup failure; later, it is logged and the app goes on.
+const onStray = (error: unknown) => (started ? console.error(`missive: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) : failStartup(error, control));
+process.on('uncaughtException', onStray);
+process.on('unhandledRejection', onStray);
 
-app.on('before-quit', () => {
-  quitting = true;
-});
-
-app.on('will-quit', () => {
-  void registry?.dispose();
-  tray?.destroy();
-  core?.close();
-  void closeSharedDispatcher();
-});
+if (!app.requestSingleInstanceLock()) {
+  // Another instance runs: it got 'second-instance' and shows its window; this process has nothing to do.
+  control.send({ ready: true, pid: process.pid, existing: true });
+  app.quit();
+} else {
+  app.whenReady().then(start).catch((error: unknown) => failStartup(error, control));
+}

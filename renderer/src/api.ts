@@ -1,11 +1,6 @@
-/** The renderer's only door to the core: `window.missive`, typed by the shared contract. */
-import type { Channel, ChannelInput, ChannelOutput, EventChannel, EventPayload, IpcError, MissiveBridge } from '../../shared/ipc/contract';
-
-declare global {
-  interface Window {
-    missive: MissiveBridge;
-  }
-}
+/** The renderer's only door to the core: the page's transport (transport/), typed by the shared contract. */
+import type { Channel, ChannelInput, ChannelOutput, EventChannel, EventPayload, IpcError } from '../../shared/ipc/contract';
+import { transport } from './transport';
 
 export class BridgeError extends Error {
   constructor(readonly report: IpcError) {
@@ -14,9 +9,9 @@ export class BridgeError extends Error {
 }
 
 export async function call<C extends Channel>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>> {
-  const result = await window.missive.invoke(channel, input);
+  const result = await transport().invoke(channel, input);
   if (!result.ok) throw new BridgeError(result.error);
   return result.data;
 }
 
-export const subscribe = <E extends EventChannel>(channel: E, listener: (payload: EventPayload<E>) => void) => window.missive.on(channel, listener);
+export const subscribe = <E extends EventChannel>(channel: E, listener: (payload: EventPayload<E>) => void) => transport().on(channel, listener);

@@ -1,13 +1,15 @@
 /**
  * The one IPC contract between the Electron main process and the renderer. Every channel maps to a zod input and
- * output schema; both sides infer their types from here, and no channel name is written anywhere else.
+ * output schema; both sides infer their types from here, and no channel name is written anywhere else. The output
+ * schemas (shared/ipc/outputs/) type every field the renderer reads; the registry checks each answer against them.
  * Isomorphic: no node:*, no DOM, no electron.
  */
 import { z } from 'zod';
+import * as out from './outputs/index.js';
 
 const id = z.string().min(1).max(256);
 const alias = z.string().min(1).max(63);
-const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
+const { loose } = out;
 const binding = z.enum(['http+json', 'json-rpc', 'grpc']);
 
 /** What the compose view can send: the same inputs as `missive send`. */
@@ -77,11 +79,8 @@ const reduceFlags = z.strictObject({
   reducerAgent: alias.optional(),
 });
 
+/** The `collectives.member` event's payload. */
 const member = loose({ alias: z.string(), rank: z.number(), status: z.string() });
-const fanOutResult = loose({ status: z.string(), group: z.string(), request: loose({ context_id: z.string() }), members: z.array(member) });
-const taskRow = loose({ task_id: z.string(), agent_alias: z.string(), state: z.string() });
-const agentView = loose({ alias: z.string(), base_url: z.string() });
-const contextRow = loose({ context_id: z.string(), name: z.string().nullable(), state: z.string() });
 const ok = z.object({ ok: z.literal(true) });
 
 /** One send or stream as the journal remembers it (history: reopen, re-run, diff). */
@@ -127,32 +126,26 @@ const previewedRequest = z.looseObject({
   note: z.string().nullable(),
 });
 
-/** One item of a context's conversation, oldest first. */
-const threadItem = z.looseObject({
-  kind: z.enum(['message', 'artifact']),
-  at: z.string(),
-  agent_alias: z.string().nullable(),
-  task_id: z.string().nullable(),
-});
-
 export const CHANNELS = {
   'app.info': {
     input: z.strictObject({}),
     output: z.object({ version: z.string(), profile: z.string(), profiles: z.array(z.string()), config: z.string().nullable(), state: z.string(), database: z.string() }),
   },
-  'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(agentView) }) },
-  'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional(), trustedOrigins: z.array(z.string().min(1).max(2048)).max(16).optional() }), output: agentView },
+  'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(out.agentView) }) },
+  'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional(), trustedOrigins: z.array(z.string().min(1).max(2048)).max(16).optional() }), output: out.agentView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
-  'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional(), extended: z.boolean().optional() }), output: loose({ card: loose({ name: z.string(), format: z.string() }), selected_interface: loose({ binding: z.string(), url: z.string(), dialect: z.string() }).nullable(), negotiation: loose({ ok: z.boolean() }) }) },
+  'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional(), extended: z.boolean().optional() }), output: out.inspectView },
   /** Card fetch (refresh) of every registered agent, at most 4 at once; one failure does not stop the others. */
-  'agents.refreshAll': { input: z.strictObject({}), output: z.object({ agents: z.array(loose({ alias: z.string(), ok: z.boolean(), latency_ms: z.number(), error: loose({ code: z.string(), message: z.string() }).nullable() })) }) },
+  'agents.refreshAll': { input: z.strictObject({}), output: z.object({ agents: z.array(loose({ alias: z.string(), ok: z.boolean(), latency_ms: z.number(), status: z.string().nullable(), error: loose({ code: z.string(), message: z.string() }).nullable() })) }) },
   'agents.health': { input: z.strictObject({}), output: z.object({ agents: z.array(agentHealth) }) },
   /** `missive conformance`: every advertised operation × every card interface, read-only unless `includeSend` (core/conformance/probe.ts). */
   'agents.conformance': {
     input: z.strictObject({ alias, includeSend: z.boolean().optional() }),
     output: loose({
       alias: z.string(),
-      card: loose({ name: z.string(), format: z.string(), latency_ms: z.number() }),
+      card: loose({ name: z.string(), format: z.string(), url: z.string(), status: z.string(), latency_ms: z.number() }),
+      /** Whether one short message per interface was sent (SendMessage, SendStreamingMessage); else they are skipped. */
+      include_send: z.boolean(),
       operations: z.array(z.string()),
       interfaces: z.array(loose({ id: z.string(), binding: z.string(), protocol_binding: z.string(), url: z.string(), dialect: z.string(), probed: z.boolean(), cells: z.array(loose({ operation: z.string(), status: z.enum(['ok', 'failed', 'skipped', 'not_advertised', 'not_in_0.3']), code: z.string().nullable(), message: z.string().nullable(), note: z.string().nullable(), latency_ms: z.number().nullable() })) })),
       summary: z.record(z.string(), z.number()),
@@ -161,8 +154,8 @@ export const CHANNELS = {
     }),
   },
   /** `wire: true` adds `wire`, every exchange of the call (also kept for history.get in this session). */
-  'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs, wire: z.boolean().optional() }), output: loose({ response_shape: z.enum(['message', 'task']), request: loose({ message_id: z.string() }), wire: z.array(wireExchange).optional() }) },
-  'messages.stream': { input: z.strictObject({ agent: alias, inputs: messageInputs, force: z.boolean().optional(), wire: z.boolean().optional() }), output: loose({ events: z.number(), counts: loose({}), wire: z.array(wireExchange).optional() }) },
+  'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs, wire: z.boolean().optional() }), output: out.sendResult.extend({ wire: z.array(wireExchange).optional() }) },
+  'messages.stream': { input: z.strictObject({ agent: alias, inputs: messageInputs, force: z.boolean().optional(), wire: z.boolean().optional() }), output: out.streamResult.extend({ wire: z.array(wireExchange).optional() }) },
   /** The request(s) a send, stream or collective would make, built but not sent (nothing is journaled). */
   'requests.preview': {
     input: z.strictObject({ target: z.union([z.strictObject({ agent: alias }), z.strictObject({ group: alias })]), operation: z.enum(['send', 'stream']), inputs: messageInputs }),
@@ -174,21 +167,21 @@ export const CHANNELS = {
   },
   /** One entry with the request and answer as journaled; `wire` when this session captured it (else null). */
   'history.get': { input: z.strictObject({ messageId: id }), output: loose({ entry: historyEntry, request: loose({}).nullable(), response: z.unknown(), wire: z.array(wireExchange).nullable() }) },
-  'groups.list': { input: z.strictObject({}), output: z.object({ groups: z.array(loose({ group_name: z.string(), members: z.number() })) }) },
-  'groups.show': { input: z.strictObject({ group: alias }), output: loose({ group_name: z.string(), members: z.array(loose({ agent_alias: z.string(), rank: z.number() })) }) },
-  'groups.create': { input: z.strictObject({ group: alias, members: z.array(z.string().min(1).max(80)).max(1024) }), output: loose({ group_name: z.string() }) },
-  'groups.delete': { input: z.strictObject({ group: alias }), output: loose({ deleted: z.literal(true) }) },
-  'collectives.bcast': { input: fanOut, output: fanOutResult },
-  'collectives.barrier': { input: z.strictObject({ group: alias, contextId: id, required: z.number().int().min(1).max(10_000).optional(), local: z.boolean().optional() }), output: loose({ status: z.string(), exit_code: z.number() }) },
-  'collectives.gather': { input: z.strictObject({ group: alias, contextId: id }), output: loose({ members: z.array(loose({ alias: z.string(), status: z.string() })) }) },
-  'collectives.reduce': { input: z.strictObject({ group: alias, contextId: id, reduce: reduceFlags.optional() }), output: loose({ reduced_text: z.string(), provenance: z.array(loose({})) }) },
-  'collectives.round': { input: fanOut.extend({ reduce: reduceFlags.optional() }), output: loose({ status: z.string(), context_id: z.string(), bcast: fanOutResult }) },
-  'tasks.list': { input: z.strictObject({ agent: alias.optional(), contextId: id.optional(), status: z.string().max(32).optional(), pageSize: z.number().int().min(1).max(1000).optional(), pageToken: z.string().max(512).optional() }), output: loose({ tasks: z.array(taskRow) }) },
-  'tasks.get': { input: z.strictObject({ taskId: id, remote: z.boolean().optional() }), output: loose({ task: taskRow, artifacts: z.array(loose({ artifact_id: z.string() })) }) },
-  'tasks.cancel': { input: z.strictObject({ taskId: id }), output: loose({ task: taskRow }) },
-  'tasks.wait': { input: z.strictObject({ taskId: id, local: z.boolean().optional() }), output: loose({ outcome: z.string(), exit_code: z.number() }) },
+  'groups.list': { input: z.strictObject({}), output: z.object({ groups: z.array(out.groupRow) }) },
+  'groups.show': { input: z.strictObject({ group: alias }), output: out.groupView },
+  'groups.create': { input: z.strictObject({ group: alias, members: z.array(z.string().min(1).max(80)).max(1024) }), output: out.groupView },
+  'groups.delete': { input: z.strictObject({ group: alias }), output: loose({ group: z.string(), deleted: z.literal(true) }) },
+  'collectives.bcast': { input: fanOut, output: out.fanOutResult },
+  'collectives.barrier': { input: z.strictObject({ group: alias, contextId: id, required: z.number().int().min(1).max(10_000).optional(), local: z.boolean().optional() }), output: out.barrierResult },
+  'collectives.gather': { input: z.strictObject({ group: alias, contextId: id }), output: out.gatherResult },
+  'collectives.reduce': { input: z.strictObject({ group: alias, contextId: id, reduce: reduceFlags.optional() }), output: out.reduceResult },
+  'collectives.round': { input: fanOut.extend({ reduce: reduceFlags.optional() }), output: out.roundResult },
+  'tasks.list': { input: z.strictObject({ agent: alias.optional(), contextId: id.optional(), status: z.string().max(32).optional(), pageSize: z.number().int().min(1).max(1000).optional(), pageToken: z.string().max(512).optional() }), output: out.taskPage },
+  'tasks.get': { input: z.strictObject({ taskId: id, remote: z.boolean().optional() }), output: out.taskView },
+  'tasks.cancel': { input: z.strictObject({ taskId: id }), output: out.taskView },
+  'tasks.wait': { input: z.strictObject({ taskId: id, local: z.boolean().optional() }), output: out.waitResult },
   'artifacts.show': { input: z.strictObject({ taskId: id, artifactId: id }), output: loose({ artifact_id: z.string(), content: loose({}) }) },
-  'artifacts.export': { input: z.strictObject({ taskId: id, outputDir: z.string().min(1).max(4096), force: z.boolean().optional() }), output: loose({ directory: z.string(), files: z.array(loose({ file: z.string() })) }) },
+  'artifacts.export': { input: z.strictObject({ taskId: id, outputDir: z.string().min(1).max(4096), force: z.boolean().optional() }), output: out.artifactExport },
   'events.query': {
     input: z.strictObject({
       limit: z.number().int().min(1).max(200_000).optional(),
@@ -199,23 +192,23 @@ export const CHANNELS = {
       /** Free text matched (case-insensitively) against the type, agent, ids and the redacted payload. */
       search: z.string().max(256).optional(),
     }),
-    output: z.object({ events: z.array(loose({ sequence: z.number(), type: z.string() })) }),
+    output: z.object({ events: z.array(out.journalEvent) }),
   },
-  'contexts.list': { input: z.strictObject({}), output: z.object({ contexts: z.array(contextRow) }) },
-  'contexts.create': { input: z.strictObject({ name: z.string().max(63).optional() }), output: contextRow },
-  'contexts.fork': { input: z.strictObject({ context: id, name: z.string().max(63).optional() }), output: contextRow },
-  'contexts.thread': { input: z.strictObject({ context: id }), output: loose({ context: contextRow, items: z.array(threadItem) }) },
+  'contexts.list': { input: z.strictObject({}), output: z.object({ contexts: z.array(out.contextSummary) }) },
+  'contexts.create': { input: z.strictObject({ name: z.string().max(63).optional() }), output: out.contextRow },
+  'contexts.fork': { input: z.strictObject({ context: id, name: z.string().max(63).optional() }), output: out.contextRow },
+  'contexts.thread': { input: z.strictObject({ context: id }), output: loose({ context: out.contextRow, items: z.array(out.threadItem) }) },
   'contexts.export': { input: z.strictObject({ context: id }), output: loose({ schema: z.literal('missive.context_export.v1') }) },
-  'webhook.start': { input: z.strictObject({ port: z.number().int().min(0).max(65535).optional() }), output: loose({ listening: z.boolean(), url: z.string().nullable() }) },
-  'webhook.stop': { input: z.strictObject({}), output: loose({ listening: z.boolean() }) },
-  'webhook.status': { input: z.strictObject({}), output: loose({ listening: z.boolean(), accepted: z.number(), rejected: z.number() }) },
-  'auth.list': { input: z.strictObject({}), output: z.object({ auth_refs: z.array(loose({ name: z.string() })), keyring: loose({}) }) },
+  'webhook.start': { input: z.strictObject({ port: z.number().int().min(0).max(65535).optional() }), output: out.webhookStats },
+  'webhook.stop': { input: z.strictObject({}), output: out.webhookStats },
+  'webhook.status': { input: z.strictObject({}), output: out.webhookStats },
+  'auth.list': { input: z.strictObject({}), output: out.authList },
   'auth.setSecret': { input: z.strictObject({ name: alias, secret: z.string().min(1).max(16_384) }), output: ok },
   'auth.deleteSecret': { input: z.strictObject({ name: alias }), output: ok },
   /** Runs the flow of an auth ref, or of an agent's auth ref (device code: `auth.deviceCode` shows the code meanwhile). */
-  'auth.login': { input: z.strictObject({ target: alias }), output: loose({ auth_ref: z.string(), flow: z.string(), token_cached: z.boolean(), expires_in: z.number().nullable() }) },
-  'auth.status': { input: z.strictObject({ target: alias.optional() }), output: z.object({ auth_refs: z.array(loose({ name: z.string(), flow: z.string() })) }) },
-  'auth.logout': { input: z.strictObject({ target: alias }), output: loose({ name: z.string(), dropped: z.boolean() }) },
+  'auth.login': { input: z.strictObject({ target: alias }), output: out.loginResult },
+  'auth.status': { input: z.strictObject({ target: alias.optional() }), output: z.object({ auth_refs: z.array(out.authStatus) }) },
+  'auth.logout': { input: z.strictObject({ target: alias }), output: loose({ name: z.string(), dropped: z.boolean(), memory: z.boolean(), keyring: z.boolean() }) },
   'dialogs.chooseDirectory': { input: z.strictObject({ title: z.string().max(200).optional() }), output: z.object({ path: z.string().nullable() }) },
   'demo.start': { input: z.strictObject({}), output: z.object({ agents: z.array(z.object({ alias: z.string(), base_url: z.string() })) }) },
 } as const;

@@ -181,26 +181,16 @@ describe('compose and history', () => {
   it('ignores the result of a superseded slow call: only the newer answer shows', async () => {
     await open();
     const { page } = gui;
-    // Count settled bridge calls, to know when the slow call's result has reached the page.
-    await page.evaluate(() => {
-      const w = window as any;
-      const invoke = w.__missiveInvoke;
-      w.__settled = [];
-      w.__missiveInvoke = async (channel: string, input: unknown) => {
-        try {
-          return await invoke(channel, input);
-        } finally {
-          w.__settled.push(channel);
-        }
-      };
-    });
+    // Count the page's settled invokes (the web console's POSTs), to know when the slow call's result has reached it.
+    const settled: string[] = [];
+    page.on('requestfinished', (request) => void (request.url().endsWith('/api/invoke') && settled.push(request.postDataJSON().channel)));
     await nav('compose');
     await sendFromCompose('slow', 'take your time');
     await expect.poll(text(compose().getByTestId('send-busy')), POLL).toContain('Waiting');
     await sendFromCompose('echo', 'be quick');
     await expect.poll(text(compose().getByTestId('answer')), POLL).toBe('echo: be quick');
     await until('the slow send to finish', () => withDb((d) => d.prepare(`SELECT 1 FROM events WHERE event_type = 'a2a.send.completed' AND agent_alias = 'slow'`).get()), 15_000);
-    await expect.poll(() => page.evaluate(() => (window as any).__settled.filter((c: string) => c === 'messages.send').length), POLL).toBe(2);
+    await expect.poll(() => settled.filter((c) => c === 'messages.send').length, POLL).toBe(2);
     // Two frames later React has rendered whatever the slow result set: the answer is still the quick one.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     expect(await text(compose().getByTestId('answer'))()).toBe('echo: be quick');

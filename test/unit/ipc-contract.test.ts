@@ -1,12 +1,114 @@
-/** The IPC contract and its registry: malformed input is refused per channel, unknown channels too, errors keep codes. */
-import { mkdtempSync, readFileSync } from 'node:fs';
+/**
+ * The IPC contract and its registry: malformed input is refused per channel, unknown channels too, errors keep codes;
+ * outputs are typed (each service's declared result fits its channel's output schema, checked when this file
+ * compiles), real answers pass those schemas, and the renderer reads them without `any`.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHANNELS, EVENT_CHANNELS, IPC_EVENT, IPC_INVOKE, isChannel } from '../../shared/ipc/contract.js';
+import { CHANNELS, EVENT_CHANNELS, IPC_EVENT, IPC_INVOKE, isChannel, type Channel, type WireExchange } from '../../shared/ipc/contract.js';
+import type { ClientTlsView } from '../../shared/client-tls-view.js';
 import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { createRegistry } from '../../electron/core/ipc/registry.js';
+import { isSecretKey } from '../../electron/core/security/redact.js';
+import type { addAgent, AgentView, removeAgent } from '../../electron/core/agents/registry.js';
+import type { inspectAgentCard } from '../../electron/core/agents/extended-card.js';
+import type { agentsHealth, refreshAllAgents } from '../../electron/core/agents/health.js';
+import type { runConformance } from '../../electron/core/conformance/probe.js';
+import type { SendResult } from '../../electron/core/messaging/send.js';
+import type { StreamResult } from '../../electron/core/messaging/stream.js';
+import type { previewRequests } from '../../electron/core/messaging/preview.js';
+import type { getHistoryEntry, listHistory } from '../../electron/core/history/service.js';
+import type { createGroup, deleteGroup, listGroups, requireGroup } from '../../electron/core/collectives/groups.js';
+import type { FanOutResult } from '../../electron/core/collectives/fan-out.js';
+import type { BarrierResult } from '../../electron/core/collectives/barrier.js';
+import type { GatherResult } from '../../electron/core/collectives/gather.js';
+import type { ReduceResult } from '../../electron/core/collectives/reduce.js';
+import type { RoundResult } from '../../electron/core/collectives/round.js';
+import type { TaskListResult } from '../../electron/core/tasks/list.js';
+import type { TaskView, WaitResult } from '../../electron/core/tasks/service.js';
+import type { StoredTask } from '../../electron/core/store/repos/conversation.js';
+import type { exportArtifacts, showArtifact } from '../../electron/core/artifacts/service.js';
+import type { EventRow } from '../../electron/core/store/repos/events.js';
+import type { ContextRow, ContextSummary } from '../../electron/core/store/repos/contexts.js';
+import type { contextThread } from '../../electron/core/contexts/thread.js';
+import type { exportContext } from '../../electron/core/contexts/service.js';
+import type { ReceiverStats } from '../../electron/core/webhook/receiver.js';
+import type { listAuth } from '../../electron/core/auth/service.js';
+import type { authStatus, loginAuth, logoutAuth } from '../../electron/core/auth/login.js';
+import type { DemoHost } from '../../electron/core/ipc/demo-host.js';
+
+/*
+ * Compile-time: what each service the registry calls declares it returns fits the channel's output schema (so a
+ * field renamed or retyped in the core breaks `npx tsc -p tsconfig.json`, not the GUI at run time). Fields a service
+ * declares `unknown` are not compared; the runtime tests (here, test/e2e, test/integration/adapter-stdio) cover them.
+ */
+type SchemaInput<C extends Channel> = z.input<(typeof CHANNELS)[C]['output']>;
+type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+/** A declared type with its `unknown` fields left open, and its interfaces as plain object types. */
+type Declared<T> = unknown extends T ? any : T extends readonly (infer U)[] ? Declared<U>[] : T extends object ? { [K in keyof T]: Declared<T[K]> } : T;
+type Wired<T> = T & { wire?: WireExchange[] };
+type ServiceResults = {
+  'app.info': { version: string; profile: string; profiles: string[]; config: string | null; state: string; database: string };
+  'agents.list': { agents: AgentView[] };
+  'agents.add': Returned<typeof addAgent>;
+  'agents.remove': Returned<typeof removeAgent>;
+  'agents.inspect': Returned<typeof inspectAgentCard>;
+  'agents.refreshAll': Returned<typeof refreshAllAgents>;
+  'agents.health': { agents: Returned<typeof agentsHealth> };
+  'agents.conformance': Returned<typeof runConformance>;
+  'messages.send': Wired<SendResult>;
+  'messages.stream': Wired<StreamResult>;
+  'requests.preview': Returned<typeof previewRequests>;
+  'history.list': Returned<typeof listHistory>;
+  'history.get': Returned<typeof getHistoryEntry>;
+  'groups.list': { groups: Returned<typeof listGroups> };
+  'groups.show': Returned<typeof requireGroup>;
+  'groups.create': Returned<typeof createGroup>;
+  'groups.delete': Returned<typeof deleteGroup>;
+  'collectives.bcast': FanOutResult;
+  'collectives.barrier': BarrierResult;
+  'collectives.gather': GatherResult;
+  'collectives.reduce': ReduceResult;
+  'collectives.round': RoundResult;
+  // The channel lists the journal only (it has no `remote`): its rows are stored tasks.
+  'tasks.list': Omit<TaskListResult, 'tasks'> & { tasks: StoredTask[] };
+  'tasks.get': TaskView;
+  'tasks.cancel': TaskView;
+  'tasks.wait': WaitResult;
+  'artifacts.show': Returned<typeof showArtifact>;
+  'artifacts.export': Returned<typeof exportArtifacts>;
+  'events.query': { events: EventRow[] };
+  'contexts.list': { contexts: ContextSummary[] };
+  'contexts.create': ContextRow;
+  'contexts.fork': ContextRow;
+  'contexts.thread': Returned<typeof contextThread>;
+  // Without `output` the export answers its document; its `schema` literal is widened to string by inference.
+  'contexts.export': Omit<NonNullable<Returned<typeof exportContext>['document']>, 'schema'> & { schema: 'missive.context_export.v1' };
+  // The host's own type leaves `last` unknown: the receiver's stats are what it answers.
+  'webhook.start': ReceiverStats;
+  'webhook.stop': ReceiverStats;
+  'webhook.status': ReceiverStats;
+  'auth.list': Returned<typeof listAuth>;
+  'auth.setSecret': { ok: true };
+  'auth.deleteSecret': { ok: true };
+  'auth.login': Returned<typeof loginAuth>;
+  'auth.status': Returned<typeof authStatus>;
+  'auth.logout': Returned<typeof logoutAuth>;
+  'dialogs.chooseDirectory': { path: string | null };
+  'demo.start': Returned<DemoHost['start']>;
+};
+/** Every channel has its service's result above. */
+type EveryChannel<T extends Record<Channel, unknown>> = T;
+export type CheckedChannels = EveryChannel<ServiceResults>;
+/** The channels whose service result does not fit the output schema (see the error for which). */
+type Mismatched = { [C in Channel]: Declared<ServiceResults[C]> extends SchemaInput<C> ? never : C }[Channel];
+export const everyOutputFits: [Mismatched] extends [never] ? true : { mismatched: Mismatched } = true;
+// The agent page reads the client certificate as the shared view type describes it.
+export const clientTlsFits: ClientTlsView extends Declared<SchemaInput<'agents.inspect'>['client_tls']> ? true : false = true;
 
 const home = mkdtempSync(join(tmpdir(), 'missive-ipc-'));
 const secrets = createMemorySecretStore();
@@ -73,5 +175,41 @@ describe('handler registry', () => {
     expect(JSON.stringify(listed)).not.toContain('gui-typed-secret-123');
     expect(JSON.stringify(emitted)).not.toContain('gui-typed-secret-123');
     expect(await secrets.get('missive-test', 'vault')).toBe('gui-typed-secret-123');
+  });
+});
+
+/** Every property name of a JSON Schema, at any depth. */
+function propertyNames(schema: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(schema)) for (const item of schema) propertyNames(item, into);
+  else if (schema && typeof schema === 'object') {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'properties' && value && typeof value === 'object') for (const name of Object.keys(value)) into.add(name);
+      propertyNames(value, into);
+    }
+  }
+  return into;
+}
+
+/** Every source file under a directory. */
+const sourcesUnder = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sourcesUnder(join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : []));
+
+describe('typed outputs', () => {
+  it('names no typed output field like a secret: the registry would redact its value and then refuse the output', () => {
+    for (const [name, spec] of Object.entries(CHANNELS)) {
+      const fields = [...propertyNames(z.toJSONSchema(spec.output, { io: 'output', unrepresentable: 'any' }))];
+      expect(fields.filter(isSecretKey), `${name} types a secret-named field`).toEqual([]);
+    }
+  });
+
+  it('lets the renderer read every answer typed: no `any` in renderer/src', () => {
+    const root = join(process.cwd(), 'renderer/src');
+    const found = sourcesUnder(root).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\bas\s+any\b|:\s*any\b|<\s*any\s*[,>]|\bany\s*\[\]|,\s*any\s*>/.test(line.replace(/\/\/.*$|\/\*.*?\*\/|^\s*\*.*$/g, '')) ? [`${relative(root, file)}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(sourcesUnder(root).length).toBeGreaterThan(10);
+    expect(found).toEqual([]);
   });
 });

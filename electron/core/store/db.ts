@@ -16,6 +16,8 @@ export const checksum = (migration: Migration) => createHash('sha256').update(mi
 export interface OpenOptions {
   readonly?: boolean;
   migrations?: Migration[];
+  /** better-sqlite3's native addon to load instead of its default build (the desktop app's Electron build). */
+  nativeBinding?: string;
 }
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
@@ -28,7 +30,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
       if (!existsSync(path)) closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
       tighten(path, PRIVATE_FILE_MODE);
     }
-    db = new Database(path, { readonly: options.readonly ?? false, timeout: 5000 });
+    db = new Database(path, { readonly: options.readonly ?? false, timeout: 5000, nativeBinding: options.nativeBinding });
   } catch (error) {
     throw storageError('open_failed', `cannot open database ${path}: ${(error as Error).message}`);
   }

@@ -4,17 +4,12 @@
  * enter (the `auth.deviceCode` event) until the login ends.
  */
 import { useEffect, useState } from 'react';
-import type { EventPayload } from '../../../shared/ipc/contract';
+import type { ChannelOutput, EventPayload } from '../../../shared/ipc/contract';
 import { call, subscribe } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { ErrorBox } from './common';
 
-interface RefStatus {
-  name: string;
-  flow: string;
-  secret_present: boolean | null;
-  token_status: { cached: boolean; expires_in: number | null; fresh: boolean; refreshable: boolean } | null;
-}
+type RefStatus = ChannelOutput<'auth.status'>['auth_refs'][number];
 
 const tokenText = (s: RefStatus) => {
   const t = s.token_status;
@@ -47,7 +42,7 @@ export function AuthLogin({ onChange }: { onChange?: () => void }) {
       await after();
     }
   });
-  const refs = ((status.data as { auth_refs?: RefStatus[] } | null)?.auth_refs ?? []) as RefStatus[];
+  const refs = status.data?.auth_refs ?? [];
   return (
     <div data-testid="auth-login">
       <ul>

@@ -6,22 +6,12 @@
 import { call } from '../api';
 import { useAction } from '../hooks';
 import { ErrorBox } from './common';
+import type { ChannelOutput } from '../../../shared/ipc/contract';
 
-interface Signature {
-  status: 'verified' | 'unsigned' | 'invalid';
-  kid: string | null;
-  reason: string | null;
-  key_source: 'jku' | 'jwks_url' | 'jwks_file' | null;
-}
+type InspectView = ChannelOutput<'agents.inspect'>;
+type Signature = InspectView['signature'];
 
-interface ExtendedCard {
-  card: { name: string; description: string | null };
-  added_skills: string[];
-  signature: Signature;
-  interface: { binding: string; url: string };
-}
-
-const SOURCE_TEXT: Record<string, string> = { jku: "the signature's jku", jwks_url: 'the configured jwks_url', jwks_file: 'the configured jwks_file' };
+const SOURCE_TEXT: Record<NonNullable<Signature['key_source']>, string> = { jku: "the signature's jku", jwks_url: 'the configured jwks_url', jwks_file: 'the configured jwks_file' };
 
 /** One badge: ✓ verified (kid), ○ unsigned, ✗ invalid: reason. */
 export function SignatureBadge({ signature, testId = 'card-signature' }: { signature: Signature | undefined; testId?: string }) {
@@ -37,16 +27,16 @@ export function SignatureBadge({ signature, testId = 'card-signature' }: { signa
   );
 }
 
-export function CardSignature({ view }: { view: any }) {
-  const extended = useAction(async () => (await call('agents.inspect', { alias: view.agent.alias, extended: true })) as any);
-  const advertises = view?.card?.capabilities?.extendedAgentCard === true;
+export function CardSignature({ view }: { view: InspectView }) {
+  const extended = useAction(() => call('agents.inspect', { alias: view.agent.alias, extended: true }));
+  const advertises = view.card.capabilities.extendedAgentCard === true;
   // The panel is reused when another agent is inspected: an extended card fetched for the previous one is not shown.
-  const ext = (extended.data?.agent?.alias === view?.agent?.alias ? (extended.data?.extended_card ?? null) : null) as ExtendedCard | null;
+  const ext = extended.data?.agent.alias === view.agent.alias ? (extended.data.extended_card ?? null) : null;
   return (
     <dl className="kv" data-testid="card-trust">
       <dt>Card signature</dt>
       <dd>
-        <SignatureBadge signature={view?.signature} />
+        <SignatureBadge signature={view.signature} />
       </dd>
       {advertises ? (
         <>

@@ -3,10 +3,10 @@
  * issuer, expiry, fingerprint, the files and the passphrase's auth ref name; never the key), or the CA bundle alone.
  * Nothing is shown for an agent without `client_tls`.
  */
-import type { ClientTlsView } from '../../../shared/client-tls-view';
+import type { ChannelOutput } from '../../../shared/ipc/contract';
 
-export function ClientCertificate({ view }: { view: any }) {
-  const tls = view?.client_tls as ClientTlsView | null | undefined;
+export function ClientCertificate({ view }: { view: ChannelOutput<'agents.inspect'> }) {
+  const tls = view.client_tls;
   if (!tls) return null;
   return (
     <dl className="kv" data-testid="client-tls">

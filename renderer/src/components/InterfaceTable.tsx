@@ -11,21 +11,10 @@ import { useAction } from '../hooks';
 import { ErrorBox } from './common';
 import { ConformanceTable } from './ConformanceTable';
 import { originOf } from '../../../shared/origins';
+import type { ChannelOutput } from '../../../shared/ipc/contract';
 
-interface DeclaredInterface {
-  protocol_binding: string;
-  url: string;
-  protocol_version: string | null;
-  tenant: string | null;
-}
-
-interface InspectData {
-  agent?: { alias?: string; allow_cross_origin_auth?: boolean };
-  card: { supported_interfaces?: DeclaredInterface[]; interfaces_missing?: boolean };
-  selected_interface: { binding: string; protocol_binding: string; url: string; protocol_version: string; dialect: string; source: string } | null;
-  negotiation?: { supported_bindings?: readonly string[] };
-  origin_pinning?: { configured: string[]; pinned_origins: string[]; interface_origin: string | null; decision: string };
-}
+type InspectData = ChannelOutput<'agents.inspect'>;
+type DeclaredInterface = InspectData['card']['supported_interfaces'][number];
 
 /** Card binding names (`HTTP+JSON`, `REST`, `JSONRPC`, `GRPC`) → missive's (`http+json`, `json-rpc`, `grpc`). */
 function canonical(name: string): string {
@@ -45,10 +34,10 @@ const DECISION_TEXT: Record<string, string> = {
 /** Where the credentials would go for one URL, by the origin pin. */
 function credentialsFor(url: string, view: InspectData): { text: string; kind: string } {
   const pin = view.origin_pinning;
-  if (!pin || pin.configured.length === 0) return { text: DECISION_TEXT.none!, kind: 'none' };
+  if (pin.configured.length === 0) return { text: DECISION_TEXT.none!, kind: 'none' };
   const origin = originOf(url);
   if (origin && pin.pinned_origins.includes(origin)) return { text: DECISION_TEXT.send!, kind: 'send' };
-  const kind = view.agent?.allow_cross_origin_auth ? 'withhold' : 'refuse';
+  const kind = view.agent.allow_cross_origin_auth ? 'withhold' : 'refuse';
   return { text: DECISION_TEXT[kind]!, kind };
 }
 
@@ -78,9 +67,9 @@ function ConformanceProbe({ alias, onProbed }: { alias: string; onProbed: (alias
 export function InterfaceTable({ view }: { view: InspectData }) {
   const selected = view.selected_interface;
   const [probedAlias, setProbedAlias] = useState<string | null>(null);
-  const probed = !!view.agent?.alias && probedAlias === view.agent.alias;
-  const supported = view.negotiation?.supported_bindings ?? ['http+json', 'json-rpc', 'grpc'];
-  const declared = view.card.supported_interfaces ?? [];
+  const probed = probedAlias === view.agent.alias;
+  const supported = view.negotiation.supported_bindings;
+  const declared = view.card.supported_interfaces;
   const isSelected = (i: DeclaredInterface) => !!selected && i.url === selected.url && canonical(i.protocol_binding) === selected.binding;
   // An interface negotiation took from the registry or the base URL is not in the card: it gets a row of its own.
   const rows: Array<DeclaredInterface & { note?: string }> = declared.some(isSelected) || !selected ? [...declared] : [...declared, { protocol_binding: selected.protocol_binding, url: selected.url, protocol_version: null, tenant: null, note: selected.source.replace(/_/g, ' ') }];
@@ -102,7 +91,7 @@ export function InterfaceTable({ view }: { view: InspectData }) {
         <tbody>
           {rows.map((i) => {
             const chosen = isSelected(i) || (!!i.note && !!selected);
-            const credentials = chosen && view.origin_pinning ? { text: DECISION_TEXT[view.origin_pinning.decision] ?? view.origin_pinning.decision, kind: view.origin_pinning.decision } : credentialsFor(i.url, view);
+            const credentials = chosen ? { text: DECISION_TEXT[view.origin_pinning.decision] ?? view.origin_pinning.decision, kind: view.origin_pinning.decision } : credentialsFor(i.url, view);
             const usable = supported.includes(canonical(i.protocol_binding));
             return (
               <tr key={`${i.protocol_binding} ${i.url}`} className={chosen ? 'selected' : undefined} data-testid="interface-row" data-selected={chosen}>
@@ -120,7 +109,7 @@ export function InterfaceTable({ view }: { view: InspectData }) {
           })}
         </tbody>
       </table>
-      {view.agent?.alias ? <ConformanceProbe key={view.agent.alias} alias={view.agent.alias} onProbed={setProbedAlias} /> : null}
+      <ConformanceProbe key={view.agent.alias} alias={view.agent.alias} onProbed={setProbedAlias} />
     </div>
   );
 }

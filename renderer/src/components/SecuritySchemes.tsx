@@ -4,38 +4,10 @@
  * scopes, OpenID Connect, mutual TLS), the requirements (alternatives), and what missive would send to satisfy them —
  * by source and kind, never a value — or a hint to add an auth ref when it would send nothing.
  */
+import type { ChannelOutput } from '../../../shared/ipc/contract';
 
-interface Flow {
-  flow: string;
-  token_url: string | null;
-  authorization_url: string | null;
-  device_authorization_url: string | null;
-  scopes: string[];
-}
-
-interface Scheme {
-  name: string;
-  type: 'http' | 'api_key' | 'oauth2' | 'openid_connect' | 'mtls' | 'unknown';
-  description: string | null;
-  http_scheme: string | null;
-  bearer_format: string | null;
-  in: string | null;
-  param_name: string | null;
-  flows: Flow[];
-  oauth2_metadata_url: string | null;
-  openid_connect_url: string | null;
-}
-
-interface Security {
-  schemes: Scheme[];
-  requirements: Array<{ schemes: Array<{ name: string; scopes: string[] }> }>;
-  satisfied_by: {
-    auth_ref: string | null;
-    sends: Array<{ source: string; kind: string; place: string; name: string | null }>;
-    schemes: string[];
-    requirement_met: boolean | null;
-  } | null;
-}
+type Security = ChannelOutput<'agents.inspect'>['security'];
+type Scheme = Security['schemes'][number];
 
 const TYPE_LABEL: Record<Scheme['type'], string> = {
   http: 'HTTP',
@@ -110,9 +82,8 @@ function SendsText({ security }: { security: Security }) {
   );
 }
 
-export function SecuritySchemes({ view }: { view: any }) {
-  const security = view?.security as Security | undefined;
-  if (!security) return null;
+export function SecuritySchemes({ view }: { view: ChannelOutput<'agents.inspect'> }) {
+  const security = view.security;
   return (
     <div className="interface-table-wrap" data-testid="security">
       {security.schemes.length ? (

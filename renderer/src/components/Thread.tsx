@@ -3,33 +3,30 @@
  * right, what agents answered on the left, local steps (e.g. a reduce) centred, and each artifact inline with its
  * name, version and text. Non-text parts show as data trees or file chips.
  */
-import { JsonTree } from './common';
+import { JsonTree, jsonAt } from './common';
 import { Time } from './Time';
+import type { ChannelOutput } from '../../../shared/ipc/contract';
 
-export type ThreadItem = Record<string, unknown> & { kind: 'message' | 'artifact'; at: string; agent_alias: string | null; task_id: string | null };
-
-type Part = Record<string, unknown>;
+export type ThreadItem = ChannelOutput<'contexts.thread'>['items'][number];
+type ThreadMessage = Extract<ThreadItem, { kind: 'message' }>;
+type ThreadArtifact = Extract<ThreadItem, { kind: 'artifact' }>;
+type Part = ThreadMessage['parts'][number];
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
-const partsOf = (item: ThreadItem): Part[] => {
-  const direct = item.parts ?? (item.content as { parts?: unknown } | undefined)?.parts;
-  return Array.isArray(direct) ? (direct.filter((p) => p && typeof p === 'object') as Part[]) : [];
-};
-/** The item's text: its own `text`, else its text parts joined. */
-function textOf(item: ThreadItem): string {
+/** The message's text: its own `text`, else its text parts joined. */
+function textOf(item: ThreadMessage): string {
   const own = str(item.text);
   if (own) return own;
-  return partsOf(item)
+  return item.parts
     .map((p) => str(p.text) ?? '')
     .filter(Boolean)
     .join('\n');
 }
 
 /** Which side a message sits on: what missive sent, what an agent said, or a local step. */
-function sideOf(item: ThreadItem): 'out' | 'in' | 'local' {
-  const direction = str(item.direction);
-  if (direction === 'local') return 'local';
-  if (direction === 'request' || (!direction && item.role === 'user')) return 'out';
+function sideOf(item: ThreadMessage): 'out' | 'in' | 'local' {
+  if (item.direction === 'local') return 'local';
+  if (item.direction === 'request' || (!item.direction && item.role === 'user')) return 'out';
   return 'in';
 }
 
@@ -40,11 +37,13 @@ function NonTextParts({ parts }: { parts: Part[] }) {
     <div className="thread-parts">
       {extra.map((p, i) => {
         if (p.data !== undefined) return <JsonTree key={i} value={p.data} label="data" />;
-        const file = (p.file ?? p) as Part;
-        const name = str(file.filename) ?? str(file.name) ?? str(file.url) ?? str(file.uri) ?? 'file';
-        const mime = str(file.mediaType) ?? str(file.mimeType) ?? str(file.media_type);
+        // v1.0 parts carry the file's fields themselves; v0.3 parts nest them under `file`.
+        const file = p.file ?? p;
+        const at = (key: string) => str(jsonAt(file, key));
+        const name = at('filename') ?? at('name') ?? at('url') ?? at('uri') ?? 'file';
+        const mime = at('mediaType') ?? at('mimeType') ?? at('media_type');
         return (
-          <span key={i} className="chip" title={str(file.url) ?? str(file.uri) ?? undefined}>
+          <span key={i} className="chip" title={at('url') ?? at('uri') ?? undefined}>
             file {name}
             {mime ? ` · ${mime}` : ''}
           </span>
@@ -54,7 +53,7 @@ function NonTextParts({ parts }: { parts: Part[] }) {
   );
 }
 
-function MessageBubble({ item }: { item: ThreadItem }) {
+function MessageBubble({ item }: { item: ThreadMessage }) {
   const side = sideOf(item);
   const who = side === 'out' ? `you → ${item.agent_alias ?? 'agent'}` : side === 'local' ? 'local' : (item.agent_alias ?? str(item.role) ?? 'agent');
   const text = textOf(item);
@@ -62,30 +61,30 @@ function MessageBubble({ item }: { item: ThreadItem }) {
     <li className={`thread-item bubble ${side}`} data-testid="thread-message" data-side={side}>
       <div className="bubble-head">
         <strong>{who}</strong>
-        {str(item.direction) === 'stream_event' ? <span className="chip">stream</span> : null}
+        {item.direction === 'stream_event' ? <span className="chip">stream</span> : null}
         {item.task_id ? <span className="mono muted" title={item.task_id}> task {item.task_id.slice(0, 8)}</span> : null}
         <span className="bubble-time">
           <Time at={item.at} />
         </span>
       </div>
       {text ? <div className="bubble-text">{text}</div> : null}
-      <NonTextParts parts={partsOf(item)} />
+      <NonTextParts parts={item.parts} />
     </li>
   );
 }
 
-function ArtifactCard({ item }: { item: ThreadItem }) {
+function ArtifactCard({ item }: { item: ThreadArtifact }) {
   const name = str(item.name);
-  const id = str(item.artifact_id) ?? '';
-  const text = textOf(item);
-  const mime = str(item.mime_type) ?? str(item.mime);
+  const id = item.artifact_id;
+  const text = item.text;
+  const mime = str(item.mime_type);
   return (
     <li className="thread-item artifact" data-testid="thread-artifact">
       <div className="bubble-head">
         <span className="artifact-tag">artifact</span>
         <strong>{name ?? id}</strong>
         {name ? <span className="mono muted"> {id}</span> : null}
-        {item.version !== undefined ? <span className="chip">v{String(item.version)}</span> : null}
+        <span className="chip">v{item.version}</span>
         {mime ? <span className="muted"> {mime}</span> : null}
         {item.agent_alias ? <span className="muted"> · from {item.agent_alias}</span> : null}
         <span className="bubble-time">
@@ -93,8 +92,7 @@ function ArtifactCard({ item }: { item: ThreadItem }) {
         </span>
       </div>
       {text ? <pre className="artifact-text">{text}</pre> : <div className="muted">{str(item.summary) ?? 'no text part'}</div>}
-      {item.text_truncated === true ? <div className="muted small-text">text shortened; Tasks → export artifacts has all of it</div> : null}
-      <NonTextParts parts={partsOf(item)} />
+      {item.text_truncated ? <div className="muted small-text">text shortened; Tasks → export artifacts has all of it</div> : null}
     </li>
   );
 }

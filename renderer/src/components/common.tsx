@@ -1,4 +1,4 @@
-/** Small shared building blocks of the views: error box, empty state, JSON tree, labelled field, tabs, state colour. */
+/** Small shared building blocks of the views: error box, empty state, JSON tree and field access, labelled field, tabs, state colour. */
 import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import type { IpcError } from '../../../shared/ipc/contract';
 
@@ -51,6 +51,22 @@ export function Field({ label, children }: { label: string; children: ReactNode 
     </label>
   );
 }
+
+/**
+ * The value at `path` inside JSON the contract leaves open (an agent's own answer, a journal payload, a card field
+ * no parser checks); undefined when any step is missing or not an object.
+ */
+export function jsonAt(value: unknown, ...path: string[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/** A JSON value when it is a string, else null. */
+export const stringOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 export const stateClass = (state: string | null | undefined) => `state state-${(state ?? 'none').replace(/[^a-z_]/g, '')}`;
 

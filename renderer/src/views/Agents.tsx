@@ -6,24 +6,25 @@
 import { useState } from 'react';
 import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
-import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
+import { Empty, ErrorBox, Field, jsonAt, JsonTree, stringOf } from '../components/common';
 import { HealthCell, useAgentHealth } from '../components/Health';
 import { InterfaceTable } from '../components/InterfaceTable';
 import { CardSignature } from '../components/CardSignature';
 import { ClientCertificate } from '../components/ClientCertificate';
 import { SecuritySchemes } from '../components/SecuritySchemes';
 import { Time } from '../components/Time';
+import type { ChannelOutput } from '../../../shared/ipc/contract';
+
+type InspectView = ChannelOutput<'agents.inspect'>;
 
 /** Where the agent's credentials go on the selected interface (the same decision the calls make). */
-function credentialText(c: { configured: string[]; decision: string; pinned_origins: string[]; interface_origin: string | null } | undefined): string {
-  if (!c || c.configured.length === 0) return 'none configured';
+function credentialText(c: InspectView['origin_pinning']): string {
+  if (c.configured.length === 0) return 'none configured';
   const what = c.configured.join(', ');
   if (c.decision === 'send') return `${what}: sent (same origin)`;
   if (c.decision === 'withhold') return `${what}: withheld, ${c.interface_origin} is another origin`;
   return `${what}: pinned to ${c.pinned_origins.join(', ')}; calls to ${c.interface_origin} are refused`;
 }
-
-type AgentRow = { alias: string; base_url: string; card?: { cached: boolean; name: string | null; fetched_at: string | null } };
 
 export function AgentsView() {
   const list = useLoad(() => call('agents.list', {}), []);
@@ -51,8 +52,8 @@ export function AgentsView() {
     await reloadAll();
     return refreshed;
   });
-  const agents = (list.data?.agents ?? []) as AgentRow[];
-  const view = inspect.data as any;
+  const agents = list.data?.agents ?? [];
+  const view = inspect.data;
   const failures = refreshAll.data?.agents.filter((a) => !a.ok).length ?? 0;
   return (
     <section className="view" data-testid="view-agents">
@@ -131,11 +132,11 @@ export function AgentsView() {
                 <tr key={a.alias}>
                   <td>{a.alias}</td>
                   <td className="mono cell-id">{a.base_url}</td>
-                  <td>{a.card?.cached ? (a.card.name ?? 'cached') : <span className="muted">not fetched</span>}</td>
+                  <td>{a.card.cached ? (a.card.name ?? 'cached') : <span className="muted">not fetched</span>}</td>
                   <td data-testid="agent-health">
                     <HealthCell health={health.byAlias.get(a.alias)} />
                     <div className="muted small-text" data-testid="card-age">
-                      {a.card?.fetched_at ? (
+                      {a.card.fetched_at ? (
                         <>
                           card fetched <Time at={a.card.fetched_at} show="age" />
                         </>
@@ -145,7 +146,7 @@ export function AgentsView() {
                     </div>
                   </td>
                   <td>
-                    <button type="button" className="small" onClick={() => void inspect.run(a.alias, !a.card?.cached)} aria-label={`Inspect ${a.alias}`}>
+                    <button type="button" className="small" onClick={() => void inspect.run(a.alias, !a.card.cached)} aria-label={`Inspect ${a.alias}`}>
                       Inspect
                     </button>
                   </td>
@@ -167,7 +168,7 @@ export function AgentsView() {
           <p className="muted">{view.card.description}</p>
           <dl className="kv">
             <dt>Provider</dt>
-            <dd>{view.card.provider?.organization ?? '-'}</dd>
+            <dd>{stringOf(jsonAt(view.card.provider, 'organization')) ?? '-'}</dd>
             <dt>Version</dt>
             <dd>{view.card.version ?? '-'}</dd>
             <dt>Card format</dt>
@@ -177,25 +178,25 @@ export function AgentsView() {
             </dd>
             <dt>Card fetched</dt>
             <dd>
-              <Time at={view.cache?.fetched_at} fallback="never" /> <span className="muted">({view.cache?.status})</span>
+              <Time at={view.cache.fetched_at} fallback="never" /> <span className="muted">({view.cache.status})</span>
             </dd>
             <dt>Selected interface</dt>
             <dd data-testid="selected-interface">
               {view.selected_interface
                 ? `${view.selected_interface.binding} ${view.selected_interface.url} · speaks A2A ${view.selected_interface.dialect}`
-                : `none: ${view.negotiation?.error?.message ?? 'no binding in common'}`}
+                : `none: ${view.negotiation.error?.message ?? 'no binding in common'}`}
             </dd>
             <dt>Credentials</dt>
             <dd data-testid="credentials">{credentialText(view.origin_pinning)}</dd>
             <dt>Capabilities</dt>
             <dd>
-              {Object.entries(view.card.capabilities ?? {})
+              {Object.entries(view.card.capabilities)
                 .filter(([, v]) => !(Array.isArray(v) && v.length === 0))
                 .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.length : String(v)}`)
                 .join(', ') || '-'}
             </dd>
             <dt>Skills</dt>
-            <dd>{(view.card.skills ?? []).map((s: any) => s.name ?? s.id).join(', ') || '-'}</dd>
+            <dd>{view.card.skills.map((s) => s.name ?? s.id).join(', ') || '-'}</dd>
           </dl>
           <InterfaceTable view={view} />
           <CardSignature view={view} />

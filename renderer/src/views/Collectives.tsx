@@ -6,14 +6,50 @@
 import { useEffect, useState } from 'react';
 import { call, subscribe } from '../api';
 import { toReport, useAction, useLoad } from '../hooks';
-import { Empty, ErrorBox, Field, stateClass } from '../components/common';
+import { Empty, ErrorBox, Field, stateClass, stringOf } from '../components/common';
 import { HealthCell, useAgentHealth, type FailedCheck } from '../components/Health';
 import { CollectiveCopyAs } from '../components/CollectiveCopyAs';
 import { useOnShownAgain } from '../components/timers';
 import { useViewActive } from '../store';
+import type { ChannelOutput, EventPayload } from '../../../shared/ipc/contract';
 
-type Member = { alias: string; rank: number; status: string; state?: string | null; latency_ms?: number | null; task_id?: string | null };
+/** A member's row in the outcome table: live from `collectives.member`, then from the operation's result. */
+interface Member {
+  alias: string;
+  rank: number;
+  status: string;
+  state: string | null;
+  latency_ms: number | null;
+}
 type Operation = 'round' | 'bcast' | 'gather' | 'reduce' | 'barrier';
+/** What a run answered, by operation. */
+type Outcome =
+  | { op: 'round'; result: ChannelOutput<'collectives.round'> }
+  | { op: 'bcast'; result: ChannelOutput<'collectives.bcast'> }
+  | { op: 'barrier'; result: ChannelOutput<'collectives.barrier'> }
+  | { op: 'gather'; result: ChannelOutput<'collectives.gather'> }
+  | { op: 'reduce'; result: ChannelOutput<'collectives.reduce'> };
+
+/** A live member event (its channel types alias, rank and status; the rest is the bcast's member result). */
+const liveMember = (m: EventPayload<'collectives.member'>): Member => ({
+  alias: m.alias,
+  rank: m.rank,
+  status: m.status,
+  state: stringOf(m.state),
+  latency_ms: typeof m.latency_ms === 'number' ? m.latency_ms : null,
+});
+
+/** The members an outcome reports (reduce reports none: its provenance is shown instead). */
+function membersOf(out: Outcome): Member[] | null {
+  // Barrier and gather members have no latency.
+  const rowsOf = (members: Array<Omit<Member, 'latency_ms'> & { latency_ms?: number | null }>) => members.map((m) => ({ alias: m.alias, rank: m.rank, status: m.status, state: m.state, latency_ms: m.latency_ms ?? null }));
+  if (out.op === 'round') return rowsOf(out.result.bcast.members);
+  if (out.op === 'reduce') return null;
+  return rowsOf(out.result.members);
+}
+
+/** The context an outcome ran in (a bcast may have created it). */
+const contextOf = (out: Outcome): string => (out.op === 'bcast' ? out.result.request.context_id : out.result.context_id);
 
 /** The operations with what each does, shown in full next to its radio button. */
 const OPERATIONS: ReadonlyArray<readonly [Operation, string]> = [
@@ -36,7 +72,7 @@ export function CollectivesView() {
   const [reducer, setReducer] = useState('');
   const [context, setContext] = useState('');
   const [live, setLive] = useState<Record<string, Member>>({});
-  useEffect(() => subscribe('collectives.member', (m) => setLive((l) => ({ ...l, [`${m.rank}`]: m as Member }))), []);
+  useEffect(() => subscribe('collectives.member', (m) => setLive((l) => ({ ...l, [`${m.rank}`]: liveMember(m) }))), []);
   const create = useAction(async () => {
     const made = await call('groups.create', { group: name, members: members.split(/[\s,]+/).filter(Boolean) });
     await groups.run();
@@ -68,7 +104,7 @@ export function CollectivesView() {
     return results;
   });
   const roll = roster.data && roster.data.group_name === target ? [...roster.data.members].sort((a, b) => a.rank - b.rank) : [];
-  const run = useAction(async () => {
+  const run = useAction(async (): Promise<Outcome> => {
     setLive({});
     const reduce = { strategy, ...(reducer ? { reducerAgent: reducer } : {}) };
     if (op === 'round') return { op, result: await call('collectives.round', { group: target, inputs: { text }, failurePolicy: 'continue', reduce }) };
@@ -79,12 +115,13 @@ export function CollectivesView() {
   });
   // A run contacted the members: their health has news.
   useEffect(() => void (run.data ? health.reload() : undefined), [run.data, health.reload]);
-  const out = run.data?.result as any;
-  const rows: Member[] = out?.bcast?.members ?? out?.members ?? Object.values(live);
+  const out = run.data;
+  const rows: Member[] = (out && membersOf(out)) ?? Object.values(live);
   const slowest = Math.max(1, ...rows.map((r) => r.latency_ms ?? 0));
-  const reduced = out?.reduce ?? (run.data?.op === 'reduce' ? out : null);
+  const reduced = out?.op === 'round' ? out.result.reduce : out?.op === 'reduce' ? out.result : null;
+  const status = out && (out.op === 'round' || out.op === 'bcast' || out.op === 'barrier') ? out.result.status : null;
   useEffect(() => {
-    if (out?.context_id ?? out?.request?.context_id) setContext(out.context_id ?? out.request.context_id);
+    if (out) setContext(contextOf(out));
   }, [out]);
   return (
     <section className="view" data-testid="view-collectives">
@@ -100,7 +137,7 @@ export function CollectivesView() {
           <input name="group-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. reviewers" />
         </Field>
         <Field label="Members (alias or alias@rank)">
-          <input name="group-members" value={members} onChange={(e) => setMembers(e.target.value)} placeholder={`e.g. ${(agents.data?.agents ?? []).map((a: any) => a.alias).slice(0, 3).join(' ') || 'planner critic@2'}`} />
+          <input name="group-members" value={members} onChange={(e) => setMembers(e.target.value)} placeholder={`e.g. ${(agents.data?.agents ?? []).map((a) => a.alias).slice(0, 3).join(' ') || 'planner critic@2'}`} />
         </Field>
         <button type="submit">Create group</button>
       </form>
@@ -173,7 +210,7 @@ export function CollectivesView() {
               <Field label="Reducer agent">
                 <select name="reducer" value={reducer} onChange={(e) => setReducer(e.target.value)}>
                   <option value="">local</option>
-                  {(agents.data?.agents ?? []).map((a: any) => (
+                  {(agents.data?.agents ?? []).map((a) => (
                     <option key={a.alias}>{a.alias}</option>
                   ))}
                 </select>
@@ -229,17 +266,17 @@ export function CollectivesView() {
           </tbody>
         </table>
       ) : null}
-      {out?.status ? <p data-testid="collective-status">status: {out.status}</p> : null}
+      {status ? <p data-testid="collective-status">status: {status}</p> : null}
       {reduced ? (
         <div className="card" data-testid="reduced">
-          <h3>Reduced ({reduced.strategy} by {reduced.reducer?.method})</h3>
+          <h3>Reduced ({reduced.strategy} by {reduced.reducer.method})</h3>
           <pre className="answer">{reduced.reduced_text}</pre>
           <ul className="provenance">
-            {reduced.provenance.map((p: any) => (
+            {reduced.provenance.map((p) => (
               <li key={p.rank}>
                 {p.rank} {p.agent}: {p.status}
                 {p.task_id ? <span className="mono"> task {p.task_id}</span> : null}
-                {p.artifacts?.length ? ` · artifacts ${p.artifacts.map((a: any) => `${a.artifact_id} v${a.version}`).join(', ')}` : ''}
+                {p.artifacts.length ? ` · artifacts ${p.artifacts.map((a) => `${a.artifact_id} v${a.version}`).join(', ')}` : ''}
               </li>
             ))}
           </ul>

@@ -8,39 +8,80 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { call, subscribe } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { useStore } from '../store';
-import { Empty, ErrorBox, Field, JsonTree, stateClass, Tabs } from '../components/common';
+import { Empty, ErrorBox, Field, jsonAt, JsonTree, stateClass, stringOf, Tabs } from '../components/common';
 import { WireView } from '../components/WireView';
 import { VirtualList } from '../components/VirtualList';
 import { CopyAs } from '../components/CopyAs';
 import { commandOfMessage, curlOfPreview, curlOfWire } from '../components/copy-text';
 import { describeCarried, draftOf, EMPTY_DRAFT, inputsOf, type Draft, type FileKind } from './compose-draft';
-import type { EventPayload, MessageInputs, WireExchange } from '../../../shared/ipc/contract';
+import type { ChannelOutput, EventPayload, MessageInputs, WireExchange } from '../../../shared/ipc/contract';
 
-type StreamEvent = EventPayload<'messages.stream.event'> & Record<string, any>;
 type Mode = 'send' | 'stream';
 
-/** One call as Compose made it: what was sent and what came back. */
-interface Sent {
+/** One event of the running stream, as the timeline shows it. */
+interface StreamEvent {
+  sequence: number;
+  variant: string;
+  state: string | null;
+  text: string | null;
+  context_id: string | null;
+  artifact: { artifact_id: string; version: number; last_chunk: boolean } | null;
+}
+
+/** A `messages.stream.event` (its channel types the sequence and variant; the rest is the core's applied update). */
+function streamEvent(e: EventPayload<'messages.stream.event'>): StreamEvent {
+  const artifactId = stringOf(jsonAt(e.artifact, 'artifact_id'));
+  const version = jsonAt(e.artifact, 'version');
+  return {
+    sequence: e.sequence,
+    variant: e.variant,
+    state: stringOf(e.state),
+    text: stringOf(e.text),
+    context_id: stringOf(e.context_id),
+    artifact: artifactId !== null && typeof version === 'number' ? { artifact_id: artifactId, version, last_chunk: jsonAt(e.artifact, 'last_chunk') === true } : null,
+  };
+}
+
+/** A request as Compose holds it: the agent, send or stream, and the inputs. */
+interface Request {
   agent: string;
   mode: Mode;
   inputs: MessageInputs;
-  result: Record<string, any> & { wire?: WireExchange[] };
 }
 
+/** One call as Compose made it: what was sent and what came back. */
+type Sent = Omit<Request, 'mode'> & ({ mode: 'send'; result: ChannelOutput<'messages.send'> } | { mode: 'stream'; result: ChannelOutput<'messages.stream'> });
+
+/** The texts of A2A parts, joined; undefined when `parts` is not a list. */
+const partsText = (parts: unknown) =>
+  Array.isArray(parts)
+    ? parts
+        .map((p) => jsonAt(p, 'text'))
+        .filter((t) => typeof t === 'string')
+        .join('\n')
+    : undefined;
+
 /** The answer's text: the direct message, the task's status message, or the stream's last message text. */
-export function answerText(result: Record<string, any>): string {
-  const texts = (parts: any[] | undefined) =>
-    parts
-      ?.map((p) => p?.text)
-      .filter((t) => typeof t === 'string')
-      .join('\n');
-  return texts(result.response?.message?.parts) ?? texts(result.response?.task?.status?.message?.parts) ?? result.last_message_text ?? '';
+function answerText(sent: Sent): string {
+  if (sent.mode === 'stream') return sent.result.last_message_text ?? '';
+  const { response } = sent.result;
+  return partsText(jsonAt(response, 'message', 'parts')) ?? partsText(jsonAt(response, 'task', 'status', 'message', 'parts')) ?? '';
+}
+
+/**
+ * The context the answer lives in (the journal's choice too): the task's; for a send answered by a message, the one
+ * the message names; for a stream, the last one its events named; else the request's.
+ */
+function answerContext(sent: Sent): string | null {
+  const r = sent.result;
+  const answered = sent.mode === 'stream' ? sent.result.context_id : stringOf(jsonAt(sent.result.response, 'message', 'contextId')) || null;
+  return r.task?.context_id ?? answered ?? r.request.context_id;
 }
 
 /** The exchange that carried the message itself (not, say, a card fetch), for "Copy as curl" after sending. */
 const messageExchange = (wire: WireExchange[] | undefined) => wire?.find((x) => /SendMessage|SendStreamingMessage/.test(x.operation)) ?? wire?.[0];
 
-const sameRequest = (a: { agent: string; mode: Mode; inputs: MessageInputs }, b: { agent: string; mode: Mode; inputs: MessageInputs }) => a.agent === b.agent && a.mode === b.mode && JSON.stringify(a.inputs) === JSON.stringify(b.inputs);
+const sameRequest = (a: Request, b: Request) => a.agent === b.agent && a.mode === b.mode && JSON.stringify(a.inputs) === JSON.stringify(b.inputs);
 
 export function ComposeView() {
   const { composeRequest, noteJournalChanged } = useStore();
@@ -69,7 +110,7 @@ export function ComposeView() {
     if (reopened.binding || reopened.metadata || reopened.outputModes || reopened.returnImmediately) setMoreOpen(true);
   }, [composeRequest]);
 
-  const send = useAction(async (req: Omit<Sent, 'result'>): Promise<Sent> => {
+  const send = useAction(async (req: Request): Promise<Sent> => {
     const run = send.runId();
     pending.current = [];
     setTimeline([]);
@@ -77,11 +118,12 @@ export function ComposeView() {
     send.setData(null);
     streamingRun.current = req.mode === 'stream' ? run : null;
     try {
-      const result = req.mode === 'send' ? await call('messages.send', { agent: req.agent, inputs: req.inputs, wire: true }) : await call('messages.stream', { agent: req.agent, inputs: req.inputs, wire: true });
+      const args = { agent: req.agent, inputs: req.inputs, wire: true };
+      const sent: Sent = req.mode === 'send' ? { ...req, mode: 'send', result: await call('messages.send', args) } : { ...req, mode: 'stream', result: await call('messages.stream', args) };
       // Only the stream's own events stay, should a superseded stream have sent some meanwhile.
-      const ctx = (result as any).context_id ?? (result as any).task?.context_id;
-      if (req.mode === 'stream' && ctx && send.runId() === run) setTimeline((t) => t.filter((e) => e.context_id === ctx || e.context_id == null));
-      return { ...req, result };
+      const ctx = sent.mode === 'stream' ? (sent.result.context_id ?? sent.result.task?.context_id) : null;
+      if (ctx && send.runId() === run) setTimeline((t) => t.filter((e) => e.context_id === ctx || e.context_id == null));
+      return sent;
     } finally {
       if (streamingRun.current === run) streamingRun.current = null;
       noteJournalChanged();
@@ -94,7 +136,7 @@ export function ComposeView() {
     let frame: number | null = null;
     const off = subscribe('messages.stream.event', (e) => {
       if (streamingRun.current === null || streamingRun.current !== send.runId()) return;
-      pending.current.push(e as StreamEvent);
+      pending.current.push(streamEvent(e));
       frame ??= requestAnimationFrame(() => {
         frame = null;
         const batch = pending.current;
@@ -258,7 +300,7 @@ export function ComposeView() {
   );
 }
 
-const withoutWire = ({ wire: _wire, ...rest }: Record<string, any>) => rest;
+const withoutWire = ({ wire: _wire, ...rest }: Sent['result']) => rest;
 
 /** Timelines up to this many events render in full; longer ones scroll in a virtual list. */
 const FULL_TIMELINE = 300;
@@ -303,17 +345,17 @@ function Timeline({ events }: { events: StreamEvent[] }) {
 }
 
 function Answer({ sent, timeline, onContinue }: { sent: Sent; timeline: StreamEvent[]; onContinue: (contextId: string) => void }) {
-  const r = sent.result;
-  const contextId: string | null = r.context_id ?? r.task?.context_id ?? r.request?.context_id ?? null;
+  const task = sent.result.task;
+  const contextId = answerContext(sent);
   return (
     <div className="card" data-testid="send-result">
       <div>
-        <strong>{sent.agent}</strong> {sent.mode === 'send' ? `answered with a ${r.response_shape}` : `${r.events} events`}
-        {r.task ? <span className={stateClass(r.task.state)}> {r.task.state}</span> : null}
-        {r.task?.task_id ? <span className="mono muted"> task {r.task.task_id}</span> : null}
+        <strong>{sent.agent}</strong> {sent.mode === 'send' ? `answered with a ${sent.result.response_shape}` : `${sent.result.events} events`}
+        {task ? <span className={stateClass(task.state)}> {task.state}</span> : null}
+        {task ? <span className="mono muted"> task {task.task_id}</span> : null}
       </div>
       <div className="answer" data-testid="answer">
-        {answerText(r)}
+        {answerText(sent)}
       </div>
       {sent.mode === 'stream' && timeline.length ? <Timeline events={timeline} /> : null}
       {contextId ? (

@@ -6,10 +6,8 @@ import { useState } from 'react';
 import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
-import { Thread, type ThreadItem } from '../components/Thread';
+import { Thread } from '../components/Thread';
 import { Time } from '../components/Time';
-
-type ContextSummary = { context_id: string; name: string | null; state: string; tasks?: number; messages?: number; updated_at?: string; agent_alias?: string | null };
 
 export function ContextsView() {
   const list = useLoad(() => call('contexts.list', {}), []);
@@ -31,7 +29,7 @@ export function ContextsView() {
     setOpenId(id);
     void thread.run(id);
   };
-  const contexts = (list.data?.contexts ?? []) as ContextSummary[];
+  const contexts = list.data?.contexts ?? [];
   const shown = thread.data && thread.data.context.context_id === openId ? thread.data : null;
   return (
     <section className="view" data-testid="view-contexts">
@@ -75,7 +73,7 @@ export function ContextsView() {
                 <td className="mono cell-id">{c.context_id}</td>
                 <td>{c.state}</td>
                 <td>
-                  {c.tasks ?? 0} tasks · {c.messages ?? 0} messages
+                  {c.tasks} tasks · {c.messages} messages
                 </td>
                 <td>
                   <Time at={c.updated_at} show="age" />
@@ -110,7 +108,7 @@ export function ContextsView() {
               Close
             </button>
           </div>
-          {shown ? <Thread items={shown.items as ThreadItem[]} /> : <p className="muted">loading…</p>}
+          {shown ? <Thread items={shown.items} /> : <p className="muted">loading…</p>}
         </div>
       ) : null}
       {exported.data ? <JsonTree value={exported.data} label="export" /> : null}

@@ -6,24 +6,40 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { call, subscribe } from '../api';
 import { useAction } from '../hooks';
-import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
+import { Empty, ErrorBox, Field, JsonTree, stringOf } from '../components/common';
 import { EventList } from '../components/EventList';
 import { Time } from '../components/Time';
 import { useDebounced } from '../components/timers';
 import { useViewActive } from '../store';
+import type { EventPayload } from '../../../shared/ipc/contract';
 
-type Row = {
+/** A journal row as the view shows it: what `events.query` reads, or what the live tail (`events.appended`) sends. */
+interface Row {
   sequence: number;
   type: string;
-  timestamp?: string;
-  source?: string;
-  eventId?: string;
-  contextId?: string | null;
-  taskId?: string | null;
-  agentAlias?: string | null;
-  payload?: unknown;
-  metadata?: Record<string, unknown>;
-};
+  timestamp: string | null;
+  source: string | null;
+  eventId: string | null;
+  contextId: string | null;
+  taskId: string | null;
+  agentAlias: string | null;
+  payload: unknown;
+  metadata: unknown;
+}
+
+/** A live row: the same journal row, though its event channel only types the sequence and the type. */
+const tailRow = (e: EventPayload<'events.appended'>['events'][number]): Row => ({
+  sequence: e.sequence,
+  type: e.type,
+  timestamp: stringOf(e.timestamp),
+  source: stringOf(e.source),
+  eventId: stringOf(e.eventId),
+  contextId: stringOf(e.contextId),
+  taskId: stringOf(e.taskId),
+  agentAlias: stringOf(e.agentAlias),
+  payload: e.payload,
+  metadata: e.metadata,
+});
 
 /** How many of the newest matching events a load reads. */
 export const LOAD_LIMIT = 100_000;
@@ -82,7 +98,7 @@ export function EventsView() {
   const load = useAction((q: Query) =>
     call('events.query', { limit: LOAD_LIMIT, ...(q.search ? { search: q.search } : {}), ...(q.context ? { contextId: q.context } : {}), ...(q.task ? { taskId: q.task } : {}) }),
   );
-  const loaded = (load.data?.events ?? NO_ROWS) as Row[];
+  const loaded: readonly Row[] = load.data?.events ?? NO_ROWS;
   const loadedLast = loaded.at(-1)?.sequence ?? 0;
 
   // The first load waits until the view is first shown; then each new query reloads.
@@ -102,7 +118,7 @@ export function EventsView() {
   useEffect(
     () =>
       subscribe('events.appended', (batch) => {
-        if (live.current.shown) setTail((t) => grow(t, batch.events as Row[], live.current.loadedLast, live.current.query));
+        if (live.current.shown) setTail((t) => grow(t, batch.events.map(tailRow), live.current.loadedLast, live.current.query));
       }),
     [],
   );
@@ -213,7 +229,7 @@ function EventDetail({ row }: { row: Row }) {
         <dd className="mono">{row.eventId ?? '-'}</dd>
       </dl>
       <JsonTree value={row.payload ?? {}} label="payload" />
-      {row.metadata && Object.keys(row.metadata).length ? <JsonTree value={row.metadata} label="metadata" /> : null}
+      {typeof row.metadata === 'object' && row.metadata !== null && Object.keys(row.metadata).length ? <JsonTree value={row.metadata} label="metadata" /> : null}
     </div>
   );
 }

@@ -174,7 +174,7 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
     const args = { agent: entry.agent_alias!, inputs: entry.inputs, wire: true };
     try {
       const result = entry.operation === 'send' ? await call('messages.send', args) : await call('messages.stream', args);
-      return { message_id: String((result as { request?: { message_id?: string } }).request?.message_id ?? '') };
+      return { message_id: result.request.message_id };
     } finally {
       noteJournalChanged();
     }

@@ -43,7 +43,7 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
     setSecret('');
     await auth.run();
   });
-  const w = webhook.data as { listening: boolean; url?: string | null; accepted: number; rejected: number; last?: { at?: string; status?: number; event_type?: string } | null } | null;
+  const w = webhook.data;
   const portValid = /^\d{1,5}$/.test(port.trim()) && Number(port) <= 65535;
   return (
     <section className="view" data-testid="view-settings">
@@ -89,9 +89,9 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
       </div>
       <ErrorBox error={start.error ?? stop.error ?? webhook.error} />
       <h3>Auth refs</h3>
-      <p className="muted">Keyring: {(auth.data as any)?.keyring?.available ? `${(auth.data as any).keyring.backend} available` : `unavailable (${(auth.data as any)?.keyring?.reason ?? '…'})`}</p>
+      <p className="muted">Keyring: {auth.data?.keyring.available ? `${auth.data.keyring.backend} available` : `unavailable (${auth.data?.keyring.reason ?? '…'})`}</p>
       <ul>
-        {((auth.data as any)?.auth_refs ?? []).map((r: any) => (
+        {(auth.data?.auth_refs ?? []).map((r) => (
           <li key={r.name}>
             {r.name} · {r.kind} · {r.present ? 'secret present' : 'no secret'}
           </li>

@@ -57,7 +57,7 @@ export function TasksView() {
   useEffect(
     () =>
       subscribe('events.appended', (batch) => {
-        if (batch.events.some((e) => e.type.startsWith('a2a.task') || (e as { taskId?: string | null }).taskId)) stale.current = true;
+        if (batch.events.some((e) => e.type.startsWith('a2a.task') || !!e.taskId)) stale.current = true;
       }),
     [],
   );
@@ -73,8 +73,8 @@ export function TasksView() {
 
   const [dir, setDir] = useState('');
   const exported = useAction((taskId: string) => call('artifacts.export', { taskId, outputDir: dir, force: false }));
-  const tasks = (list.data?.tasks ?? []) as Array<{ task_id: string; agent_alias: string; state: string; context_id?: string | null; updated_at?: string }>;
-  const d = detail.data as any;
+  const tasks = list.data?.tasks ?? [];
+  const d = detail.data;
   return (
     <section className="view" data-testid="view-tasks">
       <h2>Tasks</h2>
@@ -174,7 +174,7 @@ export function TasksView() {
           <h4>Artifacts</h4>
           {d.artifacts.length === 0 ? <p className="muted">none</p> : null}
           <ul>
-            {d.artifacts.map((a: any) => (
+            {d.artifacts.map((a) => (
               <li key={a.artifact_id}>
                 {a.artifact_id} {a.name ? `(${a.name})` : ''} v{a.version} · {a.kind}
               </li>

@@ -1,0 +1,31 @@
+/** The pieces the output schemas share: loose objects, task states, error reports, the negotiated interface. */
+import { z } from 'zod';
+
+export const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
+export const text = z.string();
+export const maybeText = z.string().nullable();
+export const count = z.number();
+
+/** The local task states (the tasks table's CHECK constraint). */
+export const taskState = z.enum(['submitted', 'working', 'input_required', 'auth_required', 'completed', 'failed', 'cancelled', 'rejected', 'unknown']);
+export type TaskState = z.output<typeof taskState>;
+export const dialect = z.enum(['1.0', '0.3']);
+
+/** An error as the CLI reports it (shared/errors.ts `ErrorReport`), kept inside a result. */
+export const reportedError = loose({ code: text, category: text, message: text, exit_code: count, help: text.optional() });
+
+/** The interface negotiation picked (core/a2a/interfaces.ts `SelectedInterface`). */
+export const selectedInterface = loose({
+  binding: z.enum(['http+json', 'json-rpc', 'grpc']),
+  protocol_binding: text,
+  url: text,
+  tenant: maybeText,
+  /** The version the card declares for the interface, or `unknown`. */
+  protocol_version: text,
+  /** The wire missive speaks on it. */
+  dialect,
+  source: z.enum(['agent_card', 'registry_interface', 'base_url_fallback']),
+});
+
+/** An artifact written to disk (core/artifacts/write-files.ts `ArtifactFile`). */
+export const artifactFile = loose({ file: text, artifact_id: text, task_id: text, version: count, part_index: count, kind: text, media_type: maybeText, bytes: count });
