@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { closedPortUrl } from '../support/agents.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -127,7 +127,7 @@ describe('missive ui', () => {
   });
 
   it('runs Electron\'s own installer on first launch with a progress line, and exits 69 saying what to do when it fails', async () => {
-    const closed = await closedPort();
+    const closed = new URL(await closedPortUrl()).port;
     const electronDir = join(ROOT, 'node_modules/electron');
     const before = readdirSync(electronDir).sort();
     const empty = join(dir, 'no-electron-here');
@@ -172,7 +172,7 @@ describe('missive ui', () => {
     const dist = join(dir, 'electron-dist');
     mkdirSync(dist);
     writeFileSync(join(dist, 'electron'), '#!/bin/sh\n');
-    const closed = await closedPort();
+    const closed = new URL(await closedPortUrl()).port;
     const temp = join(dir, 'tmp');
     mkdirSync(temp);
     const nodeBuild = readFileSync(join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'));
@@ -227,14 +227,3 @@ describe('missive ui', () => {
     }
   });
 });
-
-/** A loopback port nothing listens on (bound, then closed). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

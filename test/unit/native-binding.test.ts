@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { closedPortUrl } from '../support/agents.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -105,7 +105,7 @@ describe('which better-sqlite3 build a process loads', () => {
 describe('npm run native:electron when nothing can be downloaded', () => {
   it("exits 69 naming the fix, puts nothing in place, cleans its staging copy and leaves Node's build byte-identical", async () => {
     const before = fingerprint(nodeBuild);
-    const closed = await closedPort();
+    const closed = new URL(await closedPortUrl()).port;
     const out = join(dir, 'out', 'better_sqlite3.node');
     const temp = join(dir, 'tmp');
     mkdirSync(temp);
@@ -125,13 +125,3 @@ describe('npm run native:electron when nothing can be downloaded', () => {
     expect(fingerprint(nodeBuild)).toEqual(before);
   });
 });
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
