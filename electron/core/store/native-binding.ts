@@ -1,6 +1,7 @@
 /**
  * Which build of better-sqlite3's native addon a process loads. Node (the CLI, the tests, the gateway) and a packaged
- * app (electron-builder rebuilt its node_modules for Electron) load node_modules/better-sqlite3 as it is. The desktop
+ * app load node_modules/better-sqlite3 as it is: in a packaged app that file is the Electron build that
+ * build/after-pack.cjs put into app.asar.unpacked (electron-builder's own npmRebuild stays off). The desktop
  * app run from a source checkout loads a copy built for Electron's ABI, kept beside the install and never in place of
  * Node's build (which the CLI and the tests share):
  *
