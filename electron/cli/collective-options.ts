@@ -18,10 +18,15 @@ export const addReduceOptions = (cmd: Command) =>
     .option('--reducer-agent <alias>', 'send the prompt to this agent (normal send path)')
     .option('--command <cmd>', 'pipe the prompt to this local command (sh -c) and use its stdout');
 
-/** `reduce <group> --context ID` and what a reducer agent is sent with. */
-export const addReduceTargetOptions = (cmd: Command) =>
-  addReduceOptions(cmd)
-    .requiredOption('--context <id>', 'the context to reduce')
+/** `--context ID` (required) or, with `fromBcast`, `--context ID` or `--from-bcast PATH|-`: the context a gather or reduce reads. */
+export const addContextTargetOptions = (cmd: Command, verb: string, { fromBcast = false } = {}) =>
+  fromBcast
+    ? cmd.option('--context <id>', `the context to ${verb} (or --from-bcast)`).option('--from-bcast <path|->', "the context of a `bcast --json` document, as barrier takes it")
+    : cmd.requiredOption('--context <id>', `the context to ${verb}`);
+
+/** `reduce <group> --context ID` (`--from-bcast PATH|-` too with `fromBcast`) and what a reducer agent is sent with. */
+export const addReduceTargetOptions = (cmd: Command, options: { fromBcast?: boolean } = {}) =>
+  addContextTargetOptions(addReduceOptions(cmd), 'reduce', options)
     .option('--metadata <k=v>', 'extra non-secret metadata for --reducer-agent (repeatable)', collect, [])
     .option('--accepted-output-mode <mime>', 'for --reducer-agent (repeatable; default text/plain)', collect, []);
 

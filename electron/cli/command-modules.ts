@@ -31,10 +31,19 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['diff'], load: async () => (await import('./commands/diff.js')).registerDiffCommand },
   { names: ['conformance'], load: async () => (await import('./commands/conformance.js')).registerConformanceCommand },
   { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctorCommand },
+  { names: ['config'], load: async () => (await import('./commands/config.js')).registerConfigCommands },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['logs'], load: async () => (await import('./commands/logs.js')).registerLogsCommand },
   { names: ['completion', 'manpage'], load: async () => (await import('./commands/completion.js')).registerCompletionCommands, loadsAll: true },
   { names: ['adapter'], load: async () => (await import('./commands/adapter.js')).registerAdapterCommands },
+];
+
+/**
+ * Hidden commands, loaded only when named (never for `--help`, `help` or an unknown command): `__complete`, which the
+ * completion scripts call at each TAB, so it loads nothing else.
+ */
+export const HIDDEN_COMMAND_MODULES: readonly CommandModule[] = [
+  { names: ['__complete'], load: async () => (await import('./commands/complete-values.js')).registerValueCompletion },
 ];
 
 /**
@@ -55,6 +64,8 @@ export function commandNameOf(argv: readonly string[], valueFlags: ReadonlySet<s
 export function modulesFor(argv: readonly string[], valueFlags: ReadonlySet<string>): readonly CommandModule[] {
   const name = commandNameOf(argv, valueFlags);
   if (name === undefined && (argv.includes('--version') || argv.includes('-V'))) return [];
+  const hidden = name === undefined ? undefined : HIDDEN_COMMAND_MODULES.find((m) => m.names.includes(name));
+  if (hidden) return [hidden];
   const own = name === undefined ? undefined : COMMAND_MODULES.find((m) => m.names.includes(name));
   return own && !own.loadsAll ? [own] : COMMAND_MODULES;
 }

@@ -1,57 +1,18 @@
 /**
  * Shell completion scripts for bash, zsh, fish and PowerShell, generated from the command tree (command-tree.ts):
  * sub-commands and their aliases, each command's options plus the global ones, option values from their choices
- * (or file and directory names when the placeholder names a path), and positional arguments with choices. Every
+ * (or file and directory names when the placeholder names a path, or agents, groups, contexts and tasks from the
+ * store through the hidden `missive __complete`), and positional arguments likewise. Every
  * script walks the words typed so far the same way: an operand that names a sub-command descends into it, an option
  * that takes a value skips its value.
  */
-import { allCommands, optionNames, type ArgumentSpec, type CommandSpec, type OptionSpec } from './command-tree.js';
+import { optionNames, type CommandSpec, type OptionSpec } from './command-tree.js';
+import type { StoreValueKind } from './completion-values.js';
+import { argumentKind, firstLine, kindWord, optionKind, subNames, treeOf, valued, withValues, type Tree } from './completion-kinds.js';
+import { powershellScript } from './completion-powershell.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 export type Shell = (typeof SHELLS)[number];
-
-/** One command as the scripts see it: its key (`missive agent add`) and its own options, the global ones left out. */
-interface Node {
-  key: string;
-  spec: CommandSpec;
-  options: OptionSpec[];
-}
-
-/** The commands (the root first) and the global options: the program's, valid at any level, but `--version` and `--help`. */
-interface Tree {
-  nodes: Node[];
-  globals: OptionSpec[];
-}
-
-function treeOf(root: CommandSpec): Tree {
-  const globals = root.options.filter((o) => o.long !== '--version' && o.long !== '--help');
-  const globalNames = new Set(optionNames(globals));
-  const nodes = allCommands(root).map((spec) => ({
-    key: spec.path.join(' '),
-    spec,
-    options: spec.options.filter((o) => !optionNames([o]).every((n) => globalNames.has(n))),
-  }));
-  return { nodes, globals };
-}
-
-/** What a value or an argument completes to: its choices, file names, directory names, or nothing known. */
-type ValueKind = { choices: string[] } | 'file' | 'directory' | 'none';
-
-/** `<file>`, `<path|->`, `<output-file>`, `[path]`: file names; `<dir>`, `<output-dir>`: directory names; by the placeholder's word. */
-function valueKind(placeholder: string | undefined, choices: readonly string[] | undefined): ValueKind {
-  if (choices?.length) return { choices: [...choices] };
-  const word = (placeholder ?? '').toLowerCase().replace(/^[<[]|[>\]](\.\.\.)?$/g, '');
-  if (/^([\w-]*-)?(dir|directory)s?$/.test(word)) return 'directory';
-  if (/^([\w-]*-)?(path|file)s?(\|-)?$/.test(word)) return 'file';
-  return 'none';
-}
-
-const argumentKind = (a: ArgumentSpec) => valueKind(a.name, a.choices);
-const firstLine = (text: string) => text.split('\n')[0]!.trim();
-const subNames = (spec: CommandSpec) => spec.commands.flatMap((c) => [c.name, ...c.aliases]);
-const valued = (options: readonly OptionSpec[]) => optionNames(options.filter((o) => o.takesValue));
-const withValues = (options: readonly OptionSpec[]) =>
-  options.filter((o) => o.takesValue).map((o) => ({ option: o, kind: valueKind(o.value, o.choices) })).filter((v) => v.kind !== 'none');
 
 // ---------------------------------------------------------------------------------------------------- bash and zsh
 
@@ -76,13 +37,13 @@ function shTables({ nodes, globals }: Tree, fn: string): string[] {
   lines.push('  esac', '  return 1', '}', '');
   lines.push(`# What the value of an option completes to: "choices A B…", "file", "directory" or nothing.`, `${fn}_value() {`, '  case "$1:$2" in');
   for (const [key, options] of [...nodes.map((n) => [n.key, n.options] as const), ['*', globals] as const]) {
-    for (const { option, kind } of withValues(options)) lines.push(`    ${cases([option], key)}) echo ${sq(kindWord(kind))} ;;`);
+    for (const { option, kind } of withValues(options, key.split(' '))) lines.push(`    ${cases([option], key)}) echo ${sq(kindWord(kind))} ;;`);
   }
   lines.push('  esac', '}', '');
   lines.push(`# What the Nth operand (from 0) of a command completes to, like ${fn}_value.`, `${fn}_arg() {`, '  case "$1:$2" in');
   for (const n of nodes) {
     n.spec.arguments.forEach((a, i) => {
-      const kind = argumentKind(a);
+      const kind = argumentKind(a, n.spec.path);
       if (kind === 'none') return;
       // A variadic argument takes every later operand too: index i to 9 by one digit, 10 and more by two.
       const later = a.variadic && i < 10 ? `|${sq(`${n.key}:`)}[${i}-9]|${sq(`${n.key}:`)}[1-9][0-9]*` : '';
@@ -92,8 +53,6 @@ function shTables({ nodes, globals }: Tree, fn: string): string[] {
   lines.push('  esac', '}', '');
   return lines;
 }
-
-const kindWord = (kind: ValueKind) => (typeof kind === 'string' ? kind : `choices ${kind.choices.join(' ')}`);
 
 /**
  * The walk over the words before the cursor, shared by bash and zsh: sets `cmdpath` (the command reached),
@@ -151,6 +110,7 @@ function bashScript(root: CommandSpec): string {
     `${fn}_offer() {`,
     '  case "$1" in',
     '    choices\\ *) COMPREPLY=($(compgen -W "${1#choices }" -- "$2")) ;;',
+    '    values\\ *) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete "${1#values }" -- "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)" -- "$2")) ;;',
     '    file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$2")) ;;',
     '    directory) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$2")) ;;',
     '    *) COMPREPLY=() ;;',
@@ -213,6 +173,7 @@ function zshScript(root: CommandSpec): string {
     `${fn}_offer() {`,
     '  case "$1" in',
     "    choices\\ *) local -a values; values=(${=${1#choices }}); compadd -a values ;;",
+    '    values\\ *) local -a values; values=(${(f)"$("${words[1]}" __complete "${1#values }" -- "${(@)words[2,CURRENT-1]}" 2>/dev/null)"}); compadd -a values ;;',
     '    file) _files ;;',
     '    directory) _files -/ ;;',
     '  esac',
@@ -305,16 +266,24 @@ function fishScript(root: CommandSpec): string {
     '    test (__missive_path) = "$argv[1]"',
     'end',
     '',
+    '# Names from the store (agents, groups, contexts, tasks) for the profile the words before the cursor name.',
+    'function __missive_values',
+    '    set -l words (commandline -opc)',
+    '    $words[1] __complete $argv[1] -- $words[2..-1] 2>/dev/null',
+    'end',
+    '',
     'complete -c missive -f',
   );
+  /** The `-a` of a kind: its choices, or the store's values through `__missive_values`. */
+  const fishValues = (kind: { choices: string[] } | { values: StoreValueKind }) => fq('values' in kind ? `(__missive_values ${kind.values})` : kind.choices.join(' '));
   const optionLine = (o: OptionSpec, condition?: string) => {
     const parts = ['complete -c missive'];
     if (condition) parts.push(`-n ${fq(`__missive_at "${condition}"`)}`);
     if (o.long) parts.push(`-l ${fq(o.long.replace(/^--/, ''))}`);
     if (o.short) parts.push(`-s ${fq(o.short.replace(/^-/, ''))}`);
     if (o.takesValue) {
-      const kind = valueKind(o.value, o.choices);
-      parts.push(typeof kind === 'object' ? `-x -a ${fq(kind.choices.join(' '))}` : kind === 'file' || kind === 'directory' ? '-r -F' : '-x');
+      const kind = optionKind(o, condition?.split(' ') ?? []);
+      parts.push(typeof kind === 'object' ? `-x -a ${fishValues(kind)}` : kind === 'file' || kind === 'directory' ? '-r -F' : '-x');
     }
     parts.push(`-d ${fq(firstLine(o.description))}`);
     return parts.join(' ');
@@ -323,96 +292,14 @@ function fishScript(root: CommandSpec): string {
   for (const o of globals) lines.push(optionLine(o));
   for (const n of nodes) {
     const ownOptions = n.options;
-    const args = n.spec.arguments.map(argumentKind).filter((k) => k !== 'none');
+    const args = n.spec.arguments.map((a) => argumentKind(a, n.spec.path)).filter((k) => k !== 'none');
     if (!n.spec.commands.length && !ownOptions.length && !args.length) continue;
     lines.push('', `# ${n.key}`);
     const at = fq(`__missive_at "${n.key}"`);
     for (const c of n.spec.commands) for (const w of [c.name, ...c.aliases]) lines.push(`complete -c missive -n ${at} -a ${fq(w)} -d ${fq(firstLine(c.description))}`);
     for (const o of ownOptions) lines.push(optionLine(o, n.key));
-    for (const kind of args) lines.push(typeof kind === 'object' ? `complete -c missive -n ${at} -a ${fq(kind.choices.join(' '))}` : `complete -c missive -n ${at} -F`);
+    for (const kind of args) lines.push(typeof kind === 'object' ? `complete -c missive -n ${at} -a ${fishValues(kind)}` : `complete -c missive -n ${at} -F`);
   }
-  return `${lines.join('\n')}\n`;
-}
-
-// ------------------------------------------------------------------------------------------------------ PowerShell
-
-/** A PowerShell single-quoted string. */
-const pq = (text: string) => `'${text.replace(/'/g, "''")}'`;
-const psArray = (items: readonly string[]) => `@(${items.join(', ')})`;
-/** A list whose items may be arrays: one statement per item, each `,x` emitting x itself (never flattened). */
-const psList = (items: readonly string[]) => `@(${items.map((i) => `,${i}`).join('; ')})`;
-
-/** The PowerShell hashtable of one command (or of the global options, with no sub-commands or arguments). */
-function psEntry(key: string, options: readonly OptionSpec[], spec?: CommandSpec): string[] {
-  const commands = (spec?.commands ?? []).flatMap((c) => [c.name, ...c.aliases].map((w) => psArray([pq(w), pq(c.name), pq(firstLine(c.description) || c.name)])));
-  const entries = options.flatMap((o) => optionNames([o]).map((name) => psArray([pq(name), pq(firstLine(o.description) || name)])));
-  const values = withValues(options).flatMap(({ option, kind }) =>
-    optionNames([option]).map((name) => `${pq(name)} = ${typeof kind === 'object' ? psArray(kind.choices.map(pq)) : pq(kind)}`),
-  );
-  const args = (spec?.arguments ?? []).map((a) => {
-    const kind = argumentKind(a);
-    return typeof kind === 'object' ? psArray(kind.choices.map(pq)) : pq(kind);
-  });
-  return [
-    `  ${pq(key)} = @{`,
-    `    Commands = ${psList(commands)}`,
-    `    Options = ${psList(entries)}`,
-    `    Valued = ${psArray(valued(options).map(pq))}`,
-    `    Values = @{ ${values.join('; ')} }`,
-    `    Args = ${psList(args)}`,
-    `    Variadic = $${spec?.arguments.at(-1)?.variadic ? 'true' : 'false'}`,
-    '  }',
-  ];
-}
-
-function powershellScript(root: CommandSpec): string {
-  const { nodes, globals } = treeOf(root);
-  const lines = [
-    '# PowerShell completion for missive, generated by `missive completion powershell` from its command tree; do not edit.',
-    '# Load it with: missive completion powershell | Out-String | Invoke-Expression   (e.g. in $PROFILE)',
-    '',
-    '# Per command: Commands (word, command name, description), Options (name, description), Valued (options taking a',
-    '# value), Values (option -> choices, or "file" / "directory"), Args (the operands in order, likewise); "*" holds',
-    '# the global options, valid at any level.',
-    '$global:MissiveCompletionTree = @{',
-  ];
-  lines.push(...psEntry('*', globals));
-  for (const n of nodes) lines.push(...psEntry(n.key, n.options, n.spec));
-  lines.push(
-    '}',
-    '',
-    'Register-ArgumentCompleter -Native -CommandName missive -ScriptBlock {',
-    '  param($wordToComplete, $commandAst, $cursorPosition)',
-    '  $words = @($commandAst.CommandElements | Where-Object { $_.Extent.EndOffset -le $cursorPosition } | ForEach-Object { $_.ToString() })',
-    "  if ($wordToComplete -ne '' -and $words.Count -gt 0) { $words = @($words | Select-Object -First ($words.Count - 1)) }",
-    "  $tree = $global:MissiveCompletionTree; $globals = $tree['*']",
-    "  $path = 'missive'; $operand = 0; $skip = $false; $valopt = $null; $dashdash = $false",
-    '  foreach ($w in @($words | Select-Object -Skip 1)) {',
-    '    if ($skip) { $skip = $false; continue }',
-    '    if ($dashdash) { $operand++; continue }',
-    "    if ($w -eq '--') { $dashdash = $true; continue }",
-    "    if ($w.StartsWith('-')) {",
-    "      if (-not $w.Contains('=') -and ($tree[$path].Valued -contains $w -or $globals.Valued -contains $w)) { $skip = $true; $valopt = $w }",
-    '      continue',
-    '    }',
-    '    $sub = $tree[$path].Commands | Where-Object { $_[0] -eq $w } | Select-Object -First 1',
-    '    if ($sub -and $operand -eq 0) { $path = "$path $($sub[1])" } else { $operand++ }',
-    '  }',
-    '  $node = $tree[$path]',
-    '  $candidates = @()',
-    '  $kind = $null',
-    '  if ($skip) { $kind = $node.Values[$valopt]; if ($null -eq $kind) { $kind = $globals.Values[$valopt] } }',
-    "  elseif (-not $dashdash -and $wordToComplete.StartsWith('-')) { $candidates = @(@($node.Options) + @($globals.Options) | ForEach-Object { ,@($_[0], $_[1], 'ParameterName') }) }",
-    "  elseif ($node.Commands.Count -gt 0 -and $operand -eq 0) { $candidates = @($node.Commands | ForEach-Object { ,@($_[0], $_[2], 'Command') }) }",
-    '  elseif ($operand -lt $node.Args.Count) { $kind = $node.Args[$operand] }',
-    '  elseif ($node.Variadic -and $node.Args.Count -gt 0) { $kind = $node.Args[$node.Args.Count - 1] }',
-    '  if ($kind -is [array]) { $candidates = @($kind | ForEach-Object { ,@($_, $_, \'ParameterValue\') }) }',
-    "  elseif ($kind -eq 'file' -or $kind -eq 'directory') { return }",
-    '  $candidates | Where-Object { $_[0] -like "$wordToComplete*" } | ForEach-Object {',
-    '    [System.Management.Automation.CompletionResult]::new($_[0], $_[0], $_[2], $_[1])',
-    '  }',
-    '}',
-  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,16 +1,16 @@
 /** The `missive` command line: commander for parsing, the core services for everything else. */
-import { Command, CommanderError, Option } from 'commander';
+import { CommanderError, Option, type Command } from 'commander';
 import { toMissiveError, usageError, type MissiveError } from '../../shared/errors.js';
 import type { Core } from '../core/context.js';
-import { parseDuration } from '../core/config/duration.js';
 import { closeSharedDispatcher } from '../core/a2a/http.js';
 import { closeClientTlsDispatchers } from '../core/agents/client-tls-pool.js';
 import { Printer, resolveMode, type OutputMode } from './output.js';
 import { modulesFor } from './command-modules.js';
 import { collect } from './options.js';
+import { coreOptions, knownSecrets } from './core-options.js';
 import type { Action, CliDeps, CommandContext, GlobalFlags } from './command-context.js';
 import { terminalBlock } from './terminal-text.js';
-import { VERSION } from '../core/version.js';
+import { addVersionOption, HELP_CONFIGURATION, MissiveCommand, usageParts } from './help.js';
 
 function addGlobalOptions(cmd: Command): Command {
   return cmd
@@ -33,9 +33,9 @@ function addGlobalOptions(cmd: Command): Command {
 
 /** The program with the commands `argv` needs (see command-modules.ts). */
 export async function buildProgram(deps: CliDeps, onResult: (code: number) => void, argv: readonly string[]): Promise<Command> {
-  const program = addGlobalOptions(new Command('missive'))
+  const root = new MissiveCommand('missive').configureHelp(HELP_CONFIGURATION);
+  const program = addVersionOption(addGlobalOptions(root), argv, deps.io)
     .description('Operator console for A2A (Agent2Agent) agents, v1.0, v0.3 and v0.2: registry, cards, messages, tasks and collectives.')
-    .version(VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: deps.io.stdout, writeErr: deps.io.stderr, outputError: () => undefined });
 
@@ -48,24 +48,8 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
       let out = new Printer(safeMode(flags), deps.io);
       let core: Core | undefined;
       try {
-        const timeoutMs = flags.timeout ? parseDuration(flags.timeout, '--timeout') : undefined;
         const { createCore } = await import('../core/context.js');
-        core = createCore({
-          env: deps.env,
-          cwd: deps.cwd,
-          secrets: deps.secrets,
-          configPath: flags.config,
-          profile: flags.profile,
-          timeoutMs,
-          protocolVersion: flags.protocolVersion,
-          extensions: flags.a2aExtension,
-          serviceParams: flags.serviceParam,
-          bearerTokenEnv: flags.bearerTokenEnv,
-          headers: flags.header,
-          allowCrossOriginAuth: flags.allowCrossOriginAuth,
-          requireSignedCard: flags.requireSignedCard,
-          onWarning: (message) => out.warning(message),
-        });
+        core = createCore(coreOptions(flags, deps, (message) => out.warning(message)));
         const resolvedCore = core;
         out = new Printer(resolveMode(flags, core.config.output.format as OutputMode | undefined), deps.io, () => knownSecrets(resolvedCore, flags));
         const code = await body({ core, out, flags, deps }, ...(args.slice(0, -1) as A));
@@ -104,20 +88,6 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
   return program;
 }
 
-/** Literal secrets scrubbed from any output: env-sourced ones named on the command line or in the config, and every credential sent. */
-function knownSecrets(core: Core, flags: GlobalFlags): string[] {
-  const out: string[] = [];
-  if (flags.bearerTokenEnv && core.env[flags.bearerTokenEnv]) out.push(core.env[flags.bearerTokenEnv]!);
-  for (const h of flags.header) {
-    const value = h.slice(h.indexOf(':') + 1).trim();
-    out.push(value, value.replace(/^\S+\s+/, ''));
-  }
-  for (const ref of Object.values(core.config.authRefs)) if (ref.env && core.env[ref.env]) out.push(core.env[ref.env]!);
-  // Every credential sent in this run, whatever its source (auth refs of the registry, the keyring, OAuth tokens).
-  out.push(...core.knownSecrets());
-  return out.filter((s) => s.length >= 4);
-}
-
 function safeMode(flags: GlobalFlags): OutputMode {
   try {
     return resolveMode(flags);
@@ -136,8 +106,8 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       const flags = { json: argv.includes('--json'), ndjson: argv.includes('--ndjson'), quiet: argv.includes('--quiet') || argv.includes('-q') };
-      const message = error.message.replace(/^error:\s*/i, '');
-      new Printer(safeMode(flags as GlobalFlags), deps.io).error(usageError('invalid_arguments', message, 'Run the command with --help for usage.') as MissiveError);
+      const { message, help } = usageParts(error.message);
+      new Printer(safeMode(flags as GlobalFlags), deps.io).error(usageError('invalid_arguments', message, help) as MissiveError);
       return 64;
     }
     throw error;

@@ -38,9 +38,51 @@ describe('doctor', () => {
     expect(check(data, 'store.sqlite_migrations')).toMatchObject({ status: 'ok', details: { schema_version: SCHEMA_VERSION } });
   });
 
-  it('exits 78 for an unknown profile', async () => {
+  it('reports an unknown profile as a failing config check, exit 78', async () => {
     const res = await box.run(['doctor', '--profile', 'ghost']);
     expect(res.code).toBe(78);
-    expect(res.stderr).toMatch(/profile "ghost" is not defined/);
+    expect(res.stdout).toMatch(/FAIL\s+config\.discovery_validation: .*profile "ghost" is not defined/);
+  });
+
+  it('reports a config file that does not parse as a failing check with file and line, and still runs the others', async () => {
+    mkdirSync(join(box.home, 'config'), { recursive: true });
+    const file = join(box.home, 'config/config.toml');
+    writeFileSync(file, '[qos]\ntimeout = "30s"\n\n[agents.echo\nbase_url = "http://127.0.0.1:9"\n');
+    const res = await box.run(['doctor', '--json']);
+    expect(res.code).toBe(78);
+    const data = res.json().data;
+    expect(data.ok).toBe(false);
+    expect(check(data, 'config.discovery_validation')).toMatchObject({
+      status: 'fail',
+      exit_code: 78,
+      details: { path: file, line: 4, code: 'missive::config::invalid_toml' },
+    });
+    expect(check(data, 'config.discovery_validation').message).toMatch(/config\.toml:4:\d+: not valid TOML/);
+    expect(check(data, 'binary.version').status).toBe('ok');
+    expect(check(data, 'state.paths').status).toBe('ok');
+    expect(check(data, 'store.sqlite_migrations').status).toBe('warn');
+    expect(check(data, 'auth.keyring')).toBeDefined();
+    expect(existsSync(join(box.home, 'state/profiles/default/missive.sqlite3'))).toBe(false);
+
+    const human = await box.run(['doctor']);
+    expect(human.code).toBe(78);
+    expect(human.stdout).toMatch(new RegExp(`FAIL\\s+config\\.discovery_validation: .*${file.replace(/[.]/g, '\\.')}:4`));
+    expect(human.stdout).toMatch(/ok\s+binary\.version/);
+  });
+
+  it('reports a config the schema refuses with the key and its file:line', async () => {
+    const file = join(box.home, 'broken.toml');
+    writeFileSync(file, '[agents.echo]\nbase_url = "http://127.0.0.1:9"\ntags = "demo"\n');
+    const res = await box.run(['doctor', '--json'], { env: { MISSIVE_CONFIG: file } });
+    expect(res.code).toBe(78);
+    const config = check(res.json().data, 'config.discovery_validation');
+    expect(config).toMatchObject({ status: 'fail', details: { source: 'env', path: file, line: 3, code: 'missive::config::invalid_config' } });
+    expect(config.message).toContain(`${file}:3: agents.echo.tags`);
+  });
+
+  it('reports a --config file that does not exist as a failing check', async () => {
+    const res = await box.run(['doctor', '--json', '--config', 'nowhere.toml']);
+    expect(res.code).toBe(78);
+    expect(check(res.json().data, 'config.discovery_validation')).toMatchObject({ status: 'fail', details: { code: 'missive::config::config_not_found' } });
   });
 });

@@ -63,7 +63,7 @@ describe('gRPC binding (A2A 1.0)', () => {
     expect(cancelled.json().data.task.state).toBe('cancelled');
     const refused = await box.run(['task', 'cancel', sent.task.task_id, '--json']);
     expect(refused.code).toBe(76);
-    expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::protocol::grpc_error' });
+    expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::protocol::task_not_cancelable' });
     readDb(box, (db) => expect((db.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(slow.task_id) as any).state).toBe('cancelled'));
   });
 

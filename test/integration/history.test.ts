@@ -121,7 +121,7 @@ describe('request history', () => {
     expect(byAgent(entries, 'rawstream')).toMatchObject({ task_id: 'raw-task', state: 'completed', answer_text: 'part one, part two' });
     // A stream answered with a message: its text is the answer.
     expect(entries[0]).toMatchObject({ message_id: ids.legacyStream, answer_text: 'echo: echo streamed', task_id: null });
-    expect(entries[1]).toMatchObject({ answer_text: 'echo: echo from the past', dialect: '0.3', url: `${v03.baseUrl}/rest` });
+    expect(entries[1]).toMatchObject({ answer_text: 'echo: echo from the past', dialect: '0.3', url: `${v03.baseUrl}/rpc` });
     const gone = byAgent(entries, 'gone');
     expect(gone).toMatchObject({ outcome: 'failed', answer_text: null, error: { code: 'missive::transport::connection_refused' } });
     expect(gone.error!.message).toMatch(/refused/);

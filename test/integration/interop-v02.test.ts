@@ -59,7 +59,7 @@ describe('A2A v0.2-style peer (@a2a-js/sdk 0.2)', () => {
     expect(waited.json().data).toMatchObject({ outcome: 'cancelled', exit_code: 81 });
     const refused = await box.run(['task', 'cancel', task.task_id, '--json']);
     expect(refused.code).toBe(76);
-    expect(JSON.parse(refused.stderr).data.message).toMatch(/JSON-RPC error -32002: Task not cancelable/);
+    expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::protocol::task_not_cancelable', message: expect.stringMatching(/\(TaskNotCancelable: Task not cancelable/) });
     readDb(box, (db) => expect((db.prepare(`SELECT count(*) AS n FROM tasks WHERE agent_alias = 'old'`).get() as any).n).toBe(3));
   });
 

@@ -35,8 +35,6 @@ afterEach(() => box.dispose());
 
 const ALIAS = { 'json-rpc': 'v03-jsonrpc', 'http+json': 'v03-httpjson', grpc: 'v03-grpc' } as const;
 
-/** The exit code a v1.0 agent gives for refusing to cancel a finished task, per binding (see tasks.test.ts). */
-const NOT_CANCELABLE_EXIT = { 'json-rpc': 76, 'http+json': 69, grpc: 76 } as const;
 
 describe('A2A v0.3 peer (@a2a-js/sdk 0.3)', () => {
   it('inspects the v0.3 card: its version, every interface, and the dialect missive will speak', async () => {
@@ -85,8 +83,9 @@ describe('A2A v0.3 peer (@a2a-js/sdk 0.3)', () => {
       expect(cancelled.json().data.task.state).toBe('cancelled');
 
       const refused = await box.run(['task', 'cancel', task.task_id, '--json']);
-      expect(refused.code).toBe(NOT_CANCELABLE_EXIT[binding]);
-      expect(JSON.parse(refused.stderr).data.message).toMatch(/not cancelable/i);
+      // TaskNotCancelable, as from a v1.0 agent on any binding (see a2a-errors.test.ts).
+      expect(refused.code).toBe(76);
+      expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::protocol::task_not_cancelable', message: expect.stringMatching(/not cancelable/i) });
 
       readDb(box, (db) => {
         const states = db.prepare(`SELECT state FROM tasks WHERE task_id IN (?, ?) ORDER BY state`).all(task.task_id, slow.task_id) as Array<{ state: string }>;

@@ -320,6 +320,18 @@ describe('job start --attach', () => {
     expect(shown).toMatchObject({ outcome: 'error', exit_code: 69, result: { error: { category: 'transport' } } });
   });
 
+  it("does not retry an A2A error: the agent's TaskNotFound ends the job at its first attempt (exit 76)", async () => {
+    const retriesBefore = eventsOf('missive.job.retrying').length;
+    const res = await box.run(['job', 'start', 'wait', 'no-such-task-5c1e', '--agent', 'tasks', '--max-attempts', '3', '--attach', '--json']);
+    expect(res.code, res.stderr).toBe(76);
+    expect(JSON.parse(res.stderr).data.code).toMatch(/job_failed|task_not_found/);
+    const job = jobRows().at(-1);
+    expect(job).toMatchObject({ kind: 'wait', state: 'failed', attempts: 1 });
+    expect(eventsOf('missive.job.retrying')).toHaveLength(retriesBefore);
+    const shown = (await box.run(['job', 'show', job.job_id, '--json'])).json().data;
+    expect(shown).toMatchObject({ exit_code: 76, result: { error: { code: 'missive::protocol::task_not_found' } } });
+  });
+
   it('stops following at --timeout with exit 82 and leaves the job running', async () => {
     const res = await box.run(['job', 'start', 'send', 'slow', 'long work', '--attach', '--timeout', '400ms', '--json']);
     expect(res.code, res.stderr).toBe(82);

@@ -101,7 +101,7 @@ describe('send', () => {
     await box.run(['agent', 'add', 'broken', raw.url]);
     const res = await box.run(['send', 'broken', 'hi', '--bearer-token-env', 'SEND_TOKEN', '--json']);
     expect(res.code).toBe(76);
-    expect(JSON.parse(res.stderr).data.code).toBe('missive::protocol::jsonrpc_error');
+    expect(JSON.parse(res.stderr).data.code).toBe('missive::protocol::unsupported_operation');
     expect(raw.requests.at(-1)!.headers.authorization).toBe('Bearer send-secret-abcdef');
     const d = db();
     const failed = d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.send.failed'`).get() as any;

@@ -50,18 +50,18 @@ describe('task', () => {
     expect((await box.run(['task', 'get', 'nope'])).code).toBe(64);
     expect((await box.run(['task', 'wait', 'nope'])).code).toBe(64);
     const res = await box.run(['task', 'get', 'nope', '--agent', 'done', '--json']);
-    expect(res.code).toBe(69);
-    expect(JSON.parse(res.stderr).data.message).toMatch(/not found|404/i);
+    expect(res.code).toBe(76);
+    expect(JSON.parse(res.stderr).data).toMatchObject({ code: 'missive::protocol::task_not_found', message: expect.stringMatching(/has no task with that id \(TaskNotFound/) });
   });
 
   it('cancel reaches the agent over both bindings and reports its refusal of a finished task', async () => {
     const id = await send('done');
     const rest = await box.run(['task', 'cancel', id]);
-    expect(rest.code).toBe(69);
-    expect(rest.stderr).toMatch(/tasks\/[^ ]+:cancel answered HTTP 400: Task not cancelable/);
+    expect(rest.code).toBe(76);
+    expect(rest.stderr).toMatch(/CancelTask at \S+: the agent cannot cancel the task in its current state \(TaskNotCancelable: Task not cancelable/);
     await box.run(['agent', 'add', 'done-rpc', done.baseUrl, '--binding-preference', 'json-rpc']);
     const rpc = await box.run(['task', 'cancel', id, '--agent', 'done-rpc']);
     expect(rpc.code).toBe(76);
-    expect(rpc.stderr).toMatch(/JSON-RPC error -32002: Task not cancelable/);
+    expect(rpc.stderr).toMatch(/the agent cannot cancel the task in its current state \(TaskNotCancelable: Task not cancelable/);
   });
 });

@@ -25,6 +25,13 @@ export interface SignedAgentOptions {
   /** Put the JWKS URL in the signature's jku (default true). */
   jku?: boolean;
   kid?: string;
+  /** The jku of the real signature (default: this agent's /jwks.json), e.g. a JWKS served on another port. */
+  jkuUrl?: string;
+  /**
+   * That many extra signature entries before the real one (a hostile card), each naming a key the JWKS lacks and its
+   * own jku on this agent's origin (/jwks/<n>.json, which serves the same JWKS); counted in `requests`.
+   */
+  extraSignatures?: number;
 }
 
 export interface SignedAgent {
@@ -71,16 +78,23 @@ export async function startSignedAgent(options: SignedAgentOptions): Promise<Sig
       ...(extended ? [{ id: 'private-reports', name: 'Private reports', description: 'Only for authenticated clients', tags: ['internal'] }] : []),
     ],
   });
-  const sign = generateAgentCardSignature(privateKey, { alg: 'ES256', kid, typ: 'JOSE', ...(options.jku === false ? {} : { jku: jwksUrl }) });
+  const sign = generateAgentCardSignature(privateKey, { alg: 'ES256', kid, typ: 'JOSE', ...(options.jku === false ? {} : { jku: options.jkuUrl ?? jwksUrl }) });
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const extraSignatures = Array.from({ length: options.extraSignatures ?? 0 }, (_, n) => ({
+    protected: b64({ alg: 'ES256', kid: `decoy-${n}`, typ: 'JOSE', jku: `${baseUrl}/jwks/${n}.json` }),
+    signature: Buffer.alloc(64, n % 256).toString('base64url'),
+  }));
   const signing = options.signing ?? 'signed';
   const publicCard = AgentCard.fromJSON(cardJson(false));
   const extendedCard = AgentCard.fromJSON(cardJson(true));
   const requestHandler = new DefaultRequestHandler(publicCard, new InMemoryTaskStore(), new EchoExecutor(), undefined, undefined, undefined, async () => extendedCard, sign);
 
   app.get('/jwks.json', (_req, res) => void res.json(jwks));
+  app.get('/jwks/:n.json', (_req, res) => void res.json(jwks));
   app.get(`/${AGENT_CARD_PATH}`, async (_req, res) => {
     const json = signing === 'unsigned' ? AgentCard.toJSON(publicCard) : AgentCard.toJSON(await requestHandler.getAgentCard());
     if (signing === 'tampered') (json as { description: string }).description = 'A card changed after it was signed.';
+    if (extraSignatures.length) (json as { signatures?: unknown[] }).signatures = [...extraSignatures, ...((json as { signatures?: unknown[] }).signatures ?? [])];
     res.json(json);
   });
   const requireToken: express.RequestHandler = (req, res, next) => {

@@ -14,6 +14,9 @@ import { commandTree, type CommandSpec } from '../../electron/cli/command-tree.j
 import { completionScript, SHELLS, type Shell } from '../../electron/cli/completion.js';
 import { manpage, roffText } from '../../electron/cli/manpage.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
+import { startAgents } from '../support/agents.js';
+import { COMMAND_MODULES, HIDDEN_COMMAND_MODULES, modulesFor } from '../../electron/cli/command-modules.js';
+import { existsSync } from 'node:fs';
 
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
@@ -270,3 +273,115 @@ describe('missive completion / manpage (the CLI)', () => {
     expect(json.json()).toMatchObject({ ok: true, kind: 'manpage', data: { format: 'roff' } });
   });
 });
+
+/** The bash script completing with a stand-in `missive` that answers `__complete KIND -- WORDS…` and logs each call. */
+function bashCompleteValues(queries: string[][]): { replies: string[][]; calls: string[] } {
+  const stub = [
+    'missive() {',
+    '  echo "$*" >> "$CALLS"',
+    '  case "$1:$2" in',
+    "    __complete:agents) printf '%s\\n' echo tasks ;;",
+    "    __complete:groups) printf '%s\\n' team ;;",
+    "    __complete:contexts) printf '%s\\n' planning ctx-1 ;;",
+    "    __complete:tasks) printf '%s\\n' task-aaa task-bbb ;;",
+    '  esac',
+    '}',
+  ].join('\n');
+  const calls = join(dir, 'calls.log');
+  writeFileSync(calls, '');
+  const body = queries
+    .map((words) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _missive; printf '%s ' "\${COMPREPLY[@]}"; echo`)
+    .join('\n');
+  const out = execFileSync('bash', ['-c', `source "${join(dir, 'bash')}"\n${stub}\n${body}`], { encoding: 'utf8', cwd: dir, env: { ...process.env, CALLS: calls } });
+  const replies = out.split('\n').slice(0, queries.length).map((l) => l.trim().split(/\s+/).filter(Boolean));
+  return { replies, calls: execFileSync('cat', [calls], { encoding: 'utf8' }).split('\n').filter(Boolean) };
+}
+
+describe('completion of values from the store', () => {
+  it('the scripts ask `missive __complete` for agents, groups, contexts and tasks where an argument or option names one', () => {
+    const { replies, calls } = bashCompleteValues([
+      ['missive', 'send', ''],
+      ['missive', '--profile', 'work', 'send', 'e'],
+      ['missive', 'task', 'get', ''],
+      ['missive', 'send', 'echo', 'hi', '--context', 'pl'],
+      ['missive', 'group', 'show', ''],
+      ['missive', 'bcast', ''],
+      ['missive', 'task', 'list', '--agent', ''],
+      ['missive', 'agent', 'add', ''],
+      ['missive', 'events', 'list', '--task', 'task-b'],
+    ]);
+    expect(replies).toEqual([['echo', 'tasks'], ['echo'], ['task-aaa', 'task-bbb'], ['planning'], ['team'], ['team'], ['echo', 'tasks'], [], ['task-bbb']]);
+    expect(calls[0]).toBe('__complete agents -- send');
+    expect(calls[1]).toBe('__complete agents -- --profile work send');
+    for (const shell of ['zsh', 'fish', 'powershell'] as const) expect(scripts[shell], shell).toContain('__complete');
+    if (has('zsh')) expect(spawnSync('zsh', ['-n', join(dir, 'zsh')]).status).toBe(0);
+  });
+
+  it('`missive __complete` reads only its own command module (no network, nothing else loaded)', () => {
+    const [only, ...rest] = modulesFor(['__complete', 'agents', '--', 'send'], new Set(['--profile', '--config']));
+    expect(rest).toEqual([]);
+    expect(only!.names).toEqual(['__complete']);
+    expect(HIDDEN_COMMAND_MODULES.filter((m) => m.names.includes('__complete'))).toHaveLength(1);
+    expect(COMMAND_MODULES.filter((m) => m.names.includes('__complete'))).toEqual([]);
+  });
+});
+
+describe('missive __complete (the CLI)', () => {
+  let fleet: Awaited<ReturnType<typeof startAgents>>;
+  let values: Sandbox;
+  beforeAll(async () => {
+    fleet = await startAgents({ tasks: { behaviour: 'task' } });
+    values = sandbox();
+    mkdirSync(join(values.home, 'config'), { recursive: true });
+    writeFileSync(join(values.home, 'config/config.toml'), '[agents.seeded]\nbase_url = "http://127.0.0.1:9"\n[profiles.work]\n');
+    expect((await values.run(['agent', 'add', 'tasks', fleet.agents.tasks!.baseUrl])).code).toBe(0);
+    expect((await values.run(['group', 'create', 'team', '--member', 'tasks'])).code).toBe(0);
+    expect((await values.run(['context', 'create', '--name', 'planning'])).code).toBe(0);
+    expect((await values.run(['send', 'tasks', 'make a task', '--return-immediately'])).code).toBe(0);
+  });
+  afterAll(async () => {
+    values?.dispose();
+    await fleet?.close();
+  });
+
+  const lines = (text: string) => text.split('\n').filter(Boolean);
+
+  it('prints agent aliases, groups, context names and recent task ids, one a line', async () => {
+    const taskIds = (await values.run(['task', 'list', '--json'])).json().data.tasks.map((t: { task_id?: string; id?: string }) => t.task_id ?? t.id);
+    expect(taskIds.length).toBeGreaterThan(0);
+    const run = async (kind: string) => {
+      const res = await values.run(['__complete', kind]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toBe('');
+      return lines(res.stdout);
+    };
+    expect(await run('agents')).toEqual(['seeded', 'tasks']);
+    expect(await run('groups')).toEqual(['team']);
+    expect(await run('contexts')).toContain('planning');
+    expect(await run('tasks')).toEqual(expect.arrayContaining(taskIds));
+  });
+
+  it('reads the profile and config named in the words typed, creates nothing, and says nothing when it cannot', async () => {
+    const work = await values.run(['__complete', 'agents', '--', '--profile', 'work', 'send']);
+    expect(work.code).toBe(0);
+    expect(lines(work.stdout)).toEqual(['seeded']);
+    expect(existsSync(join(values.home, 'state/profiles/work'))).toBe(false);
+    const fresh = sandbox();
+    try {
+      expect(lines((await fresh.run(['__complete', 'agents'])).stdout)).toEqual([]);
+      expect(existsSync(join(fresh.home, 'state'))).toBe(false);
+      const broken = join(fresh.home, 'broken.toml');
+      writeFileSync(broken, '[agents\n');
+      for (const args of [['__complete', 'agents', '--', '--config', broken], ['__complete', 'nonsense']]) {
+        const res = await fresh.run(args);
+        expect(res.code).toBe(0);
+        expect(res.stdout).toBe('');
+        expect(res.stderr).toBe('');
+      }
+    } finally {
+      fresh.dispose();
+    }
+    expect((await values.run(['--help'])).stdout).not.toContain('__complete');
+  });
+});
+

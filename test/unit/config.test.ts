@@ -1,11 +1,23 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MissiveError } from '../../shared/errors.js';
 import { loadConfig, parseConfigText } from '../../electron/core/config/load.js';
 import { statePaths } from '../../electron/core/config/paths.js';
 import { parseDuration } from '../../electron/core/config/duration.js';
+
+const docsConfig = join(dirname(fileURLToPath(import.meta.url)), '../../docs/config.md');
+
+/** The ```toml block under "## Example" in docs/config.md, verbatim. */
+function docsExample(): string {
+  const text = readFileSync(docsConfig, 'utf8');
+  const section = text.slice(text.indexOf('\n## Example\n'));
+  const match = /```toml\n([\s\S]*?)```/.exec(section);
+  if (!match) throw new Error('no toml example under "## Example" in docs/config.md');
+  return match[1]!;
+}
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'missive-config-'));
 
@@ -36,7 +48,7 @@ describe('config', () => {
   });
 
   it('reports TOML syntax errors with line numbers', () => {
-    expectConfigError(() => parseConfigText('[qos\n', 'bad.toml'), /bad\.toml is not valid TOML at line 1/);
+    expectConfigError(() => parseConfigText('[qos\n', 'bad.toml'), /bad\.toml:1:\d+: not valid TOML: /);
   });
 
   it('follows the discovery order: --config, MISSIVE_CONFIG, repo-local (opt-in), XDG, defaults', () => {
@@ -94,5 +106,31 @@ describe('config', () => {
     expect(parseDuration('2m')).toBe(120_000);
     expect(() => parseDuration('0s')).toThrow(/greater than zero/);
     expect(() => parseDuration('10')).toThrow(/not a duration/);
+  });
+
+  it('loads the example of docs/config.md as written, with every profile it defines', () => {
+    const dir = tmp();
+    const file = join(dir, 'config.toml');
+    writeFileSync(file, docsExample());
+    const cfg = loadConfig({ configFlag: file, env: {}, cwd: dir });
+    expect(cfg.agents.echo?.interface_urls).toEqual({ 'json-rpc': 'http://127.0.0.1:41241/a2a/jsonrpc' });
+    expect(cfg.agents.bank?.client_tls?.passphrase_ref).toBe('bank-key');
+    expect(cfg.profiles).toEqual(['default', 'work']);
+    expect(loadConfig({ configFlag: file, profileFlag: 'work', env: {}, cwd: dir }).qos.timeoutMs).toBe(120_000);
+  });
+
+  it('takes a partial interface_urls (one binding, or two of three)', () => {
+    const one = parseConfigText('[agents.a]\nbase_url = "http://127.0.0.1:1"\ninterface_urls = { grpc = "127.0.0.1:50051" }\n', 'c');
+    expect(one.agents?.a?.interface_urls).toEqual({ grpc: '127.0.0.1:50051' });
+    const two = parseConfigText('[agents.a]\nbase_url = "http://127.0.0.1:1"\n[agents.a.interface_urls]\n"http+json" = "http://127.0.0.1:1/v1"\n"json-rpc" = "http://127.0.0.1:1/rpc"\n', 'c');
+    expect(Object.keys(two.agents?.a?.interface_urls ?? {})).toEqual(['http+json', 'json-rpc']);
+    expectConfigError(() => parseConfigText('[agents.a]\nbase_url = "http://127.0.0.1:1"\ninterface_urls = { soap = "http://x" }\n', 'c'), /agents\.a\.interface_urls/);
+  });
+
+  it('names the file and line of a value the schema refuses', () => {
+    const text = ['[qos]', 'timeout = "30s"', '', '[agents.echo]', 'base_url = "http://127.0.0.1:1"', 'tags = "demo"', '', '[webhook]', 'port = 99999'].join('\n');
+    expectConfigError(() => parseConfigText(text, 'cfg.toml'), /cfg\.toml:6: agents\.echo\.tags: .*; cfg\.toml:9: webhook\.port: /);
+    expectConfigError(() => parseConfigText('[qos]\nmax_request_byts = 10\n', 'cfg.toml'), /cfg\.toml:2: qos: unknown key "max_request_byts"/);
+    expectConfigError(() => parseConfigText('x = 1\n[qos\n', 'bad.toml'), /bad\.toml:2:\d+: not valid TOML: /);
   });
 });

@@ -62,6 +62,22 @@ describe('packaging config', () => {
     expect(FpmTarget.prototype.getDefaultRecommends('deb')).toContain('libappindicator3-1');
   });
 
+  it("gives the deb the maintainer and homepage electron-builder's deb target refuses to build without", async () => {
+    const FpmTarget = require('app-builder-lib/out/targets/FpmTarget.js').default;
+    const { AppInfo } = require('app-builder-lib/out/appInfo.js');
+    const metaInfo = (metadata: Record<string, unknown>) => {
+      const info = { metadata, repositoryInfo: Promise.resolve(null) };
+      const appInfo = { info, notNullDevMetadata: {}, linuxPackageName: 'missive', computePackageUrl: AppInfo.prototype.computePackageUrl };
+      return FpmTarget.prototype.computeFpmMetaInfoOptions.call({ packager: { appInfo, info }, options: config.deb });
+    };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const meta = await metaInfo(pkg);
+    expect(meta.maintainer).toBe(`${pkg.author.name} <${pkg.author.email}>`);
+    expect(meta.url).toBe(pkg.homepage);
+    const { homepage: _, author: __, ...bare } = pkg;
+    await expect(metaInfo(bare)).rejects.toThrow(/homepage[\s\S]*author 'email'/);
+  });
+
   it('ships the sh launcher as resources/bin/missive on Linux and macOS, and missive.cmd on Windows', () => {
     const resources = (platform: string) => config[platform].extraResources as Array<{ from: string; to: string }>;
     expect(resources('linux')).toEqual([{ from: 'build/missive-launcher.sh', to: 'bin/missive' }]);

@@ -6,6 +6,7 @@ import type { InspectView } from '../../core/agents/discovery.js';
 import { BINDINGS, type Binding } from '../../core/config/schema.js';
 import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
 import type { Action } from '../command-context.js';
+import type { Core } from '../../core/context.js';
 import { collect } from '../options.js';
 import { keyValues, table } from '../human.js';
 import { securityText } from '../security-text.js';
@@ -42,6 +43,15 @@ const selectedText = (v: InspectView) => {
   return `${BINDING_LABEL[s.binding] ?? s.binding} ${s.url} (card says A2A ${s.protocol_version}; missive speaks the ${s.dialect} dialect; from ${s.source})`;
 };
 
+/** `1.0: the highest both speak (agent offers 1.0, 0.3; missive speaks 1.0, 0.3)`, and how the card was asked for. */
+const versionText = (n: InspectView['negotiation']['version']) => {
+  if (!n.spoken) return undefined;
+  const sides = `agent offers ${n.agent_offers.join(', ') || 'no declared version'}; missive speaks ${n.missive_speaks.join(', ')}`;
+  const how = n.forced ? 'forced by --protocol-version' : 'the highest both speak';
+  const card = n.card_requested_with && n.card_requested_with !== n.missive_speaks[0] ? `; card asked for with A2A-Version ${n.card_requested_with} after ${n.missive_speaks[0]} was refused` : '';
+  return `${n.spoken}: ${how} (${sides})${card}`;
+};
+
 /** The client certificate line of `agent inspect`: subject, issuer and expiry (the key is never read here). */
 const clientCertText = (c: InspectView['client_tls']) => {
   if (!c) return undefined;
@@ -64,6 +74,7 @@ const inspectText = (v: InspectView) => {
       ['input modes', v.card.default_input_modes],
       ['output modes', v.card.default_output_modes],
       ['selected', selectedText(v)],
+      ['A2A version', versionText(v.negotiation.version)],
       ['credentials', v.origin_pinning.configured.length ? `${v.origin_pinning.configured.join(', ')}: ${CREDENTIALS_TEXT[v.origin_pinning.decision]}` : CREDENTIALS_TEXT.none],
       ['client certificate', clientCertText(v.client_tls)],
       ['card signature', signatureText(v.signature)],
@@ -85,14 +96,27 @@ const inspectText = (v: InspectView) => {
 /** Discovery (card parsing, the SDK codecs, HTTP) is loaded only by the commands that fetch a card, not by `agent list`. */
 const discovery = () => import('../../core/agents/discovery.js');
 
+/** `agent inspect` of an alias, a URL (a discovered agent, see ad-hoc.ts) or a card file (read, nothing stored). */
+async function inspectTarget(core: Core, target: string, opts: { refresh?: boolean; binding?: Binding; extended?: boolean }, cwd: string) {
+  const { cardFileOf, readCardFile } = await import('../../core/agents/card-source.js');
+  const file = cardFileOf(core, target, cwd);
+  if (file) {
+    if (opts.extended) throw usageError('conflicting_options', '--extended calls the agent: inspect a card file without it, or give the agent alias or URL');
+    return (await discovery()).inspectCardResult(core, readCardFile(file), opts);
+  }
+  const alias = await (await import('../../core/agents/ad-hoc.js')).resolveAgentTarget(core, target);
+  return (await import('../../core/agents/extended-card.js')).inspectAgentCard(core, alias, opts);
+}
+
 const bindingOption = () => new Option('--binding <binding>', 'require this binding').choices([...BINDINGS]);
 
 export function registerAgentCommands(program: Command, action: Action): void {
   const agent = program.command('agent').description('register, inspect and manage A2A agents');
 
   agent
-    .command('add <alias> <base-url>')
-    .description('register an agent by alias and base URL')
+    .command('add <alias> [base-url]')
+    .description("register an agent by alias and base URL, or by its card's URL (one ending in agent-card.json or agent.json: the card is fetched now)")
+    .option('--card-url <url>', 'where the agent serves its Agent Card, when not at <base-url>/.well-known/agent-card.json (fetched now; the base URL defaults to its first HTTP interface)')
     .option('--interface <binding=url>', 'explicit interface URL, e.g. json-rpc=http://host/rpc or grpc=host:50051 (repeatable)', collect, [])
     .option('--binding-preference <binding>', 'preferred binding order (repeatable; default http+json, json-rpc, grpc)', collect, [])
     .option('--trust-origin <origin>', "another origin that may receive this agent's credentials, e.g. https://api.example.com (repeatable)", collect, [])
@@ -107,10 +131,13 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .option('--jwks-url <url>', "signed cards: the JWKS with the keys that sign this agent's card (else the signature's jku)")
     .option('--jwks-file <file>', 'signed cards: the same keys from a local JWKS file')
     .action(
-      action(async ({ core, out, deps }, alias: string, baseUrl: string, opts: Record<string, any>) => {
-        const view = addAgent(core, {
+      action(async ({ core, out, deps }, alias: string, given: string | undefined, opts: Record<string, any>) => {
+        const cardSource = await import('../../core/agents/card-source.js');
+        const cardUrl: string | undefined = opts.cardUrl ?? (given && cardSource.isCardUrl(given) ? given : undefined);
+        const baseUrl = given === cardUrl ? undefined : given;
+        if (!baseUrl && !cardUrl) throw usageError('missing_base_url', `agent add ${alias} needs the agent's base URL or its card URL`, `Give one: missive agent add ${alias} https://agent.example.com  (or --card-url https://host/path/agent-card.json)`);
+        const input = {
           alias,
-          baseUrl,
           interfaces: opts.interface,
           bindingPreference: opts.bindingPreference,
           authRef: opts.authRef,
@@ -120,7 +147,8 @@ export function registerAgentCommands(program: Command, action: Action): void {
           trustedOrigins: opts.trustOrigin,
           clientTls: { certFile: opts.clientCert, keyFile: opts.clientKey, caFile: opts.caCert, passphraseRef: opts.keyPassphraseRef, baseDir: deps.cwd },
           cardKeys: { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd },
-        });
+        };
+        const view = cardUrl ? await cardSource.addAgentFromCard(core, { ...input, baseUrl, cardUrl }) : addAgent(core, { ...input, baseUrl: baseUrl! });
         out.result('agent_add', { agent: view }, (d) => `added agent ${d.agent.alias} (${d.agent.base_url})\nnext: missive agent inspect ${d.agent.alias}`);
       }),
     );
@@ -189,13 +217,13 @@ export function registerAgentCommands(program: Command, action: Action): void {
 
   agent
     .command('inspect <alias>')
-    .description('show the Agent Card and the selected interface (fetches the card when none is cached)')
+    .description('show the Agent Card and the selected interface (fetches the card when none is cached); <alias> may also be a URL (no registration needed) or a card file')
     .option('--refresh', 'revalidate the cached card first (If-None-Match / If-Modified-Since)')
     .option('--extended', 'also fetch the extended Agent Card (GetExtendedAgentCard, sent with the agent\'s auth)')
     .addOption(bindingOption())
     .action(
-      action(async ({ core, out }, alias: string, opts: { refresh?: boolean; binding?: Binding; extended?: boolean }) => {
-        const view = await (await import('../../core/agents/extended-card.js')).inspectAgentCard(core, alias, opts);
+      action(async ({ core, out, deps }, alias: string, opts: { refresh?: boolean; binding?: Binding; extended?: boolean }) => {
+        const view = await inspectTarget(core, alias, opts, deps.cwd);
         out.result('agent_inspect', view, (v: InspectView & { extended_card?: ExtendedCardView }) => (v.extended_card ? `${inspectText(v)}\n\n${extendedCardText(v.extended_card)}` : inspectText(v)));
       }),
     );

@@ -15,7 +15,8 @@ import { collect, integer } from '../options.js';
 import { barrierText, fanOutText, reduceText, stepText } from '../collective-text.js';
 import { MemberProgress } from '../progress.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
-import { addFanOutOptions, addReduceOptions, addReduceTargetOptions, fanOutFlags, reduceInputOf } from '../collective-options.js';
+import { addContextTargetOptions, addFanOutOptions, addReduceOptions, addReduceTargetOptions, fanOutFlags, reduceInputOf } from '../collective-options.js';
+import { collectiveContextId } from '../../core/collectives/bcast-document.js';
 
 function fanOutRun(ctx: CommandContext) {
   const progress = MemberProgress.enabled(ctx.deps.io, ctx.out.mode) ? new MemberProgress(ctx.deps.io) : null;
@@ -46,6 +47,12 @@ async function readBcastDoc(path: string, ctx: CommandContext): Promise<unknown>
   } catch {
     throw usageError('invalid_bcast_document', `--from-bcast ${path} is not JSON; pass the output of \`missive bcast --json\``);
   }
+}
+
+/** The context of a gather or reduce: `--from-bcast`'s document (read from a file or stdin) or `--context`. */
+async function targetContext(ctx: CommandContext, command: string, group: string, o: { context?: string; fromBcast?: string }): Promise<string> {
+  const doc = o.fromBcast ? await readBcastDoc(o.fromBcast, ctx) : undefined;
+  return collectiveContextId(ctx.core.store().db, command, group, { contextId: o.context, fromBcast: doc });
 }
 
 export function registerCollectiveCommands(program: Command, action: Action): void {
@@ -104,20 +111,21 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
       }),
     );
 
-  program
-    .command('gather <group>')
-    .description("collect each member's latest output in a context from the local journal (no network)")
-    .requiredOption('--context <id>', 'the context to gather')
+  addContextTargetOptions(program.command('gather <group>').description("collect each member's latest output in a context from the local journal (no network)"), 'gather', { fromBcast: true })
     .option('--output-dir <dir>', 'also export the artifacts, rank-prefixed')
     .option('--force', 'overwrite existing files in --output-dir')
     .action(
-      action(async ({ core, out, deps }, name: string, o: { context: string; outputDir?: string; force?: boolean }) =>
-        out.result('gather_result', gather(core, { group: name, contextId: o.context, outputDir: o.outputDir, force: o.force, cwd: deps.cwd }), (r: GatherResult) => gatherMarkdown(r)),
-      ),
+      action(async (ctx, name: string, o: { context?: string; fromBcast?: string; outputDir?: string; force?: boolean }) => {
+        const contextId = await targetContext(ctx, 'gather', name, o);
+        return ctx.out.result('gather_result', gather(ctx.core, { group: name, contextId, outputDir: o.outputDir, force: o.force, cwd: ctx.deps.cwd }), (r: GatherResult) => gatherMarkdown(r));
+      }),
     );
 
-  addReduceTargetOptions(program.command('reduce <group>').description("reduce the members' outputs in a context to one result, recorded as a local message")).action(
-    action(async ({ core, out, deps }, name: string, o: Record<string, any>) => out.result('reduce_result', await reduce(core, reduceInputOf(name, o, deps.cwd)), reduceText)),
+  addReduceTargetOptions(program.command('reduce <group>').description("reduce the members' outputs in a context to one result, recorded as a local message"), { fromBcast: true }).action(
+    action(async (ctx, name: string, o: Record<string, any>) => {
+      const contextId = await targetContext(ctx, 'reduce', name, o);
+      return ctx.out.result('reduce_result', await reduce(ctx.core, { ...reduceInputOf(name, o, ctx.deps.cwd), contextId }), reduceText);
+    }),
   );
 
   addReduceOptions(addFanOutOptions(addMessageInputOptions(program.command('round <group> [message]').description('bcast → barrier → gather → reduce in one context, with one summary')))).action(

@@ -48,7 +48,8 @@ export function registerConformanceCommand(program: Command, action: Action): vo
     .option('--include-send', 'also send one short text message (SendMessage and SendStreamingMessage) per interface')
     .action(
       action(async ({ core, out }, agent: string, opts: { includeSend?: boolean }) => {
-        const report = await runConformance(core, agent, { includeSend: opts.includeSend === true });
+        const alias = await (await import('../../core/agents/ad-hoc.js')).resolveAgentTarget(core, agent);
+        const report = await runConformance(core, alias, { includeSend: opts.includeSend === true });
         return out.outcome('conformance', report, conformanceText, failedError);
       }),
     );

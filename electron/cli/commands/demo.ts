@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { runDemo, startDemoAgents, registerDemoAgents, type DemoStep } from '../../core/demo/demo.js';
+import { fetchDemoCards, runDemo, startDemoAgents, registerDemoAgents, type DemoStep } from '../../core/demo/demo.js';
 import type { Action } from '../command-context.js';
 import type { StreamResult } from '../../core/messaging/stream.js';
 import { stepText } from '../collective-text.js';
@@ -59,11 +59,17 @@ export function registerDemoCommand(program: Command, action: Action): void {
 
   demo
     .command('serve')
-    .description('keep the demo agents running (Ctrl-C to stop) and registered in the current profile')
+    .description('keep the demo agents running (Ctrl-C to stop), registered in the current profile with their cards fetched')
     .action(
       action(async ({ core, out, deps }) => {
         const agents = await startDemoAgents();
-        registerDemoAgents(core, agents);
+        try {
+          registerDemoAgents(core, agents);
+          await fetchDemoCards(core, agents);
+        } catch (error) {
+          await agents.close();
+          throw error;
+        }
         out.result('demo_serve', { agents: agents.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })), state: core.paths.state }, (d) =>
           [table(['alias', 'base url'], d.agents.map((a: { alias: string; base_url: string }) => [a.alias, a.base_url])), `registered in ${d.state}; press Ctrl-C to stop`].join('\n'),
         );

@@ -1,5 +1,6 @@
 /** `missive events list|tail|export|replay`: the redacted journal, and collective steps rebuilt from it. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { EVENT_OUTCOMES } from '../../core/events/journal-query.js';
 import { exportJournal, journalAfter, latestSequence, listJournal, type EventFilter } from '../../core/events/journal.js';
 import type { Action } from '../command-context.js';
 import { integer } from '../options.js';
@@ -9,12 +10,13 @@ import { replayText } from '../replay-text.js';
 
 const filterOptions = (cmd: Command) =>
   cmd
-    .option('--type <type>', 'exact event type, e.g. a2a.send.completed')
+    .option('--type <type>', 'event type, e.g. a2a.send.completed, or a prefix ending in .*, e.g. a2a.push.*')
     .option('--agent <alias>', 'only events of this agent')
     .option('--context <id>', 'only events of this context')
     .option('--task <id>', 'only events of this task')
     .option('--since <timestamp>', 'only events at or after this ISO-8601 time')
-    .option('--search <text>', 'only events whose type, agent, ids or (redacted) payload contain this text, any case');
+    .option('--search <text>', 'only events whose type, agent, ids or (redacted) payload contain this text, any case')
+    .addOption(new Option('--outcome <outcome>', 'failed: only failures (failed calls and runs, refused callbacks, tasks that ended failed or rejected, collectives that did not succeed)').choices([...EVENT_OUTCOMES]));
 
 const filterOf = (o: Record<string, string | undefined>, limit?: number): EventFilter => ({
   type: o.type,
@@ -23,6 +25,7 @@ const filterOf = (o: Record<string, string | undefined>, limit?: number): EventF
   task: o.task,
   since: o.since,
   search: o.search,
+  outcome: o.outcome,
   limit,
 });
 

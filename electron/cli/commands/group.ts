@@ -1,15 +1,38 @@
 /** `missive group …` and `missive route explain`: presentation only. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import type { Core } from '../../core/context.js';
 import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, MAX_RANK, removeMember, requireGroup, type GroupView } from '../../core/collectives/groups.js';
 import { explainRoute, ROUTE_POLICIES, type RouteExplanation } from '../../core/collectives/route.js';
 import type { Action } from '../command-context.js';
 import { collect, integer } from '../options.js';
 import { keyValues, table } from '../human.js';
 
-const groupText = (g: GroupView) =>
-  `${keyValues([['group', g.group_name], ['policy', g.routing_policy], ['notes', g.notes], ['members', g.members.length]])}${
+type PolicySource = 'group' | 'config' | 'default';
+const isRoutePolicy = (p: string | undefined): p is string => (ROUTE_POLICIES as readonly string[]).includes(p ?? '');
+
+/**
+ * The routing policy `route explain` uses for a group, always one of the documented ones: the group's own, else
+ * `[routing].default_policy`, else `first` (a group created without one stores none, written `direct` in the store).
+ */
+function withPolicy<G extends { routing_policy: string }>(core: Core, g: G): G & { routing_policy_source: PolicySource } {
+  const configured = core.config.routing.defaultPolicy;
+  const [routing_policy, routing_policy_source]: [string, PolicySource] = isRoutePolicy(g.routing_policy) ? [g.routing_policy, 'group'] : isRoutePolicy(configured) ? [configured, 'config'] : ['first', 'default'];
+  return { ...g, routing_policy, routing_policy_source };
+}
+
+const policyText = (g: { routing_policy: string; routing_policy_source: PolicySource }) =>
+  g.routing_policy_source === 'group' ? g.routing_policy : `${g.routing_policy} (${g.routing_policy_source === 'config' ? '[routing].default_policy' : 'default'})`;
+
+const groupText = (g: GroupView & { routing_policy_source: PolicySource }) =>
+  `${keyValues([['group', g.group_name], ['policy', policyText(g)], ['notes', g.notes], ['members', g.members.length]])}${
     g.members.length ? `\n\n${table(['RANK', 'AGENT'], g.members.map((m) => [String(m.rank), m.agent_alias]))}` : '\n\nNo members yet: missive group add <group> <alias>'
   }`;
+
+/** Candidates routed without a card get a line saying how to cache one. */
+const missingCardsHint = (r: RouteExplanation): string[] => {
+  const missing = r.candidates.filter((c) => c.card === 'missing').map((c) => c.alias);
+  return missing.length ? ['', `no cached card for ${missing.join(', ')}: \`missive agent inspect <alias>\` caches one, or add --refresh-capabilities`] : [];
+};
 
 export function registerGroupCommands(program: Command, action: Action): void {
   const group = program.command('group').description('groups of agents with unique ranks, for collectives');
@@ -18,31 +41,31 @@ export function registerGroupCommands(program: Command, action: Action): void {
     .description('create a group; members as ALIAS or ALIAS@RANK (others take the smallest free ranks in order)')
     .option('--member <alias[@rank]>', 'member (repeatable)', collect, [])
     .option('--notes <text>', 'free-form notes')
-    .option('--routing-policy <policy>', `default routing policy (${ROUTE_POLICIES.join(', ')})`)
-    .action(action(async ({ core, out }, name: string, o: { member: string[]; notes?: string; routingPolicy?: string }) => out.result('group_create', createGroup(core, name, { members: o.member, notes: o.notes, routingPolicy: o.routingPolicy }), groupText)));
+    .addOption(new Option('--routing-policy <policy>', "the policy route explain uses for this group (else [routing].default_policy, then first)").choices([...ROUTE_POLICIES]))
+    .action(action(async ({ core, out }, name: string, o: { member: string[]; notes?: string; routingPolicy?: string }) => out.result('group_create', withPolicy(core, createGroup(core, name, { members: o.member, notes: o.notes, routingPolicy: o.routingPolicy })), groupText)));
   group
     .command('add <name> <alias>')
     .description('add a member (or move it to --rank)')
     .option('--rank <n>', `rank, 0 to ${MAX_RANK}; default the smallest free one`, integer('--rank', 0, MAX_RANK))
-    .action(action(async ({ core, out }, name: string, alias: string, o: { rank?: number }) => out.result('group_add', addMember(core, name, alias, o.rank), groupText)));
+    .action(action(async ({ core, out }, name: string, alias: string, o: { rank?: number }) => out.result('group_add', withPolicy(core, addMember(core, name, alias, o.rank)), groupText)));
   group
     .command('remove <name> <alias>')
     .description('remove a member')
-    .action(action(async ({ core, out }, name: string, alias: string) => out.result('group_remove', removeMember(core, name, alias), groupText)));
+    .action(action(async ({ core, out }, name: string, alias: string) => out.result('group_remove', withPolicy(core, removeMember(core, name, alias)), groupText)));
   group
     .command('list')
     .description('list groups')
     .action(
       action(async ({ core, out }) =>
-        out.result('group_list', { groups: listGroups(core) }, (d: { groups: ReturnType<typeof listGroups> }) =>
-          d.groups.length ? table(['GROUP', 'MEMBERS', 'POLICY'], d.groups.map((g) => [g.group_name, String(g.members), g.routing_policy])) : 'No groups yet: missive group create <name> --member <alias>...',
+        out.result('group_list', { groups: listGroups(core).map((g) => withPolicy(core, g)) }, (d: { groups: Array<ReturnType<typeof listGroups>[number] & { routing_policy_source: PolicySource }> }) =>
+          d.groups.length ? table(['GROUP', 'MEMBERS', 'POLICY'], d.groups.map((g) => [g.group_name, String(g.members), policyText(g)])) : 'No groups yet: missive group create <name> --member <alias>...',
         ),
       ),
     );
   group
     .command('show <name>')
     .description('show a group and its members in rank order')
-    .action(action(async ({ core, out }, name: string) => out.result('group_show', requireGroup(core, name), groupText)));
+    .action(action(async ({ core, out }, name: string) => out.result('group_show', withPolicy(core, requireGroup(core, name)), groupText)));
   group
     .command('delete <name>')
     .description('delete a group (its agents stay registered)')
@@ -85,6 +108,7 @@ export function registerGroupCommands(program: Command, action: Action): void {
               '',
               table(['', 'RANK', 'AGENT', 'CARD', 'WHY'], r.candidates.map((c) => [c.chosen ? '→' : ' ', String(c.rank), c.alias, c.card, c.reason])),
               ...(r.next_round_robin_cursor !== null ? ['', `next round-robin cursor: ${r.next_round_robin_cursor}`] : []),
+              ...missingCardsHint(r),
             ].join('\n'),
         ),
       ),

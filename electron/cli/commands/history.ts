@@ -1,6 +1,7 @@
 /** `missive history list|show`: the sends and streams the journal remembers, as the desktop History view shows them. */
 import { Option, type Command } from 'commander';
 import { getHistoryEntry, listHistory } from '../../core/history/service.js';
+import { findRequestMessageId } from '../../core/history/find.js';
 import type { HistoryEntry } from '../../../shared/ipc/contract.js';
 import { missiveCommand } from '../../../shared/copy-as.js';
 import type { Action } from '../command-context.js';
@@ -20,7 +21,7 @@ export function registerHistoryCommands(program: Command, action: Action): void 
     .description('the newest sends and streams')
     .option('--agent <alias>', 'only requests to this agent')
     .addOption(new Option('--operation <op>', 'only send or only stream').choices(['send', 'stream']))
-    .option('--limit <n>', 'how many, 1 to 1000 (default 50)', integer('--limit', 1, 1000), 50)
+    .option('--limit <n>', 'how many, 1 to 1000', integer('--limit', 1, 1000), 50)
     .option('--before <sequence>', 'the page before this journal sequence (next_before_sequence of the last page)', integer('--before', 1))
     .action(
       action(async ({ core, out }, o: { agent?: string; operation?: 'send' | 'stream'; limit: number; before?: number }) => {
@@ -40,9 +41,10 @@ export function registerHistoryCommands(program: Command, action: Action): void 
     );
   history
     .command('show <message-id>')
-    .description('one request by its message id: what was sent, what came back, and the command to run it again')
+    .description('one request by its message id (or a unique prefix of it): what was sent, what came back, and the command to run it again')
     .action(
-      action(async ({ core, out }, messageId: string) => {
+      action(async ({ core, out }, idOrPrefix: string) => {
+        const messageId = findRequestMessageId(core.store().db, idOrPrefix);
         // The CLI process keeps no wire between runs: `missive send --show-wire` prints it as it happens.
         const shown = getHistoryEntry(core, messageId, () => null);
         out.result('history_show', { ...shown, rerun: rerun(shown.entry) }, (d: typeof shown & { rerun: string | null }) =>

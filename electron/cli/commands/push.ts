@@ -1,7 +1,8 @@
 /** `missive push …` and `missive webhook run`: presentation of push config CRUD and the callback receiver. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { usageError } from '../../../shared/errors.js';
-import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from '../../core/push/service.js';
+import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, type PushCallOptions } from '../../core/push/service.js';
+import { BINDINGS } from '../../core/config/schema.js';
 import { createReceiver, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY, isLoopbackHost, type Arrival } from '../../core/webhook/receiver.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { webhookAuth } from '../../core/webhook/auth.js';
@@ -24,46 +25,62 @@ const configText = (d: { agent: string; task_id: string; config: Record<string, 
     ['auth', d.config.authentication ? `${d.config.authentication.scheme} ${d.config.authentication.credentials}` : null],
   ]);
 
+/** `--binding` and `--force`, on every push command. */
+const callOptions = (cmd: Command): Command =>
+  cmd
+    .addOption(new Option('--binding <binding>', 'require this binding').choices([...BINDINGS]))
+    .option('--force', 'call the agent even when its Agent Card does not advertise push notifications');
+
+const callOf = (o: Record<string, any>): PushCallOptions => ({ binding: o.binding, force: o.force });
+
 export function registerPushCommands(program: Command, action: Action): void {
   const push = program.command('push').description('A2A push notification configs of a task (credentials are sent to the agent and stored redacted)');
-  push
-    .command('create <agent> <task-id>')
-    .description('register a callback URL for a task (CreateTaskPushNotificationConfig)')
-    .requiredOption('--url <url>', 'callback URL, e.g. the one `missive webhook run` prints')
-    .option('--config-id <id>', 'config id (default: a new UUID)')
-    .option('--token <token>', 'token the agent sends back (X-A2A-Notification-Token); prefer --token-env')
-    .option('--token-env <env>', 'env var holding that token')
-    .option('--auth-scheme <scheme>', 'authentication scheme for callbacks, e.g. Bearer')
-    .option('--auth-credentials-env <env>', 'env var holding the credentials for --auth-scheme')
+  callOptions(
+    push.command('create <agent> <task-id>')
+      .description('register a callback URL for a task (CreateTaskPushNotificationConfig)')
+      .requiredOption('--url <url>', 'callback URL, e.g. the one `missive webhook run` prints')
+      .option('--config-id <id>', 'config id (default: a new UUID)')
+      .option('--token <token>', 'token the agent sends back (X-A2A-Notification-Token); prefer --token-env')
+      .option('--token-env <env>', 'env var holding that token')
+      .option('--auth-scheme <scheme>', 'authentication scheme for callbacks, e.g. Bearer')
+      .option('--auth-credentials-env <env>', 'env var holding the credentials for --auth-scheme'),
+  )
     .action(
       action(async ({ core, out }, agent: string, taskId: string, o: Record<string, any>) =>
         out.result(
           'push_create',
-          await createPushConfig(core, { agent, taskId, url: o.url, configId: o.configId, token: o.token, tokenEnv: o.tokenEnv, authScheme: o.authScheme, authCredentialsEnv: o.authCredentialsEnv }),
+          await createPushConfig(core, { agent, taskId, url: o.url, configId: o.configId, token: o.token, tokenEnv: o.tokenEnv, authScheme: o.authScheme, authCredentialsEnv: o.authCredentialsEnv, ...callOf(o) }),
           configText,
         ),
       ),
     );
-  push
-    .command('get <agent> <task-id> <config-id>')
-    .description('fetch one config (GetTaskPushNotificationConfig)')
-    .action(action(async ({ core, out }, agent: string, taskId: string, id: string) => out.result('push_get', await getPushConfig(core, agent, taskId, id), configText)));
-  push
-    .command('list <agent> <task-id>')
-    .description("list a task's configs (ListTaskPushNotificationConfigs)")
-    .option('--page-size <n>', 'configs per page, 1 to 1000', integer('--page-size', 1, 1000))
-    .option('--page-token <token>', 'continue from a previous page')
+  callOptions(
+    push.command('get <agent> <task-id> <config-id>')
+      .description('fetch one config (GetTaskPushNotificationConfig)'),
+  )
+    .action(action(async ({ core, out }, agent: string, taskId: string, id: string, o: Record<string, any>) => out.result('push_get', await getPushConfig(core, agent, taskId, id, callOf(o)), configText)));
+  callOptions(
+    push.command('list <agent> <task-id>')
+      .description("list a task's configs (ListTaskPushNotificationConfigs)")
+      .option('--page-size <n>', 'configs per page, 1 to 1000', integer('--page-size', 1, 1000))
+      .option('--page-token <token>', 'continue from a previous page'),
+  )
     .action(
-      action(async ({ core, out }, agent: string, taskId: string, o: { pageSize?: number; pageToken?: string }) =>
-        out.result('push_list', await listPushConfigs(core, agent, taskId, o), (d: Awaited<ReturnType<typeof listPushConfigs>>) =>
+      action(async ({ core, out }, agent: string, taskId: string, o: { pageSize?: number; pageToken?: string } & Record<string, any>) =>
+        out.result('push_list', await listPushConfigs(core, agent, taskId, { pageSize: o.pageSize, pageToken: o.pageToken, ...callOf(o) }), (d: Awaited<ReturnType<typeof listPushConfigs>>) =>
           d.configs.length ? table(['CONFIG', 'URL', 'AUTH'], d.configs.map((c: any) => [c.id, c.url, c.authentication?.scheme ?? (c.token ? 'token' : '-')])) : `No push configs for task ${d.task_id}.`,
         ),
       ),
     );
-  push
-    .command('delete <agent> <task-id> <config-id>')
-    .description('remove a config (DeleteTaskPushNotificationConfig); the local row is kept, marked deleted')
-    .action(action(async ({ core, out }, agent: string, taskId: string, id: string) => out.result('push_delete', await deletePushConfig(core, agent, taskId, id), (d) => `deleted ${d.config_id}`)));
+  callOptions(
+    push.command('delete <agent> <task-id> <config-id>')
+      .description('remove a config (DeleteTaskPushNotificationConfig); the local row is kept, marked deleted'),
+  )
+    .action(
+      action(async ({ core, out }, agent: string, taskId: string, id: string, o: Record<string, any>) =>
+        out.result('push_delete', await deletePushConfig(core, agent, taskId, id, callOf(o)), (d) => `deleted ${d.config_id}`),
+      ),
+    );
 
   program
     .command('webhook')

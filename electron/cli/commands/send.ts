@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { responseText, sendMessage, type SendResult } from '../../core/messaging/send.js';
 import type { Action } from '../command-context.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
+import { resolveAgentTarget } from '../../core/agents/ad-hoc.js';
 import { keyValues } from '../human.js';
 import { addShowWireOption, wireView } from '../wire-view.js';
 
@@ -11,12 +12,12 @@ export function registerSendCommand(program: Command, action: Action): void {
     action(async (ctx, agent: string, message: string | undefined, o: Record<string, any>) => {
       const { core, out, deps } = ctx;
       const wire = wireView(ctx, o);
-      const result = await sendMessage(core, { ...(await messageInputsOf(agent, message, o, deps)), wire: wire.capture }).catch((error: unknown) => {
+      const result = await sendMessage(core, { ...(await messageInputsOf(await resolveAgentTarget(core, agent), message, o, deps)), wire: wire.capture }).catch((error: unknown) => {
         throw wire.failed(error);
       });
       out.result('send_result', wire.attach(result), (d: SendResult) =>
         [
-          responseText(d.response) ?? `(${d.response_shape} without text)`,
+          responseText(d.response) ?? `(the ${d.response_shape} has no text, data or file)`,
           '',
           keyValues([
             ['via', `${d.selected_interface.binding} ${d.selected_interface.url}`],

@@ -5,6 +5,7 @@ import type { Action } from '../command-context.js';
 import { keyValues } from '../human.js';
 import { addShowWireOption, wireView } from '../wire-view.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
+import { resolveAgentTarget } from '../../core/agents/ad-hoc.js';
 
 const eventLine = (e: StreamEventView): string => {
   const head = `#${e.sequence} ${e.variant}`;
@@ -27,7 +28,7 @@ export function registerStreamCommand(program: Command, action: Action): void {
       const { core, out, deps } = ctx;
       const wire = wireView(ctx, o);
       const result = await streamMessage(core, {
-        ...(await messageInputsOf(agent, message, o, deps)),
+        ...(await messageInputsOf(await resolveAgentTarget(core, agent), message, o, deps)),
         force: o.force,
         wire: wire.capture,
         onEvent: (e) => out.event('stream_event', e, eventLine),
@@ -42,6 +43,7 @@ export function registerStreamCommand(program: Command, action: Action): void {
             ['events', `${d.events} (task ${d.counts.task}, message ${d.counts.message}, status ${d.counts.status_update}, artifact ${d.counts.artifact_update})`],
             ...(d.task ? ([['task', `${d.task.task_id} (${d.task.state ?? 'unknown'})`], ['artifacts', d.task.artifacts.map((a) => `${a.artifact_id} v${a.version}`)]] as Array<[string, unknown]>) : []),
             ['context', d.context_id],
+            ['answer', d.answer_text ?? undefined],
           ]),
         ].join('\n'),
       );

@@ -1,5 +1,5 @@
 /** `missive task get|cancel|wait`. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { cancelTask, localTask, remoteTask, waitError, waitForTask, type TaskView, type WaitResult } from '../../core/tasks/service.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { listTaskPage, type TaskListResult } from '../../core/tasks/list.js';
@@ -8,8 +8,18 @@ import type { StoredArtifact } from '../../core/store/repos/conversation.js';
 import type { Action } from '../command-context.js';
 import { collect, integer } from '../options.js';
 import { keyValues, table } from '../human.js';
+import { BINDINGS } from '../../core/config/schema.js';
 
-const taskText = (v: TaskView) =>
+/** `--binding` of the commands that call the agent: every call of the invocation goes over it. */
+const bindingOption = () => new Option('--binding <binding>', 'require this binding when calling the agent').choices([...BINDINGS]);
+import type { Core } from '../../core/context.js';
+import { answerOfStoredTask } from '../../core/messaging/answer-text.js';
+
+/** A task view with the task's answer as journaled (answer-text.ts): status message, else artifacts. */
+type AnsweredTask = TaskView & { answer_text: string | null };
+const answered = (core: Core, v: TaskView): AnsweredTask => ({ ...v, answer_text: answerOfStoredTask(core.store().db, v.task.task_id) });
+
+const taskText = (v: TaskView & { answer_text?: string | null }) =>
   keyValues([
     ['task', v.task.task_id],
     ['agent', v.task.agent_alias],
@@ -17,7 +27,7 @@ const taskText = (v: TaskView) =>
     ['context', v.task.context_id],
     ['updated', v.task.updated_at],
     ['artifacts', v.artifacts.map((a) => `${a.artifact_id} v${a.version} (${a.kind})`)],
-  ]);
+  ]) + (v.answer_text ? `\n\n${v.answer_text}` : '');
 
 export function registerTaskCommands(program: Command, action: Action): void {
   const task = program.command('task').description('follow A2A tasks and their artifacts: the local journal, or GetTask / ListTasks / CancelTask');
@@ -28,10 +38,11 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .option('--remote', 'call GetTask on the agent')
     .option('--agent <alias>', 'agent to ask when the task is not in the journal')
     .option('--history-length <n>', 'history messages to ask for (0 to 1000000)', integer('--history-length', 0, 1_000_000))
+    .addOption(bindingOption())
     .action(
-      action(async ({ core, out }, id: string, o: { remote?: boolean; agent?: string; historyLength?: number }) => {
-        const v = o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength }) : localTask(core, id);
-        out.result('task_get', v, taskText);
+      action(async ({ core, out }, id: string, o: { remote?: boolean; agent?: string; historyLength?: number; binding?: (typeof BINDINGS)[number] }) => {
+        const v = o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength, binding: o.binding }) : localTask(core, id);
+        out.result('task_get', answered(core, v), taskText);
       }),
     );
 
@@ -46,6 +57,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .option('--page-token <token>', 'continue from a previous page')
     .option('--history-length <n>', 'history messages per task (remote; 0 to 1000000)', integer('--history-length', 0, 1_000_000))
     .option('--include-artifacts', 'ask the agent to include artifacts (remote)')
+    .addOption(bindingOption())
     .action(
       action(async ({ core, out }, o: Record<string, any>) => {
         const result = await listTaskPage(core, {
@@ -57,6 +69,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
           pageToken: o.pageToken,
           historyLength: o.historyLength,
           includeArtifacts: o.includeArtifacts,
+          binding: o.binding,
         });
         out.result('task_list', result, (r: TaskListResult) => {
           if (r.tasks.length === 0) return r.source === 'local' ? 'No tasks in the journal yet. Send one with `missive send <agent> ...`.' : `Agent ${r.agent} lists no tasks.`;
@@ -71,7 +84,12 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .command('cancel <id>')
     .description('ask the agent to cancel a task (CancelTask)')
     .option('--agent <alias>', 'agent to ask when the task is not in the journal')
-    .action(action(async ({ core, out }, id: string, o: { agent?: string }) => out.result('task_cancel', await cancelTask(core, id, o.agent), taskText)));
+    .addOption(bindingOption())
+    .action(
+      action(async ({ core, out }, id: string, o: { agent?: string; binding?: (typeof BINDINGS)[number] }) => {
+        return out.result('task_cancel', await cancelTask(core, id, o.agent, o.binding), taskText);
+      }),
+    );
 
   task
     .command('wait <id>')
@@ -79,9 +97,10 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .option('--local', 'read the local journal only (no GetTask)')
     .option('--interval <duration>', 'poll interval, at most 5s (default 1s)')
     .option('--agent <alias>', 'agent to ask when the task is not in the journal')
+    .addOption(bindingOption())
     .action(
-      action(async ({ core, out }, id: string, o: { local?: boolean; interval?: string; agent?: string }) => {
-        const result = await waitForTask(core, id, { local: o.local, agent: o.agent, intervalMs: o.interval ? parseDuration(o.interval, '--interval') : undefined });
+      action(async ({ core, out }, id: string, o: { local?: boolean; interval?: string; agent?: string; binding?: (typeof BINDINGS)[number] }) => {
+        const result = await waitForTask(core, id, { local: o.local, agent: o.agent, binding: o.binding, intervalMs: o.interval ? parseDuration(o.interval, '--interval') : undefined });
         return out.outcome('task_wait', result, (r: WaitResult) => `${taskText(r)}\noutcome    ${r.outcome} after ${r.attempts} poll(s)`, waitError);
       }),
     );

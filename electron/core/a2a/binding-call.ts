@@ -32,4 +32,6 @@ export interface BindingCall {
   grpcTls?: GrpcTls;
   /** What the card declares and what was sent, for the help of a 401/403 (set by `connect`). */
   auth?: AuthHint;
+  /** Where a call reports what the user should know without failing (the core's warning channel, once per message). */
+  warn?: (message: string) => void;
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { protocolError } from '../../../shared/errors.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertAuthorized, assertOk, httpRequest, type HttpRequest } from './http.js';
-import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
+import { assertSameId, jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { callRest, parseJson, restRequest, type RestRoute } from './rest-call.js';
 import type { UnaryMethod } from './sdk-transport.js';
 import { checkUnaryAnswer } from './unary-answer.js';
@@ -53,12 +53,12 @@ async function callUnaryOnce(call: BindingCall, method: UnaryMethod, params: Rec
 }
 
 /** The JSON-RPC 2.0 POST of a unary operation, as callJsonRpc sends it (and requests.preview renders it). */
-export function jsonRpcRequest(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): HttpRequest {
+export function jsonRpcRequest(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>, id: string = randomUUID()): HttpRequest {
   return {
     url: call.iface.url,
     method: 'POST',
     headers: { ...call.headers, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
     query: call.query,
     timeoutMs: call.timeoutMs,
     dispatcher: call.dispatcher,
@@ -76,7 +76,8 @@ export function unaryHttpRequest(call: BindingCall, method: UnaryMethod, params:
 
 async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Record<string, unknown>): Promise<unknown> {
   const { iface } = call;
-  const res = await httpRequest(jsonRpcRequest(call, method, params));
+  const id = randomUUID();
+  const res = await httpRequest(jsonRpcRequest(call, method, params, id));
   assertAuthorized(res, method, iface.url, call);
   const body = res.body ? (parseJson(res.body, `the ${method} JSON-RPC response`) as Record<string, unknown>) : undefined;
   if (body && typeof body === 'object' && 'error' in body && body.error) throw jsonRpcFailure(call, method, iface.url, body as { error: JsonRpcErrorObject });
@@ -84,5 +85,7 @@ async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Recor
   if (!body || typeof body !== 'object' || body.jsonrpc !== '2.0' || !('result' in body)) {
     throw protocolError('invalid_jsonrpc', `the ${method} response is not a JSON-RPC 2.0 result`);
   }
+  // A result for another request (or for none: id null) is not the answer to this one, whatever it holds.
+  assertSameId(method, iface.url, id, body.id);
   return body.result;
 }

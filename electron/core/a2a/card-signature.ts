@@ -4,8 +4,11 @@
  * this module finds the public key for each signature's `kid`: in the JWKS the operator configured for the agent
  * (`jwks_url` / `jwks_file`, which then wins over the card's own `jku`), else in the JWKS at the signature's `jku`.
  * A JWKS URL must be https, or http on a loopback host; it is fetched without credentials, size-capped, and cached in
- * the `JwksCache` the caller keeps (one per core). v0.3 cards are verified over their A2A 1.0 translation (the SDK's
- * compat), which is what the SDK's canonicalisation reads.
+ * the `JwksCache` the caller keeps (one per core). A card chooses its `jku`s, so they are bounded: a `jku` is followed
+ * only on the origin that served the card (never to another host, port or private address), at most MAX_JKU_URLS
+ * distinct ones per card, and at most MAX_SIGNATURES_CHECKED signatures are tried; the rest are reported as not
+ * checked in the `invalid` reason, never silently accepted. v0.3 cards are verified over their A2A 1.0 translation
+ * (the SDK's compat), which is what the SDK's canonicalisation reads.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
@@ -43,7 +46,14 @@ export interface VerifyContext {
   cache: JwksCache;
   dispatcher?: Dispatcher;
   timeoutMs: number;
+  /** The URL that served the card: a signature's jku is followed only on its origin. Unset (a card file): never. */
+  cardUrl?: string;
 }
+
+/** A card may carry any number of signatures: this many are tried, in order. */
+export const MAX_SIGNATURES_CHECKED = 8;
+/** This many distinct jku URLs are fetched per card (each once, then cached); a signature naming a further one is not checked. */
+export const MAX_JKU_URLS = 3;
 
 /** JWKS documents by URL, fetched once per cache (failures are not kept, so a later call tries again). */
 export type JwksCache = Map<string, Promise<unknown>>;
@@ -127,11 +137,37 @@ function readJwksFile(path: string): unknown {
   }
 }
 
-/** The JWKS for a signature, and where it came from. */
-async function jwksFor(ctx: VerifyContext, jku: string | undefined): Promise<{ jwks: unknown; where: string; source: KeySource }> {
+/** A jku beyond the per-card bound: the signature naming it is not checked. */
+class JkuBoundError extends KeyLookupError {}
+
+const originOf = (url: string): string | null => {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+};
+
+/** Refuses a jku that is not on the card's own origin (another host, port or scheme: another, maybe private, address). */
+function checkJkuOrigin(ctx: VerifyContext, jku: string): void {
+  const home = ctx.cardUrl ? originOf(ctx.cardUrl) : null;
+  const fix = 'configure the JWKS for the agent if you trust it (jwks_url or jwks_file)';
+  if (!home) throw new KeyLookupError(`the signature's jku ${oneLine(redactUrl(jku), 120)} is not followed for a card that did not come over http(s): ${fix}`);
+  if (originOf(jku) !== home) {
+    throw new KeyLookupError(`the signature's jku ${oneLine(redactUrl(jku), 120)} is not on the card's origin ${oneLine(home, 120)}: missive fetches a JWKS only from there; ${fix}`);
+  }
+}
+
+/** The JWKS for a signature, and where it came from; `seen` holds the jku URLs this card has used so far. */
+async function jwksFor(ctx: VerifyContext, jku: string | undefined, seen: Set<string>): Promise<{ jwks: unknown; where: string; source: KeySource }> {
   if (ctx.keys.jwksFile) return { jwks: readJwksFile(ctx.keys.jwksFile), where: `the JWKS file ${ctx.keys.jwksFile}`, source: 'jwks_file' };
   if (ctx.keys.jwksUrl) return { jwks: await cachedJwks(ctx, ctx.keys.jwksUrl), where: `the JWKS at ${redactUrl(ctx.keys.jwksUrl)}`, source: 'jwks_url' };
   if (!jku) throw new KeyLookupError('the signature names no jku and no JWKS is configured for the agent (set jwks_url or jwks_file)');
+  checkJwksUrl(jku);
+  checkJkuOrigin(ctx, jku);
+  if (!seen.has(jku) && seen.size >= MAX_JKU_URLS) throw new JkuBoundError(`the signature names a JWKS URL beyond the first ${MAX_JKU_URLS} of the card`);
+  seen.add(jku);
   return { jwks: await cachedJwks(ctx, jku), where: `the JWKS at ${redactUrl(jku)}`, source: 'jku' };
 }
 
@@ -167,13 +203,26 @@ async function quietly<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-const invalid = (reason: string, kid: string | null, source: KeySource | null): SignatureView => ({ status: 'invalid', kid, reason: oneLine(reason), key_source: source });
+/** Long enough for what missive says plus the (each cut) bits the card chose; still one line. */
+const REASON_MAX = 400;
+
+const invalid = (reason: string, kid: string | null, source: KeySource | null): SignatureView => ({ status: 'invalid', kid, reason: oneLine(reason, REASON_MAX), key_source: source });
+
+/** The reason of an `invalid` card, saying which signatures the bounds left unchecked (never silently accepted). */
+function invalidReason(first: string, total: number, beyondUrls: number): string {
+  const urls = beyondUrls ? `; ${beyondUrls} named a JWKS URL beyond the first ${MAX_JKU_URLS} (missive fetches at most ${MAX_JKU_URLS} per card) and were not checked` : '';
+  if (total <= MAX_SIGNATURES_CHECKED) return `${first}${urls}`;
+  return `none of the first ${MAX_SIGNATURES_CHECKED} of its ${total} signatures verifies (${oneLine(first, 120)})${urls}; the other ${total - MAX_SIGNATURES_CHECKED} were not checked (missive checks at most ${MAX_SIGNATURES_CHECKED} per card)`;
+}
 
 /** Verifies the card's signatures; never throws (every failure is an `invalid` view with its reason). */
 export async function verifyCardSignature(card: ParsedCard, raw: unknown, ctx: VerifyContext): Promise<SignatureView> {
-  const json = verifiableCard(card, raw);
-  const entries = Array.isArray(json.signatures) ? json.signatures : [];
-  if (!entries.length) return { status: 'unsigned', kid: null, reason: null, key_source: null };
+  const full = verifiableCard(card, raw);
+  const all = Array.isArray(full.signatures) ? full.signatures : [];
+  if (!all.length) return { status: 'unsigned', kid: null, reason: null, key_source: null };
+  // The signed payload leaves `signatures` out, so trying only the first few changes nothing else.
+  const entries = all.slice(0, MAX_SIGNATURES_CHECKED);
+  const json = entries.length < all.length ? { ...full, signatures: entries } : full;
 
   // Each entry's header is checked here first, so the reason can name what is wrong with it.
   const headers = entries.map(protectedHeader);
@@ -184,17 +233,20 @@ export async function verifyCardSignature(card: ParsedCard, raw: unknown, ctx: V
   }
 
   const lookupFailures: string[] = [];
+  const seenJku = new Set<string>();
+  let beyondUrls = 0;
   let lastKid: string | null = null;
   let lastSource: KeySource | null = null;
   const verify = verifyAgentCardSignature(async (kid, jku) => {
     lastKid = kid;
     try {
-      const { jwks, where, source } = await jwksFor(ctx, jku);
+      const { jwks, where, source } = await jwksFor(ctx, jku, seenJku);
       lastSource = source;
       const key = keysOf(jwks, where).find((k) => k.kid === kid);
       if (!key) throw new KeyLookupError(`${where} has no key "${oneLine(kid)}"`);
       return publicJwk(key) as never;
     } catch (error) {
+      if (error instanceof JkuBoundError) beyondUrls++;
       lookupFailures.push(error instanceof KeyLookupError ? error.message : `the key "${kid}" cannot be used: ${oneLine((error as Error).message)}`);
       throw error;
     }
@@ -204,8 +256,8 @@ export async function verifyCardSignature(card: ParsedCard, raw: unknown, ctx: V
     return { status: 'verified', kid: lastKid, reason: null, key_source: lastSource };
   } catch (error) {
     const legacy = card.format === '1.0' ? '' : ` (a v${card.format} card is checked over its A2A 1.0 form)`;
-    if (lookupFailures.length === entries.length) return invalid(lookupFailures[0]!, firstKid, lastSource);
+    if (lookupFailures.length === entries.length) return invalid(invalidReason(lookupFailures[0]!, all.length, beyondUrls), firstKid, lastSource);
     const why = /No signatures|No valid signatures/.test((error as Error).message) ? 'the signature does not match the card: it was changed after signing, or signed with another key' : oneLine((error as Error).message);
-    return invalid(`${why}${legacy}`, lastKid ?? firstKid, lastSource);
+    return invalid(invalidReason(`${why}${legacy}`, all.length, beyondUrls), lastKid ?? firstKid, lastSource);
   }
 }

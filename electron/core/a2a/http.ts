@@ -1,13 +1,14 @@
 /**
  * The one HTTP client of missive: undici over a single pooled dispatcher. Maps network failures and
  * HTTP statuses to transport errors, 401/403 to auth errors (exit 77, with the scheme the agent asked for), and A2A
- * VERSION_NOT_SUPPORTED bodies to protocol errors (exit 76).
+ * error bodies (TaskNotFound … VersionNotSupported) to their one protocol error each (exit 76, see a2a-errors.ts).
  * With a wire capture, each request and its answer are recorded for the wire view.
  */
 import type { Agent, Dispatcher } from 'undici';
-import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { MissiveError, transportError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
-import { redactText, redactUrl } from '../security/redact.js';
+import { redactText, redactUrl, redactValue } from '../security/redact.js';
+import { a2aError, errorInfoMetadata, specByJsonRpcCode, specByReason, specOfErrorObject } from './a2a-errors.js';
 import { authRejectedError, isAuthStatus, type AuthHint } from './auth-challenge.js';
 import { oneLine } from './remote-text.js';
 import { tlsFailureHelp } from './tls-errors.js';
@@ -64,12 +65,24 @@ export function isVersionNotSupported(body: unknown): boolean {
   return error?.code === JSONRPC_VERSION_NOT_SUPPORTED;
 }
 
-export function versionNotSupportedError(version: string, detail?: string): MissiveError {
-  return protocolError(
-    'version_not_supported',
-    `the agent does not support A2A protocol version ${version}${detail ? `: ${oneLine(detail)}` : ''}`,
-    'Try --protocol-version with a version the Agent Card lists, or set [protocol].protocol_version.',
-  );
+export const versionNotSupportedError = (version: string, detail?: string): MissiveError =>
+  a2aError(specByReason('VERSION_NOT_SUPPORTED')!, { method: '', protocolVersion: version, detail });
+
+/**
+ * The A2A error an HTTP error body names, as missive's one error for it: the 1.0 google.rpc.Status body
+ * `{error: {code, status, message, details: [ErrorInfo]}}` (by its ErrorInfo reason), a JSON-RPC envelope's error, or
+ * the 0.3 HTTP+JSON body `{code: -3200x, message}`. Undefined for any other body.
+ */
+export function a2aErrorOfBody(body: unknown, what: string, url: string, protocolVersion: string, context: AuthContext = {}): MissiveError | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const holder = body as { error?: unknown; code?: unknown; message?: unknown };
+  const error = (holder.error && typeof holder.error === 'object' ? holder.error : undefined) as { message?: unknown; details?: unknown; data?: unknown } | undefined;
+  const spec = error ? specOfErrorObject(error) : typeof holder.message === 'string' ? specByJsonRpcCode(holder.code) : undefined;
+  if (!spec) return undefined;
+  const message = error ? error.message : holder.message;
+  const metadata = errorInfoMetadata(error?.details) ?? errorInfoMetadata(error?.data);
+  const said = [typeof message === 'string' ? oneLine(message) : '', metadata ? oneLine(JSON.stringify(redactValue(metadata, context.secrets)), 120) : ''].filter(Boolean).join('; ');
+  return a2aError(spec, { method: what, url, alias: context.alias, protocolVersion, detail: redactText(said, context.secrets) || undefined });
 }
 
 /** The JSON of an (error) body, or undefined when it is not JSON; text nested too deep is refused (exit 76), as `what`. */
@@ -168,11 +181,13 @@ export function assertAuthorized(res: Pick<HttpResponse, 'status' | 'headers' | 
   throw authRejectedError({ status: res.status, what, url, headers: res.headers, detail, alias: context.alias, hint: context.auth, secrets: context.secrets });
 }
 
-/** Throws the right error for a non-2xx response (401/403 → auth, VERSION_NOT_SUPPORTED → protocol, others → transport). */
+/** Throws the right error for a non-2xx response (401/403 → auth, an A2A error body → its A2A error (76), others → transport). */
 export function assertOk(res: HttpResponse, what: string, url: string, protocolVersion: string, context: AuthContext = {}): void {
   if (res.status >= 200 && res.status < 300) return;
   assertAuthorized(res, what, url, context);
   const body = tryJson(res.body, `the answer to the ${what} at ${redactUrl(url)}`);
+  const a2a = a2aErrorOfBody(body, what, url, protocolVersion, context);
+  if (a2a) throw a2a;
   if (isVersionNotSupported(body)) throw versionNotSupportedError(protocolVersion, redactText(errorMessageOf(body) ?? '', context.secrets) || undefined);
   const detail = oneLine(errorMessageOf(body) ?? res.body);
   throw transportError(

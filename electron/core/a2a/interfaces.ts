@@ -27,7 +27,7 @@ export interface NegotiationInput {
   card: ParsedCard;
   baseUrl: string;
   interfaceUrls: Record<string, string>;
-  /** The agent's binding order; supported bindings it does not list are tried after it. */
+  /** The binding order the agent's registration sets; empty: follow the card's order. */
   preference: string[];
   /** `--binding`: must be supported, and advertised unless the card omits supportedInterfaces. */
   required?: Binding;
@@ -37,18 +37,24 @@ export interface NegotiationInput {
 
 const isSupported = (b: string): b is Binding => (SUPPORTED_BINDINGS as string[]).includes(b);
 
-/** The bindings to try, in order: the required one alone, else the preference, then the rest of what missive speaks. */
+/** The bindings to try when the card lists no interfaces: the required one alone, else the preference, then the rest. */
 export function bindingOrder(preference: string[], required?: Binding): Binding[] {
   if (required) return [required];
   const listed = preference.map(canonicalBinding).filter(isSupported);
   return [...new Set([...listed, ...SUPPORTED_BINDINGS])];
 }
 
+/**
+ * The interface missive talks to. `--binding` (`required`) allows that binding alone; else the first binding of the
+ * registration's preference the card offers; else, with no preference, the highest A2A version both sides speak (1.0
+ * over 0.3) and, among the interfaces of that version, the card's own order (v1.0 `supportedInterfaces` order, v0.3
+ * `preferredTransport` first). On one binding the highest version wins too. `--protocol-version` forces the version:
+ * an interface declaring it is preferred, and its dialect is spoken whatever the card says.
+ */
 export function negotiateInterface({ card, baseUrl, interfaceUrls, preference, required, forcedVersion }: NegotiationInput): SelectedInterface {
-  const order = bindingOrder(preference, required);
   const forced = forcedVersion ? dialectFor(forcedVersion) : undefined;
   if (card.interfacesMissing) {
-    for (const binding of order) {
+    for (const binding of bindingOrder(preference, required)) {
       const url = interfaceUrls[binding];
       const dialect = forced ?? '1.0';
       if (url) return { binding, protocol_binding: binding, url, tenant: null, protocol_version: 'unknown', dialect, source: 'registry_interface' };
@@ -58,26 +64,34 @@ export function negotiateInterface({ card, baseUrl, interfaceUrls, preference, r
     }
     throw transportError(
       'no_interface',
-      `the Agent Card lists no supportedInterfaces and no registry URL exists for ${order.join(', ') || 'any supported binding'}`,
+      `the Agent Card lists no supportedInterfaces and no registry URL exists for ${bindingOrder(preference, required).join(', ') || 'any supported binding'}`,
       'Register one with: missive agent add <alias> <base-url> --interface json-rpc=<url>',
     );
   }
   const advertised = card.wire.supportedInterfaces.map((iface) => ({ ...iface, canonical: canonicalBinding(iface.protocolBinding), dialect: dialectFor(iface.protocolVersion) }));
-  for (const binding of order) {
-    const candidates = advertised.filter((iface) => iface.canonical === binding);
-    // A card may list one binding twice, for 1.0 and for 0.3: the current wire wins unless a version is forced.
-    const match = candidates.find((i) => i.dialect === (forced ?? '1.0')) ?? candidates[0];
-    if (match) {
-      return {
-        binding,
-        protocol_binding: match.protocolBinding,
-        url: match.url,
-        tenant: match.tenant || null,
-        protocol_version: match.protocolVersion ?? 'unknown',
-        dialect: forced ?? match.dialect,
-        source: 'agent_card',
-      };
-    }
+  type Advertised = (typeof advertised)[number];
+  /** The candidate speaking the wanted version (forced, else the highest among them), else the first. */
+  const best = (candidates: Advertised[]): Advertised | undefined => {
+    const wanted: Dialect = forced ?? (candidates.some((i) => i.dialect === '1.0') ? '1.0' : '0.3');
+    return candidates.find((i) => i.dialect === wanted) ?? candidates[0];
+  };
+  const on = (binding: string) => advertised.filter((i) => i.canonical === binding);
+  let match: Advertised | undefined;
+  if (required) match = best(on(required));
+  else {
+    for (const binding of new Set(preference.map(canonicalBinding).filter(isSupported))) if ((match = best(on(binding)))) break;
+    match ??= best(advertised.filter((i) => isSupported(i.canonical)));
+  }
+  if (match) {
+    return {
+      binding: match.canonical as Binding,
+      protocol_binding: match.protocolBinding,
+      url: match.url,
+      tenant: match.tenant || null,
+      protocol_version: match.protocolVersion ?? 'unknown',
+      dialect: forced ?? match.dialect,
+      source: 'agent_card',
+    };
   }
   const offered = [...new Set(advertised.map((i) => i.protocolBinding))].join(', ') || 'none';
   throw transportError(
@@ -87,4 +101,35 @@ export function negotiateInterface({ card, baseUrl, interfaceUrls, preference, r
       : `no mutual A2A binding: the agent offers ${offered}; missive speaks ${SUPPORTED_BINDINGS.map((b) => BINDING_LABEL[b]).join(', ')}`,
     required ? `Drop --binding to let missive pick one the agent offers.` : 'Ask the agent operator for an HTTP+JSON, JSON-RPC or gRPC interface.',
   );
+}
+
+/** The A2A versions missive speaks, highest first (v0.2 agents are spoken to in the 0.3 dialect). */
+export const MISSIVE_VERSIONS: readonly Dialect[] = ['1.0', '0.3'];
+
+/** What `agent inspect` says about the version: the one spoken, what each side speaks, and how it was chosen. */
+export interface VersionNegotiation {
+  /** The version missive speaks to the selected interface (its A2A-Version), or null when nothing was selected. */
+  spoken: Dialect | null;
+  /** `Major.Minor` versions the card's interfaces declare, highest first. */
+  agent_offers: string[];
+  missive_speaks: readonly Dialect[];
+  /** True when `--protocol-version` chose it. */
+  forced: boolean;
+  /** The A2A-Version the card was asked for with (null: the card came from the cache or a file). */
+  card_requested_with: string | null;
+}
+
+const majorMinor = (version: string | undefined): string | null => {
+  const match = /^\s*v?(\d+)\.(\d+)/.exec(version ?? '');
+  return match ? `${Number(match[1])}.${Number(match[2])}` : null;
+};
+
+export function versionNegotiation(card: ParsedCard, selected: SelectedInterface | null, forcedVersion: string | undefined, cardRequestedWith: string | null): VersionNegotiation {
+  const offers = [...new Set(card.wire.supportedInterfaces.map((i) => majorMinor(i.protocolVersion)).filter((v): v is string => v !== null))];
+  offers.sort((a, b) => {
+    const [am, an] = a.split('.').map(Number);
+    const [bm, bn] = b.split('.').map(Number);
+    return bm! - am! || bn! - an!;
+  });
+  return { spoken: selected?.dialect ?? null, agent_offers: offers, missive_speaks: MISSIVE_VERSIONS, forced: forcedVersion !== undefined, card_requested_with: cardRequestedWith };
 }

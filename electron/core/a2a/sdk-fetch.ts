@@ -7,6 +7,8 @@
  * the SDK to decode into its typed A2A errors. JSON nested deeper than MAX_JSON_DEPTH, a whole answer or one SSE event,
  * is refused here (too_deeply_nested, exit 76) before the SDK parses it. With a wire capture (`call.wire`) each fetch is
  * recorded for the wire view: the request as the SDK wrote it, the answer, and for streams every SSE record as it arrives.
+ * A v0.3 JSON-RPC result (or SSE event) without its `kind` discriminator gets it from its shape before the SDK reads it
+ * (result-kinds.ts), with one warning per agent through `call.warn`; the wire view keeps what was received.
  */
 import { createParser } from 'eventsource-parser';
 import { MissiveError, transportError } from '../../../shared/errors.js';
@@ -18,6 +20,7 @@ import { oneLine } from './remote-text.js';
 import { loadUndici } from './undici.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 import type { WireRecorder } from './wire.js';
+import { completeJsonRpcBody, kindlessWarning, RESULT_KINDS, type ResultKind, type ResultOrigin } from './result-kinds.js';
 
 /** The last non-2xx HTTP answer of a call, so an SDK error can be reported with its status. */
 export interface HttpTrace {
@@ -126,6 +129,51 @@ function wireTapped(body: ReadableStream<Uint8Array>, wire: WireRecorder, failur
   });
 }
 
+/** Each SSE record re-emitted with the kinds its JSON-RPC result lacks completed; an ambiguous one errors the stream. */
+function kindCompleted(body: ReadableStream<Uint8Array>, allowed: readonly ResultKind[], origin: ResultOrigin, onCompleted: () => void): ReadableStream<Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let event = 0;
+  let failure: MissiveError | null = null;
+  let out: string[] = [];
+  const parser = createParser({
+    onEvent: (record) => {
+      if (failure) return;
+      let data = record.data;
+      if (data.trim()) {
+        event++;
+        try {
+          const completed = completeJsonRpcBody(data, allowed, { ...origin, event });
+          if (completed.changed) onCompleted();
+          data = completed.text;
+        } catch (error) {
+          failure = error as MissiveError;
+          return;
+        }
+      }
+      out.push(`${record.event ? `event: ${record.event}\n` : ''}${record.id ? `id: ${record.id}\n` : ''}${data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`);
+    },
+  });
+  const flushTo = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (out.length) controller.enqueue(encoder.encode(out.join('')));
+    out = [];
+    if (failure) controller.error(failure);
+  };
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        flushTo(controller);
+      },
+      flush(controller) {
+        parser.feed(decoder.decode());
+        parser.reset({ consume: true });
+        flushTo(controller);
+      },
+    }),
+  );
+}
+
 /** The SDK's request headers (a record, a Headers or pairs) as pairs, for the wire view. */
 const headerPairs = (headers: RequestInit['headers']): Iterable<[string, string]> => new Headers(headers as ConstructorParameters<typeof Headers>[0]).entries();
 
@@ -135,6 +183,23 @@ export interface SdkFetchOptions {
   method: string;
   trace: HttpTrace;
 }
+
+/** Where results may lack `kind`: the v0.3 JSON-RPC answers of the operations that carry tasks, messages and events. */
+function kindCompletion(call: BindingCall, method: string, url: string): { allowed: readonly ResultKind[]; origin: ResultOrigin; completed: () => void } | null {
+  const allowed = RESULT_KINDS[method];
+  if (!allowed || call.iface.binding !== 'json-rpc' || call.iface.dialect !== '0.3') return null;
+  const agent = call.alias ? `"${call.alias}"` : `at ${redactUrl(url)}`;
+  const wireMethod = WIRE_METHODS[method] ?? method;
+  return { allowed, origin: { agent, wireMethod }, completed: () => call.warn?.(kindlessWarning(agent)) };
+}
+
+const WIRE_METHODS: Record<string, string> = {
+  SendMessage: 'message/send',
+  SendStreamingMessage: 'message/stream',
+  SubscribeToTask: 'tasks/resubscribe',
+  GetTask: 'tasks/get',
+  CancelTask: 'tasks/cancel',
+};
 
 export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch {
   const fetchImpl = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
@@ -187,7 +252,9 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
         const failure = (error: unknown) => ((controller.signal.reason as Error | undefined)?.name === 'AbortError' ? null : networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets));
         const tapped = wire ? wireTapped(raw, wire, failure) : raw;
         handedOff = true;
-        const body = depthLimited(idleLimited(tapped, call.timeoutMs, abort), `an event of the ${method} stream from ${where}`);
+        const limited = depthLimited(idleLimited(tapped, call.timeoutMs, abort), `an event of the ${method} stream from ${where}`);
+        const kinds = kindCompletion(call, method, url);
+        const body = kinds ? kindCompleted(limited, kinds.allowed, kinds.origin, kinds.completed) : limited;
         return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
       }
       const text = await readLimited(res, call.maxResponseBytes ?? DEFAULT_MAX, where);
@@ -203,7 +270,10 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
         }
         if (tryJson(text) === undefined) throw transportError('http_status', `${method} at ${where} answered HTTP ${res.status}${text.trim() ? `: ${oneLine(text)}` : ''}`);
       }
-      return new Response(NULL_BODY.has(res.status) ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
+      const kinds = res.ok ? kindCompletion(call, method, url) : null;
+      const completed = kinds ? completeJsonRpcBody(text, kinds.allowed, kinds.origin) : null;
+      if (completed?.changed) kinds!.completed();
+      return new Response(NULL_BODY.has(res.status) ? null : (completed?.text ?? text), { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (error) {
       const failure = error instanceof MissiveError ? error : networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
       wire?.fail(failure);

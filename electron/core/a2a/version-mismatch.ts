@@ -5,16 +5,22 @@
  */
 import { MissiveError, protocolError } from '../../../shared/errors.js';
 import { redactUrl } from '../security/redact.js';
+import { specByJsonRpcCode } from './a2a-errors.js';
 import type { Dialect } from './dialect.js';
 import { oneLine } from './remote-text.js';
 import { tryJson } from './http.js';
 
 export const JSONRPC_METHOD_NOT_FOUND = -32601;
 
-/** A 404/405 whose body is not an A2A error (an HTML page, `{"detail":"Not Found"}`, nothing): the route does not exist. */
+/**
+ * A 404/405 whose body is not an A2A error (an HTML page, `{"detail":"Not Found"}`, nothing): the route does not
+ * exist. An error object (1.0 google.rpc.Status, JSON-RPC) or a 0.3 HTTP+JSON body with an A2A code (`{code: -32001,
+ * message}`, the 0.3 TaskNotFound) is the agent's answer, not a missing route.
+ */
 export function isMissingRoute(status: number, body: string): boolean {
   if (status !== 404 && status !== 405) return false;
-  const parsed = tryJson(body) as { error?: unknown } | undefined;
+  const parsed = tryJson(body) as { error?: unknown; code?: unknown } | undefined;
+  if (parsed && typeof parsed === 'object' && specByJsonRpcCode(parsed.code)) return false;
   return !parsed || typeof parsed !== 'object' || !parsed.error || typeof parsed.error !== 'object';
 }
 

@@ -7,7 +7,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Core } from '../context.js';
 import { protocolError } from '../../../shared/errors.js';
-import type { ParsedCard } from '../a2a/card.js';
+import { cardUrl, type ParsedCard } from '../a2a/card.js';
 import { createJwksCache, verifyCardSignature, type ConfiguredKeys, type JwksCache, type SignatureView } from '../a2a/card-signature.js';
 import { getAgent, type AgentRow } from '../store/repos/agents.js';
 
@@ -32,6 +32,16 @@ export function configuredKeys(core: Core, alias: string): ConfiguredKeys {
 }
 
 /**
+ * Where the agent's card came from (a signature's jku is followed only on that origin): the URL that served the cached
+ * card, else the agent's well-known card URL; for an unregistered agent named by its URL, that URL.
+ */
+function servedFrom(core: Core, alias: string): string | undefined {
+  const row = getAgent(core.store().db, alias);
+  if (row) return row.card?.url ?? cardUrl(row.baseUrl);
+  return /^https?:\/\//i.test(alias) ? alias : undefined;
+}
+
+/**
  * The signature status of a card of agent `alias` (`raw` is its JSON as served), kept per parsed card once `verified`
  * or `unsigned`; an `invalid` one is checked again next time (its JWKS may have been unreachable for a moment).
  */
@@ -40,7 +50,7 @@ export function signatureOf(core: Core, alias: string, card: ParsedCard, raw: un
   if (!verdict) {
     let cache = jwksCaches.get(core);
     if (!cache) jwksCaches.set(core, (cache = createJwksCache()));
-    verdict = verifyCardSignature(card, raw, { keys: configuredKeys(core, alias), cache, dispatcher: core.dispatcher, timeoutMs: core.timeoutMs });
+    verdict = verifyCardSignature(card, raw, { keys: configuredKeys(core, alias), cache, dispatcher: core.dispatcher, timeoutMs: core.timeoutMs, cardUrl: servedFrom(core, alias) });
     verdicts.set(card, verdict);
     void verdict.then((view) => view.status === 'invalid' && verdicts.delete(card));
   }

@@ -7,11 +7,11 @@
  * certificate are config errors (exit 78); a missing or wrong passphrase is an auth error (exit 77).
  */
 import { createHash, createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { constants as fsConstants, readFileSync, statSync } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
-import { authError, configError } from '../../../shared/errors.js';
+import { authError, configError, MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { loadUndici } from '../a2a/undici.js';
 import { KEYRING_FALLBACK_HELP } from '../auth/secret-store.js';
@@ -19,6 +19,7 @@ import type { AgentRow, ClientTlsPaths } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import type { GrpcTls } from '../a2a/grpc-transport.js';
 import { poolClientTls, pooledClientTls, type ClientTlsSet } from './client-tls-pool.js';
+import { CLIENT_TLS_MAX_BYTES, clientTlsFileProblem } from './client-tls-paths.js';
 import type { ClientTlsView } from '../../../shared/client-tls-view.js';
 
 /** How a configured client certificate is named among the credential sources (pinning messages, `agent inspect`). */
@@ -29,16 +30,65 @@ const CONFIG_HELP = (alias: string) =>
 
 type FileRole = 'client certificate' | 'client key' | 'CA bundle';
 
-/** The text of one PEM file, or a config error naming it. */
-async function readPem(alias: string, role: FileRole, path: string): Promise<string> {
+/** A file-system error as a config error naming the file. */
+function unreadable(alias: string, role: FileRole, path: string, error: unknown): never {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' || code === 'EPERM' ? 'is not readable (permission denied)' : `cannot be read (${code ?? (error as Error).message})`;
+  throw configError('client_tls_file_unreadable', `the ${role} file ${path} of agent "${alias}" ${why}`, CONFIG_HELP(alias));
+}
+
+/**
+ * The text of one PEM file, or a config error naming it. The file is opened without blocking (a FIFO opens at once,
+ * with no writer needed), and what was opened must be a regular file of at most CLIENT_TLS_MAX_BYTES (a FIFO, a device
+ * such as /dev/zero or a folder is refused, exit 78, before a byte is read); the read itself is bounded by that size
+ * and by the invocation's time budget.
+ */
+async function readPem(alias: string, role: FileRole, path: string, timeoutMs: number): Promise<string> {
+  let handle: FileHandle;
   try {
-    return await readFile(path, 'utf8');
+    handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' || code === 'EPERM' ? 'is not readable (permission denied)' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? (error as Error).message})`;
-    throw configError('client_tls_file_unreadable', `the ${role} file ${path} of agent "${alias}" ${why}`, CONFIG_HELP(alias));
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw notAFile(alias, role, path, 'is a folder, not a regular PEM file', 'client_tls_not_a_file');
+    unreadable(alias, role, path, error);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const problem = clientTlsFileProblem(await handle.stat());
+    if (problem) throw notAFile(alias, role, path, problem.why, problem.code);
+    const read = readUpTo(handle, CLIENT_TLS_MAX_BYTES + 1);
+    read.catch(() => undefined); // after a timeout nobody awaits it
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(configError('client_tls_read_timeout', `the ${role} file ${path} of agent "${alias}" could not be read within ${timeoutMs} ms`, `${CONFIG_HELP(alias)} Files on a slow network share may need a longer --timeout.`)),
+        timeoutMs,
+      );
+    });
+    const bytes = await Promise.race([read, late]);
+    if (bytes.length > CLIENT_TLS_MAX_BYTES) throw notAFile(alias, role, path, `is larger than ${CLIENT_TLS_MAX_BYTES / (1024 * 1024)} MiB: PEM files are a few KiB`, 'client_tls_file_too_large');
+    return bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof MissiveError) throw error;
+    unreadable(alias, role, path, error);
+  } finally {
+    clearTimeout(timer);
+    // Not awaited: closing waits for a read still running (the one a timeout gave up on).
+    void handle.close().catch(() => undefined);
   }
 }
+
+/** At most `limit` bytes from the start of the file (fewer at its end); each read moves on, so the loop ends. */
+async function readUpTo(handle: FileHandle, limit: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(limit);
+  let filled = 0;
+  while (filled < limit) {
+    const { bytesRead } = await handle.read(buffer, filled, limit - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+const notAFile = (alias: string, role: FileRole, path: string, why: string, code: string) => configError(code, `the ${role} file ${path} of agent "${alias}" ${why}`, CONFIG_HELP(alias));
 
 /** The passphrase of the agent's key from its auth ref (env var or keyring); it is never stored or printed. */
 async function readPassphrase(core: Core, alias: string, refName: string): Promise<string> {
@@ -116,12 +166,12 @@ async function cacheKey(paths: ClientTlsPaths, passphrase: string | undefined): 
 }
 
 /** Reads and checks the files, and builds the dispatcher that presents the certificate (and the gRPC material). */
-async function buildSet(alias: string, paths: ClientTlsPaths, passphrase: string | undefined, id: string): Promise<ClientTlsSet> {
+async function buildSet(alias: string, paths: ClientTlsPaths, passphrase: string | undefined, id: string, timeoutMs: number): Promise<ClientTlsSet> {
   const { certFile, keyFile, caFile } = paths;
   const [certPem, keyPem, caPem] = await Promise.all([
-    certFile ? readPem(alias, 'client certificate', certFile) : undefined,
-    keyFile ? readPem(alias, 'client key', keyFile) : undefined,
-    caFile ? readPem(alias, 'CA bundle', caFile) : undefined,
+    certFile ? readPem(alias, 'client certificate', certFile, timeoutMs) : undefined,
+    keyFile ? readPem(alias, 'client key', keyFile, timeoutMs) : undefined,
+    caFile ? readPem(alias, 'CA bundle', caFile, timeoutMs) : undefined,
   ]);
   let clearKey: string | undefined;
   if (certFile && keyFile && certPem !== undefined && keyPem !== undefined) {
@@ -162,7 +212,7 @@ export async function clientTlsFor(core: Core, agent: Pick<AgentRow, 'alias' | '
   const passphrase = paths.passphraseRef ? await readPassphrase(core, agent.alias, paths.passphraseRef) : undefined;
   const key = await cacheKey(paths, passphrase);
   const id = createHash('sha256').update(key).digest('hex').slice(0, 16);
-  return pooledClientTls(key) ?? poolClientTls(key, await buildSet(agent.alias, paths, passphrase, id));
+  return pooledClientTls(key) ?? poolClientTls(key, await buildSet(agent.alias, paths, passphrase, id, core.timeoutMs));
 }
 
 /** Just the HTTP dispatcher of `clientTlsFor` (the card fetch), or undefined. */
@@ -180,7 +230,8 @@ export function clientTlsView(agent: Pick<AgentRow, 'clientTls'>, now = new Date
   const unknown = { subject: null, issuer: null, valid_from: null, valid_to: null, expired: null, fingerprint_sha256: null };
   if (!paths.certFile) return { ...base, ...unknown, error: null };
   try {
-    if (!statSync(paths.certFile).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+    const problem = clientTlsFileProblem(statSync(paths.certFile));
+    if (problem) return { ...base, ...unknown, error: `the certificate file ${problem.why}` };
     const cert = new X509Certificate(readFileSync(paths.certFile));
     const validTo = new Date(cert.validTo);
     return {

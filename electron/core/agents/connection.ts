@@ -54,6 +54,7 @@ export const bindingCall = (core: Core, iface: SelectedInterface, outbound: Outb
     query: outbound.query,
     reauth: outbound.reauth,
     timeoutMs: core.timeoutMs,
+    warn: (message: string) => core.warn(message),
     protocolVersion: version,
     dispatcher,
     secrets: outbound.secrets,

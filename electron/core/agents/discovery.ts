@@ -1,132 +1,23 @@
 /** Agent Card discovery: cached fetch, conditional refresh (ETag / Last-Modified, 304), inspection and capabilities. */
 import type { Core } from '../context.js';
-import { protocolError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
-import { assertOk, httpRequest, type HttpResponse } from '../a2a/http.js';
-import { cardUrl, legacyCardUrl, parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';
-import { negotiateInterface, SUPPORTED_BINDINGS, type SelectedInterface } from '../a2a/interfaces.js';
+import { toMissiveError, type ErrorReport } from '../../../shared/errors.js';
+import { cardUrl, parseCard, type ParsedCard } from '../a2a/card.js';
+import { negotiateInterface, SUPPORTED_BINDINGS, versionNegotiation, type SelectedInterface, type VersionNegotiation } from '../a2a/interfaces.js';
 import type { CardFormat, Dialect } from '../a2a/dialect.js';
 import { capabilityView, type CapabilityView } from '../a2a/capabilities.js';
 import type { Binding } from '../config/schema.js';
-import { getAgent, markCardValidated, storeCard, type AgentRow } from '../store/repos/agents.js';
-import { appendEvent } from '../store/repos/events.js';
-import { redactUrl, redactValue } from '../security/redact.js';
-import { decidePin, pinView, plaintextWarning } from '../auth/origin-pin.js';
-import { agentView, requireAgent, type AgentView } from './registry.js';
-import { credentialSources, outboundFor, pinInputFor } from './outbound.js';
+import type { AgentRow } from '../store/repos/agents.js';
+import { redactValue } from '../security/redact.js';
+import { decidePin, pinView } from '../auth/origin-pin.js';
+import { agentView, registeredPreference, requireAgent, type AgentView } from './registry.js';
+import { credentialSources, pinInputFor } from './outbound.js';
+import { fetchCard, type CardCacheStatus, type CardResult } from './card-fetch.js';
 import { assertTrustedCard, cardSignature } from './card-trust.js';
 import type { SignatureView } from '../a2a/card-signature.js';
 import { inspectSecurity, type InspectSecurity } from './inspect-security.js';
-import { CLIENT_CERTIFICATE_SOURCE, clientTlsDispatcher, clientTlsView, hasClientCertificate, type ClientTlsView } from './client-tls.js';
+import { CLIENT_CERTIFICATE_SOURCE, clientTlsView, hasClientCertificate, type ClientTlsView } from './client-tls.js';
 
-export type CardCacheStatus = 'cached' | 'fetched' | 'not_modified';
-
-export interface CardResult {
-  agent: AgentRow;
-  card: ParsedCard;
-  status: CardCacheStatus;
-  url: string;
-  http_status: number | null;
-}
-
-const CARD_MAX_BYTES = 4 * 1024 * 1024;
-
-export interface CardRequest {
-  headers: Record<string, string>;
-  /** Query parameters the card URL carries (an API key `in = "query"`). */
-  query?: Record<string, string>;
-  secrets: readonly string[];
-  /** The URL that served the cached card: asked first, with the validators. */
-  knownUrl?: string | null;
-  validators?: { etag: string | null; lastModified: string | null };
-  timeoutMs?: number;
-  /** The agent whose client certificate (mutual TLS) the request presents; the card is on its registered origin. */
-  clientTls?: Pick<AgentRow, 'alias' | 'clientTls'>;
-}
-
-/**
- * GETs the Agent Card: at `/.well-known/agent-card.json` (A2A 0.3 and later), and when that answers 404 at v0.2's
- * `/.well-known/agent.json`. The URL that served the cached card goes first. Both 404 → a protocol error (exit 76).
- */
-export async function requestCard(core: Core, baseUrl: string, req: CardRequest): Promise<{ res: HttpResponse; url: string }> {
-  const urls = [...new Set([req.knownUrl, cardUrl(baseUrl), legacyCardUrl(baseUrl)].filter((u): u is string => !!u))];
-  const dispatcher = (req.clientTls && (await clientTlsDispatcher(core, req.clientTls))) || core.dispatcher;
-  for (const [index, url] of urls.entries()) {
-    const headers = { ...req.headers };
-    if (url === req.knownUrl && req.validators) {
-      if (req.validators.etag) headers['If-None-Match'] = req.validators.etag;
-      if (req.validators.lastModified) headers['If-Modified-Since'] = req.validators.lastModified;
-    }
-    const res = await httpRequest({ url, headers, query: req.query, timeoutMs: req.timeoutMs ?? core.timeoutMs, maxResponseBytes: CARD_MAX_BYTES, dispatcher, secrets: req.secrets });
-    if (res.status !== 404 || index === urls.length - 1) {
-      if (res.status === 404) {
-        throw protocolError(
-          'no_agent_card',
-          `no Agent Card at ${urls.map(redactUrl).join(' nor ')} (HTTP 404): the agent seems to speak another A2A version, or the base URL is wrong`,
-          'A2A 0.3 and 1.0 agents serve /.well-known/agent-card.json, A2A 0.2 agents /.well-known/agent.json, both under the base URL. Check it with: missive agent show <alias>',
-        );
-      }
-      return { res, url };
-    }
-  }
-  throw new Error('unreachable: the card URL list is never empty');
-}
-
-/**
- * Fetches the card (conditionally when validators are cached) and stores it. Every outcome is journaled: fetched,
- * not modified, or `a2a.agent_card.failed` with the error report (what agent health reads).
- */
-export async function fetchCard(core: Core, agent: AgentRow, conditional: boolean): Promise<CardResult> {
-  try {
-    return await fetchAndStoreCard(core, agent, conditional);
-  } catch (error) {
-    const report = toMissiveError(error).toReport();
-    const db = core.store().db;
-    // An agent removed meanwhile has no row to journal against.
-    if (getAgent(db, agent.alias)) appendEvent(db, { type: 'a2a.agent_card.failed', agentAlias: agent.alias, payload: { error: report } });
-    throw error;
-  }
-}
-
-async function fetchAndStoreCard(core: Core, agent: AgentRow, conditional: boolean): Promise<CardResult> {
-  const outbound = await outboundFor(core, agent, { Accept: 'application/json' });
-  if (outbound.auth.size) {
-    const warning = plaintextWarning(agent.baseUrl, `the credentials of "${agent.alias}"`);
-    if (warning) core.warn(warning);
-  }
-  const cached = conditional ? agent.card : null;
-  const ask = (headers: Record<string, string>) =>
-    requestCard(core, agent.baseUrl, {
-      headers,
-      query: outbound.query,
-      secrets: outbound.secrets,
-      knownUrl: agent.card?.url ?? null,
-      clientTls: agent,
-      validators: cached ? { etag: cached.etag, lastModified: cached.lastModified } : undefined,
-    });
-  let { res, url } = await ask(outbound.headers);
-  // An OAuth2 token the agent refused (401) is renewed once, as on every call.
-  const renewed = res.status === 401 && outbound.reauth ? await outbound.reauth() : null;
-  if (renewed) ({ res, url } = await ask({ ...outbound.headers, ...renewed.headers }));
-  const store = core.store();
-  if (res.status === 304 && agent.card) {
-    const card = parseCard(agent.card.json);
-    markCardValidated(store.db, agent.alias);
-    appendEvent(store.db, { type: 'a2a.agent_card.not_modified', agentAlias: agent.alias, payload: { url } }, outbound.secrets);
-    return { agent: getAgent(store.db, agent.alias)!, card, status: 'not_modified', url, http_status: 304 };
-  }
-  assertOk(res, 'Agent Card request', url, core.serviceParameters.version, { alias: agent.alias, auth: { authRef: agent.authRefName, sent: outbound.credentialSources }, secrets: outbound.secrets });
-  const raw = parseCardText(res.body, url);
-  const card = parseCard(raw, url);
-  store.transaction(() => {
-    storeCard(store.db, agent.alias, { json: raw, url, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null });
-    appendEvent(
-      store.db,
-      { type: 'a2a.agent_card.fetched', agentAlias: agent.alias, payload: { url, http_status: res.status, name: card.wire.name, format: card.format, etag: res.headers.etag ?? null } },
-      outbound.secrets,
-    );
-  });
-  return { agent: getAgent(store.db, agent.alias)!, card, status: 'fetched', url, http_status: res.status };
-}
+export { requestCard, fetchCard, type CardCacheStatus, type CardRequest, type CardResult } from './card-fetch.js';
 
 /**
  * Cached cards parsed once per core: a sequence of sends (or a fan-out's members) to one agent would otherwise
@@ -166,7 +57,7 @@ export function selectInterface(core: Core, result: CardResult, required?: Bindi
     card: result.card,
     baseUrl: result.agent.baseUrl,
     interfaceUrls: result.agent.interfaceUrls,
-    preference: result.agent.bindingPreference,
+    preference: registeredPreference(result.agent),
     required,
     forcedVersion: core.options.protocolVersion,
   });
@@ -202,6 +93,8 @@ export interface InspectView {
     offered_bindings: string[];
     /** Why nothing was selected. */
     error: ErrorReport | null;
+    /** The A2A version spoken: the highest both sides speak, or the one `--protocol-version` forces. */
+    version: VersionNegotiation;
   };
   /** Where this agent's credentials may go, and whether they would go to the selected interface. */
   origin_pinning: {
@@ -236,7 +129,11 @@ function credentialView(core: Core, agent: AgentRow, iface: SelectedInterface | 
 
 export async function inspectAgent(core: Core, alias: string, options: { refresh?: boolean; binding?: Binding } = {}): Promise<InspectView> {
   // Inspect reports the signature status rather than refusing the card: it is how an operator finds out why.
-  const result = await loadCard(core, alias, options.refresh, 'report');
+  return inspectCardResult(core, await loadCard(core, alias, options.refresh, 'report'), options);
+}
+
+/** The inspect view of a card already loaded (a registered agent's, or a card file's). */
+export async function inspectCardResult(core: Core, result: CardResult, options: { binding?: Binding } = {}): Promise<InspectView> {
   let selected: SelectedInterface | null = null;
   let failure: ErrorReport | null = null;
   try {
@@ -286,6 +183,7 @@ export async function inspectAgent(core: Core, alias: string, options: { refresh
       supported_bindings: SUPPORTED_BINDINGS,
       offered_bindings: [...new Set(wire.supportedInterfaces.map((i) => i.protocolBinding))],
       error: failure,
+      version: versionNegotiation(result.card, selected, core.options.protocolVersion, result.requested_version ?? null),
     },
     origin_pinning: credentialView(core, result.agent, selected),
     client_tls: clientTlsView(result.agent),

@@ -13,6 +13,7 @@ import type { PinInput } from '../auth/origin-pin.js';
 import { expireTokenOf } from '../auth/oauth2/tokens.js';
 import { isOAuthFlow } from '../config/auth-flow.js';
 import type { Reauth } from '../a2a/binding-call.js';
+import { applyUrlCredentials, urlCredentialSources } from './url-credentials.js';
 
 export interface Outbound {
   headers: Record<string, string>;
@@ -32,13 +33,14 @@ export function credentialSources(core: Core, agent: AgentRow): string[] {
   if (agent.authRefName) out.push(`auth ref "${agent.authRefName}"`);
   if (core.options.bearerTokenEnv) out.push('--bearer-token-env');
   for (const header of core.options.headers ?? []) out.push(`--header ${header.slice(0, Math.max(0, header.indexOf(':'))).trim()}`);
+  out.push(...urlCredentialSources(core, agent.alias));
   return out;
 }
 
 export async function outboundFor(core: Core, agent: AgentRow, extra: Record<string, string> = {}): Promise<Outbound> {
   const authRef = agent.authRefName ? getAuthRef(core.store().db, agent.authRefName) : null;
-  const resolve = () =>
-    resolveAuthHeaders({
+  const resolve = async () => {
+    const resolved = await resolveAuthHeaders({
       authRef,
       bearerTokenEnv: core.options.bearerTokenEnv,
       headers: core.options.headers,
@@ -46,6 +48,9 @@ export async function outboundFor(core: Core, agent: AgentRow, extra: Record<str
       secrets: core.secrets,
       oauth: { profile: core.config.profile, timeoutMs: core.timeoutMs, dispatcher: core.dispatcher },
     });
+    applyUrlCredentials(core, agent.alias, resolved);
+    return resolved;
+  };
   const auth = await resolve();
   const secrets = auth.secrets();
   core.rememberSecrets(secrets);

@@ -3,7 +3,7 @@ import { usageError, configError } from '../../../shared/errors.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Core } from '../context.js';
-import { BINDINGS, bindingName, interfaceUrl, type Binding } from '../config/schema.js';
+import { BINDINGS, bindingName, DEFAULT_BINDING_PREFERENCE, interfaceUrl, type Binding } from '../config/schema.js';
 import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl, withoutUserinfo } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
@@ -101,9 +101,31 @@ function parseInterface(text: string): [Binding, string] {
   return [binding.data, url];
 }
 
+/**
+ * The binding order the agent's registration sets, or none (the card's order decides). A row holding exactly the
+ * default order has none: config agents without `binding_preference` and agents added before the card's order was
+ * followed were stored with it.
+ */
+export function registeredPreference(row: Pick<AgentRow, 'bindingPreference'>): string[] {
+  const same = row.bindingPreference.length === DEFAULT_BINDING_PREFERENCE.length && row.bindingPreference.every((b, i) => b === DEFAULT_BINDING_PREFERENCE[i]);
+  return same ? [] : row.bindingPreference;
+}
+
+/** A base URL that already holds `/.well-known/`: missive appends the card path to it, so it is most likely a mistake. */
+export function wellKnownWarning(baseUrl: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(baseUrl).pathname;
+  } catch {
+    return undefined;
+  }
+  if (!path.includes('/.well-known/')) return undefined;
+  return `the base URL ${withoutUserinfo(baseUrl)} already contains /.well-known/: missive asks for <base-url>/.well-known/agent-card.json. Give the agent's base URL, or the card's own URL (ending in agent-card.json or agent.json)`;
+}
+
 export function requireAgent(core: Core, alias: string): AgentRow {
   const row = getAgent(core.store().db, alias);
-  if (!row) throw usageError('unknown_agent', `no agent named "${alias}"`, 'List agents with: missive agent list');
+  if (!row) throw usageError('unknown_agent', `no agent named "${withoutUserinfo(alias)}"`, 'List agents with: missive agent list');
   return row;
 }
 
@@ -116,6 +138,8 @@ function refuseReadOnly(row: AgentRow, action: string) {
 export function addAgent(core: Core, input: AddAgentInput): AgentView {
   const alias = validateAlias(input.alias);
   const baseUrl = validateBaseUrl(input.baseUrl);
+  const warning = wellKnownWarning(baseUrl);
+  if (warning) core.warn(warning);
   const interfaceUrls = Object.fromEntries((input.interfaces ?? []).map(parseInterface));
   const preference = (input.bindingPreference ?? []).map((b) => {
     const parsed = bindingName.safeParse(b.toLowerCase());
@@ -139,7 +163,8 @@ export function addAgent(core: Core, input: AddAgentInput): AgentView {
       source: 'local',
       baseUrl,
       interfaceUrls,
-      bindingPreference: preference.length ? [...new Set(preference)] : undefined,
+      // None given: stored empty, so the card's own order decides.
+      bindingPreference: [...new Set(preference)],
       authRefName: input.authRef ?? null,
       tags: input.tags,
       notes: input.notes ?? null,

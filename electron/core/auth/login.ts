@@ -1,6 +1,6 @@
 /**
  * `auth login | status | logout`: run an auth ref's flow now (OAuth2: fetch a token, or the device-code login; other
- * flows: check that their secret is there), report what is cached (flow, token cached?, expires in — never the token),
+ * flows: check that their secret is there and fits on one header line), report what is cached (flow, token cached?, expires in — never the token),
  * and forget cached tokens. A login by agent alias uses the agent's auth ref; without one, it names the schemes the
  * agent's card declares and how to add a matching auth ref.
  */
@@ -16,6 +16,7 @@ import { appendEvent } from '../store/repos/events.js';
 import type { DeviceCodePrompt, OAuthContext } from './oauth2/context.js';
 import { isFresh, readToken, tokenAccount } from './oauth2/token-cache.js';
 import { forgetToken, loginWith } from './oauth2/tokens.js';
+import { refuseControlCharacters } from './oauth2/token-text.js';
 import { refSecret } from './resolve.js';
 
 export interface LoginOptions {
@@ -99,7 +100,10 @@ export async function loginAuth(core: Core, target: string, options: LoginOption
   const flow = ref.flow;
   const base = { auth_ref: ref.name, agent, flow: flow.type };
   if (!isOAuthFlow(flow)) {
-    await refSecret(ref, core.env, core.secrets);
+    const secret = (await refSecret(ref, core.env, core.secrets))!;
+    const where = ref.kind === 'env' ? `environment variable ${ref.envVar}` : `the keyring entry ${ref.keyringService}/${ref.keyringAccount}`;
+    const fix = ref.kind === 'env' ? `export ${ref.envVar}=<secret> without line breaks` : `store it again: missive auth set-secret ${ref.name}`;
+    refuseControlCharacters(secret, `the secret of auth ref "${ref.name}" (${where})`, `Give the secret on one line: ${fix}.`);
     return { ...base, logged_in: true, token_cached: false, keyring: false, expires_in: null, scope: null };
   }
   const ctx = oauthContext(core, options);

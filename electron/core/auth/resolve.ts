@@ -12,6 +12,7 @@ import { HEADER_NAME } from '../config/schema.js';
 import { isOAuthFlow } from '../config/auth-flow.js';
 import type { OAuthContext } from './oauth2/context.js';
 import { accessTokenFor } from './oauth2/tokens.js';
+import { refuseControlCharacters } from './oauth2/token-text.js';
 
 export interface AuthInput {
   authRef?: AuthRefRow | null;
@@ -69,6 +70,7 @@ async function applyRef(headers: AuthHeaders, ref: AuthRefRow, input: AuthInput)
     return;
   }
   const secret = (await refSecret(ref, input.env, input.secrets))!;
+  refuseControlCharacters(secret, `the secret of auth ref "${ref.name}"`, `Give the secret on one line (missive auth set-secret ${ref.name}, or its env var).`);
   headers.addSecret(secret);
   if (flow.type === 'basic') headers.set('Authorization', `Basic ${Buffer.from(`${flow.username}:${secret}`).toString('base64')}`);
   else if (flow.type === 'api_key' && flow.in === 'query') headers.setQuery(flow.name, secret);
@@ -83,6 +85,7 @@ export async function resolveAuthHeaders(input: AuthInput): Promise<AuthHeaders>
   if (input.bearerTokenEnv) {
     const token = input.env[input.bearerTokenEnv];
     if (!token) throw authError('env_missing', `--bearer-token-env ${input.bearerTokenEnv} is not set in the environment`);
+    refuseControlCharacters(token, `--bearer-token-env ${input.bearerTokenEnv}`, `Set ${input.bearerTokenEnv} to the token alone, on one line.`);
     headers.set('Authorization', `Bearer ${token}`);
   }
   for (const text of input.headers ?? []) {

@@ -10,6 +10,7 @@ import { deleteAuthRef, getAuthRef, listAuthRefs, upsertAuthRef, type AuthRefRow
 import { appendEvent } from '../store/repos/events.js';
 import { validateAlias } from '../validation/alias.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';
+import { refuseControlCharacters } from './oauth2/token-text.js';
 
 export interface AuthRefView {
   name: string;
@@ -158,6 +159,7 @@ async function requireKeyringRef(core: Core, name: string): Promise<AuthRefRow> 
 export async function setSecret(core: Core, name: string, secret: string) {
   const value = secret.replace(/\r?\n$/, '');
   if (!value) throw usageError('empty_secret', 'the secret is empty');
+  refuseControlCharacters(value, `the secret given for auth ref "${name}"`, `Give the secret on one line on stdin (one trailing newline is fine), e.g.: printf %s "$SECRET" | missive auth set-secret ${name}`);
   const ref = await requireKeyringRef(core, name);
   await core.secrets.set(ref.keyringService!, ref.keyringAccount!, value);
   appendEvent(core.store().db, { type: 'missive.auth_ref.secret_set', payload: { name } }, [value]);

@@ -17,7 +17,8 @@ import { refreshTask } from '../tasks/service.js';
 import { TASK_STATE_NAMES } from '../tasks/task-state.js';
 import { requireGroup } from './groups.js';
 import { resolveContextId } from '../contexts/service.js';
-import type { FailurePolicy, FanOutResult } from './fan-out.js';
+import type { FailurePolicy } from './fan-out.js';
+import { readBcastDocument } from './bcast-document.js';
 
 export type BarrierMemberStatus = 'satisfied' | 'pending' | 'failed' | 'cancelled' | 'missing' | 'error' | 'terminal_unmatched';
 
@@ -74,21 +75,11 @@ function parseStates(states: string[] | undefined): { targets: TaskStateName[]; 
   return { targets: [...new Set(parsed)], successes: [...new Set(parsed)] };
 }
 
-function bcastTasks(doc: unknown, group: string, contextId: string | undefined): { contextId: string; tasks: Map<string, { taskId: string | null; message: boolean }> } {
-  const data = ((doc as { data?: unknown })?.data ?? doc) as Partial<FanOutResult> | undefined;
-  if (!data || !Array.isArray(data.members) || !data.request?.context_id) throw usageError('invalid_bcast_document', '--from-bcast needs the JSON printed by `missive bcast --json`');
-  if (data.group !== group) throw usageError('bcast_group_mismatch', `--from-bcast is for group "${data.group}", not "${group}"`);
-  if (contextId && contextId !== data.request.context_id) throw usageError('bcast_context_mismatch', `--context ${contextId} does not match the bcast context ${data.request.context_id}`);
-  const tasks = new Map<string, { taskId: string | null; message: boolean }>();
-  for (const m of data.members) if (m.status === 'succeeded' || m.task_id) tasks.set(m.alias, { taskId: m.task_id ?? null, message: m.response_shape === 'message' });
-  return { contextId: data.request.context_id, tasks };
-}
-
 export async function barrier(core: Core, input: BarrierInput): Promise<BarrierResult> {
   const group = requireGroup(core, input.group);
   if (input.contextId) input = { ...input, contextId: resolveContextId(core.store().db, input.contextId) };
   if (!input.contextId && input.fromBcast === undefined) throw usageError('context_required', 'barrier needs --context ID or --from-bcast PATH|-');
-  const fromBcast = input.fromBcast !== undefined ? bcastTasks(input.fromBcast, group.group_name, input.contextId) : null;
+  const fromBcast = input.fromBcast !== undefined ? readBcastDocument(input.fromBcast, group.group_name, input.contextId) : null;
   const contextId = fromBcast?.contextId ?? input.contextId!;
   const { targets, successes } = parseStates(input.states);
   const total = group.members.length;
@@ -131,7 +122,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
       if (input.local) {
         m.state = getTask(db, m.task_id)?.state ?? null;
       } else {
-        const refreshed = await refreshTask(core, m.task_id, m.alias, 'GetTask', 'barrier', input.historyLength);
+        const refreshed = await refreshTask(core, m.task_id, m.alias, 'GetTask', 'barrier', { historyLength: input.historyLength });
         m.state = refreshed.state;
         m.interface = refreshed.interface;
       }

@@ -2,9 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import type { z } from 'zod';
-import { configError } from '../../../shared/errors.js';
+import { MissiveError } from '../../../shared/errors.js';
 import { discoverConfig, type ConfigSource, type DiscoveryInput } from './discover.js';
 import { parseDuration } from './duration.js';
+import { locateKey } from './locate.js';
 import { configFile, type AgentSection, type AuthRefSection, type ConfigFile } from './schema.js';
 
 export const DEFAULT_PROTOCOL_VERSION = '1.0';
@@ -45,14 +46,37 @@ export interface LoadInput extends DiscoveryInput {
   profileFlag?: string;
 }
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues
+/** A config error with the file (and line, when known) it is about: `doctor` and `config show` report them. */
+export class ConfigFileError extends MissiveError {
+  constructor(
+    reason: string,
+    message: string,
+    readonly file: string | null,
+    readonly line?: number,
+    readonly column?: number,
+    help?: string,
+  ) {
+    super('config', reason, message, { help });
+  }
+}
+
+/** `file:line` when the line is known, else the file. */
+const at = (label: string, line: number | undefined) => (line ? `${label}:${line}` : label);
+
+/** Each issue as `file:line: key.path: message`, and the line of the first one. */
+function describeIssues(error: z.ZodError, text: string, label: string): { message: string; line?: number } {
+  let first: number | undefined;
+  const message = error.issues
     .map((issue) => {
       const path = issue.path.map(String).join('.') || '(top level)';
-      if (issue.code === 'unrecognized_keys') return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-      return `${path}: ${issue.message}`;
+      const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+      const line = locateKey(text, unknownKeys.length ? [...issue.path.map(String), unknownKeys[0]!] : issue.path.map(String));
+      first ??= line;
+      const what = unknownKeys.length ? `unknown key${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+      return `${at(label, line)}: ${path}: ${what}`;
     })
     .join('; ');
+  return { message, line: first };
 }
 
 /** Parses TOML text into a validated config file (exported for tests and `doctor`). */
@@ -61,37 +85,47 @@ export function parseConfigText(text: string, label: string): ConfigFile {
   try {
     raw = parseToml(text);
   } catch (error) {
-    const where = error instanceof TomlError ? ` at line ${error.line}, column ${error.column}` : '';
-    throw configError('invalid_toml', `${label} is not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`);
+    const toml = error instanceof TomlError ? error : undefined;
+    const where = toml ? `${label}:${toml.line}:${toml.column}` : label;
+    throw new ConfigFileError('invalid_toml', `${where}: not valid TOML: ${(error as Error).message.split('\n')[0]}`, label, toml?.line, toml?.column);
   }
   const result = configFile.safeParse(raw);
   if (!result.success) {
-    throw configError('invalid_config', `${label}: ${describeIssues(result.error)}`, 'See docs/config.md for every key and its type.');
+    const { message, line } = describeIssues(result.error, text, label);
+    throw new ConfigFileError('invalid_config', message, label, line, undefined, 'See docs/config.md for every key and its type.');
   }
   return result.data;
 }
 
-export function loadConfig(input: LoadInput): EffectiveConfig {
-  const source = discoverConfig(input);
-  let file: ConfigFile = {};
-  if (source.path) {
-    let text: string;
-    try {
-      text = readFileSync(source.path, 'utf8');
-    } catch (error) {
-      throw configError('config_unreadable', `cannot read ${source.path}: ${(error as Error).message}`);
-    }
-    file = parseConfigText(text, source.path);
+/** The config file `source` names, read and validated, with its text (`{}` and no text for built-in defaults). */
+export function readConfigFile(source: ConfigSource): { file: ConfigFile; text: string | null } {
+  if (!source.path) return { file: {}, text: null };
+  let text: string;
+  try {
+    text = readFileSync(source.path, 'utf8');
+  } catch (error) {
+    throw new ConfigFileError('config_unreadable', `cannot read ${source.path}: ${(error as Error).message}`, source.path);
   }
-  return resolveConfig(file, source, input.profileFlag);
+  return { file: parseConfigText(text, source.path), text };
 }
 
-export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFlag?: string): EffectiveConfig {
+export function loadConfig(input: LoadInput): EffectiveConfig {
+  const source = discoverConfig(input);
+  const { file, text } = readConfigFile(source);
+  return resolveConfig(file, source, input.profileFlag, text ?? undefined);
+}
+
+/** Resolves one profile; `text` (the file's TOML) lets errors name the line of the key at fault. */
+export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFlag?: string, text?: string): EffectiveConfig {
   const label = source.path ?? 'built-in defaults';
+  const configError = (reason: string, message: string, help?: string, path?: string[]) => {
+    const line = text && path ? locateKey(text, path) : undefined;
+    return new ConfigFileError(reason, line ? message.replace(label, at(label, line)) : message, source.path ?? null, line, undefined, help);
+  };
   const profiles = Object.keys(file.profiles ?? {});
   const defaultProfile = file.default_profile ?? DEFAULT_PROFILE;
   if (file.default_profile && !profiles.includes(file.default_profile) && file.default_profile !== DEFAULT_PROFILE) {
-    throw configError('unknown_profile', `${label}: default_profile "${file.default_profile}" has no [profiles.${file.default_profile}] section`);
+    throw configError('unknown_profile', `${label}: default_profile "${file.default_profile}" has no [profiles.${file.default_profile}] section`, undefined, ['default_profile']);
   }
   const profile = profileFlag ?? defaultProfile;
   if (profile !== DEFAULT_PROFILE && !profiles.includes(profile)) {
@@ -106,11 +140,11 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
   const authRefs = file.auth_refs ?? {};
   for (const [alias, agent] of Object.entries(agents)) {
     if (agent.auth_ref && !authRefs[agent.auth_ref]) {
-      throw configError('unknown_auth_ref', `${label}: agents.${alias}.auth_ref "${agent.auth_ref}" has no [auth_refs.${agent.auth_ref}] section`);
+      throw configError('unknown_auth_ref', `${label}: agents.${alias}.auth_ref "${agent.auth_ref}" has no [auth_refs.${agent.auth_ref}] section`, undefined, ['agents', alias, 'auth_ref']);
     }
   }
   if (over.default_agent && !agents[over.default_agent]) {
-    throw configError('unknown_agent', `${label}: profiles.${profile}.default_agent "${over.default_agent}" is not a configured agent`);
+    throw configError('unknown_agent', `${label}: profiles.${profile}.default_agent "${over.default_agent}" is not a configured agent`, undefined, ['profiles', profile, 'default_agent']);
   }
 
   const protocol = { ...file.protocol, ...over.protocol };
@@ -123,7 +157,7 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
     try {
       return parseDuration(value, key);
     } catch (error) {
-      throw configError('invalid_config', `${label}: ${(error as Error).message}`);
+      throw configError('invalid_config', `${label}: ${(error as Error).message}`, undefined, key.split('.'));
     }
   };
 

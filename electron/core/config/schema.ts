@@ -187,8 +187,9 @@ export const clientTlsSection = z.strictObject({
 
 export const agentSection = z.strictObject({
   base_url: httpUrl,
-  interface_urls: z.record(bindingName, interfaceUrl).optional(),
-  interfaces: z.record(bindingName, interfaceUrl).optional(),
+  /** Any of the bindings (a partial map): the others come from the card. */
+  interface_urls: z.partialRecord(bindingName, interfaceUrl).optional(),
+  interfaces: z.partialRecord(bindingName, interfaceUrl).optional(),
   binding_preference: z.array(bindingName).min(1).optional(),
   auth_ref: identifier.optional(),
   tags: z.array(z.string().min(1)).optional(),

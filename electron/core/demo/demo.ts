@@ -1,7 +1,7 @@
 /** The embedded demo: real SDK agents on 127.0.0.1, registered in a profile, inspected on every binding they serve. */
 import { createCore, type Core, type CoreOptions } from '../context.js';
 import { addAgent } from '../agents/registry.js';
-import { agentCapabilities, inspectAgent } from '../agents/discovery.js';
+import { agentCapabilities, inspectAgent, loadCard } from '../agents/discovery.js';
 import { getAgent, repointAgent } from '../store/repos/agents.js';
 import { getGroup } from '../store/repos/groups.js';
 import { createGroup, deleteGroup } from '../collectives/groups.js';
@@ -11,9 +11,25 @@ import { startEmbeddedAgent, type EmbeddedAgent, type EmbeddedAgentOptions } fro
 
 export const DEMO_AGENTS: Array<{ alias: string; member: boolean } & EmbeddedAgentOptions> = [
   { alias: 'demo-echo', member: true, name: 'Demo Echo', behaviour: 'echo', grpc: true, skills: [{ id: 'echo', name: 'Echo', tags: ['text', 'demo'] }] },
-  { alias: 'demo-tasks', member: true, name: 'Demo Task Runner', behaviour: 'task', pushNotifications: true, skills: [{ id: 'summarise', name: 'Summarise', tags: ['text', 'artifacts'] }] },
+  {
+    alias: 'demo-tasks',
+    member: true,
+    name: 'Demo Task Runner',
+    behaviour: 'task',
+    pushNotifications: true,
+    failOnRequest: true,
+    skills: [{ id: 'summarise', name: 'Summarise', tags: ['text', 'artifacts'], description: 'A completed task with a text artifact; a message starting with "fail" gets a failed task.' }],
+  },
   { alias: 'demo-stream', member: true, name: 'Demo Streamer', behaviour: 'chunks', chunks: 4, skills: [{ id: 'write', name: 'Writer', tags: ['text', 'streaming'] }] },
-  { alias: 'demo-slow', member: true, name: 'Demo Slow Worker', behaviour: 'slow', delayMs: 400, skills: [{ id: 'think', name: 'Thinker', tags: ['text', 'slow'] }] },
+  {
+    alias: 'demo-slow',
+    member: true,
+    name: 'Demo Slow Worker',
+    behaviour: 'slow',
+    delayMs: 400,
+    pushNotifications: true,
+    skills: [{ id: 'think', name: 'Thinker', tags: ['text', 'slow'], description: 'Works 400 ms, or as long as the message says ("take 60s", at most 10m); cancellable meanwhile.' }],
+  },
   { alias: 'demo-reducer', member: false, name: 'Demo Reducer', behaviour: 'reducer', skills: [{ id: 'reduce', name: 'Reducer', tags: ['text', 'reduce'] }] },
 ];
 
@@ -40,6 +56,11 @@ export function registerDemoAgents(core: Core, demo: DemoAgents): void {
   }
   if (getGroup(db, DEMO_GROUP)) deleteGroup(core, DEMO_GROUP);
   createGroup(core, DEMO_GROUP, { members: DEMO_AGENTS.filter((a) => a.member).map((a) => a.alias), notes: 'the embedded demo workers' });
+}
+
+/** Fetches (or revalidates) every demo agent's card, so routing and capability views work before any call. */
+export async function fetchDemoCards(core: Core, demo: DemoAgents): Promise<void> {
+  for (const { alias } of demo.agents) await loadCard(core, alias, true);
 }
 
 export interface DemoStep {

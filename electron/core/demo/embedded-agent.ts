@@ -12,10 +12,11 @@ import { AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler, InMem
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 /**
- * echo: a direct Message; task: a completed Task with an artifact; input: a Task that asks for more input;
- * chunks: a Task whose artifact arrives in `chunks` appended pieces; fail: a Task that fails;
- * slow: a completed Task after `delayMs` (and cancellable meanwhile); reducer: a Message that condenses a reduce
- * prompt (one line per `### rank (agent)` input block).
+ * echo: a direct Message; task: a completed Task with an artifact (with `failOnRequest`, a failed one when the text
+ * starts with "fail"); input: a Task that asks for more input; chunks: a Task whose artifact arrives in `chunks` appended pieces;
+ * fail: a Task that fails; slow: a completed Task after `delayMs`, or after the duration the text names
+ * ("take 60s", at most 10 minutes), cancellable meanwhile; reducer: a Message that condenses a reduce prompt (one line
+ * per `### rank (agent)` input block).
  */
 export type AgentBehaviour = 'echo' | 'task' | 'input' | 'chunks' | 'fail' | 'slow' | 'reducer';
 
@@ -33,6 +34,8 @@ export interface EmbeddedAgentOptions {
   delayMs?: number;
   /** Also serve gRPC (the SDK's gRPC service) on another loopback port, listed in the card after the HTTP bindings. */
   grpc?: boolean;
+  /** `task`: a message whose text starts with "fail" gets a failed task (the demo's failure on request). */
+  failOnRequest?: boolean;
 }
 
 export interface RecordedRequest {
@@ -83,12 +86,46 @@ function condense(prompt: string): string {
   return [`Reduced ${blocks.length} input(s):`, ...lines].join('\n');
 }
 
+/** The longest a `slow` agent works on a message that names a duration ("take 10m"). */
+export const MAX_SLOW_MS = 10 * 60_000;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/** The duration a message asks a `slow` agent to take ("take 60s", "take 1.5m", "take 500ms"), capped; or null. */
+export function requestedDelayMs(text: string): number | null {
+  const match = /\btake\s+(\d+(?:\.\d+)?)\s*(ms|s|m)\b/i.exec(text);
+  return match ? Math.min(Math.round(Number(match[1]) * UNIT_MS[match[2]!.toLowerCase()]!), MAX_SLOW_MS) : null;
+}
+
 class DemoExecutor implements AgentExecutor {
   readonly #cancelled = new Set<string>();
+  /** Tasks waiting out their delay: wakes each one early (on cancel or close), with its context id. */
+  readonly #waiting = new Map<string, { wake: () => void; contextId: string }>();
   constructor(
     private readonly behaviour: AgentBehaviour,
-    private readonly options: { chunks: number; delayMs: number },
+    private readonly options: { chunks: number; delayMs: number; failOnRequest: boolean },
   ) {}
+
+  /** Waits `ms` unless the task is cancelled (or the agent closed) first; the timer never holds the process open. */
+  #delay(taskId: string, contextId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#waiting.delete(taskId);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      timer.unref();
+      this.#waiting.set(taskId, { wake, contextId });
+    });
+  }
+
+  /** Ends every wait at once, as if each task were cancelled (the agent is closing). */
+  stop(): void {
+    for (const [taskId, { wake }] of this.#waiting) {
+      this.#cancelled.add(taskId);
+      wake();
+    }
+  }
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const text = textOf(ctx.userMessage);
@@ -96,11 +133,12 @@ class DemoExecutor implements AgentExecutor {
     const agentMessage = (value: string) => ({ messageId: randomUUID(), ...ids, role: 'ROLE_AGENT', parts: [{ text: value }] });
     const status = (state: string, message?: string, final = false) =>
       bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ ...ids, status: { state, ...(message ? { message: agentMessage(message) } : {}) }, final })));
-    if (this.options.delayMs > 0) {
+    const delayMs = (this.behaviour === 'slow' ? requestedDelayMs(text) : null) ?? this.options.delayMs;
+    if (delayMs > 0) {
       if (this.behaviour === 'slow') {
         bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_WORKING' }, history: [Message.toJSON(ctx.userMessage)] })));
       }
-      await new Promise((r) => setTimeout(r, this.options.delayMs));
+      await this.#delay(ctx.taskId, ctx.contextId, delayMs);
       if (this.#cancelled.delete(ctx.taskId)) return bus.finished();
     }
     if (this.behaviour === 'reducer') {
@@ -111,14 +149,14 @@ class DemoExecutor implements AgentExecutor {
       bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${text}` }] })));
       return bus.finished();
     }
-    if (this.behaviour !== 'slow' || this.options.delayMs <= 0) {
+    if (this.behaviour !== 'slow' || delayMs <= 0) {
       bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [Message.toJSON(ctx.userMessage)] })));
     }
     if (this.behaviour === 'input') {
       status('TASK_STATE_INPUT_REQUIRED', 'which file?', true);
       return bus.finished();
     }
-    if (this.behaviour === 'fail') {
+    if (this.behaviour === 'fail' || (this.behaviour === 'task' && this.options.failOnRequest && /^\s*fail/i.test(text))) {
       status('TASK_STATE_FAILED', `cannot do: ${text}`, true);
       return bus.finished();
     }
@@ -138,7 +176,9 @@ class DemoExecutor implements AgentExecutor {
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     this.#cancelled.add(taskId);
-    bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ taskId, status: { state: 'TASK_STATE_CANCELED' }, final: true })));
+    const waiting = this.#waiting.get(taskId);
+    waiting?.wake();
+    bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ taskId, ...(waiting ? { contextId: waiting.contextId } : {}), status: { state: 'TASK_STATE_CANCELED' }, final: true })));
     bus.finished();
   }
 }
@@ -186,10 +226,15 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
   };
   const card = AgentCard.fromJSON(cardJson);
   const pushStore = options.pushNotifications ? new InMemoryPushNotificationStore() : undefined;
+  const executor = new DemoExecutor(options.behaviour ?? 'echo', {
+    chunks: options.chunks ?? 5,
+    delayMs: options.delayMs ?? (options.behaviour === 'slow' ? 2000 : 0),
+    failOnRequest: options.failOnRequest === true,
+  });
   const requestHandler = new DefaultRequestHandler(
     card,
     new InMemoryTaskStore(),
-    new DemoExecutor(options.behaviour ?? 'echo', { chunks: options.chunks ?? 5, delayMs: options.delayMs ?? (options.behaviour === 'slow' ? 2000 : 0) }),
+    executor,
     undefined,
     pushStore,
     pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 2000 }) : undefined,
@@ -206,6 +251,7 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     card: AgentCard.toJSON(card),
     requests,
     close: async () => {
+      executor.stop();
       grpcServer?.stop();
       await stopListening();
     },

@@ -1,7 +1,14 @@
-/** `doctor`: config source, profile, state paths, schema, keyring and per-agent card reachability. Mutates nothing. */
+/**
+ * `doctor`: config source, profile, state paths, schema, keyring and per-agent card reachability. Mutates nothing.
+ * A config that does not load is a failing check (`runDoctorWithoutConfig`), not an abort: the other checks still run.
+ */
 import { existsSync } from 'node:fs';
-import { toMissiveError } from '../../../shared/errors.js';
+import { toMissiveError, type MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
+import { discoverConfig, type DiscoveryInput } from '../config/discover.js';
+import { ConfigFileError, DEFAULT_PROFILE } from '../config/load.js';
+import { statePaths, type StatePaths } from '../config/paths.js';
+import type { SecretStore } from '../auth/secret-store.js';
 import { openDatabase, appliedMigrations, SCHEMA_VERSION } from '../store/db.js';
 import { listAgents, type AgentRow } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
@@ -29,48 +36,69 @@ export interface DoctorReport {
 
 const mask = (name: string | null) => (name ? `${name.slice(0, 2)}***` : null);
 
+const versionCheck = (): DoctorCheck => ({ name: 'binary.version', status: 'ok', message: `missive ${VERSION} on Node ${process.versions.node}` });
+const pathsCheck = (paths: StatePaths): DoctorCheck => ({ name: 'state.paths', status: 'ok', message: `${paths.root}: ${paths.state}`, details: { ...paths } });
+
+async function keyringCheck(secrets: SecretStore): Promise<DoctorCheck> {
+  const keyring = await secrets.available();
+  return {
+    name: 'auth.keyring',
+    status: keyring.ok ? 'ok' : 'warn',
+    message: keyring.ok ? `${secrets.backend} available` : `unavailable: ${keyring.reason}; env-var auth refs still work`,
+  };
+}
+
+/** The store's schema, opened read-only (nothing is created); `use` reads it before it is closed. */
+function storeCheck(paths: StatePaths, use?: (db: ReturnType<typeof openDatabase>) => void): DoctorCheck {
+  if (!existsSync(paths.database)) {
+    return { name: 'store.sqlite_migrations', status: 'warn', message: `no database yet at ${paths.database}; it is created on first use`, details: { schema_version: 0, expected: SCHEMA_VERSION } };
+  }
+  let db: ReturnType<typeof openDatabase> | undefined;
+  try {
+    db = openDatabase(paths.database, { readonly: true });
+    const applied = appliedMigrations(db);
+    const current = applied.at(-1)?.version ?? 0;
+    use?.(db);
+    return {
+      name: 'store.sqlite_migrations',
+      status: current === SCHEMA_VERSION ? 'ok' : 'warn',
+      message: current === SCHEMA_VERSION ? `schema v${current} at ${paths.database}` : `schema v${current}; v${SCHEMA_VERSION} is applied on next use`,
+      details: { schema_version: current, expected: SCHEMA_VERSION, migrations: applied },
+    };
+  } catch (error) {
+    const err = toMissiveError(error);
+    return { name: 'store.sqlite_migrations', status: 'fail', message: err.message, exit_code: err.exitCode };
+  } finally {
+    db?.close();
+  }
+}
+
+function report(profile: string, checks: DoctorCheck[]): DoctorReport {
+  const firstFail = checks.find((c) => c.status === 'fail');
+  return { ok: !firstFail, exit_code: firstFail?.exit_code ?? 0, profile, checks };
+}
+
 export async function runDoctor(core: Core): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   const { config, paths } = core;
-  checks.push({ name: 'binary.version', status: 'ok', message: `missive ${VERSION} on Node ${process.versions.node}` });
+  checks.push(versionCheck());
   checks.push({
     name: 'config.discovery_validation',
     status: 'ok',
     message: config.source.path ? `${config.source.kind}: ${config.source.path}` : 'built-in defaults (no config file found)',
     details: { source: config.source.kind, path: config.source.path ?? null, searched: config.source.searched, profiles: config.profiles },
   });
-  checks.push({ name: 'state.paths', status: 'ok', message: `${paths.root}: ${paths.state}`, details: { ...paths } });
+  checks.push(pathsCheck(paths));
 
   let agents: AgentRow[] = [];
-  let authLookup: (name: string) => ReturnType<typeof getAuthRef> = () => undefined;
-  let db: ReturnType<typeof openDatabase> | undefined;
-  if (!existsSync(paths.database)) {
-    checks.push({ name: 'store.sqlite_migrations', status: 'warn', message: `no database yet at ${paths.database}; it is created on first use`, details: { schema_version: 0, expected: SCHEMA_VERSION } });
-  } else {
-    try {
-      db = openDatabase(paths.database, { readonly: true });
-      const applied = appliedMigrations(db);
-      const current = applied.at(-1)?.version ?? 0;
-      checks.push({
-        name: 'store.sqlite_migrations',
-        status: current === SCHEMA_VERSION ? 'ok' : 'warn',
-        message: current === SCHEMA_VERSION ? `schema v${current} at ${paths.database}` : `schema v${current}; v${SCHEMA_VERSION} is applied on next use`,
-        details: { schema_version: current, expected: SCHEMA_VERSION, migrations: applied },
-      });
+  const authRefs = new Map<string, ReturnType<typeof getAuthRef>>();
+  checks.push(
+    storeCheck(paths, (db) => {
       agents = listAgents(db);
-      authLookup = (name) => getAuthRef(db!, name);
-    } catch (error) {
-      const err = toMissiveError(error);
-      checks.push({ name: 'store.sqlite_migrations', status: 'fail', message: err.message, exit_code: err.exitCode });
-    }
-  }
-
-  const keyring = await core.secrets.available();
-  checks.push({
-    name: 'auth.keyring',
-    status: keyring.ok ? 'ok' : 'warn',
-    message: keyring.ok ? `${core.secrets.backend} available` : `unavailable: ${keyring.reason}; env-var auth refs still work`,
-  });
+      for (const name of new Set(agents.map((a) => a.authRefName).filter((n): n is string => !!n))) authRefs.set(name, getAuthRef(db, name));
+    }),
+  );
+  checks.push(await keyringCheck(core.secrets));
 
   const known = new Set(agents.map((a) => a.alias));
   const seeded = Object.entries(config.agents)
@@ -82,12 +110,59 @@ export async function runDoctor(core: Core): Promise<DoctorReport> {
     status: 'ok',
     message: `A2A-Version ${core.serviceParameters.version}${core.serviceParameters.extensions.length ? `, extensions ${core.serviceParameters.extensions.join(',')}` : ''}`,
   });
-  const probes = await Promise.all(targets.map((agent) => probeAgent(core, agent, authLookup)));
+  const probes = await Promise.all(targets.map((agent) => probeAgent(core, agent, (name) => authRefs.get(name))));
   checks.push(...probes);
-  db?.close();
+  return report(config.profile, checks);
+}
 
-  const firstFail = checks.find((c) => c.status === 'fail');
-  return { ok: !firstFail, exit_code: firstFail?.exit_code ?? 0, profile: config.profile, checks };
+export interface BrokenConfigInput extends DiscoveryInput {
+  /** What loading the config threw. */
+  error: MissiveError;
+  profileFlag?: string;
+  secrets: SecretStore;
+}
+
+/**
+ * The report when the config does not load: `config.discovery_validation` fails with the error (its code, file and
+ * line), the checks that need no config still run (state paths of the `--profile` or default profile, the store, the
+ * keyring) and the agents are skipped. The exit code is the config error's (78).
+ */
+export async function runDoctorWithoutConfig(input: BrokenConfigInput): Promise<DoctorReport> {
+  const { error } = input;
+  let source: ReturnType<typeof discoverConfig> | undefined;
+  try {
+    source = discoverConfig(input);
+  } catch {
+    source = undefined;
+  }
+  const located = error instanceof ConfigFileError ? error : undefined;
+  const line = located?.line;
+  const path = located?.file ?? source?.path ?? null;
+  const profile = input.profileFlag ?? DEFAULT_PROFILE;
+  const paths = statePaths(profile, input.env, input.cwd);
+  const checks: DoctorCheck[] = [
+    versionCheck(),
+    {
+      name: 'config.discovery_validation',
+      status: 'fail',
+      message: error.message,
+      exit_code: error.exitCode,
+      details: {
+        code: error.code,
+        source: source?.kind ?? (input.configFlag ? 'flag' : 'env'),
+        path,
+        line: line ?? null,
+        column: located?.column ?? null,
+        searched: source?.searched ?? [],
+        help: error.help ?? null,
+      },
+    },
+    pathsCheck(paths),
+    storeCheck(paths),
+    await keyringCheck(input.secrets),
+    { name: 'a2a.endpoints', status: 'skip', message: 'agents are not checked until the config loads' },
+  ];
+  return report(profile, checks);
 }
 
 type ProbeTarget = Pick<AgentRow, 'alias' | 'baseUrl' | 'authRefName' | 'card'> & Partial<Pick<AgentRow, 'clientTls'>>;

@@ -3,11 +3,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { listEvents, type EventQuery, type EventRow } from '../store/repos/events.js';
+import { listEvents, type EventRow } from '../store/repos/events.js';
+import { journalEvents, parseOutcome, parseTypeFilter, type JournalQuery } from './journal-query.js';
 import { redactValue } from '../security/redact.js';
 import { writePrivateFile } from '../security/private-files.js';
 
 export interface EventFilter {
+  /** An exact event type, or a prefix ending in `.*` (`a2a.push.*`). */
   type?: string;
   agent?: string;
   context?: string;
@@ -15,6 +17,8 @@ export interface EventFilter {
   since?: string;
   /** Free text: case-insensitive, against type, agent, ids and the redacted payload (the Events view's search). */
   search?: string;
+  /** `failed`: only the events that record a failure (see journal-query.ts). */
+  outcome?: string;
   limit?: number;
 }
 
@@ -33,12 +37,15 @@ export function eventRecord(row: EventRow) {
   });
 }
 
-/** The repository query for a CLI filter; validates --since and --limit. */
-export function toQuery(filter: EventFilter): EventQuery {
+/** The repository query for a CLI filter; validates --since, --limit, --type and --outcome. */
+export function toQuery(filter: EventFilter): JournalQuery {
   if (filter.since && Number.isNaN(Date.parse(filter.since))) throw usageError('invalid_since', `--since "${filter.since}" is not an ISO-8601 timestamp`);
   if (filter.limit !== undefined && (!Number.isInteger(filter.limit) || filter.limit < 1)) throw usageError('invalid_limit', '--limit must be a positive integer');
+  const type = parseTypeFilter(filter.type);
   return {
-    type: filter.type,
+    type: type.exact,
+    typePrefix: type.prefix,
+    outcome: parseOutcome(filter.outcome),
     agentAlias: filter.agent,
     contextId: filter.context,
     taskId: filter.task,
@@ -48,11 +55,11 @@ export function toQuery(filter: EventFilter): EventQuery {
   };
 }
 
-export const listJournal = (core: Core, filter: EventFilter) => listEvents(core.store().db, toQuery(filter)).map(eventRecord);
+export const listJournal = (core: Core, filter: EventFilter) => journalEvents(core.store().db, toQuery(filter)).map(eventRecord);
 
 /** Events after `afterSequence`, oldest first, for `events tail`. */
 export const journalAfter = (core: Core, filter: EventFilter, afterSequence: number) =>
-  listEvents(core.store().db, { ...toQuery(filter), afterSequence, limit: 500 }).map(eventRecord);
+  journalEvents(core.store().db, { ...toQuery(filter), afterSequence, limit: 500 }).map(eventRecord);
 
 export function latestSequence(core: Core): number {
   return listEvents(core.store().db, { limit: 1 }).at(-1)?.sequence ?? 0;
@@ -65,7 +72,7 @@ export function exportJournal(core: Core, filter: EventFilter, output: string, c
   let after = 0;
   const lines: string[] = [];
   for (;;) {
-    const batch = listEvents(core.store().db, { ...toQuery({ ...filter, limit: undefined }), afterSequence: after, limit: 1000 });
+    const batch = journalEvents(core.store().db, { ...toQuery({ ...filter, limit: undefined }), afterSequence: after, limit: 1000 });
     if (batch.length === 0) break;
     for (const row of batch) lines.push(JSON.stringify(eventRecord(row)));
     after = batch.at(-1)!.sequence;

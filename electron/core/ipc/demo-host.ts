@@ -1,6 +1,6 @@
 /** The embedded demo agents behind the desktop app's "Start demo agents": started once, registered each time asked. */
 import type { Core } from '../context.js';
-import { registerDemoAgents, startDemoAgents, type DemoAgents } from '../demo/demo.js';
+import { fetchDemoCards, registerDemoAgents, startDemoAgents, type DemoAgents } from '../demo/demo.js';
 
 export interface DemoHost {
   start(): Promise<{ agents: Array<{ alias: string; base_url: string }> }>;
@@ -13,6 +13,7 @@ export function createDemoHost(core: Core): DemoHost {
     async start() {
       demo ??= await startDemoAgents();
       registerDemoAgents(core, demo);
+      await fetchDemoCards(core, demo);
       return { agents: demo.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })) };
     },
     async close() {

@@ -5,6 +5,7 @@
  * that left without a confirmed answer is not sent again either (at most once): the job fails with
  * `job_dispatch_unconfirmed` and the operator decides.
  */
+import { A2A_ERROR_SPECS } from '../a2a/a2a-errors.js';
 import { MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { bcast } from '../collectives/bcast.js';
@@ -70,8 +71,11 @@ const unconfirmed = (job: StoredJob) =>
   });
 
 /** Errors a retry cannot fix: the job fails at once whatever --max-attempts says. */
+/** An A2A error is the agent's answer (no such task, not cancelable, unsupported…): another attempt gets the same one. */
+const A2A_ERROR_CODES = new Set(A2A_ERROR_SPECS.map((spec) => `missive::protocol::${spec.code}`));
+
 export const isPermanent = (error: MissiveError) =>
-  error.code === 'missive::orchestration::job_dispatch_unconfirmed' || ['validation', 'config', 'data'].includes(error.category);
+  error.code === 'missive::orchestration::job_dispatch_unconfirmed' || A2A_ERROR_CODES.has(error.code) || ['validation', 'config', 'data'].includes(error.category);
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -150,7 +154,7 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
       setTargetTask(db, job.job_id, event.task_id, event.context_id);
     },
   });
-  const common = { events: streamed.events, counts: streamed.counts, context_id: streamed.context_id, text: streamed.last_message_text };
+  const common = { events: streamed.events, counts: streamed.counts, context_id: streamed.context_id, text: streamed.answer_text };
   if (!streamed.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', ...common };
   const code = streamed.task.state ? WAIT_OUTCOMES[streamed.task.state] : undefined;
   if (code !== undefined) return { outcome: streamed.task.state!, exit_code: code, task_id: streamed.task.task_id, state: streamed.task.state, ...common };

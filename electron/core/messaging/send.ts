@@ -20,7 +20,7 @@ import { ensureContext, insertMessage, linkMessageToContext, linkMessageToTask, 
 import { canonicalTask, persistTask } from '../tasks/persist.js';
 import { redactUrl, redactValue, scrubSecrets } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
-import { textOfParts } from '../a2a/part-text.js';
+import { answerOfResponse } from './answer-text.js';
 
 export interface SendInput extends PartInputs {
   agent: string;
@@ -110,7 +110,8 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
   const push = inlinePush(core, input);
   const connection = await connect(core, input.agent, { binding: input.binding, checkCard, bodySecrets: push?.token ? [`the push token of --push-token-env ${input.pushTokenEnv}`] : [], wire: input.wire });
-  const { card, iface, outbound, call } = connection;
+  const { card, iface, outbound } = connection;
+  const call = connection.call;
   const messageId = input.messageId ?? randomUUID();
   const message = Message.toJSON(
     Message.fromJSON({
@@ -297,8 +298,10 @@ function sendResult(prepared: PreparedSend, answer: SendAnswer, responseMessageI
   };
 }
 
-/** The text of a SendMessage answer: the direct Message, else the task's status message; null when it has none. */
+/**
+ * The answer text of a SendMessage answer: the direct Message, else the task's status message, else its artifacts
+ * (answer-text.ts); null when it has none.
+ */
 export function responseText(response: unknown): string | null {
-  const r = response as { message?: { parts?: unknown }; task?: { status?: { message?: { parts?: unknown } } } } | null;
-  return textOfParts((r?.message ?? r?.task?.status?.message)?.parts);
+  return answerOfResponse(response);
 }

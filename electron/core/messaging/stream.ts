@@ -13,6 +13,7 @@ import { appendEvent } from '../store/repos/events.js';
 import { linkMessageToContext, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
 import { applyUpdate, type AppliedUpdate } from '../tasks/apply-update.js';
 import { prepareSend, type SendInput } from './send.js';
+import { answerOfStoredTask } from './answer-text.js';
 
 export interface StreamInput extends SendInput {
   /** Stream even when the Agent Card does not advertise capabilities.streaming. */
@@ -33,6 +34,8 @@ export interface StreamResult {
   counts: Record<'task' | 'message' | 'status_update' | 'artifact_update', number>;
   task: { task_id: string; context_id: string | null; state: TaskStateName | null; artifacts: Array<{ artifact_id: string; version: number; last_chunk: boolean }> } | null;
   last_message_text: string | null;
+  /** What the agent answered: the last message text, else its task's answer as journaled (artifacts included; answer-text.ts). */
+  answer_text: string | null;
   context_id: string | null;
 }
 
@@ -112,6 +115,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
     counts,
     task: taskId ? { task_id: taskId, context_id: contextId, state, artifacts: [...artifacts.values()] } : null,
     last_message_text: lastText,
+    answer_text: lastText ?? (taskId ? answerOfStoredTask(store.db, taskId) : null),
     context_id: contextId,
   };
   appendEvent(store.db, { type: 'a2a.stream.completed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events, counts, state } }, outbound.secrets);

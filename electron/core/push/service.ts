@@ -9,13 +9,22 @@ import { authError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
+import type { CardResult } from '../agents/discovery.js';
+import { capabilityView } from '../a2a/capabilities.js';
+import type { Binding } from '../config/schema.js';
 import { validateBaseUrl } from '../validation/url.js';
 import { REDACTED, redactValue } from '../security/redact.js';
 import { appendEvent } from '../store/repos/events.js';
 import { ensurePlaceholderTask, getTask } from '../store/repos/conversation.js';
 import { listPushConfigsOfTask, markPushConfigDeleted, upsertPushConfig } from '../store/repos/push-configs.js';
 
-export interface PushCreateInput {
+/** How every push call reaches the agent: `--binding`, and `--force` to call an agent whose card lacks push. */
+export interface PushCallOptions {
+  binding?: Binding;
+  force?: boolean;
+}
+
+export interface PushCreateInput extends PushCallOptions {
   agent: string;
   taskId: string;
   url: string;
@@ -42,8 +51,18 @@ function envSecret(core: Core, name: string | undefined, flag: string): string |
   return value;
 }
 
-async function callPush(core: Core, agent: string, method: Parameters<typeof callUnary>[1], params: Record<string, unknown>, extraSecrets: string[] = [], bodySecrets: string[] = []) {
-  const conn = await connect(core, agent, { bodySecrets });
+/** Refuses, before any request, an agent whose card does not advertise push notifications (unless `--force`). */
+const requirePush = (force: boolean | undefined) => (card: CardResult) => {
+  if (force || capabilityView(card.card).push_notifications) return;
+  throw usageError(
+    'push_not_supported',
+    `agent "${card.agent.alias}" does not advertise capabilities.pushNotifications in its Agent Card; nothing was sent`,
+    `Refresh its card if the agent has changed (missive agent refresh ${card.agent.alias}), or pass --force to try anyway.`,
+  );
+};
+
+async function callPush(core: Core, agent: string, method: Parameters<typeof callUnary>[1], params: Record<string, unknown>, options: PushCallOptions, extraSecrets: string[] = [], bodySecrets: string[] = []) {
+  const conn = await connect(core, agent, { bodySecrets, binding: options.binding, checkCard: requirePush(options.force) });
   const raw = await callUnary({ ...conn.call, secrets: [...conn.call.secrets ?? [], ...extraSecrets] }, method, { ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}), ...params });
   return { conn, raw };
 }
@@ -68,7 +87,7 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
     ...(token ? [input.tokenEnv ? `the push token of --token-env ${input.tokenEnv}` : 'the push token'] : []),
     ...(credentials ? [`the callback credentials of --auth-credentials-env ${input.authCredentialsEnv}`] : []),
   ];
-  const { conn, raw } = await callPush(core, input.agent, 'CreateTaskPushNotificationConfig', config, secrets, bodySecrets);
+  const { conn, raw } = await callPush(core, input.agent, 'CreateTaskPushNotificationConfig', config, input, secrets, bodySecrets);
   const remote = redactValue(redactPushConfig((raw ?? config) as Record<string, unknown>), secrets);
   const id = String((remote as { id?: unknown }).id || config.id);
   const store = core.store();
@@ -81,22 +100,22 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
   return { agent: conn.alias, task_id: input.taskId, config: remote };
 }
 
-export async function getPushConfig(core: Core, agent: string, taskId: string, configId: string) {
-  const { conn, raw } = await callPush(core, agent, 'GetTaskPushNotificationConfig', { taskId, id: configId });
+export async function getPushConfig(core: Core, agent: string, taskId: string, configId: string, options: PushCallOptions = {}) {
+  const { conn, raw } = await callPush(core, agent, 'GetTaskPushNotificationConfig', { taskId, id: configId }, options);
   const config = redactPushConfig(TaskPushNotificationConfig.toJSON(TaskPushNotificationConfig.fromJSON(raw as object)) as Record<string, unknown>);
   appendEvent(core.store().db, { type: 'a2a.push.config.fetched', agentAlias: conn.alias, taskId: getTask(core.store().db, taskId) ? taskId : null, payload: { config } }, conn.outbound.secrets);
   return { agent: conn.alias, task_id: taskId, config };
 }
 
-export async function listPushConfigs(core: Core, agent: string, taskId: string, page: { pageSize?: number; pageToken?: string } = {}) {
-  const { conn, raw } = await callPush(core, agent, 'ListTaskPushNotificationConfigs', { taskId, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) });
+export async function listPushConfigs(core: Core, agent: string, taskId: string, page: { pageSize?: number; pageToken?: string } & PushCallOptions = {}) {
+  const { conn, raw } = await callPush(core, agent, 'ListTaskPushNotificationConfigs', { taskId, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) }, page);
   const decoded = ListTaskPushNotificationConfigsResponse.fromJSON((raw ?? {}) as object);
   const configs = decoded.configs.map((c) => redactPushConfig(TaskPushNotificationConfig.toJSON(c) as Record<string, unknown>));
   return { agent: conn.alias, task_id: taskId, configs, next_page_token: decoded.nextPageToken || null, local: listPushConfigsOfTask(core.store().db, taskId) };
 }
 
-export async function deletePushConfig(core: Core, agent: string, taskId: string, configId: string) {
-  const { conn } = await callPush(core, agent, 'DeleteTaskPushNotificationConfig', { taskId, id: configId });
+export async function deletePushConfig(core: Core, agent: string, taskId: string, configId: string, options: PushCallOptions = {}) {
+  const { conn } = await callPush(core, agent, 'DeleteTaskPushNotificationConfig', { taskId, id: configId }, options);
   const store = core.store();
   store.transaction(() => {
     markPushConfigDeleted(store.db, taskId, configId);

@@ -4,6 +4,7 @@ import { protocolError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
+import type { Binding } from '../config/schema.js';
 import { appendEvent } from '../store/repos/events.js';
 import { listTasks, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
 import { TASK_STATE_NAMES, wireTaskState } from './task-state.js';
@@ -18,6 +19,8 @@ export interface TaskListInput {
   pageToken?: string;
   historyLength?: number;
   includeArtifacts?: boolean;
+  /** `--binding`: ask over this binding only (else the card decides). */
+  binding?: Binding;
 }
 
 export interface TaskListResult {
@@ -60,7 +63,7 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
     return { source: 'local', agent: input.agent ?? null, tasks: rows.slice(0, size), next_page_token: rows.length > size ? encodeOffset(offset + size) : null, total_size: null };
   }
   if (!input.agent) throw usageError('agent_required', '`task list --remote` needs --agent <alias>: ListTasks asks one agent');
-  const { alias, iface, outbound, call, meta } = await connect(core, input.agent);
+  const { alias, iface, outbound, call, meta } = await connect(core, input.agent, { binding: input.binding });
   const params: Record<string, unknown> = {
     ...(iface.tenant ? { tenant: iface.tenant } : {}),
     ...(input.contextId ? { contextId: input.contextId } : {}),

@@ -3,6 +3,7 @@ import { MissiveError, OUTCOME_EXIT_CODES, usageError } from '../../../shared/er
 import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
+import type { Binding } from '../config/schema.js';
 import { appendEvent } from '../store/repos/events.js';
 import { getTask, listArtifactsOfTask, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
 import { canonicalTask, persistTask } from './persist.js';
@@ -30,9 +31,16 @@ export function localTask(core: Core, taskId: string): TaskView {
   return view(core, taskId, 'local');
 }
 
-export async function refreshTask(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, historyLength?: number) {
+/** How to reach the agent about a task: `binding` (`--binding`) restricts the call to that binding, else the card decides. */
+export interface TaskCallOptions {
+  historyLength?: number;
+  binding?: Binding;
+}
+
+export async function refreshTask(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, options: TaskCallOptions = {}) {
+  const { historyLength, binding } = options;
   const alias = agentOf(core, taskId, agent);
-  const { iface, outbound, call, meta } = await connect(core, alias);
+  const { iface, outbound, call, meta } = await connect(core, alias, { binding });
   const raw = await callUnary(
     call,
     method,
@@ -52,13 +60,13 @@ export async function refreshTask(core: Core, taskId: string, agent: string | un
   });
 }
 
-export async function remoteTask(core: Core, taskId: string, options: { agent?: string; historyLength?: number } = {}): Promise<TaskView> {
-  await refreshTask(core, taskId, options.agent, 'GetTask', 'task get', options.historyLength);
+export async function remoteTask(core: Core, taskId: string, options: TaskCallOptions & { agent?: string } = {}): Promise<TaskView> {
+  await refreshTask(core, taskId, options.agent, 'GetTask', 'task get', options);
   return view(core, taskId, 'remote');
 }
 
-export async function cancelTask(core: Core, taskId: string, agent?: string): Promise<TaskView> {
-  await refreshTask(core, taskId, agent, 'CancelTask', 'task cancel');
+export async function cancelTask(core: Core, taskId: string, agent?: string, binding?: Binding): Promise<TaskView> {
+  await refreshTask(core, taskId, agent, 'CancelTask', 'task cancel', { binding });
   return view(core, taskId, 'remote');
 }
 
@@ -79,13 +87,13 @@ export interface WaitResult extends TaskView {
   elapsed_ms: number;
 }
 
-export async function waitForTask(core: Core, taskId: string, options: { agent?: string; local?: boolean; intervalMs?: number } = {}): Promise<WaitResult> {
+export async function waitForTask(core: Core, taskId: string, options: { agent?: string; local?: boolean; intervalMs?: number; binding?: Binding } = {}): Promise<WaitResult> {
   const started = Date.now();
   const interval = Math.min(options.intervalMs ?? 1000, 5000);
   let attempts = 0;
   for (;;) {
     attempts++;
-    const state = options.local ? localTask(core, taskId).task.state : (await refreshTask(core, taskId, options.agent, 'GetTask', 'task wait')).state;
+    const state = options.local ? localTask(core, taskId).task.state : (await refreshTask(core, taskId, options.agent, 'GetTask', 'task wait', { binding: options.binding })).state;
     const code = WAIT_OUTCOMES[state];
     const elapsed = Date.now() - started;
     if (code !== undefined) return { ...view(core, taskId, options.local ? 'local' : 'remote'), outcome: state, exit_code: code, attempts, elapsed_ms: elapsed };

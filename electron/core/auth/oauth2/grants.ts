@@ -1,11 +1,13 @@
 /**
  * The token grants missive asks for: client credentials (RFC 6749 §4.4), refresh (§6) and the device code poll
- * (RFC 8628 §3.4), each turning the endpoint's JSON into a CachedToken with an absolute expiry.
+ * (RFC 8628 §3.4), each turning the endpoint's JSON into a CachedToken with an absolute expiry. A token with control
+ * characters (CR, LF…) is refused (token-text.ts) before anything caches it.
  */
 import { authError } from '../../../../shared/errors.js';
 import type { OAuthFlow } from '../../config/auth-flow.js';
 import type { OAuthContext } from './context.js';
 import type { CachedToken } from './token-cache.js';
+import { refuseControlCharacters } from './token-text.js';
 import { endpointRefused, postForm, type EndpointAnswer, type OAuthClient } from './token-request.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -14,6 +16,9 @@ export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export function tokenFromAnswer(refName: string, body: Record<string, unknown>, now: number, previous?: CachedToken): CachedToken {
   const access = body.access_token;
   if (typeof access !== 'string' || !access) throw authError('token_endpoint_invalid', `the token endpoint of auth ref "${refName}" answered without an access_token`);
+  const help = `The identity provider answered a malformed token; check token_url of [auth_refs.${refName}] and tell the provider's operator.`;
+  refuseControlCharacters(access, `the access token the token endpoint of auth ref "${refName}" issued`, help);
+  if (typeof body.refresh_token === 'string') refuseControlCharacters(body.refresh_token, `the refresh token the token endpoint of auth ref "${refName}" issued`, help);
   const type = typeof body.token_type === 'string' ? body.token_type : 'Bearer';
   if (type.toLowerCase() !== 'bearer') throw authError('unsupported_token_type', `the token endpoint of auth ref "${refName}" issued a "${type}" token; missive sends Bearer tokens only`);
   const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : typeof body.expires_in === 'string' ? Number(body.expires_in) : NaN;

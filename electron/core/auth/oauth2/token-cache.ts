@@ -4,6 +4,7 @@
  * expires. Tokens never go to SQLite, the config, output or the journal. Without a keyring, only memory holds them.
  */
 import type { SecretStore } from '../secret-store.js';
+import { firstControlCharacter } from './token-text.js';
 
 export const TOKEN_SERVICE = 'missive-oauth';
 /** A token is renewed this long before its expiry, so no request carries one that expires on the way. */
@@ -34,12 +35,13 @@ function parseCached(text: string | null): CachedToken | null {
   if (!text) return null;
   try {
     const t = JSON.parse(text) as Partial<CachedToken>;
-    if (typeof t.access_token !== 'string' || !t.access_token) return null;
+    // A token with control characters (kept by an older version) is no token: the next call fetches a new one.
+    if (typeof t.access_token !== 'string' || !t.access_token || firstControlCharacter(t.access_token)) return null;
     return {
       access_token: t.access_token,
       token_type: typeof t.token_type === 'string' ? t.token_type : 'Bearer',
       expires_at: typeof t.expires_at === 'number' ? t.expires_at : null,
-      refresh_token: typeof t.refresh_token === 'string' ? t.refresh_token : null,
+      refresh_token: typeof t.refresh_token === 'string' && !firstControlCharacter(t.refresh_token) ? t.refresh_token : null,
       scope: typeof t.scope === 'string' ? t.scope : null,
     };
   } catch {

@@ -1,0 +1,38 @@
+/** From the global flags to the core: the options `createCore` is built with, and the literal secrets outputs scrub. */
+import type { Core, CoreOptions } from '../core/context.js';
+import { parseDuration } from '../core/config/duration.js';
+import type { CliDeps, GlobalFlags } from './command-context.js';
+
+/** The core options of one invocation: its process deps and its global flags (`--timeout` parsed: exit 64 if bad). */
+export function coreOptions(flags: GlobalFlags, deps: CliDeps, onWarning: (message: string) => void): CoreOptions {
+  return {
+    env: deps.env,
+    cwd: deps.cwd,
+    secrets: deps.secrets,
+    configPath: flags.config,
+    profile: flags.profile,
+    timeoutMs: flags.timeout ? parseDuration(flags.timeout, '--timeout') : undefined,
+    protocolVersion: flags.protocolVersion,
+    extensions: flags.a2aExtension,
+    serviceParams: flags.serviceParam,
+    bearerTokenEnv: flags.bearerTokenEnv,
+    headers: flags.header,
+    allowCrossOriginAuth: flags.allowCrossOriginAuth,
+    requireSignedCard: flags.requireSignedCard,
+    onWarning,
+  };
+}
+
+/** Literal secrets scrubbed from any output: env-sourced ones named on the command line or in the config, and every credential sent. */
+export function knownSecrets(core: Core, flags: GlobalFlags): string[] {
+  const out: string[] = [];
+  if (flags.bearerTokenEnv && core.env[flags.bearerTokenEnv]) out.push(core.env[flags.bearerTokenEnv]!);
+  for (const h of flags.header) {
+    const value = h.slice(h.indexOf(':') + 1).trim();
+    out.push(value, value.replace(/^\S+\s+/, ''));
+  }
+  for (const ref of Object.values(core.config.authRefs)) if (ref.env && core.env[ref.env]) out.push(core.env[ref.env]!);
+  // Every credential sent in this run, whatever its source (auth refs of the registry, the keyring, OAuth tokens).
+  out.push(...core.knownSecrets());
+  return out.filter((s) => s.length >= 4);
+}

@@ -1,0 +1,103 @@
+/**
+ * Curl-like use: an http(s) URL in place of an agent alias (`missive send <url> …`, `stream`, `conformance`,
+ * `agent inspect`). The URL becomes a `discovered` agent named by the URL itself, so the journal records the URL as
+ * the agent — without the credentials the URL may hold (`user:password`, query values), which are used for this
+ * invocation only (url-credentials.ts). A card URL (`…/agent-card.json`) works too: the base URL comes from the card.
+ */
+import type { Core } from '../context.js';
+import { usageError } from '../../../shared/errors.js';
+import { REDACTED } from '../security/redact.js';
+import { withoutUserinfo } from '../validation/url.js';
+import { httpUrl } from '../config/schema.js';
+import { getAgent, insertAgent, type AgentRow } from '../store/repos/agents.js';
+import { appendEvent } from '../store/repos/events.js';
+import { baseUrlFromCard, isCardUrl } from './card-source.js';
+import { downloadCard, keepCard } from './card-fetch.js';
+import { holdUrlCredentials } from './url-credentials.js';
+
+/** Aliases never hold `:`, so anything starting with a scheme is a URL. */
+export const isUrlTarget = (target: string): boolean => /^https?:\/\//i.test(target.trim());
+
+interface UrlParts {
+  /** What the journal records: the URL without userinfo or fragment, query values redacted. */
+  alias: string;
+  /** Where the agent is: the URL without userinfo, query or fragment. */
+  address: string;
+  username: string;
+  password: string;
+  query: Array<[string, string]>;
+}
+
+function splitUrl(target: string): UrlParts {
+  const text = target.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usageError('invalid_url', `"${withoutUserinfo(text)}" is not an absolute URL`);
+  }
+  const withoutFragment = text.replace(/#.*$/s, '');
+  const noUser = withoutFragment.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1');
+  const queryAt = noUser.indexOf('?');
+  const address = queryAt < 0 ? noUser : noUser.slice(0, queryAt);
+  const query = [...url.searchParams.entries()];
+  const redactedQuery = query.map(([name]) => `${encodeURIComponent(name)}=${REDACTED}`).join('&');
+  const checked = httpUrl.safeParse(address);
+  if (!checked.success) throw usageError('invalid_url', `"${address}" ${checked.error.issues[0]!.message}`);
+  return {
+    alias: query.length ? `${address}?${redactedQuery}` : address,
+    address,
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    query,
+  };
+}
+
+/**
+ * The alias to call for `target`: the target itself when it is not a URL; else the discovered agent for the URL,
+ * created (and, for a card URL, its card fetched) the first time. Its credentials are held for this invocation.
+ */
+export async function resolveAgentTarget(core: Core, target: string): Promise<string> {
+  if (!isUrlTarget(target)) return target;
+  const parts = splitUrl(target);
+  holdUrlCredentials(core, parts.alias, { username: parts.username, password: parts.password, query: parts.query });
+  const db = core.store().db;
+  if (getAgent(db, parts.alias)) return parts.alias;
+  const row = discoveredRow(parts.alias, parts.address);
+  if (!isCardUrl(parts.address)) {
+    insertDiscovered(core, row, parts.address);
+    return parts.alias;
+  }
+  const fetched = await downloadCard(core, row, { only: parts.address });
+  insertDiscovered(core, { ...row, baseUrl: baseUrlFromCard(fetched.card, parts.address) }, parts.address);
+  keepCard(core, parts.alias, fetched);
+  return parts.alias;
+}
+
+function insertDiscovered(core: Core, row: AgentRow, url: string): void {
+  const store = core.store();
+  store.transaction(() => {
+    insertAgent(store.db, { alias: row.alias, source: 'discovered', baseUrl: row.baseUrl, bindingPreference: [] });
+    appendEvent(store.db, { type: 'missive.agent.discovered', agentAlias: row.alias, payload: { alias: row.alias, base_url: row.baseUrl, from: url } });
+  });
+}
+
+const discoveredRow = (alias: string, baseUrl: string): AgentRow => ({
+  alias,
+  source: 'discovered',
+  baseUrl,
+  interfaceUrls: {},
+  bindingPreference: [],
+  authRefName: null,
+  tags: [],
+  notes: null,
+  metadata: {},
+  trustedOrigins: [],
+  allowCrossOriginAuth: false,
+  clientTls: null,
+  cardKeys: null,
+  card: null,
+  readOnly: false,
+  createdAt: '',
+  updatedAt: '',
+});
