@@ -176,6 +176,30 @@ describe('servers that break the protocol', () => {
     refusesOtherIds('broken', { message: { messageId: 'm1', role: 'ROLE_AGENT', parts: [{ text: 'hello' }] } }),
   );
 
+  it("a v1.0 stream whose events carry another JSON-RPC id (null included) is refused at the first such event", async () => {
+    const card = { ...v10Card(`${raw.url}/v10s`), capabilities: { streaming: true } };
+    raw.route('/v10s/.well-known/agent-card.json', (_req, res) => json(res, 200, card));
+    let eventId: (requestId: unknown) => unknown = (requestId) => requestId;
+    raw.route('/v10s/rpc', (_req, res, body) => {
+      const requestId = (JSON.parse(body) as { id: unknown }).id;
+      const message = { messageId: 'm1', role: 'ROLE_AGENT', parts: [{ text: 'streamed hello' }] };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: eventId(requestId), result: { message } })}\n\n`);
+    });
+    expect((await box.run(['agent', 'add', 'streamer', `${raw.url}/v10s`])).code).toBe(0);
+    const good = await box.run(['stream', 'streamer', 'hi', '--json']);
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('streamed hello');
+    for (const id of [null, 'not-the-request-id']) {
+      eventId = () => id;
+      const res = await box.run(['stream', 'streamer', 'hi', '--json']);
+      expect(res.code, res.stderr).toBe(76);
+      const error = JSON.parse(res.stderr).data;
+      expect(error.code).toBe('missive::protocol::jsonrpc_id_mismatch');
+      expect(error.message).toMatch(/stream event #1/);
+    }
+  });
+
   it('a bare -32000 with a task id for message says it is no A2A error and shows nothing cryptic alone', async () => {
     answer = (id) => ({ jsonrpc: '2.0', id, error: { code: -32000, message: '6f1c2a9e-0b7d-4f5e-9a51-3c8e2d7b4a10' } });
     for (const res of await sendBoth()) {

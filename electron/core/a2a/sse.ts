@@ -15,7 +15,7 @@ import { redactUrl } from '../security/redact.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertAuthorized, assertOk, flattenHeaders, networkError, streamBrokenError, tryJson, withQuery } from './http.js';
 import { streamWithReauth } from './reauth.js';
-import { jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
+import { assertSameId, jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { viaSdk } from './interfaces.js';
 import { checkStreamResponse, type StreamRecord } from './stream-response.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
@@ -57,8 +57,11 @@ function checked(value: unknown, sequence: number): StreamRecord {
   return result.record;
 }
 
-/** Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC; data nested too deep is refused (exit 76). */
-export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias'>, method: string, sequence: number): StreamRecord {
+/**
+ * Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC; data nested too deep is refused (exit 76).
+ * `requestId`: the JSON-RPC id of the request that opened the stream, which every result event must carry.
+ */
+export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias'>, method: string, sequence: number, requestId?: string): StreamRecord {
   let value = parseBoundedJson(data, `stream event #${sequence}`, (error) => {
     throw protocolError('malformed_stream_event', `stream event #${sequence} is not valid JSON: ${error.message}`);
   });
@@ -66,10 +69,11 @@ export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' |
     throw jsonRpcFailure(call, method, call.iface.url, value as { error: JsonRpcErrorObject }, sequence);
   }
   if (call.iface.binding === 'json-rpc') {
-    const envelope = value as { jsonrpc?: unknown; result?: unknown } | null;
+    const envelope = value as { jsonrpc?: unknown; id?: unknown; result?: unknown } | null;
     if (!envelope || envelope.jsonrpc !== '2.0' || !('result' in envelope)) {
       throw protocolError('malformed_stream_event', `stream event #${sequence} is not a JSON-RPC 2.0 result`);
     }
+    if (requestId !== undefined) assertSameId(`${method} (stream event #${sequence})`, call.iface.url, requestId, envelope.id);
     value = envelope.result;
   }
   return checked(value, sequence);
@@ -86,15 +90,18 @@ async function* sdkStream(call: StreamCall, method: StreamMethod, params: Record
 }
 
 /** The POST that opens a stream on the 1.0 wire: HTTP+JSON route or JSON-RPC envelope (also what requests.preview renders). */
-export function streamRequest(call: Pick<BindingCall, 'iface' | 'headers'>, method: StreamMethod, params: Record<string, unknown>): { url: string; headers: Record<string, string>; body: string } {
+export function streamRequest(call: Pick<BindingCall, 'iface' | 'headers'>, method: StreamMethod, params: Record<string, unknown>, id: string = randomUUID()): { url: string; headers: Record<string, string>; body: string } {
   const { iface } = call;
   const rest = iface.binding === 'http+json';
   return {
     url: rest ? `${iface.url.replace(/\/+$/, '')}/${REST_STREAM_PATHS[method](params)}` : iface.url,
     headers: { ...call.headers, 'Content-Type': rest ? A2A_JSON : 'application/json', Accept: 'text/event-stream' },
-    body: rest ? JSON.stringify(params) : JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+    body: rest ? JSON.stringify(params) : JSON.stringify({ jsonrpc: '2.0', id, method, params }),
   };
 }
+
+/** The POST that opens a stream, with the JSON-RPC id its events must carry (unused on HTTP+JSON). */
+type StreamHttpRequest = ReturnType<typeof streamRequest> & { id: string };
 
 /** Opens the stream and yields each StreamResponse as it arrives. Breaking out of the loop closes the connection. */
 export function openStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
@@ -103,13 +110,14 @@ export function openStream(call: StreamCall, method: StreamMethod, params: Recor
 
 function openStreamOnce(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
   if (viaSdk(call.iface)) return sdkStream(call, method, params);
-  const req = streamRequest(call, method, params);
+  const id = randomUUID();
+  const req = { ...streamRequest(call, method, params, id), id };
   return call.wire ? recordedStream(call, method, req, call.wire) : httpStream(call, method, req);
 }
 
 /** The wire view of a 1.0 stream: the exchange ends when the stream does (or the caller stops reading), or fails with it. */
-async function* recordedStream(call: StreamCall, method: StreamMethod, req: ReturnType<typeof streamRequest>, capture: WireCapture): AsyncGenerator<SequencedRecord> {
-  const wire = capture.begin(method, { protocol: 'http', method: 'POST', ...req, url: withQuery(req.url, call.query), stream: true }, call.secrets);
+async function* recordedStream(call: StreamCall, method: StreamMethod, req: StreamHttpRequest, capture: WireCapture): AsyncGenerator<SequencedRecord> {
+  const wire = capture.begin(method, { protocol: 'http', method: 'POST', url: withQuery(req.url, call.query), headers: req.headers, body: req.body, stream: true }, call.secrets);
   try {
     yield* httpStream(call, method, req, wire);
   } catch (error) {
@@ -121,7 +129,7 @@ async function* recordedStream(call: StreamCall, method: StreamMethod, req: Retu
 }
 
 /** The 1.0 SSE stream itself; `wire` records the answer's status, headers and every SSE record as it is parsed. */
-async function* httpStream(call: StreamCall, method: StreamMethod, { url, headers, body }: ReturnType<typeof streamRequest>, wire?: WireRecorder): AsyncGenerator<SequencedRecord> {
+async function* httpStream(call: StreamCall, method: StreamMethod, { url, headers, body, id }: StreamHttpRequest, wire?: WireRecorder): AsyncGenerator<SequencedRecord> {
   const { iface } = call;
   const rest = iface.binding === 'http+json';
   const where = redactUrl(url);
@@ -177,7 +185,7 @@ async function* httpStream(call: StreamCall, method: StreamMethod, { url, header
           const event = pending.shift()!;
           if (!event.data.trim()) continue;
           sequence++;
-          yield { sequence, ...decodeStreamData(event.data, call, method, sequence) };
+          yield { sequence, ...decodeStreamData(event.data, call, method, sequence, rest ? undefined : id) };
         }
       }
       parser.feed(decoder.decode());
@@ -185,7 +193,7 @@ async function* httpStream(call: StreamCall, method: StreamMethod, { url, header
       for (const event of pending.splice(0)) {
         if (!event.data.trim()) continue;
         sequence++;
-        yield { sequence, ...decodeStreamData(event.data, call, method, sequence) };
+        yield { sequence, ...decodeStreamData(event.data, call, method, sequence, rest ? undefined : id) };
       }
       finished = true;
     } catch (error) {
