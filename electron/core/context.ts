@@ -51,6 +51,8 @@ export interface Core {
   store(): Store;
   /** Reports something the user should know that does not stop the command (once per distinct message). */
   warn(message: string): void;
+  /** Also sends each warning to `listener` (the IPC registry: notices in the window); returns the unsubscribe. */
+  onWarning(listener: (message: string) => void): () => void;
   /** Notes credentials this process sent (or was given), so every output scrubs them, even when a peer echoes one. */
   rememberSecrets(values: readonly string[]): void;
   /** The credentials noted so far: what outputs (CLI, IPC replies, adapter frames) scrub besides their own lists. */
@@ -69,6 +71,7 @@ export function createCore(options: CoreOptions = {}): Core {
   );
   let store: Store | undefined;
   const warned = new Set<string>();
+  const warningListeners = new Set<(message: string) => void>();
   const seenSecrets = new Set<string>();
   return {
     config,
@@ -83,6 +86,11 @@ export function createCore(options: CoreOptions = {}): Core {
       if (warned.has(message)) return;
       warned.add(message);
       options.onWarning?.(message);
+      for (const listener of warningListeners) listener(message);
+    },
+    onWarning(listener) {
+      warningListeners.add(listener);
+      return () => void warningListeners.delete(listener);
     },
     rememberSecrets(values) {
       // Short values would blank ordinary words; the redaction contract scrubs literals of 4 characters or more.

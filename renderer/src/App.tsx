@@ -1,9 +1,13 @@
 /**
- * The app shell: the navigation, the theme and the views. A view is mounted the first time it is opened and then
- * stays mounted, hidden while another is shown, so what was typed, picked or received (Compose's inputs, mode,
- * timeline and result) survives switching views. Ctrl/Cmd+1…N switch views.
+ * The app shell: the navigation, the theme (remembered across reloads), the notice bar, the command palette, the
+ * shortcuts dialog and the views. A view is mounted the first time it is opened and then stays mounted, hidden while
+ * another is shown, so what was typed, picked or received (Compose's inputs, mode, timeline and result) survives
+ * switching views. Ctrl/Cmd+1…N switch views, Ctrl/Cmd+K opens the palette, `?` lists the shortcuts.
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { CommandPalette } from './components/CommandPalette';
+import { Notices } from './components/Notices';
+import { ShortcutsDialog } from './components/Shortcuts';
 import { AgentsView } from './views/Agents';
 import { ComposeView } from './views/Compose';
 import { HistoryView } from './views/History';
@@ -22,9 +26,46 @@ export function App() {
   );
 }
 
+type Theme = 'dark' | 'light';
+const THEME_KEY = 'missive.theme';
+
+/** The theme picked before (this page's storage), else the system's preference. */
+function initialTheme(): Theme {
+  const saved = readTheme();
+  if (saved) return saved;
+  return window.matchMedia?.('(prefers-color-scheme: light)').matches ? 'light' : 'dark';
+}
+function readTheme(): Theme | null {
+  try {
+    const saved = window.localStorage.getItem(THEME_KEY);
+    return saved === 'dark' || saved === 'light' ? saved : null;
+  } catch {
+    return null; // storage refused (privacy settings): the system's preference it is
+  }
+}
+function saveTheme(theme: Theme) {
+  try {
+    window.localStorage.setItem(THEME_KEY, theme);
+  } catch {
+    // not remembered, still applied
+  }
+}
+
+/** Whether a key press lands in a place where `?` is text, not a shortcut. */
+const typing = (target: EventTarget | null) => target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+
 function Shell() {
   const { view, setView } = useStore();
-  const [theme, setTheme] = useState<'dark' | 'light'>(() => (window.matchMedia?.('(prefers-color-scheme: light)').matches ? 'light' : 'dark'));
+  const [theme, setThemeState] = useState<Theme>(initialTheme);
+  const setTheme = useCallback((next: Theme) => {
+    setThemeState(next);
+    saveTheme(next);
+  }, []);
+  const toggleTheme = useCallback(() => setTheme(theme === 'dark' ? 'light' : 'dark'), [theme, setTheme]);
+  const [palette, setPalette] = useState(false);
+  const [shortcuts, setShortcuts] = useState(false);
+  const closePalette = useCallback(() => setPalette(false), []);
+  const showShortcuts = useCallback(() => setShortcuts(true), []);
   /** The views opened so far: each stays mounted from its first opening on. */
   const [opened, setOpened] = useState<ReadonlySet<ViewId>>(() => new Set([view]));
   useEffect(() => void (document.documentElement.dataset.theme = theme), [theme]);
@@ -35,6 +76,14 @@ function Shell() {
       if ((e.ctrlKey || e.metaKey) && Number.isInteger(n) && n >= 1 && n <= VIEWS.length) {
         e.preventDefault();
         setView(VIEWS[n - 1]![0]);
+      } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        setShortcuts(false);
+        setPalette((open) => !open);
+      } else if (e.key === '?' && !e.ctrlKey && !e.metaKey && !e.altKey && !typing(e.target)) {
+        e.preventDefault();
+        setPalette(false);
+        setShortcuts(true);
       }
     };
     window.addEventListener('keydown', onKey);
@@ -59,8 +108,19 @@ function Shell() {
             {label}
           </button>
         ))}
+        <div className="nav-tools">
+          <button type="button" className="nav" onClick={() => setPalette(true)} data-testid="open-palette">
+            Command palette <kbd>Ctrl+K</kbd>
+          </button>
+          <button type="button" className="nav" onClick={showShortcuts} data-testid="open-shortcuts">
+            Shortcuts <kbd>?</kbd>
+          </button>
+        </div>
       </nav>
+      <CommandPalette open={palette} onClose={closePalette} onToggleTheme={toggleTheme} onShowShortcuts={showShortcuts} />
+      <ShortcutsDialog open={shortcuts} onClose={() => setShortcuts(false)} />
       <main className="content">
+        <Notices />
         {VIEWS.map(([id]) =>
           opened.has(id) || id === view ? (
             <div key={id} className="view-slot" hidden={id !== view} data-view={id}>

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import * as out from './outputs/index.js';
+import { ROUTE_POLICIES } from '../route-policies.js';
 
 const id = z.string().min(1).max(256);
 const alias = z.string().min(1).max(63);
@@ -27,6 +28,9 @@ const messageInputs = z.strictObject({
   binding: binding.optional(),
 });
 export type MessageInputs = z.input<typeof messageInputs>;
+/** What Compose sends to one agent: the inputs plus the task it answers (`--task`) and an inline push URL (`--push-url`). */
+const sendInputs = messageInputs.extend({ taskId: id.optional(), pushUrl: z.string().min(1).max(2048).optional() });
+export type SendInputs = z.input<typeof sendInputs>;
 
 /**
  * One HTTP exchange (or gRPC call) as it went over the wire, secrets redacted: what the wire view, `--show-wire` and
@@ -71,6 +75,8 @@ const fanOut = z.strictObject({
   execution: z.enum(['concurrent', 'sequential']).optional(),
   maxConcurrency: z.number().int().min(1).max(1024).optional(),
   failurePolicy: z.enum(['stop', 'continue']).optional(),
+  /** The run's overall deadline, as the CLI's `--timeout` (default: the profile's `[qos].timeout`). */
+  timeoutMs: z.number().int().min(1).max(3_600_000).optional(),
 });
 
 const reduceFlags = z.strictObject({
@@ -79,9 +85,45 @@ const reduceFlags = z.strictObject({
   reducerAgent: alias.optional(),
 });
 
+/** A barrier's quorum: how many members must reach a success state. */
+const quorum = z.number().int().min(1).max(10_000);
+/** The routing policies `group create|set --routing-policy` take. */
+const routingPolicy = z.enum(ROUTE_POLICIES);
+
 /** The `collectives.member` event's payload. */
-const member = loose({ alias: z.string(), rank: z.number(), status: z.string() });
+const member = loose({
+  alias: z.string(),
+  rank: z.number(),
+  status: z.string(),
+  state: z.string().nullable().optional(),
+  latency_ms: z.number().nullable().optional(),
+  error: loose({ code: z.string(), message: z.string() }).nullable().optional(),
+});
 const ok = z.object({ ok: z.literal(true) });
+
+/** Agents and auth refs (G1): what `agent add|set` and `auth add` take; paths are resolved against the app's folder. */
+const path = z.string().min(1).max(4096);
+const url = z.string().min(1).max(2048);
+const clientTlsInput = z.strictObject({ certFile: path.optional(), keyFile: path.optional(), caFile: path.optional(), passphraseRef: alias.optional() });
+const cardKeysInput = z.strictObject({ jwksUrl: url.optional(), jwksFile: path.optional() });
+const authRefInput = z.strictObject({
+  name: alias,
+  env: z.string().min(1).max(255).optional(),
+  keyringService: z.string().min(1).max(255).optional(),
+  keyringAccount: z.string().min(1).max(255).optional(),
+  header: z.string().min(1).max(255).optional(),
+  scheme: z.string().max(64).optional(),
+  flow: z.enum(['header', 'basic', 'api_key', 'oauth2_client_credentials', 'oauth2_device_code']).optional(),
+  username: z.string().min(1).max(255).optional(),
+  in: z.enum(['header', 'query', 'cookie']).optional(),
+  keyName: z.string().min(1).max(255).optional(),
+  tokenUrl: url.optional(),
+  issuer: url.optional(),
+  clientId: z.string().min(1).max(512).optional(),
+  scopes: z.array(z.string().min(1).max(255)).max(64).optional(),
+  audience: z.string().min(1).max(512).optional(),
+  deviceAuthorizationUrl: url.optional(),
+});
 
 /** One send or stream as the journal remembers it (history: reopen, re-run, diff). */
 export const historyEntry = z.looseObject({
@@ -132,7 +174,28 @@ export const CHANNELS = {
     output: z.object({ version: z.string(), profile: z.string(), profiles: z.array(z.string()), config: z.string().nullable(), state: z.string(), database: z.string() }),
   },
   'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(out.agentView) }) },
-  'agents.add': { input: z.strictObject({ alias, baseUrl: z.string().min(1).max(2048), authRef: alias.optional(), tags: z.array(z.string()).max(32).optional(), trustedOrigins: z.array(z.string().min(1).max(2048)).max(16).optional() }), output: out.agentView },
+  /** Registers an agent. With `cardUrl`, or `fetchCard` (the desktop app's Register), its card is fetched first (at `cardUrl`, else the base URL's well-known paths) and a card that cannot be fetched or read registers nothing; a base URL alone registers without any network, as `missive agent add` does. */
+  'agents.add': {
+    input: z.strictObject({
+      alias,
+      baseUrl: url.optional(),
+      cardUrl: url.optional(),
+      authRef: alias.optional(),
+      tags: z.array(z.string()).max(32).optional(),
+      trustedOrigins: z.array(url).max(16).optional(),
+      interfaces: z.array(z.string().min(1).max(2100)).max(8).optional(),
+      bindingPreference: z.array(binding).max(3).optional(),
+      notes: z.string().max(4096).optional(),
+      clientTls: clientTlsInput.optional(),
+      cardKeys: cardKeysInput.optional(),
+      fetchCard: z.boolean().optional(),
+    }).refine((i) => i.baseUrl || i.cardUrl, { message: 'give the agent’s base URL or its card URL', path: ['baseUrl'] }),
+    output: out.agentView,
+  },
+  /** What `agent set` changes: the auth ref (null: none), the mutual TLS files (null: removed), the card-signing keys (null: removed). */
+  'agents.set': { input: z.strictObject({ alias, authRef: alias.nullable().optional(), clientTls: clientTlsInput.nullable().optional(), cardKeys: cardKeysInput.nullable().optional() }), output: out.agentView },
+  /** The card as the agent serves it, read or refused: every issue and the raw JSON (an alias, or a URL not registered yet). */
+  'agents.rawCard': { input: z.strictObject({ alias: alias.optional(), url: url.optional() }), output: out.rawCardView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
   'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional(), extended: z.boolean().optional() }), output: out.inspectView },
   /** Card fetch (refresh) of every registered agent, at most 4 at once; one failure does not stop the others. */
@@ -154,8 +217,8 @@ export const CHANNELS = {
     }),
   },
   /** `wire: true` adds `wire`, every exchange of the call (also kept for history.get in this session). */
-  'messages.send': { input: z.strictObject({ agent: alias, inputs: messageInputs, wire: z.boolean().optional() }), output: out.sendResult.extend({ wire: z.array(wireExchange).optional() }) },
-  'messages.stream': { input: z.strictObject({ agent: alias, inputs: messageInputs, force: z.boolean().optional(), wire: z.boolean().optional() }), output: out.streamResult.extend({ wire: z.array(wireExchange).optional() }) },
+  'messages.send': { input: z.strictObject({ agent: alias, inputs: sendInputs, wire: z.boolean().optional() }), output: out.sendResult.extend({ wire: z.array(wireExchange).optional() }) },
+  'messages.stream': { input: z.strictObject({ agent: alias, inputs: sendInputs, force: z.boolean().optional(), wire: z.boolean().optional() }), output: out.streamResult.extend({ wire: z.array(wireExchange).optional() }) },
   /** The request(s) a send, stream or collective would make, built but not sent (nothing is journaled). */
   'requests.preview': {
     input: z.strictObject({ target: z.union([z.strictObject({ agent: alias }), z.strictObject({ group: alias })]), operation: z.enum(['send', 'stream']), inputs: messageInputs }),
@@ -169,13 +232,22 @@ export const CHANNELS = {
   'history.get': { input: z.strictObject({ messageId: id }), output: loose({ entry: historyEntry, request: loose({}).nullable(), response: z.unknown(), wire: z.array(wireExchange).nullable() }) },
   'groups.list': { input: z.strictObject({}), output: z.object({ groups: z.array(out.groupRow) }) },
   'groups.show': { input: z.strictObject({ group: alias }), output: out.groupView },
-  'groups.create': { input: z.strictObject({ group: alias, members: z.array(z.string().min(1).max(80)).max(1024) }), output: out.groupView },
+  'groups.create': { input: z.strictObject({ group: alias, members: z.array(z.string().min(1).max(80)).max(1024), routingPolicy: routingPolicy.optional(), notes: z.string().max(4096).optional() }), output: out.groupView },
+  /** Adds a member, or moves it to `rank` (`group add`). */
+  'groups.addMember': { input: z.strictObject({ group: alias, alias, rank: z.number().int().min(0).max(1_000_000).optional() }), output: out.groupView },
+  'groups.removeMember': { input: z.strictObject({ group: alias, alias }), output: out.groupView },
+  /** Routing policy and/or notes (`group set`); `notes: ''` clears them. */
+  'groups.update': { input: z.strictObject({ group: alias, routingPolicy: routingPolicy.optional(), notes: z.string().max(4096).optional() }), output: out.groupView },
   'groups.delete': { input: z.strictObject({ group: alias }), output: loose({ group: z.string(), deleted: z.literal(true) }) },
   'collectives.bcast': { input: fanOut, output: out.fanOutResult },
-  'collectives.barrier': { input: z.strictObject({ group: alias, contextId: id, required: z.number().int().min(1).max(10_000).optional(), local: z.boolean().optional() }), output: out.barrierResult },
+  'collectives.barrier': {
+    input: z.strictObject({ group: alias, contextId: id, required: quorum.optional(), local: z.boolean().optional(), failurePolicy: z.enum(['stop', 'continue']).optional(), timeoutMs: fanOut.shape.timeoutMs }),
+    output: out.barrierResult,
+  },
   'collectives.gather': { input: z.strictObject({ group: alias, contextId: id }), output: out.gatherResult },
   'collectives.reduce': { input: z.strictObject({ group: alias, contextId: id, reduce: reduceFlags.optional() }), output: out.reduceResult },
-  'collectives.round': { input: fanOut.extend({ reduce: reduceFlags.optional() }), output: out.roundResult },
+  /** `barrier.required`: the quorum the round's barrier waits for (default: every member the bcast reached). */
+  'collectives.round': { input: fanOut.extend({ reduce: reduceFlags.optional(), barrier: z.strictObject({ required: quorum.optional() }).optional() }), output: out.roundResult },
   'tasks.list': { input: z.strictObject({ agent: alias.optional(), contextId: id.optional(), status: z.string().max(32).optional(), pageSize: z.number().int().min(1).max(1000).optional(), pageToken: z.string().max(512).optional() }), output: out.taskPage },
   'tasks.get': { input: z.strictObject({ taskId: id, remote: z.boolean().optional() }), output: out.taskView },
   'tasks.cancel': { input: z.strictObject({ taskId: id }), output: out.taskView },
@@ -203,7 +275,12 @@ export const CHANNELS = {
   'webhook.stop': { input: z.strictObject({}), output: out.webhookStats },
   'webhook.status': { input: z.strictObject({}), output: out.webhookStats },
   'auth.list': { input: z.strictObject({}), output: out.authList },
-  'auth.setSecret': { input: z.strictObject({ name: alias, secret: z.string().min(1).max(16_384) }), output: ok },
+  'auth.add': { input: authRefInput, output: out.authList.shape.auth_refs.element },
+  /** Replaces a local auth ref's settings under the same name (agents using it follow). */
+  'auth.update': { input: authRefInput, output: out.authList.shape.auth_refs.element },
+  'auth.remove': { input: z.strictObject({ name: alias }), output: loose({ name: z.string(), removed: z.literal(true), unlinked_agents: z.array(z.string()) }) },
+  /** The secret goes to the keyring (or, without one, this session's memory: `session_only`); nothing of it comes back. */
+  'auth.setSecret': { input: z.strictObject({ name: alias, secret: z.string().min(1).max(16_384) }), output: ok.extend({ session_only: z.boolean() }) },
   'auth.deleteSecret': { input: z.strictObject({ name: alias }), output: ok },
   /** Runs the flow of an auth ref, or of an agent's auth ref (device code: `auth.deviceCode` shows the code meanwhile). */
   'auth.login': { input: z.strictObject({ target: alias }), output: out.loginResult },
@@ -215,11 +292,14 @@ export const CHANNELS = {
 
 /** Channels whose progress is pushed to the renderer while the call runs. */
 export const EVENT_CHANNELS = {
-  'messages.stream.event': loose({ sequence: z.number(), variant: z.string() }),
+  /** One applied stream event; `parts` are the parts it carried (a chunk's, a message's; file bytes as their size), `artifact_name` a chunk's artifact name. */
+  'messages.stream.event': loose({ sequence: z.number(), variant: z.string(), parts: z.array(z.record(z.string(), z.unknown())).optional(), artifact_name: z.string().nullable().optional() }),
   'collectives.member': member,
   'webhook.arrival': loose({ status: z.number(), event_type: z.string() }),
   /** A device-code login waits for the user: open verification_uri and enter user_code. */
   'auth.deviceCode': loose({ auth_ref: z.string(), verification_uri: z.string(), verification_uri_complete: z.string().nullable(), user_code: z.string(), expires_in: z.number() }),
+  /** Something the user should know that stopped nothing (the core's warnings): shown as a dismissible notice. */
+  'app.notice': loose({ level: z.enum(['info', 'warning']), message: z.string() }),
   /** New journal rows, batched (at most 1000 per tick). */
   'events.appended': z.object({ events: z.array(loose({ sequence: z.number(), type: z.string() })) }),
 } as const;

@@ -102,7 +102,8 @@ describe('compose and history', () => {
     expect(await text(rows.nth(0))()).toContain('stream');
     expect(await text(rows.nth(0))()).toContain('a short story');
     expect(await text(rows.nth(1))()).toContain('echo: first question');
-    expect(await text(rows.nth(1))()).toContain('completed');
+    // A direct message answer reads `answered` (History's one outcome label per entry).
+    expect(await text(rows.nth(1))()).toContain('answered');
     await gui.shot('history');
 
     // Open the send: its request and answer; open it in Compose after the form was changed.
@@ -324,7 +325,9 @@ describe('wire view and copy as', () => {
     await compose().getByTestId('wire').getByRole('button', { name: 'Copy as curl' }).first().click();
     await expect.poll(clipboard, POLL).toContain('-H "Authorization: Bearer $MISSIVE_AUTHORIZATION"');
 
-    // The clipboard refuses: the text is shown, selected, and the live region says so.
+    // The clipboard refuses: the text is shown, selected, and the live region says so. (A new conversation first: after
+    // the answer the next message would continue its context, and the command would say --context.)
+    await compose().getByTestId('new-conversation').click();
     await page.evaluate(() => {
       navigator.clipboard.writeText = () => Promise.reject(new DOMException('denied', 'NotAllowedError'));
     });

@@ -155,7 +155,8 @@ describe('operator views', () => {
     expect((await box.run(['send', 'echo', 'what is the plan?', '--context', 'launch'])).code).toBe(0);
     expect((await box.run(['send', 'tasks', 'write the plan down', '--context', 'launch'])).code).toBe(0);
     await page.getByRole('button', { name: 'Refresh', exact: true }).click();
-    const row = page.getByTestId('contexts-table').locator('tbody tr', { hasText: contextId });
+    // The row shows the id shortened (whole in its title), under the name and first message.
+    const row = page.getByTestId('contexts-table').locator('tbody tr').filter({ has: page.locator(`.cell-id[title="${contextId}"]`) });
     await expect.poll(() => row.count(), POLL).toBe(1);
     await row.getByRole('button', { name: /^Open context/ }).click();
     const thread = page.getByTestId('context-thread');

@@ -295,7 +295,8 @@ describe('adapter stdio: every channel of the contract', () => {
     expect(contexts).toEqual(expect.arrayContaining([contextId, created.context_id, forked.context_id]));
 
     const journal = await adapter.ok('events.query', { type: 'missive.context.created', search: 'mine' });
-    expect(journal.events.some((e: Frame) => e.contextId === created.context_id)).toBe(true);
+    // Rows written for an adapter's callers say so (not `cli`, not `gui`).
+    expect(journal.events.find((e: Frame) => e.contextId === created.context_id)?.source).toBe('adapter');
 
     expect(await adapter.ok('groups.delete', { group: 'pair' })).toMatchObject({ deleted: true });
     expect((await adapter.ok('groups.list')).groups).toEqual([]);
@@ -348,7 +349,7 @@ describe('adapter stdio: every channel of the contract', () => {
     expect(JSON.stringify(echoed)).not.toContain(HDR_SECRET);
 
     if (list.keyring.available) {
-      expect(await adapter.ok('auth.setSecret', { name: 'kr', secret: KR_SECRET })).toEqual({ ok: true });
+      expect(await adapter.ok('auth.setSecret', { name: 'kr', secret: KR_SECRET })).toEqual({ ok: true, session_only: false });
       expect((await adapter.ok('auth.status', { target: 'kr' })).auth_refs[0].secret_present).toBe(true);
       expect(await adapter.ok('auth.deleteSecret', { name: 'kr' })).toEqual({ ok: true });
       expect((await adapter.ok('auth.status', { target: 'kr' })).auth_refs[0].secret_present).toBe(false);
@@ -360,6 +361,28 @@ describe('adapter stdio: every channel of the contract', () => {
       expect(set.help).toMatch(/kind "env"/);
       expect((await adapter.fails('auth.deleteSecret', { name: 'kr' })).exit_code).toBe(77);
     }
+  });
+
+  it('edits what it made: auth refs added, updated and removed (unlinking agents), an agent’s auth changed, group members and policy, a card as served', async () => {
+    expect(await adapter.ok('auth.add', { name: 'edit-me', env: 'EDIT_ME_TOKEN' })).toMatchObject({ name: 'edit-me', kind: 'env', env: 'EDIT_ME_TOKEN' });
+    expect(await adapter.ok('auth.update', { name: 'edit-me', env: 'EDIT_ME_KEY', flow: 'api_key', in: 'query', keyName: 'key' })).toMatchObject({ name: 'edit-me', env: 'EDIT_ME_KEY' });
+    expect(await adapter.ok('agents.set', { alias: 'secure', authRef: 'edit-me' })).toMatchObject({ alias: 'secure', auth_ref: 'edit-me' });
+    expect(await adapter.ok('auth.remove', { name: 'edit-me' })).toEqual({ name: 'edit-me', removed: true, unlinked_agents: ['secure'] });
+    expect((await adapter.ok('agents.list')).agents.find((a: Frame) => a.alias === 'secure').auth_ref).toBeNull();
+    expect(await adapter.ok('agents.set', { alias: 'secure', authRef: 'hdr' })).toMatchObject({ alias: 'secure', auth_ref: 'hdr' });
+    expect((await adapter.fails('agents.set', { alias: 'secure', authRef: 'no-such-ref' })).exit_code).toBe(78);
+
+    expect(await adapter.ok('groups.create', { group: 'trio', members: ['echo'] })).toMatchObject({ group_name: 'trio' });
+    await adapter.ok('groups.addMember', { group: 'trio', alias: 'task' });
+    await adapter.ok('groups.addMember', { group: 'trio', alias: 'chunks' });
+    const edited = await adapter.ok('groups.removeMember', { group: 'trio', alias: 'echo' });
+    expect(edited.members.map((m: Frame) => m.agent_alias)).toEqual(['task', 'chunks']);
+    expect(await adapter.ok('groups.update', { group: 'trio', routingPolicy: 'round-robin', notes: 'edited' })).toMatchObject({ routing_policy: 'round-robin', notes: 'edited' });
+    expect(await adapter.ok('groups.delete', { group: 'trio' })).toMatchObject({ deleted: true });
+
+    const raw = await adapter.ok('agents.rawCard', { alias: 'echo' });
+    expect(raw).toMatchObject({ http_status: 200, is_json: true, issues: [] });
+    expect(raw.raw_card.name).toBe('echo');
   });
 
   it('answers the desktop-only directory picker with null, starts the demo and removes agents', async () => {

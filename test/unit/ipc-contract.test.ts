@@ -14,6 +14,7 @@ import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { createRegistry } from '../../electron/core/ipc/registry.js';
 import { isSecretKey } from '../../electron/core/security/redact.js';
+import { json, minimalCard, startRawServer } from '../support/raw-server.js';
 import type { addAgent, AgentView, removeAgent } from '../../electron/core/agents/registry.js';
 import type { inspectAgentCard } from '../../electron/core/agents/extended-card.js';
 import type { agentsHealth, refreshAllAgents } from '../../electron/core/agents/health.js';
@@ -22,7 +23,7 @@ import type { SendResult } from '../../electron/core/messaging/send.js';
 import type { StreamResult } from '../../electron/core/messaging/stream.js';
 import type { previewRequests } from '../../electron/core/messaging/preview.js';
 import type { getHistoryEntry, listHistory } from '../../electron/core/history/service.js';
-import type { createGroup, deleteGroup, listGroups, requireGroup } from '../../electron/core/collectives/groups.js';
+import type { addMember, createGroup, deleteGroup, listGroups, removeMember, requireGroup, updateGroup } from '../../electron/core/collectives/groups.js';
 import type { FanOutResult } from '../../electron/core/collectives/fan-out.js';
 import type { BarrierResult } from '../../electron/core/collectives/barrier.js';
 import type { GatherResult } from '../../electron/core/collectives/gather.js';
@@ -33,11 +34,13 @@ import type { TaskView, WaitResult } from '../../electron/core/tasks/service.js'
 import type { StoredTask } from '../../electron/core/store/repos/conversation.js';
 import type { exportArtifacts, showArtifact } from '../../electron/core/artifacts/service.js';
 import type { EventRow } from '../../electron/core/store/repos/events.js';
-import type { ContextRow, ContextSummary } from '../../electron/core/store/repos/contexts.js';
+import type { ContextRow } from '../../electron/core/store/repos/contexts.js';
 import type { contextThread } from '../../electron/core/contexts/thread.js';
-import type { exportContext } from '../../electron/core/contexts/service.js';
+import type { exportContext, listContextSummaries } from '../../electron/core/contexts/service.js';
 import type { ReceiverStats } from '../../electron/core/webhook/receiver.js';
-import type { listAuth } from '../../electron/core/auth/service.js';
+import type { addAuth, listAuth, removeAuth, updateAuth } from '../../electron/core/auth/service.js';
+import type { setAgent } from '../../electron/core/agents/agent-set.js';
+import type { fetchRawCard } from '../../electron/core/agents/raw-card.js';
 import type { authStatus, loginAuth, logoutAuth } from '../../electron/core/auth/login.js';
 import type { DemoHost } from '../../electron/core/ipc/demo-host.js';
 
@@ -56,6 +59,8 @@ type ServiceResults = {
   'agents.list': { agents: AgentView[] };
   'agents.add': Returned<typeof addAgent>;
   'agents.remove': Returned<typeof removeAgent>;
+  'agents.set': Returned<typeof setAgent>;
+  'agents.rawCard': Returned<typeof fetchRawCard>;
   'agents.inspect': Returned<typeof inspectAgentCard>;
   'agents.refreshAll': Returned<typeof refreshAllAgents>;
   'agents.health': { agents: Returned<typeof agentsHealth> };
@@ -68,6 +73,9 @@ type ServiceResults = {
   'groups.list': { groups: Returned<typeof listGroups> };
   'groups.show': Returned<typeof requireGroup>;
   'groups.create': Returned<typeof createGroup>;
+  'groups.addMember': Returned<typeof addMember>;
+  'groups.removeMember': Returned<typeof removeMember>;
+  'groups.update': Returned<typeof updateGroup>;
   'groups.delete': Returned<typeof deleteGroup>;
   'collectives.bcast': FanOutResult;
   'collectives.barrier': BarrierResult;
@@ -82,7 +90,7 @@ type ServiceResults = {
   'artifacts.show': Returned<typeof showArtifact>;
   'artifacts.export': Returned<typeof exportArtifacts>;
   'events.query': { events: EventRow[] };
-  'contexts.list': { contexts: ContextSummary[] };
+  'contexts.list': { contexts: Returned<typeof listContextSummaries> };
   'contexts.create': ContextRow;
   'contexts.fork': ContextRow;
   'contexts.thread': Returned<typeof contextThread>;
@@ -93,7 +101,10 @@ type ServiceResults = {
   'webhook.stop': ReceiverStats;
   'webhook.status': ReceiverStats;
   'auth.list': Returned<typeof listAuth>;
-  'auth.setSecret': { ok: true };
+  'auth.add': Returned<typeof addAuth>;
+  'auth.update': Returned<typeof updateAuth>;
+  'auth.remove': Returned<typeof removeAuth>;
+  'auth.setSecret': { ok: true; session_only: boolean };
   'auth.deleteSecret': { ok: true };
   'auth.login': Returned<typeof loginAuth>;
   'auth.status': Returned<typeof authStatus>;
@@ -134,7 +145,7 @@ describe('IPC contract', () => {
   });
 
   it('names its event channels and transport in one place, and the preload uses the same transport names', () => {
-    expect(Object.keys(EVENT_CHANNELS).sort()).toEqual(['auth.deviceCode', 'collectives.member', 'events.appended', 'messages.stream.event', 'webhook.arrival']);
+    expect(Object.keys(EVENT_CHANNELS).sort()).toEqual(['app.notice', 'auth.deviceCode', 'collectives.member', 'events.appended', 'messages.stream.event', 'webhook.arrival']);
     const preload = readFileSync(join(process.cwd(), 'electron/preload/index.cts'), 'utf8');
     expect(preload).toContain(`'${IPC_INVOKE}'`);
     expect(preload).toContain(`'${IPC_EVENT}'`);
@@ -156,10 +167,23 @@ describe('handler registry', () => {
     expect(await registry.invoke('agents.list', {})).toEqual({ ok: true, data: { agents: [] } });
     const bad = await registry.invoke('agents.add', { alias: 'x', baseUrl: 'ftp://nope' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_url', exit_code: 64 } });
-    const added = await registry.invoke('agents.add', { alias: 'local', baseUrl: 'http://127.0.0.1:9' });
-    expect(added).toMatchObject({ ok: true, data: { alias: 'local', base_url: 'http://127.0.0.1:9' } });
-    const trusting = await registry.invoke('agents.add', { alias: 'split', baseUrl: 'http://127.0.0.1:9', trustedOrigins: ['http://127.0.0.1:50051'] });
-    expect(trusting).toMatchObject({ ok: true, data: { trusted_origins: ['http://127.0.0.1:50051'] } });
+    // With fetchCard (the GUI's Register) the card comes first: a card that cannot be fetched registers nothing.
+    const down = await registry.invoke('agents.add', { alias: 'down', baseUrl: 'http://127.0.0.1:9', fetchCard: true });
+    expect(down).toMatchObject({ ok: false, error: { category: 'transport', exit_code: 69 } });
+    expect(await registry.invoke('agents.add', { alias: 'nowhere' })).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_input', exit_code: 64 } });
+    const peer = await startRawServer();
+    peer.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, minimalCard(peer.url)));
+    try {
+      const added = await registry.invoke('agents.add', { alias: 'local', baseUrl: peer.url, fetchCard: true });
+      expect(added).toMatchObject({ ok: true, data: { alias: 'local', base_url: peer.url, card: { cached: true, name: 'Raw Agent' } } });
+      const trusting = await registry.invoke('agents.add', { alias: 'split', baseUrl: peer.url, trustedOrigins: ['http://127.0.0.1:50051'] });
+      expect(trusting).toMatchObject({ ok: true, data: { trusted_origins: ['http://127.0.0.1:50051'] } });
+    } finally {
+      await peer.close();
+    }
+    // Without fetchCard (automation, like `missive agent add`) nothing is fetched: an agent that is down registers.
+    expect(await registry.invoke('agents.add', { alias: 'later', baseUrl: 'http://127.0.0.1:9' })).toMatchObject({ ok: true, data: { alias: 'later', card: { cached: false } } });
+    expect(((await registry.invoke('agents.list', {})) as { data: { agents: Array<{ alias: string }> } }).data.agents.map((a) => a.alias)).toEqual(['later', 'local', 'split']);
     const path = await registry.invoke('agents.add', { alias: 'split2', baseUrl: 'http://127.0.0.1:9', trustedOrigins: ['http://127.0.0.1:50051/rpc'] });
     expect(path).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_origin', exit_code: 64 } });
     expect(await registry.invoke('dialogs.chooseDirectory', {})).toEqual({ ok: true, data: { path: null } });
@@ -170,7 +194,8 @@ describe('handler registry', () => {
     const { addAuth } = await import('../../electron/core/auth/service.js');
     await addAuth(core, { name: 'vault', keyringService: 'missive-test', keyringAccount: 'vault' });
     const set = await registry.invoke('auth.setSecret', { name: 'vault', secret: 'gui-typed-secret-123' });
-    expect(set).toEqual({ ok: true, data: { ok: true } });
+    // The test's store is memory: the secret lasts for this session only, and the answer says so.
+    expect(set).toEqual({ ok: true, data: { ok: true, session_only: true } });
     const listed = await registry.invoke('auth.list', {});
     expect(JSON.stringify(listed)).not.toContain('gui-typed-secret-123');
     expect(JSON.stringify(emitted)).not.toContain('gui-typed-secret-123');

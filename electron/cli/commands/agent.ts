@@ -10,7 +10,7 @@ import type { Core } from '../../core/context.js';
 import { collect } from '../options.js';
 import { keyValues, table } from '../human.js';
 import { securityText } from '../security-text.js';
-import { extendedCardText, signatureText } from '../card-text.js';
+import { cardWarningsText, extendedCardText, signatureText } from '../card-text.js';
 import type { ExtendedCardView } from '../../core/agents/extended-card.js';
 
 const showText = (a: AgentView) =>
@@ -81,6 +81,8 @@ const inspectText = (v: InspectView) => {
       ['card cache', `${v.cache.status}${v.cache.etag ? `, etag ${v.cache.etag}` : ''}${v.cache.last_modified ? `, last-modified ${v.cache.last_modified}` : ''}`],
     ]),
   ];
+  const warnings = cardWarningsText(v.card_warnings);
+  if (warnings) lines.push('', warnings);
   if (v.card.supported_interfaces.length) {
     lines.push('', 'Interfaces', table(['binding', 'version', 'url'], v.card.supported_interfaces.map((i) => [i.protocol_binding, i.protocol_version ?? '-', i.url])));
   }

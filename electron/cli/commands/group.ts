@@ -1,7 +1,7 @@
 /** `missive group …` and `missive route explain`: presentation only. */
 import { Option, type Command } from 'commander';
 import type { Core } from '../../core/context.js';
-import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, MAX_RANK, removeMember, requireGroup, type GroupView } from '../../core/collectives/groups.js';
+import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, MAX_RANK, removeMember, requireGroup, updateGroup, type GroupView } from '../../core/collectives/groups.js';
 import { explainRoute, ROUTE_POLICIES, type RouteExplanation } from '../../core/collectives/route.js';
 import type { Action } from '../command-context.js';
 import { collect, integer } from '../options.js';
@@ -52,6 +52,12 @@ export function registerGroupCommands(program: Command, action: Action): void {
     .command('remove <name> <alias>')
     .description('remove a member')
     .action(action(async ({ core, out }, name: string, alias: string) => out.result('group_remove', withPolicy(core, removeMember(core, name, alias)), groupText)));
+  group
+    .command('set <name>')
+    .description("change a group's routing policy or notes (members: group add / group remove)")
+    .addOption(new Option('--routing-policy <policy>', 'the policy route explain uses for this group').choices([...ROUTE_POLICIES]))
+    .option('--notes <text>', "free-form notes ('' clears them)")
+    .action(action(async ({ core, out }, name: string, o: { routingPolicy?: string; notes?: string }) => out.result('group_set', withPolicy(core, updateGroup(core, name, { routingPolicy: o.routingPolicy, notes: o.notes })), groupText)));
   group
     .command('list')
     .description('list groups')

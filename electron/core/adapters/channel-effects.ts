@@ -13,6 +13,8 @@ export const CHANNEL_EFFECTS: Readonly<Record<Channel, ChannelEffect>> = {
   'app.info': 'read',
   'agents.list': 'read',
   'agents.add': 'effect',
+  'agents.set': 'effect',
+  'agents.rawCard': 'read',
   'agents.remove': 'effect',
   // Fetches the card again at most (a conditional GET) and caches it: safe to repeat.
   'agents.inspect': 'read',
@@ -28,6 +30,9 @@ export const CHANNEL_EFFECTS: Readonly<Record<Channel, ChannelEffect>> = {
   'groups.list': 'read',
   'groups.show': 'read',
   'groups.create': 'effect',
+  'groups.addMember': 'effect',
+  'groups.removeMember': 'effect',
+  'groups.update': 'effect',
   'groups.delete': 'effect',
   'collectives.bcast': 'effect',
   // GetTask until a quorum: reads only.
@@ -53,6 +58,9 @@ export const CHANNEL_EFFECTS: Readonly<Record<Channel, ChannelEffect>> = {
   'webhook.stop': 'effect',
   'webhook.status': 'read',
   'auth.list': 'read',
+  'auth.add': 'effect',
+  'auth.update': 'effect',
+  'auth.remove': 'effect',
   'auth.setSecret': 'effect',
   'auth.deleteSecret': 'effect',
   'auth.login': 'effect',

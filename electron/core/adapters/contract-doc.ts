@@ -18,7 +18,9 @@ export const REGENERATE_COMMAND = 'npm run docs:automation';
 export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'app.info': 'Version, active profile, known profiles and where config, state and the database live (the About panel).',
   'agents.list': 'The registered agents of the profile (the Agents view).',
-  'agents.add': 'Registers an agent by alias and base URL, optionally with an auth ref, tags and trusted origins for its card; answers the agent as listed.',
+  'agents.add': 'Registers an agent by alias and base URL (or card URL) with its auth ref, trusted origins, interfaces, mutual TLS files and card keys; the card is fetched first and a card that cannot be fetched or read registers nothing. Answers the agent as listed.',
+  'agents.set': 'Changes what `agent set` changes: the auth ref (null: none), the mutual TLS files (null: removed), the card-signing keys (null: removed).',
+  'agents.rawCard': 'The card exactly as the agent (or a URL) serves it, read or refused: every issue missive finds and the raw JSON.',
   'agents.remove': 'Forgets a registered agent (its journal rows stay).',
   'agents.inspect': "Fetches (or, without `refresh`, reuses the cached) agent card, the interface missive would pick and the protocol negotiation; `extended` asks for the authenticated extended card.",
   'agents.refreshAll': 'Re-fetches the card of every registered agent, at most 4 at once; one failure does not stop the others.',
@@ -32,6 +34,9 @@ export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'groups.list': 'The groups of agents used by the collectives.',
   'groups.show': 'One group with its members in rank order.',
   'groups.create': 'Creates (or replaces) a group from agent aliases.',
+  'groups.addMember': 'Adds an agent to a group, or moves a member to `rank`.',
+  'groups.removeMember': 'Removes a member from a group (the agent stays registered).',
+  'groups.update': "Changes a group's routing policy and/or notes.",
   'groups.delete': 'Deletes a group (not its agents).',
   'collectives.bcast': 'Sends the same message to every member of a group in one context; each member outcome goes out as a `collectives.member` event.',
   'collectives.barrier': 'Waits until the members of a group have finished their tasks in a context (`local`: judge from the journal only).',
@@ -54,6 +59,9 @@ export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'webhook.stop': 'Stops the push-notification receiver.',
   'webhook.status': 'Whether the receiver listens, where, and how many notifications it accepted and rejected.',
   'auth.list': 'The auth refs (where each secret comes from, never the secret) and the state of the keyring.',
+  'auth.add': 'Defines an auth ref (like `missive auth add`): where its secret lives and its flow; never the secret.',
+  'auth.update': 'Replaces the settings of a local auth ref under the same name; the agents using it follow.',
+  'auth.remove': 'Removes a local auth ref; the agents that used it are unlinked (`unlinked_agents`).',
   'auth.setSecret': 'Stores the secret of a keyring auth ref in the keyring; nothing of it is echoed back.',
   'auth.deleteSecret': 'Deletes the secret of a keyring auth ref from the keyring.',
   'auth.login': 'Runs the flow of an auth ref (or of an agent’s auth ref); a device-code flow sends an `auth.deviceCode` event with the code to enter.',
@@ -69,6 +77,7 @@ export const EVENT_DESCRIPTIONS: Record<EventChannel, string> = {
   'collectives.member': 'One member’s outcome during `collectives.bcast` or `collectives.round`; the frame carries the request’s `id`.',
   'webhook.arrival': 'A push notification reached the receiver started by `webhook.start` (accepted or rejected).',
   'auth.deviceCode': 'A device-code `auth.login` waits for the user: open `verification_uri` and enter `user_code`; the frame carries the request’s `id`.',
+  'app.notice': 'A warning of the core that stopped nothing (e.g. credentials sent over plain http, a result without a kind); the desktop shows it as a notice.',
   'events.appended': 'New journal rows, batched (at most 1000 per tick); only with `adapter stdio --follow-events`.',
 };
 

@@ -100,6 +100,8 @@ export async function runFileDropAdapter(options: FileDropOptions): Promise<File
   const registry = createRegistry({
     core,
     cwd,
+    eventSource: 'adapter',
+    sessionSecrets: false,
     emit: (channel, payload) => {
       const scope = scopes.getStore();
       if (!scope) return;

@@ -105,6 +105,8 @@ export async function runStdioAdapter(options: StdioAdapterOptions): Promise<Std
   const registry = createRegistry({
     core,
     cwd,
+    eventSource: 'adapter',
+    sessionSecrets: false,
     tailEventsMs: mode === 'long-running' ? options.followEventsMs : undefined,
     emit: (channel, payload) => {
       const id = REQUEST_EVENTS.has(channel) ? requestIds.getStore() : undefined;

@@ -14,6 +14,7 @@ import { appendEvent } from '../store/repos/events.js';
 import { baseUrlFromCard, isCardUrl } from './card-source.js';
 import { downloadCard, keepCard } from './card-fetch.js';
 import { holdUrlCredentials } from './url-credentials.js';
+import { unstoredAgentRow } from './unstored-row.js';
 
 /** Aliases never hold `:`, so anything starting with a scheme is a URL. */
 export const isUrlTarget = (target: string): boolean => /^https?:\/\//i.test(target.trim());
@@ -82,22 +83,4 @@ function insertDiscovered(core: Core, row: AgentRow, url: string): void {
   });
 }
 
-const discoveredRow = (alias: string, baseUrl: string): AgentRow => ({
-  alias,
-  source: 'discovered',
-  baseUrl,
-  interfaceUrls: {},
-  bindingPreference: [],
-  authRefName: null,
-  tags: [],
-  notes: null,
-  metadata: {},
-  trustedOrigins: [],
-  allowCrossOriginAuth: false,
-  clientTls: null,
-  cardKeys: null,
-  card: null,
-  readOnly: false,
-  createdAt: '',
-  updatedAt: '',
-});
+const discoveredRow = (alias: string, baseUrl: string): AgentRow => unstoredAgentRow({ alias, baseUrl });

@@ -9,11 +9,12 @@ import type { Core } from '../context.js';
 import { isMissiveError, MissiveError, protocolError, usageError } from '../../../shared/errors.js';
 import { parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';
 import { validateBaseUrl } from '../validation/url.js';
-import { getAgent, type AgentRow } from '../store/repos/agents.js';
+import { getAgent } from '../store/repos/agents.js';
 import { validateAlias } from '../validation/alias.js';
 import { addAgent, type AddAgentInput, type AgentView } from './registry.js';
 import { clientTlsPaths } from './client-tls-paths.js';
 import { downloadCard, keepCard, type CardResult } from './card-fetch.js';
+import { unstoredAgentRow } from './unstored-row.js';
 
 /** The largest card file read (the same bound as a fetched card). */
 const CARD_FILE_MAX_BYTES = 4 * 1024 * 1024;
@@ -47,32 +48,22 @@ export async function addAgentFromCard(core: Core, input: Omit<AddAgentInput, 'b
   if (getAgent(core.store().db, input.alias)) {
     throw usageError('duplicate_agent', `an agent named "${input.alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${input.alias}`);
   }
-  const provisional: AgentRow = {
+  const provisional = unstoredAgentRow({
     alias: input.alias,
     source: 'local',
     baseUrl: input.baseUrl ?? new URL(cardUrl).origin,
-    interfaceUrls: {},
-    bindingPreference: [],
     authRefName: input.authRef ?? null,
-    tags: [],
-    notes: null,
-    metadata: {},
     trustedOrigins: input.trustedOrigins ?? [],
-    allowCrossOriginAuth: false,
     clientTls: clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd()),
-    cardKeys: null,
-    card: null,
-    readOnly: false,
-    createdAt: '',
-    updatedAt: '',
-  };
+  });
   // Without a base URL the agent's origin is not known yet: the card is asked for without credentials.
   const fetched = await downloadCard(core, input.baseUrl ? provisional : { ...provisional, authRefName: null }, { only: cardUrl });
   const view = addAgent(core, { ...input, baseUrl: input.baseUrl ?? baseUrlFromCard(fetched.card, cardUrl) });
   return { ...view, card: { ...view.card, ...cardFields(keepCard(core, view.alias, fetched)) } };
 }
 
-const cardFields = (result: CardResult) => ({
+/** The card fields of an agent's view once its fetched card is kept. */
+export const cardFields = (result: CardResult) => ({
   cached: true,
   name: result.card.wire.name,
   fetched_at: result.agent.card?.fetchedAt ?? null,
@@ -109,24 +100,6 @@ export function readCardFile(path: string): CardResult {
   const raw = parseCardText(text, path);
   const card = parseCard(raw, path);
   const baseUrl = baseUrlFromCard(card, 'http://card.file.invalid');
-  const agent: AgentRow = {
-    alias: url,
-    source: 'discovered',
-    baseUrl,
-    interfaceUrls: {},
-    bindingPreference: [],
-    authRefName: null,
-    tags: [],
-    notes: null,
-    metadata: {},
-    trustedOrigins: [],
-    allowCrossOriginAuth: false,
-    clientTls: null,
-    cardKeys: null,
-    card: { json: raw, url, etag: null, lastModified: null, fetchedAt: null, validatedAt: null },
-    readOnly: true,
-    createdAt: '',
-    updatedAt: '',
-  };
+  const agent = unstoredAgentRow({ alias: url, baseUrl, card: { json: raw, url, etag: null, lastModified: null, fetchedAt: null, validatedAt: null }, readOnly: true });
   return { agent, card, status: 'fetched', url, http_status: null, requested_version: null };
 }

@@ -16,6 +16,7 @@ import { assertTrustedCard, cardSignature } from './card-trust.js';
 import type { SignatureView } from '../a2a/card-signature.js';
 import { inspectSecurity, type InspectSecurity } from './inspect-security.js';
 import { CLIENT_CERTIFICATE_SOURCE, clientTlsView, hasClientCertificate, type ClientTlsView } from './client-tls.js';
+import { cardWarnings, type CardWarning } from './card-warnings.js';
 
 export { requestCard, fetchCard, type CardCacheStatus, type CardRequest, type CardResult } from './card-fetch.js';
 
@@ -110,6 +111,8 @@ export interface InspectView {
   client_tls: ClientTlsView | null;
   /** The card's security schemes and requirements, and what missive would send to satisfy them. */
   security: InspectSecurity;
+  /** What is wrong with the card while it stays usable (card-warnings.ts): missing fields, odd URLs, versions, signature. */
+  card_warnings: CardWarning[];
   raw_card: unknown;
 }
 
@@ -145,6 +148,7 @@ export async function inspectCardResult(core: Core, result: CardResult, options:
   }
   const wire = result.card.wire;
   const versions = [...new Set(wire.supportedInterfaces.map((i) => i.protocolVersion).filter((v): v is string => !!v))];
+  const signature = await cardSignature(core, result.agent, result.card);
   return {
     agent: agentView(result.agent),
     cache: {
@@ -187,9 +191,10 @@ export async function inspectCardResult(core: Core, result: CardResult, options:
     },
     origin_pinning: credentialView(core, result.agent, selected),
     client_tls: clientTlsView(result.agent),
-    signature: await cardSignature(core, result.agent, result.card),
+    signature,
     // Credentials withheld from (or refused for) the selected interface satisfy nothing there.
     security: inspectSecurity(core, result.agent, result.agent.card?.json ?? result.card, !['withhold', 'refuse'].includes(credentialView(core, result.agent, selected).decision)),
+    card_warnings: cardWarnings({ card: result.card, cardUrl: result.url, trustedOrigins: result.agent.trustedOrigins, signature, negotiated: selected !== null || !!options.binding }),
     raw_card: redactValue(result.agent.card?.json ?? null),
   };
 }

@@ -11,6 +11,8 @@ import { appendEvent } from '../store/repos/events.js';
 import { validateAlias } from '../validation/alias.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';
 import { refuseControlCharacters } from './oauth2/token-text.js';
+import { secretPersistence } from './session-secrets.js';
+import { listAgents } from '../store/repos/agents.js';
 
 export interface AuthRefView {
   name: string;
@@ -25,6 +27,8 @@ export interface AuthRefView {
   flow: AuthFlow;
   /** env: whether the variable is set; keyring: whether a secret is stored (null when the keyring is unavailable). */
   present: boolean | null;
+  /** The local agents that authenticate with this ref. */
+  used_by: string[];
 }
 
 async function view(core: Core, ref: AuthRefRow, keyringOk: boolean): Promise<AuthRefView> {
@@ -42,13 +46,18 @@ async function view(core: Core, ref: AuthRefRow, keyringOk: boolean): Promise<Au
     keyring_account: ref.keyringAccount,
     flow: ref.flow,
     present,
+    used_by: listAgents(core.store().db).filter((a) => a.authRefName === ref.name).map((a) => a.alias),
   };
 }
 
 export async function listAuth(core: Core) {
   const availability = await core.secrets.available();
   const refs = await Promise.all(listAuthRefs(core.store().db).map((r) => view(core, r, availability.ok)));
-  return { keyring: { backend: core.secrets.backend, available: availability.ok, reason: availability.ok ? null : availability.reason }, auth_refs: refs };
+  const persistence = await secretPersistence(core.secrets);
+  return {
+    keyring: { backend: core.secrets.backend, available: availability.ok, reason: availability.ok ? null : availability.reason, session_only: !persistence.persistent, session_reason: persistence.reason },
+    auth_refs: refs,
+  };
 }
 
 export interface AddAuthInput {
@@ -101,19 +110,16 @@ function flowOfInput(input: AddAuthInput): AuthFlow {
   return flowFromSection(settings);
 }
 
-export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefView> {
+/** The row `input` describes, checked like `auth add`'s flags. */
+function rowOfInput(input: AddAuthInput): AuthRefRow {
   validateAlias(input.name, 'auth ref name');
   const keyring = input.keyringService !== undefined || input.keyringAccount !== undefined;
   if (!!input.env === keyring) throw usageError('invalid_auth_ref', 'give either --env VAR or --keyring-service and --keyring-account');
   if (input.env && !envVarName.safeParse(input.env).success) throw usageError('invalid_auth_ref', `--env "${input.env}" is not an environment variable name`);
   if (keyring && !(input.keyringService && input.keyringAccount)) throw usageError('invalid_auth_ref', 'keyring auth refs need both --keyring-service and --keyring-account');
   if (input.header && !headerName.safeParse(input.header).success) throw usageError('invalid_auth_ref', `--header-name "${input.header}" is not a valid header name`);
-  const store = core.store();
-  const existing = getAuthRef(store.db, input.name);
-  if (existing?.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file`);
-  if (existing) throw usageError('duplicate_auth_ref', `auth ref "${input.name}" already exists`);
   const flow = flowOfInput(input);
-  const row: AuthRefRow = {
+  return {
     name: input.name,
     kind: input.env ? 'env' : 'keyring',
     source: 'local',
@@ -124,9 +130,33 @@ export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefV
     keyringAccount: input.keyringAccount ?? null,
     flow,
   };
+}
+
+export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefView> {
+  const row = rowOfInput(input);
+  const store = core.store();
+  const existing = getAuthRef(store.db, input.name);
+  if (existing?.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file`);
+  if (existing) throw usageError('duplicate_auth_ref', `auth ref "${input.name}" already exists`);
   store.transaction(() => {
     upsertAuthRef(store.db, row);
     appendEvent(store.db, { type: 'missive.auth_ref.added', payload: { name: row.name, kind: row.kind, flow: row.flow.type } });
+  });
+  return view(core, row, (await core.secrets.available()).ok);
+}
+
+/**
+ * Replaces a local auth ref's settings (where the secret lives, its flow) under the same name: the agents using it
+ * follow. A stored secret stays where it is; cached OAuth2 tokens of the old settings are not reused by another flow.
+ */
+export async function updateAuth(core: Core, input: AddAuthInput): Promise<AuthRefView> {
+  const existing = requireRef(core, input.name);
+  if (existing.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file and cannot be changed here`, `Edit [auth_refs.${input.name}] in the config file instead.`);
+  const row = rowOfInput(input);
+  const store = core.store();
+  store.transaction(() => {
+    upsertAuthRef(store.db, row);
+    appendEvent(store.db, { type: 'missive.auth_ref.updated', payload: { name: row.name, kind: row.kind, flow: row.flow.type, previous_flow: existing.flow.type } });
   });
   return view(core, row, (await core.secrets.available()).ok);
 }
@@ -141,11 +171,13 @@ export function removeAuth(core: Core, name: string) {
   const ref = requireRef(core, name);
   if (ref.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${name}" comes from the config file and cannot be removed here`);
   const store = core.store();
+  // The agents that used it keep working without credentials (the store unlinks them): the journal says which.
+  const unlinked = listAgents(store.db).filter((a) => a.authRefName === name).map((a) => a.alias);
   store.transaction(() => {
     deleteAuthRef(store.db, name);
-    appendEvent(store.db, { type: 'missive.auth_ref.removed', payload: { name } });
+    appendEvent(store.db, { type: 'missive.auth_ref.removed', payload: { name, unlinked_agents: unlinked } });
   });
-  return { name, removed: true };
+  return { name, removed: true as const, unlinked_agents: unlinked };
 }
 
 async function requireKeyringRef(core: Core, name: string): Promise<AuthRefRow> {
@@ -162,8 +194,9 @@ export async function setSecret(core: Core, name: string, secret: string) {
   refuseControlCharacters(value, `the secret given for auth ref "${name}"`, `Give the secret on one line on stdin (one trailing newline is fine), e.g.: printf %s "$SECRET" | missive auth set-secret ${name}`);
   const ref = await requireKeyringRef(core, name);
   await core.secrets.set(ref.keyringService!, ref.keyringAccount!, value);
-  appendEvent(core.store().db, { type: 'missive.auth_ref.secret_set', payload: { name } }, [value]);
-  return { name, stored: true, keyring_service: ref.keyringService, keyring_account: ref.keyringAccount };
+  const persistence = await secretPersistence(core.secrets);
+  appendEvent(core.store().db, { type: 'missive.auth_ref.secret_set', payload: { name, session_only: !persistence.persistent } }, [value]);
+  return { name, stored: true, keyring_service: ref.keyringService, keyring_account: ref.keyringAccount, session_only: !persistence.persistent };
 }
 
 export async function deleteSecret(core: Core, name: string) {

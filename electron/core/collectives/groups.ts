@@ -8,7 +8,8 @@ import { agentCapabilities } from '../agents/discovery.js';
 import { requireAgent } from '../agents/registry.js';
 import { validateAlias } from '../validation/alias.js';
 import { appendEvent } from '../store/repos/events.js';
-import { deleteGroup as dropGroup, getGroup, insertGroup, listGroups as allGroups, listMembers, removeMember as dropMember, upsertMember, type GroupRow, type MemberRow } from '../store/repos/groups.js';
+import { ROUTE_POLICIES } from '../../../shared/route-policies.js';
+import { deleteGroup as dropGroup, getGroup, insertGroup, updateGroupSettings, listGroups as allGroups, listMembers, removeMember as dropMember, upsertMember, type GroupRow, type MemberRow } from '../store/repos/groups.js';
 
 export interface GroupView extends GroupRow {
   members: MemberRow[];
@@ -94,6 +95,30 @@ export function removeMember(core: Core, name: string, alias: string): GroupView
 }
 
 export const listGroups = (core: Core) => allGroups(core.store().db);
+
+export interface GroupSettings {
+  /** `first`, `round-robin` or `capability-match`. */
+  routingPolicy?: string;
+  /** Free-form notes; null or '' clears them. */
+  notes?: string | null;
+}
+
+/** Changes a group's routing policy and/or notes (its members are changed with addMember/removeMember). */
+export function updateGroup(core: Core, name: string, settings: GroupSettings): GroupView {
+  const group = requireGroup(core, name);
+  if (settings.routingPolicy === undefined && settings.notes === undefined) throw usageError('nothing_to_update', `nothing to change in group "${name}"`, 'Pass --routing-policy and/or --notes.');
+  const policy = settings.routingPolicy ?? group.routing_policy;
+  if (settings.routingPolicy !== undefined && !(ROUTE_POLICIES as readonly string[]).includes(policy)) {
+    throw usageError('invalid_routing_policy', `unknown routing policy "${policy}"`, `Use one of: ${ROUTE_POLICIES.join(', ')}.`);
+  }
+  const notes = settings.notes === undefined ? group.notes : settings.notes || null;
+  const store = core.store();
+  store.transaction(() => {
+    updateGroupSettings(store.db, name, { routingPolicy: policy, notes });
+    appendEvent(store.db, { type: 'missive.group.updated', payload: { group: name, routing_policy: policy, notes_changed: notes !== group.notes } });
+  });
+  return requireGroup(core, name);
+}
 
 export function deleteGroup(core: Core, name: string) {
   requireGroup(core, name);

@@ -13,8 +13,9 @@ import { loadCard } from '../agents/discovery.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from './groups.js';
 
-export const ROUTE_POLICIES = ['first', 'round-robin', 'capability-match'] as const;
-export type RoutePolicy = (typeof ROUTE_POLICIES)[number];
+import { ROUTE_POLICIES, type RoutePolicy } from '../../../shared/route-policies.js';
+
+export { ROUTE_POLICIES, type RoutePolicy };
 
 export interface RouteInput {
   group?: string;

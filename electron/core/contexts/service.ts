@@ -12,7 +12,9 @@ import { redactValue } from '../security/redact.js';
 import { writePrivateFile } from '../security/private-files.js';
 import { appendEvent } from '../store/repos/events.js';
 import { getArtifact } from '../store/repos/conversation.js';
-import { closeContextRow, contextRows, getContext, getContextByName, insertContext, listContexts, renameContext, type ContextRow } from '../store/repos/contexts.js';
+import { closeContextRow, contextRows, getContext, getContextByName, insertContext, listContexts, renameContext, type ContextRow, type ContextSummary } from '../store/repos/contexts.js';
+import { firstRequestsOfContext } from '../store/repos/history.js';
+import { textOfParts } from '../a2a/part-text.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -68,7 +70,35 @@ export function nameContext(core: Core, ref: string, name: string): ContextRow {
   return getContext(db, row.context_id)!;
 }
 
-export const listContextSummaries = (core: Core, limit = 100) => listContexts(core.store().db, limit);
+/** A context's first message text as a one-line preview of at most this many characters. */
+export const CONTEXT_PREVIEW = 120;
+
+export interface ContextListItem extends ContextSummary {
+  /** The agent the context talks to: the one it was opened with, else the first message's. */
+  agent: string | null;
+  /** The first message's text on one line (shortened), null when no message has text. */
+  preview: string | null;
+  /** The local id of that first message (History opens it). */
+  first_message_id: string | null;
+}
+
+/** The first request's text (among the first few), on one line and shortened, with its message id; null when none has text. */
+function firstMessage(db: Db, contextId: string): { text: string; messageId: string; agent: string | null } | null {
+  for (const row of firstRequestsOfContext(db, contextId, 8)) {
+    const text = textOfParts((row.content as { parts?: unknown }).parts)?.replace(/\s+/g, ' ').trim();
+    if (text) return { text: text.length > CONTEXT_PREVIEW ? `${text.slice(0, CONTEXT_PREVIEW - 1)}…` : text, messageId: row.message_id, agent: row.agent_alias };
+  }
+  return null;
+}
+
+/** The newest contexts with their counts, their agent and the first message as a preview (what a list shows). */
+export function listContextSummaries(core: Core, limit = 100): ContextListItem[] {
+  const db = core.store().db;
+  return listContexts(db, limit).map((c) => {
+    const first = c.messages > 0 ? firstMessage(db, c.context_id) : null;
+    return { ...c, agent: c.agent_alias ?? first?.agent ?? null, preview: first?.text ?? null, first_message_id: first?.messageId ?? null };
+  });
+}
 
 export function showContext(core: Core, ref: string) {
   const row = requireContext(core, ref);

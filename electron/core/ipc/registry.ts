@@ -8,10 +8,15 @@ import { MissiveError, toMissiveError, usageError } from '../../../shared/errors
 import type { Core } from '../context.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
 import { addAgent, listAgentViews, removeAgent } from '../agents/registry.js';
+import { registerAgentWithCard } from '../agents/register-with-card.js';
+import { setAgent } from '../agents/agent-set.js';
+import { fetchRawCard } from '../agents/raw-card.js';
+import { withSessionFallback } from '../auth/session-secrets.js';
 import { inspectAgentCard } from '../agents/extended-card.js';
 import { sendMessage, type SendInput } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
-import { createGroup, deleteGroup, listGroups, requireGroup } from '../collectives/groups.js';
+import { streamRecordDetail } from '../messaging/stream-parts.js';
+import { addMember, createGroup, deleteGroup, listGroups, removeMember, requireGroup, updateGroup } from '../collectives/groups.js';
 import { bcast } from '../collectives/bcast.js';
 import { barrier } from '../collectives/barrier.js';
 import { gather } from '../collectives/gather.js';
@@ -22,7 +27,7 @@ import { cancelTask, localTask, remoteTask, waitForTask } from '../tasks/service
 import { exportArtifacts, showArtifact } from '../artifacts/service.js';
 import { listEvents } from '../store/repos/events.js';
 import { createContext, exportContext, forkContext, listContextSummaries } from '../contexts/service.js';
-import { deleteSecret, listAuth, setSecret } from '../auth/service.js';
+import { addAuth, deleteSecret, listAuth, removeAuth, setSecret, updateAuth } from '../auth/service.js';
 import { authStatus, loginAuth, logoutAuth } from '../auth/login.js';
 import { VERSION } from '../version.js';
 import { agentsHealth, refreshAllAgents } from '../agents/health.js';
@@ -34,6 +39,7 @@ import { createWebhookHost } from './webhook-host.js';
 import { createDemoHost } from './demo-host.js';
 import { tailEvents } from './event-tail.js';
 import { createWireLog, recordWireCalls } from './wire-log.js';
+import { withEventSource, withoutEventSource } from '../store/event-source.js';
 
 export interface RegistryDeps {
   core: Core;
@@ -44,6 +50,10 @@ export interface RegistryDeps {
   chooseDirectory?: (title?: string) => Promise<string | null>;
   /** Follow the journal and push `events.appended` (the live tail of the Events view). */
   tailEventsMs?: number;
+  /** The `source` of the journal rows its calls write (default `gui`; the CLI's own commands write `cli`). */
+  eventSource?: string;
+  /** Secrets set without a keyring are kept for this session (the desktop app, default) or refused as the CLI does (adapters: false). */
+  sessionSecrets?: boolean;
 }
 
 /** A channel's input after the contract parsed it (defaults applied). */
@@ -57,7 +67,9 @@ export interface Registry {
 }
 
 export function createRegistry(deps: RegistryDeps): Registry {
-  const { core, cwd } = deps;
+  const { cwd } = deps;
+  // Secrets typed into the app go to the keyring, or without one to this session's memory (and the app says so).
+  const core: Core = deps.sessionSecrets === false ? deps.core : { ...deps.core, secrets: withSessionFallback(deps.core.secrets) };
   /** Redaction by shape, then every credential this process sent or was given (a peer may echo one back). */
   const scrub = <T>(value: T): T => scrubSecrets(redactValue(value), core.knownSecrets());
   const emit = <E extends EventChannel>(channel: E, payload: unknown) => {
@@ -65,6 +77,8 @@ export function createRegistry(deps: RegistryDeps): Registry {
     if (checked.success) deps.emit(channel, checked.data as EventPayload<E>);
   };
   const withCwd = (agent: string, inputs: Omit<SendInput, 'agent' | 'cwd'>): SendInput => ({ ...inputs, agent, cwd });
+  /** The core with a collective's own deadline (the CLI's `--timeout`), when the call names one. */
+  const timed = (timeoutMs: number | undefined): Core => (timeoutMs ? { ...core, timeoutMs } : core);
   const webhook = createWebhookHost(core, (arrival) => emit('webhook.arrival', arrival));
   const demo = createDemoHost(core);
   /** The wire of recent sends and streams of this session, by request message id (history.get shows it). */
@@ -74,31 +88,40 @@ export function createRegistry(deps: RegistryDeps): Registry {
   const handlers: Handlers = {
     'app.info': () => ({ version: VERSION, profile: core.config.profile, profiles: core.config.profiles, config: core.config.source.path ?? null, state: core.paths.state, database: core.paths.database }),
     'agents.list': () => ({ agents: listAgentViews(core) }),
-    'agents.add': (i) => addAgent(core, i),
+    'agents.add': ({ fetchCard, ...i }) => {
+      const input = { ...i, clientTls: i.clientTls && { ...i.clientTls, baseDir: cwd }, cardKeys: i.cardKeys && { ...i.cardKeys, baseDir: cwd } };
+      if (fetchCard || input.cardUrl) return registerAgentWithCard(core, input);
+      return addAgent(core, { ...input, baseUrl: input.baseUrl! });
+    },
+    'agents.set': (i) => setAgent(core, i.alias, { authRef: i.authRef, clientTls: i.clientTls, cardKeys: i.cardKeys }, cwd),
+    'agents.rawCard': (i) => fetchRawCard(core, i),
     'agents.remove': (i) => removeAgent(core, i.alias),
     'agents.inspect': (i) => inspectAgentCard(core, i.alias, { refresh: i.refresh, binding: i.binding, extended: i.extended }),
     'agents.refreshAll': () => refreshAllAgents(core),
     'agents.health': () => ({ agents: agentsHealth(core) }),
     'agents.conformance': (i) => runConformance(core, i.alias, { includeSend: i.includeSend }),
     'messages.send': (i) => wireCalls.run(i.wire, (wire) => sendMessage(core, { ...withCwd(i.agent, i.inputs), ...wire })),
-    'messages.stream': (i) => wireCalls.run(i.wire, (wire) => streamMessage(core, { ...withCwd(i.agent, i.inputs), ...wire, force: i.force, onEvent: (e) => emit('messages.stream.event', e) })),
+    'messages.stream': (i) => wireCalls.run(i.wire, (wire) => streamMessage(core, { ...withCwd(i.agent, i.inputs), ...wire, force: i.force, onEvent: (e, record) => emit('messages.stream.event', { ...e, ...streamRecordDetail(record) }) })),
     'requests.preview': (i) => previewRequests(core, { ...i, cwd }),
     'history.list': (i) => listHistory(core, i),
     'history.get': (i) => getHistoryEntry(core, i.messageId, (id) => wireLog.get(id)),
     'groups.list': () => ({ groups: listGroups(core) }),
     'groups.show': (i) => requireGroup(core, i.group),
-    'groups.create': (i) => createGroup(core, i.group, { members: i.members }),
+    'groups.create': (i) => createGroup(core, i.group, { members: i.members, routingPolicy: i.routingPolicy, notes: i.notes }),
+    'groups.addMember': (i) => addMember(core, i.group, i.alias, i.rank),
+    'groups.removeMember': (i) => removeMember(core, i.group, i.alias),
+    'groups.update': (i) => updateGroup(core, i.group, { routingPolicy: i.routingPolicy, notes: i.notes }),
     'groups.delete': (i) => deleteGroup(core, i.group),
     'collectives.bcast': (i) => {
       const { contextId, ...inputs } = i.inputs;
-      return bcast(core, { ...inputs, cwd }, { group: i.group, contextId, execution: i.execution, maxConcurrency: i.maxConcurrency, failurePolicy: i.failurePolicy, onMember: (m) => emit('collectives.member', m) });
+      return bcast(timed(i.timeoutMs), { ...inputs, cwd }, { group: i.group, contextId, execution: i.execution, maxConcurrency: i.maxConcurrency, failurePolicy: i.failurePolicy, onMember: (m) => emit('collectives.member', m) });
     },
-    'collectives.barrier': (i) => barrier(core, { group: i.group, contextId: i.contextId, required: i.required, local: i.local, intervalMs: 250 }),
+    'collectives.barrier': (i) => barrier(timed(i.timeoutMs), { group: i.group, contextId: i.contextId, required: i.required, failurePolicy: i.failurePolicy, local: i.local, intervalMs: 250 }),
     'collectives.gather': (i) => gather(core, { group: i.group, contextId: i.contextId, cwd }),
     'collectives.reduce': (i) => reduce(core, { group: i.group, contextId: i.contextId, cwd, ...i.reduce }),
     'collectives.round': (i) => {
       const { contextId, ...inputs } = i.inputs;
-      return round(core, {
+      return round(timed(i.timeoutMs), {
         group: i.group,
         contextId,
         inputs: { ...inputs, cwd },
@@ -106,6 +129,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
         maxConcurrency: i.maxConcurrency,
         failurePolicy: i.failurePolicy,
         reduce: i.reduce,
+        barrier: i.barrier,
         cwd,
         onMember: (m) => emit('collectives.member', m),
       });
@@ -122,12 +146,15 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'contexts.fork': (i) => forkContext(core, i.context, i.name),
     'contexts.thread': (i) => contextThread(core, i.context),
     'contexts.export': (i) => exportContext(core, i.context, { cwd }).document,
-    'webhook.start': (i) => webhook.start(i.port),
+    'webhook.start': (i) => withoutEventSource(() => webhook.start(i.port)),
     'webhook.stop': () => webhook.stop(),
     'webhook.status': () => webhook.status(),
     'auth.list': () => listAuth(core),
     // The secret goes to the keyring; nothing of it comes back.
-    'auth.setSecret': async (i) => (core.rememberSecrets([i.secret]), await setSecret(core, i.name, i.secret), { ok: true as const }),
+    'auth.add': (i) => addAuth(core, i),
+    'auth.update': (i) => updateAuth(core, i),
+    'auth.remove': (i) => removeAuth(core, i.name),
+    'auth.setSecret': async (i) => (core.rememberSecrets([i.secret]), { ok: true as const, session_only: (await setSecret(core, i.name, i.secret)).session_only }),
     'auth.deleteSecret': async (i) => (await deleteSecret(core, i.name), { ok: true as const }),
     'auth.login': (i) => loginAuth(core, i.target, { onDeviceCode: (prompt) => emit('auth.deviceCode', prompt) }),
     'auth.status': (i) => authStatus(core, i.target),
@@ -136,6 +163,8 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'demo.start': () => demo.start(),
   };
 
+  // The core's warnings (credentials over plain http, kind-less results…) reach the window as notices.
+  const stopNotices = core.onWarning((message) => emit('app.notice', { level: 'warning', message }));
   const stopTail = deps.tailEventsMs ? tailEvents(core.store().db, deps.tailEventsMs, (events) => emit('events.appended', { events })) : undefined;
 
   return {
@@ -149,7 +178,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
           const issue = parsed.error.issues[0];
           throw usageError('invalid_input', `${channel}: ${issue?.path.join('.') || 'input'} ${issue?.message ?? 'is invalid'}`);
         }
-        const output = scrub(await (handlers[channel] as (i: unknown) => unknown)(parsed.data));
+        const output = scrub(await withEventSource(deps.eventSource ?? 'gui', () => (handlers[channel] as (i: unknown) => unknown)(parsed.data)));
         const checked = spec.output.safeParse(output);
         if (!checked.success) throw new MissiveError('internal', 'invalid_output', `${channel} produced output outside the contract: ${checked.error.issues[0]?.message}`);
         return { ok: true, data: checked.data as ChannelOutput<C> };
@@ -162,6 +191,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
     },
     async dispose() {
       stopTail?.();
+      stopNotices();
       await webhook.stop();
       await demo.close();
     },

@@ -8,6 +8,7 @@ import { MissiveError, toMissiveError, usageError } from '../../../shared/errors
 import type { Core } from '../context.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { openStream } from '../a2a/sse.js';
+import type { StreamRecord } from '../a2a/stream-response.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import { appendEvent } from '../store/repos/events.js';
 import { linkMessageToContext, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
@@ -18,7 +19,8 @@ import { answerOfStoredTask } from './answer-text.js';
 export interface StreamInput extends SendInput {
   /** Stream even when the Agent Card does not advertise capabilities.streaming. */
   force?: boolean;
-  onEvent?: (event: StreamEventView) => void;
+  /** Each applied event, with the record it came from (the GUI shows its parts as they arrive). */
+  onEvent?: (event: StreamEventView, record: StreamRecord) => void;
   signal?: AbortSignal;
 }
 
@@ -93,7 +95,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
       if (applied.state) state = applied.state;
       if (applied.text && record.variant !== 'artifactUpdate') lastText = applied.text;
       if (applied.artifact) artifacts.set(applied.artifact.artifact_id, { artifact_id: applied.artifact.artifact_id, version: applied.artifact.version, last_chunk: applied.artifact.last_chunk });
-      input.onEvent?.({ ...applied, sequence: record.sequence });
+      input.onEvent?.({ ...applied, sequence: record.sequence }, record);
     }
   } catch (error) {
     const err = toMissiveError(error);

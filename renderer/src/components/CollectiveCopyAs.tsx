@@ -5,6 +5,7 @@
  */
 import { CopyAs } from './CopyAs';
 import { curlOfPreview, type CopyText } from './copy-text';
+import { fanOutOptionsOf, quorumOf, type CollectiveOptionsValue } from './CollectiveOptions';
 import { missiveCommand } from '../../../shared/copy-as';
 import type { MessageInputs } from '../../../shared/ipc/contract';
 
@@ -15,15 +16,24 @@ interface Props {
   context: string;
   strategy: 'summarise' | 'vote' | 'merge' | 'rank';
   reducer: string;
+  options: CollectiveOptionsValue;
 }
 
 /** The inputs the view sends for the operation (round starts a new context, bcast may continue one). */
 const inputsOf = ({ op, text, context }: Props): MessageInputs => ({ text, ...(op === 'bcast' && context ? { contextId: context } : {}) });
 
+/** The run's options as the CLI's flags; the deadline is the global `--timeout`, written right after `missive`. */
 function commandOf(p: Props): CopyText {
   const inputs = inputsOf(p);
-  if (p.op === 'bcast') return { text: missiveCommand({ operation: 'bcast', group: p.group, inputs, failurePolicy: 'continue' }) };
-  return { text: missiveCommand({ operation: 'round', group: p.group, inputs, failurePolicy: 'continue', reduce: { strategy: p.strategy, ...(p.reducer ? { reducerAgent: p.reducer } : {}) } }) };
+  const { timeoutMs, execution, failurePolicy } = fanOutOptionsOf(p.options);
+  const flags = { failurePolicy, ...(execution === 'sequential' ? { execution } : {}) };
+  const line =
+    p.op === 'bcast'
+      ? missiveCommand({ operation: 'bcast', group: p.group, inputs, ...flags })
+      : missiveCommand({ operation: 'round', group: p.group, inputs, ...flags, reduce: { strategy: p.strategy, ...(p.reducer ? { reducerAgent: p.reducer } : {}) } });
+  const text = timeoutMs && Number.isFinite(timeoutMs) ? line.replace(/^missive /, `missive --timeout ${timeoutMs}ms `) : line;
+  const quorum = p.op === 'round' ? quorumOf(p.options) : undefined;
+  return { text, note: quorum !== undefined ? `missive round has no --required: for a quorum of ${quorum}, run bcast, then missive barrier --required ${quorum}.` : null };
 }
 
 export function CollectiveCopyAs(props: Props) {

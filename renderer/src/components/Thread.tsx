@@ -91,7 +91,7 @@ function ArtifactCard({ item }: { item: ThreadArtifact }) {
           <Time at={item.at} />
         </span>
       </div>
-      {text ? <pre className="artifact-text">{text}</pre> : <div className="muted">{str(item.summary) ?? 'no text part'}</div>}
+      {text ? <pre className="artifact-text" tabIndex={0}>{text}</pre> : <div className="muted">{str(item.summary) ?? 'no text part'}</div>}
       {item.text_truncated ? <div className="muted small-text">text shortened; Tasks → export artifacts has all of it</div> : null}
     </li>
   );

@@ -108,16 +108,48 @@ function Frames({ exchange }: { exchange: WireExchange }) {
   );
 }
 
-const statusOf = (x: WireExchange) => (x.response ? String(x.response.status) : x.error ? x.error.code : 'no response');
-const statusClass = (x: WireExchange) => (x.response && x.response.status < 400 && !x.error ? 'wire-status ok' : 'wire-status bad');
+/** A JSON-RPC error object `{code, message}` inside a body or frame, else null. */
+function jsonRpcErrorIn(text: string | null | undefined): { code: number | string; message: string } | null {
+  if (!text || !text.includes('"error"')) return null;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const error = typeof parsed === 'object' && parsed !== null && 'jsonrpc' in parsed && 'error' in parsed ? parsed.error : null;
+    if (typeof error !== 'object' || error === null) return null;
+    const code = 'code' in error && (typeof error.code === 'number' || typeof error.code === 'string') ? error.code : '?';
+    const message = 'message' in error && typeof error.message === 'string' ? error.message : '';
+    return { code, message };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The JSON-RPC error an exchange answered, even with HTTP 200 (JSON-RPC reports its errors in the body): in the
+ * response body, or in a stream frame.
+ */
+export function jsonRpcErrorOf(x: WireExchange): { code: number | string; message: string } | null {
+  return jsonRpcErrorIn(x.response?.body) ?? (x.frames ?? []).map((f) => jsonRpcErrorIn(f.data)).find((e) => e !== null) ?? null;
+}
+
+function statusOf(x: WireExchange): string {
+  if (!x.response) return x.error ? x.error.code : 'no response';
+  const rpc = jsonRpcErrorOf(x);
+  return rpc ? `${x.response.status} · JSON-RPC error ${rpc.code}` : String(x.response.status);
+}
+const failed = (x: WireExchange) => !x.response || x.response.status >= 400 || !!x.error || jsonRpcErrorOf(x) !== null;
+const statusClass = (x: WireExchange) => (failed(x) ? 'wire-status bad' : 'wire-status ok');
 
 function Exchange({ exchange, open }: { exchange: WireExchange; open: boolean }) {
   const x = exchange;
+  const rpc = jsonRpcErrorOf(x);
   return (
     <details className="wire-exchange" open={open} data-testid="wire-exchange">
       <summary>
         <span className="wire-op">{x.operation}</span> <span className="wire-method">{x.request.method}</span> <span className="wire-url">{x.request.url}</span>{' '}
-        <span className={statusClass(x)}>{statusOf(x)}</span> <span className="muted">{x.duration_ms === null ? '' : `${Math.round(x.duration_ms)} ms`}</span>
+        <span className={statusClass(x)} data-testid="wire-status" data-failed={failed(x) ? 'true' : 'false'}>
+          {statusOf(x)}
+        </span>{' '}
+        <span className="muted">{x.duration_ms === null ? '' : `${Math.round(x.duration_ms)} ms`}</span>
       </summary>
       <div className="wire-detail">
         <div className="wire-side">
@@ -136,6 +168,11 @@ function Exchange({ exchange, open }: { exchange: WireExchange; open: boolean })
           ) : (
             <p className="muted">No response arrived.</p>
           )}
+          {x.response && rpc ? (
+            <p className="wire-error" data-testid="wire-rpc-error">
+              <strong className="error-code">JSON-RPC error {rpc.code}</strong> {rpc.message} <span className="muted">(HTTP {x.response.status}: JSON-RPC reports errors in the body)</span>
+            </p>
+          ) : null}
           {x.error ? (
             <p className="wire-error">
               <strong className="error-code">{x.error.code}</strong> {x.error.message}

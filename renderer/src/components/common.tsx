@@ -2,13 +2,25 @@
 import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import type { IpcError } from '../../../shared/ipc/contract';
 
+/**
+ * An error as the window shows it: what went wrong, its stable code (what to search for or quote), and the help that
+ * names the fix. The CLI's exit code means nothing in a window and is left out.
+ */
 export function ErrorBox({ error }: { error: IpcError | null }) {
   if (!error) return null;
   return (
     <div className="error" role="alert" data-testid="error">
-      <strong className="error-code">{error.code}</strong> <span className="muted">(exit {error.exit_code})</span>
-      <div>{error.message}</div>
-      {error.help ? <div className="muted">{error.help}</div> : null}
+      <div className="error-message" data-testid="error-message">
+        {error.message}
+      </div>
+      <div className="error-code" data-testid="error-code">
+        {error.code}
+      </div>
+      {error.help ? (
+        <div className="error-help" data-testid="error-help">
+          {error.help}
+        </div>
+      ) : null}
     </div>
   );
 }

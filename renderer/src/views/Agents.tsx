@@ -1,46 +1,54 @@
 /**
- * The Agents view: register agents, start the demo agents, refresh every card at once (with each agent's result),
- * the registered agents with their card's age and their health (reachable, unreachable with the error's code, or
- * never contacted), and the inspect panel: the card, the negotiated interface and the interface table.
+ * The Agents view: register agents with their auth (the card is fetched first: a card that cannot be fetched or read
+ * registers nothing, and a refused card is shown as served with every issue), edit and remove them, start the demo
+ * agents, refresh every card at once, the registered agents with their card's age and health, and the inspect panel
+ * (AgentCardPanel: the card, its warnings, interfaces, trust). A failed inspect clears the card shown before it.
  */
 import { useState } from 'react';
 import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
-import { Empty, ErrorBox, Field, jsonAt, JsonTree, stringOf } from '../components/common';
+import { Empty, ErrorBox } from '../components/common';
 import { HealthCell, useAgentHealth } from '../components/Health';
-import { InterfaceTable } from '../components/InterfaceTable';
-import { CardSignature } from '../components/CardSignature';
-import { ClientCertificate } from '../components/ClientCertificate';
-import { SecuritySchemes } from '../components/SecuritySchemes';
 import { Time } from '../components/Time';
-import type { ChannelOutput } from '../../../shared/ipc/contract';
-
-type InspectView = ChannelOutput<'agents.inspect'>;
-
-/** Where the agent's credentials go on the selected interface (the same decision the calls make). */
-function credentialText(c: InspectView['origin_pinning']): string {
-  if (c.configured.length === 0) return 'none configured';
-  const what = c.configured.join(', ');
-  if (c.decision === 'send') return `${what}: sent (same origin)`;
-  if (c.decision === 'withhold') return `${what}: withheld, ${c.interface_origin} is another origin`;
-  return `${what}: pinned to ${c.pinned_origins.join(', ')}; calls to ${c.interface_origin} are refused`;
-}
+import { AgentForm } from '../components/AgentForm';
+import { AgentCardPanel } from '../components/AgentCardPanel';
+import { RawCard, REFUSED_CARD_CODES, type RawCardTarget } from '../components/RawCard';
+import '../agents.css';
 
 export function AgentsView() {
   const list = useLoad(() => call('agents.list', {}), []);
   const health = useAgentHealth();
   const reloadAll = async () => void (await Promise.all([list.run(), health.reload()]));
-  const [alias, setAlias] = useState('');
-  const [url, setUrl] = useState('');
-  const add = useAction(async () => {
-    const added = await call('agents.add', { alias, baseUrl: url });
-    await reloadAll();
-    return added;
-  });
+  /** A new key empties the register form after a registration. */
+  const [formKey, setFormKey] = useState(0);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  /** The card to show as served: after a refused card at register or inspect. */
+  const [refused, setRefused] = useState<RawCardTarget | null>(null);
+  const [inspected, setInspected] = useState<string | null>(null);
   const inspect = useAction(async (a: string, refresh: boolean) => {
-    const view = await call('agents.inspect', { alias: a, refresh });
+    try {
+      return await call('agents.inspect', { alias: a, refresh });
+    } finally {
+      await reloadAll();
+    }
+  });
+  const runInspect = (a: string, refresh: boolean) => {
+    // The card of the agent inspected before is not left under this one's outcome (or error).
+    inspect.setData(null);
+    setInspected(a);
+    setRefused(null);
+    void inspect.run(a, refresh).then((v) => {
+      if (!v) setRefused({ alias: a });
+    });
+  };
+  const remove = useAction(async (a: string) => {
+    const removed = await call('agents.remove', { alias: a });
+    setConfirming(null);
+    if (inspect.data?.agent.alias === a) inspect.setData(null);
+    if (inspected === a) setInspected(null);
     await reloadAll();
-    return view;
+    return removed;
   });
   const demo = useAction(async () => {
     const started = await call('demo.start', {});
@@ -53,34 +61,50 @@ export function AgentsView() {
     return refreshed;
   });
   const agents = list.data?.agents ?? [];
-  const view = inspect.data;
+  const view = inspect.data && inspect.data.agent.alias === inspected ? inspect.data : null;
   const failures = refreshAll.data?.agents.filter((a) => !a.ok).length ?? 0;
+  const editAgent = agents.find((a) => a.alias === editing);
+  const showRefused = refused && (('url' in refused) || (inspect.error && REFUSED_CARD_CODES.includes(inspect.error.code) && !inspect.busy));
   return (
     <section className="view" data-testid="view-agents">
       <h2>Agents</h2>
-      <form
-        className="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add.run();
-        }}
-      >
-        <Field label="Alias">
-          <input name="alias" value={alias} onChange={(e) => setAlias(e.target.value)} placeholder="e.g. planner" />
-        </Field>
-        <Field label="Base URL">
-          <input name="baseUrl" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="e.g. https://agent.example.com" />
-        </Field>
-        <button type="submit" disabled={add.busy}>
-          Register
-        </button>
-        <button type="button" onClick={() => void demo.run()} disabled={demo.busy} data-testid="start-demo">
-          Start demo agents
-        </button>
-      </form>
-      <ErrorBox error={add.error ?? demo.error ?? list.error} />
+      <div className="card">
+        <div className="card-head">
+          <h3>Register an agent</h3>
+          <button type="button" className="small secondary" onClick={() => void demo.run()} disabled={demo.busy} data-testid="start-demo">
+            Start demo agents
+          </button>
+        </div>
+        <AgentForm
+          key={formKey}
+          onDone={(alias) => {
+            setFormKey((k) => k + 1);
+            setRefused(null);
+            void reloadAll();
+            runInspect(alias, false);
+          }}
+          onAddFailed={(url, error) => setRefused(REFUSED_CARD_CODES.includes(error.code) ? { url } : null)}
+        />
+      </div>
+      {editAgent ? (
+        <div className="card">
+          <h3>Edit {editAgent.alias}</h3>
+          <AgentForm
+            key={editAgent.alias}
+            agent={editAgent}
+            onDone={(alias) => {
+              setEditing(null);
+              void reloadAll();
+              runInspect(alias, true);
+            }}
+            onCancel={() => setEditing(null)}
+          />
+        </div>
+      ) : null}
+      {showRefused && refused && 'url' in refused ? <RawCard target={refused} /> : null}
+      <ErrorBox error={demo.error ?? list.error ?? remove.error} />
       {agents.length === 0 ? (
-        <Empty title="No agents yet">Register one by alias and base URL, or press “Start demo agents” to try everything with embedded agents.</Empty>
+        <Empty title="No agents yet">Register one by alias and base URL (with its auth, when it needs some), or press “Start demo agents” to try everything with embedded agents.</Empty>
       ) : (
         <>
           <div className="row toolbar">
@@ -129,8 +153,11 @@ export function AgentsView() {
             </thead>
             <tbody>
               {agents.map((a) => (
-                <tr key={a.alias}>
-                  <td>{a.alias}</td>
+                <tr key={a.alias} data-testid="agent-row" data-alias={a.alias}>
+                  <td>
+                    {a.alias}
+                    {a.auth_ref ? <div className="muted small-text">auth: {a.auth_ref}</div> : null}
+                  </td>
                   <td className="mono cell-id">{a.base_url}</td>
                   <td>{a.card.cached ? (a.card.name ?? 'cached') : <span className="muted">not fetched</span>}</td>
                   <td data-testid="agent-health">
@@ -145,10 +172,22 @@ export function AgentsView() {
                       )}
                     </div>
                   </td>
-                  <td>
-                    <button type="button" className="small" onClick={() => void inspect.run(a.alias, !a.card.cached)} aria-label={`Inspect ${a.alias}`}>
+                  <td className="row-actions">
+                    <button type="button" className="small" onClick={() => runInspect(a.alias, !a.card.cached)} aria-label={`Inspect ${a.alias}`}>
                       Inspect
                     </button>
+                    <button type="button" className="small secondary" onClick={() => setEditing(a.alias)} disabled={a.read_only} aria-label={`Edit ${a.alias}`} title={a.read_only ? 'from the config file: edit it there' : undefined}>
+                      Edit
+                    </button>
+                    {confirming === a.alias ? (
+                      <button type="button" className="small danger" onClick={() => void remove.run(a.alias)} disabled={remove.busy} aria-label={`Confirm removing ${a.alias}`}>
+                        Confirm remove
+                      </button>
+                    ) : (
+                      <button type="button" className="small secondary" onClick={() => setConfirming(a.alias)} disabled={a.read_only} aria-label={`Remove ${a.alias}`}>
+                        Remove
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -157,59 +196,9 @@ export function AgentsView() {
         </>
       )}
       <ErrorBox error={inspect.error} />
-      {view ? (
-        <div className="card" data-testid="agent-card">
-          <div className="card-head">
-            <h3>{view.card.name}</h3>
-            <button type="button" className="small" onClick={() => void inspect.run(view.agent.alias, true)} disabled={inspect.busy}>
-              Fetch card again
-            </button>
-          </div>
-          <p className="muted">{view.card.description}</p>
-          <dl className="kv">
-            <dt>Provider</dt>
-            <dd>{stringOf(jsonAt(view.card.provider, 'organization')) ?? '-'}</dd>
-            <dt>Version</dt>
-            <dd>{view.card.version ?? '-'}</dd>
-            <dt>Card format</dt>
-            <dd data-testid="card-format">
-              A2A {view.card.format}
-              {view.card.declared_protocol_version ? ` (declares ${view.card.declared_protocol_version})` : ''}
-            </dd>
-            <dt>Card fetched</dt>
-            <dd>
-              <Time at={view.cache.fetched_at} fallback="never" /> <span className="muted">({view.cache.status})</span>
-            </dd>
-            <dt>Selected interface</dt>
-            <dd data-testid="selected-interface">
-              {view.selected_interface
-                ? `${view.selected_interface.binding} ${view.selected_interface.url} · speaks A2A ${view.selected_interface.dialect}`
-                : `none: ${view.negotiation.error?.message ?? 'no binding in common'}`}
-            </dd>
-            <dt>Credentials</dt>
-            <dd data-testid="credentials">{credentialText(view.origin_pinning)}</dd>
-            <dt>Capabilities</dt>
-            <dd>
-              {Object.entries(view.card.capabilities)
-                .filter(([, v]) => !(Array.isArray(v) && v.length === 0))
-                .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.length : String(v)}`)
-                .join(', ') || '-'}
-            </dd>
-            <dt>Skills</dt>
-            <dd>{view.card.skills.map((s) => s.name ?? s.id).join(', ') || '-'}</dd>
-          </dl>
-          <InterfaceTable view={view} />
-          <CardSignature view={view} />
-          <ClientCertificate view={view} />
-          <SecuritySchemes view={view} />
-          <details className="raw-json">
-            <summary>
-              Everything <code>agents.inspect</code> returned (JSON)
-            </summary>
-            <JsonTree value={view} label="inspect" />
-          </details>
-        </div>
-      ) : null}
+      {showRefused && refused && 'alias' in refused ? <RawCard target={refused} /> : null}
+      {inspect.busy && !view ? <p className="muted" role="status">Inspecting {inspected}…</p> : null}
+      {view ? <AgentCardPanel view={view} busy={inspect.busy} onRefetch={() => runInspect(view.agent.alias, true)} /> : null}
     </section>
   );
 }

@@ -1,55 +1,23 @@
 /**
- * The Groups & collectives view: create groups, pick one and see its members with their health before running,
- * pick an operation (every label in full), run it, and follow each member live (`collectives.member`), then the
- * reduced answer with its provenance.
+ * The Groups & collectives view: create groups, pick one and see its members with their health before running, edit
+ * or delete it, pick an operation (every label in full) and its options (failure policy, execution, quorum, timeout),
+ * run it, and follow each member live (`collectives.member`: done / running / failed), then read each member's
+ * answer (expandable) and the reduced answer with its provenance.
  */
 import { useEffect, useState } from 'react';
 import { call, subscribe } from '../api';
 import { toReport, useAction, useLoad } from '../hooks';
-import { Empty, ErrorBox, Field, stateClass, stringOf } from '../components/common';
+import { Empty, ErrorBox, Field } from '../components/common';
 import { HealthCell, useAgentHealth, type FailedCheck } from '../components/Health';
 import { CollectiveCopyAs } from '../components/CollectiveCopyAs';
+import { CollectiveOptions, DEFAULT_OPTIONS, fanOutOptionsOf, quorumOf } from '../components/CollectiveOptions';
+import { GroupEditor } from '../components/GroupEditor';
+import { MemberAnswers } from '../components/MemberAnswers';
+import { CollectiveSummary } from '../components/CollectiveSummary';
+import { contextOf, liveRow, pendingRow, rowsOf, type MemberRow, type Operation, type Outcome } from '../components/collective-members';
 import { useOnShownAgain } from '../components/timers';
 import { useViewActive } from '../store';
-import type { ChannelOutput, EventPayload } from '../../../shared/ipc/contract';
-
-/** A member's row in the outcome table: live from `collectives.member`, then from the operation's result. */
-interface Member {
-  alias: string;
-  rank: number;
-  status: string;
-  state: string | null;
-  latency_ms: number | null;
-}
-type Operation = 'round' | 'bcast' | 'gather' | 'reduce' | 'barrier';
-/** What a run answered, by operation. */
-type Outcome =
-  | { op: 'round'; result: ChannelOutput<'collectives.round'> }
-  | { op: 'bcast'; result: ChannelOutput<'collectives.bcast'> }
-  | { op: 'barrier'; result: ChannelOutput<'collectives.barrier'> }
-  | { op: 'gather'; result: ChannelOutput<'collectives.gather'> }
-  | { op: 'reduce'; result: ChannelOutput<'collectives.reduce'> };
-
-/** A live member event (its channel types alias, rank and status; the rest is the bcast's member result). */
-const liveMember = (m: EventPayload<'collectives.member'>): Member => ({
-  alias: m.alias,
-  rank: m.rank,
-  status: m.status,
-  state: stringOf(m.state),
-  latency_ms: typeof m.latency_ms === 'number' ? m.latency_ms : null,
-});
-
-/** The members an outcome reports (reduce reports none: its provenance is shown instead). */
-function membersOf(out: Outcome): Member[] | null {
-  // Barrier and gather members have no latency.
-  const rowsOf = (members: Array<Omit<Member, 'latency_ms'> & { latency_ms?: number | null }>) => members.map((m) => ({ alias: m.alias, rank: m.rank, status: m.status, state: m.state, latency_ms: m.latency_ms ?? null }));
-  if (out.op === 'round') return rowsOf(out.result.bcast.members);
-  if (out.op === 'reduce') return null;
-  return rowsOf(out.result.members);
-}
-
-/** The context an outcome ran in (a bcast may have created it). */
-const contextOf = (out: Outcome): string => (out.op === 'bcast' ? out.result.request.context_id : out.result.context_id);
+import type { ChannelOutput } from '../../../shared/ipc/contract';
 
 /** The operations with what each does, shown in full next to its radio button. */
 const OPERATIONS: ReadonlyArray<readonly [Operation, string]> = [
@@ -71,12 +39,15 @@ export function CollectivesView() {
   const [strategy, setStrategy] = useState<'summarise' | 'vote' | 'merge' | 'rank'>('summarise');
   const [reducer, setReducer] = useState('');
   const [context, setContext] = useState('');
-  const [live, setLive] = useState<Record<string, Member>>({});
-  useEffect(() => subscribe('collectives.member', (m) => setLive((l) => ({ ...l, [`${m.rank}`]: liveMember(m) }))), []);
+  const [options, setOptions] = useState(DEFAULT_OPTIONS);
+  const [live, setLive] = useState<Record<string, MemberRow>>({});
+  const [deleted, setDeleted] = useState('');
+  useEffect(() => subscribe('collectives.member', (m) => setLive((l) => ({ ...l, [`${m.rank}`]: liveRow(m) }))), []);
   const create = useAction(async () => {
     const made = await call('groups.create', { group: name, members: members.split(/[\s,]+/).filter(Boolean) });
     await groups.run();
     setGroup(made.group_name);
+    setDeleted('');
     return made;
   });
   const target = group || groups.data?.groups[0]?.group_name || '';
@@ -104,22 +75,33 @@ export function CollectivesView() {
     return results;
   });
   const roll = roster.data && roster.data.group_name === target ? [...roster.data.members].sort((a, b) => a.rank - b.rank) : [];
+  /** The group as the editor changed it (null: deleted): the list and the roster follow. */
+  const edited = async (next: ChannelOutput<'groups.show'> | null) => {
+    await groups.run();
+    if (next) roster.setData(next);
+    else {
+      setDeleted(target);
+      setGroup('');
+    }
+  };
   const run = useAction(async (): Promise<Outcome> => {
-    setLive({});
+    // Every member starts pending; `collectives.member` events move them on as they happen.
+    setLive(op === 'round' || op === 'bcast' ? Object.fromEntries(roll.map((m) => [`${m.rank}`, pendingRow(m)])) : {});
     const reduce = { strategy, ...(reducer ? { reducerAgent: reducer } : {}) };
-    if (op === 'round') return { op, result: await call('collectives.round', { group: target, inputs: { text }, failurePolicy: 'continue', reduce }) };
-    if (op === 'bcast') return { op, result: await call('collectives.bcast', { group: target, inputs: { text, contextId: context || undefined }, failurePolicy: 'continue' }) };
-    if (op === 'barrier') return { op, result: await call('collectives.barrier', { group: target, contextId: context }) };
+    const fan = fanOutOptionsOf(options);
+    const required = quorumOf(options);
+    if (op === 'round') return { op, result: await call('collectives.round', { group: target, inputs: { text }, ...fan, reduce, ...(required !== undefined ? { barrier: { required } } : {}) }) };
+    if (op === 'bcast') return { op, result: await call('collectives.bcast', { group: target, inputs: { text, contextId: context || undefined }, ...fan }) };
+    if (op === 'barrier') return { op, result: await call('collectives.barrier', { group: target, contextId: context, required, failurePolicy: fan.failurePolicy, timeoutMs: fan.timeoutMs }) };
     if (op === 'gather') return { op, result: await call('collectives.gather', { group: target, contextId: context }) };
     return { op, result: await call('collectives.reduce', { group: target, contextId: context, reduce }) };
   });
   // A run contacted the members: their health has news.
   useEffect(() => void (run.data ? health.reload() : undefined), [run.data, health.reload]);
-  const out = run.data;
-  const rows: Member[] = (out && membersOf(out)) ?? Object.values(live);
-  const slowest = Math.max(1, ...rows.map((r) => r.latency_ms ?? 0));
+  // While a run is on, its live rows; the previous outcome is not shown as if it were this run's.
+  const out = run.busy ? null : run.data;
+  const rows: MemberRow[] = out ? rowsOf(out) : run.busy ? Object.values(live).sort((a, b) => a.rank - b.rank) : [];
   const reduced = out?.op === 'round' ? out.result.reduce : out?.op === 'reduce' ? out.result : null;
-  const status = out && (out.op === 'round' || out.op === 'bcast' || out.op === 'barrier') ? out.result.status : null;
   useEffect(() => {
     if (out) setContext(contextOf(out));
   }, [out]);
@@ -142,6 +124,11 @@ export function CollectivesView() {
         <button type="submit">Create group</button>
       </form>
       <ErrorBox error={create.error ?? groups.error} />
+      {deleted ? (
+        <p role="status" data-testid="group-deleted">
+          Deleted group {deleted}; its agents stay registered.
+        </p>
+      ) : null}
       {(groups.data?.groups.length ?? 0) === 0 ? (
         <Empty title="No groups yet">Create one from registered agents; ranks are assigned in the order you list them.</Empty>
       ) : (
@@ -189,6 +176,7 @@ export function CollectivesView() {
             <p className="muted small-text">Health is what the journal saw last (card fetches, sends, streams); “Check members” fetches each member’s card now.</p>
             <ErrorBox error={roster.error ?? health.error} />
           </div>
+          {roster.data && roster.data.group_name === target ? <GroupEditor key={target} group={roster.data} agents={(agents.data?.agents ?? []).map((a) => a.alias)} onChanged={(next) => void edited(next)} /> : null}
           <fieldset className="op-picker" data-testid="operation-picker">
             <legend>Operation</legend>
             {OPERATIONS.map(([id, what]) => (
@@ -217,6 +205,7 @@ export function CollectivesView() {
               </Field>
             </div>
           ) : null}
+          <CollectiveOptions op={op} value={options} onChange={setOptions} members={roll.length} />
           <div className="row">
             {op === 'round' || op === 'bcast' ? (
               <Field label="Message">
@@ -229,44 +218,13 @@ export function CollectivesView() {
             <button onClick={() => void run.run()} disabled={run.busy} data-testid="run-collective">
               Run {op}
             </button>
-            <CollectiveCopyAs op={op} group={target} text={text} context={context} strategy={strategy} reducer={reducer} />
+            <CollectiveCopyAs op={op} group={target} text={text} context={context} strategy={strategy} reducer={reducer} options={options} />
           </div>
         </>
       )}
       <ErrorBox error={run.error} />
-      {rows.length ? (
-        <table className="table" data-testid="members-table">
-          <thead>
-            <tr>
-              <th>Rank</th>
-              <th>Member</th>
-              <th>Status</th>
-              <th>State</th>
-              <th>Latency</th>
-            </tr>
-          </thead>
-          <tbody>
-            {[...rows].sort((a, b) => a.rank - b.rank).map((m) => (
-              <tr key={`${m.rank}-${m.alias}`}>
-                <td>{m.rank}</td>
-                <td>{m.alias}</td>
-                <td>{m.status}</td>
-                <td className={stateClass(m.state)}>{m.state ?? '-'}</td>
-                <td>
-                  {m.latency_ms != null ? (
-                    <span className="bar-wrap">
-                      <span className="bar" style={{ width: `${Math.max(2, (m.latency_ms / slowest) * 100)}%` }} /> {m.latency_ms} ms
-                    </span>
-                  ) : (
-                    '-'
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      {status ? <p data-testid="collective-status">status: {status}</p> : null}
+      <MemberAnswers rows={rows} running={run.busy} />
+      {out ? <CollectiveSummary outcome={out} /> : null}
       {reduced ? (
         <div className="card" data-testid="reduced">
           <h3>Reduced ({reduced.strategy} by {reduced.reducer.method})</h3>

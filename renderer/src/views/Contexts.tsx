@@ -1,10 +1,13 @@
 /**
- * The Contexts view: the local contexts (name, id, state, counts, last update), create and fork, a redacted export,
- * and Open: the context's conversation as a thread with its artifacts inline (`contexts.thread`).
+ * The Contexts view: the local contexts (name or first message, agent, state, counts, last update, the id shortened),
+ * create and fork, a redacted export, and Open: the context's conversation as a thread with its artifacts inline
+ * (`contexts.thread`). A context id link elsewhere opens its thread here.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { call } from '../api';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useLoad, useScrollIntoView } from '../hooks';
+import { useNavigationTarget } from '../store';
+import { IdLink, shortId } from '../components/IdLink';
 import { Empty, ErrorBox, Field, JsonTree } from '../components/common';
 import { Thread } from '../components/Thread';
 import { Time } from '../components/Time';
@@ -29,8 +32,16 @@ export function ContextsView() {
     setOpenId(id);
     void thread.run(id);
   };
+  // A context id link followed elsewhere opens that context's thread here.
+  const target = useNavigationTarget('context');
+  useEffect(() => {
+    if (target) openThread(target.id);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [target]);
+  const threadCard = useScrollIntoView(openId);
   const contexts = list.data?.contexts ?? [];
   const shown = thread.data && thread.data.context.context_id === openId ? thread.data : null;
+  const summary = contexts.find((c) => c.context_id === openId);
   return (
     <section className="view" data-testid="view-contexts">
       <h2>Contexts</h2>
@@ -52,8 +63,8 @@ export function ContextsView() {
         <table className="table contexts-table" data-testid="contexts-table">
           <thead>
             <tr>
-              <th>Name</th>
-              <th>Context</th>
+              <th>Conversation</th>
+              <th>Agent</th>
               <th>State</th>
               <th>Contents</th>
               <th>Updated</th>
@@ -65,12 +76,17 @@ export function ContextsView() {
           <tbody>
             {contexts.map((c) => (
               <tr key={c.context_id} className={openId === c.context_id ? 'task-row selected' : 'task-row'} onClick={() => openThread(c.context_id)}>
-                <td>
-                  <button type="button" className="row-link" onClick={(e) => (e.stopPropagation(), openThread(c.context_id))} aria-current={openId === c.context_id ? 'true' : undefined}>
-                    {c.name ?? <span className="muted">unnamed</span>}
+                <td className="context-cell">
+                  <button type="button" className="row-link" onClick={(e) => (e.stopPropagation(), openThread(c.context_id))} aria-current={openId === c.context_id ? 'true' : undefined} data-testid="context-title">
+                    {c.name ? <strong>{c.name}</strong> : null}
+                    {c.name && c.preview ? ' · ' : null}
+                    {c.preview ? <span className={c.name ? 'muted' : undefined}>“{c.preview}”</span> : c.name ? null : <span className="muted">no messages yet</span>}
                   </button>
+                  <div className="mono muted cell-id" title={c.context_id}>
+                    {shortId(c.context_id)}
+                  </div>
                 </td>
-                <td className="mono cell-id">{c.context_id}</td>
+                <td data-testid="context-agent">{c.agent ?? <span className="muted">—</span>}</td>
                 <td>{c.state}</td>
                 <td>
                   {c.tasks} tasks · {c.messages} messages
@@ -79,7 +95,7 @@ export function ContextsView() {
                   <Time at={c.updated_at} show="age" />
                 </td>
                 <td className="row-actions" onClick={(e) => e.stopPropagation()}>
-                  <button type="button" className="small" onClick={() => openThread(c.context_id)} aria-label={`Open context ${c.name ?? c.context_id}`}>
+                  <button type="button" className="small" onClick={() => openThread(c.context_id)} aria-label={`Open context ${c.name ?? c.preview ?? c.context_id}`}>
                     Open
                   </button>
                   <button type="button" className="small" onClick={() => void fork.run(c.context_id)}>
@@ -96,11 +112,17 @@ export function ContextsView() {
       )}
       <ErrorBox error={thread.error} />
       {openId && (shown || thread.busy) ? (
-        <div className="card" data-testid="context-thread">
+        <div className="card" data-testid="context-thread" ref={threadCard}>
           <div className="card-head">
             <h3>
-              {shown?.context.name ?? 'Conversation'} <span className="mono muted">{openId}</span>
+              {shown?.context.name ?? summary?.preview ?? 'Conversation'} <span className="mono muted">{openId}</span>
             </h3>
+            {summary?.agent ? <span className="muted">with {summary.agent}</span> : null}
+            {summary?.first_message_id ? (
+              <span className="muted">
+                first message: <IdLink kind="message" id={summary.first_message_id} label="open in History" />
+              </span>
+            ) : null}
             <button type="button" className="small" onClick={() => void thread.run(openId)} disabled={thread.busy}>
               Reload
             </button>

@@ -6,9 +6,10 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { call, subscribe } from '../api';
 import { useAction } from '../hooks';
-import { Empty, ErrorBox, Field, JsonTree, stringOf } from '../components/common';
+import { Empty, ErrorBox, Field, JsonTree, jsonAt, stringOf } from '../components/common';
 import { EventList } from '../components/EventList';
 import { Time } from '../components/Time';
+import { IdLink } from '../components/IdLink';
 import { useDebounced } from '../components/timers';
 import { useViewActive } from '../store';
 import type { EventPayload } from '../../../shared/ipc/contract';
@@ -210,8 +211,10 @@ export function EventsView() {
   );
 }
 
-/** An expanded row: when, where from, the ids, and the payload as the journal holds it (redacted). */
+/** An expanded row: when, where from, the ids (links to their views), and the payload as the journal holds it (redacted). */
 function EventDetail({ row }: { row: Row }) {
+  // A send or stream event names its request message: History opens it.
+  const messageId = /^a2a\.(send|stream)\./.test(row.type) ? stringOf(jsonAt(row.payload, 'message_id')) : null;
   return (
     <div className="event-detail-body">
       <dl className="kv compact">
@@ -222,9 +225,17 @@ function EventDetail({ row }: { row: Row }) {
         <dt>Source</dt>
         <dd>{row.source ?? '-'}</dd>
         <dt>Context</dt>
-        <dd className="mono">{row.contextId ?? '-'}</dd>
+        <dd className="mono">{row.contextId ? <IdLink kind="context" id={row.contextId} label={row.contextId} /> : '-'}</dd>
         <dt>Task</dt>
-        <dd className="mono">{row.taskId ?? '-'}</dd>
+        <dd className="mono">{row.taskId ? <IdLink kind="task" id={row.taskId} label={row.taskId} /> : '-'}</dd>
+        {messageId ? (
+          <>
+            <dt>Message</dt>
+            <dd className="mono">
+              <IdLink kind="message" id={messageId} label={messageId} />
+            </dd>
+          </>
+        ) : null}
         <dt>Event id</dt>
         <dd className="mono">{row.eventId ?? '-'}</dd>
       </dl>

@@ -8,7 +8,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { call, subscribe } from '../api';
 import { useAction, useLoad } from '../hooks';
-import { useStore } from '../store';
+import { useNavigationTarget, useStore } from '../store';
+import { IdLink } from '../components/IdLink';
+import { useScrollIntoView } from '../hooks';
 import { Empty, ErrorBox, Field, JsonTree, stateClass } from '../components/common';
 import { Time } from '../components/Time';
 import { WireView } from '../components/WireView';
@@ -29,11 +31,22 @@ const shorten = (text: string | null | undefined, max = SHORT) => {
 /** The exchange that carried the message itself, for "Copy as curl". */
 const messageExchange = (wire: WireExchange[] | null | undefined) => wire?.find((x) => /SendMessage|SendStreamingMessage/.test(x.operation)) ?? wire?.[0];
 
+/**
+ * One label per entry, never two that disagree: a call that returned a task shows the task's state (`task failed`:
+ * the call itself went through, the task failed), a call that failed says so (`call failed`), a direct answer reads
+ * `answered`, and a call still running `running`.
+ */
+export function outcomeLabel(entry: Pick<HistoryEntry, 'outcome' | 'state'>): { text: string; state: string } {
+  if (entry.outcome === 'failed') return { text: entry.state ? `call failed · task ${entry.state}` : 'call failed', state: 'failed' };
+  if (entry.outcome === 'running') return { text: entry.state ? `running · task ${entry.state}` : 'running', state: 'working' };
+  return entry.state ? { text: `task ${entry.state}`, state: entry.state } : { text: 'answered', state: 'completed' };
+}
+
 function Outcome({ entry }: { entry: HistoryEntry }) {
+  const label = outcomeLabel(entry);
   return (
-    <span className="history-outcome">
-      <span className={stateClass(entry.outcome)}>{entry.outcome}</span>
-      {entry.state && entry.state !== entry.outcome ? <span className={stateClass(entry.state)}> · {entry.state}</span> : null}
+    <span className="history-outcome" data-testid="history-outcome">
+      <span className={stateClass(label.state)}>{label.text}</span>
       {entry.error ? <span className="error-code"> {entry.error.code}</span> : null}
     </span>
   );
@@ -84,6 +97,11 @@ export function HistoryView() {
   const next = older ? older.next : (first.data?.next_before_sequence ?? null);
 
   const [openId, setOpenId] = useState<string | null>(null);
+  // A message id link followed elsewhere opens that entry here (history.get finds it even when it is not listed).
+  const target = useNavigationTarget('message');
+  useEffect(() => {
+    if (target) setOpenId(target.id);
+  }, [target]);
   const [picked, setPicked] = useState<string[]>([]);
   const [diffing, setDiffing] = useState<[string, string] | null>(null);
   const pick = (id: string, on: boolean) => setPicked((p) => (on ? [...p.filter((x) => x !== id), id].slice(-2) : p.filter((x) => x !== id)));
@@ -185,8 +203,9 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
   }, [rerun.data]);
   const d = detail.data;
   const entry = d?.entry;
+  const card = useScrollIntoView(messageId);
   return (
-    <div className="card history-detail" data-testid="history-detail">
+    <div className="card history-detail" data-testid="history-detail" ref={card}>
       <ErrorBox error={detail.error} />
       {!entry ? (
         detail.busy ? <p className="muted">Loading…</p> : null
@@ -198,8 +217,8 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
           <p className="muted">
             <Time at={entry.started_at} />
             {entry.finished_at ? <> · finished <Time at={entry.finished_at} show="local" /></> : null}
-            {entry.context_id ? <> · context <span className="mono">{entry.context_id}</span></> : null}
-            {entry.task_id ? <> · task <span className="mono">{entry.task_id}</span></> : null}
+            {entry.context_id ? <> · context <IdLink kind="context" id={entry.context_id} /></> : null}
+            {entry.task_id ? <> · task <IdLink kind="task" id={entry.task_id} /></> : null}
           </p>
           <div className="row actions">
             <button type="button" onClick={() => openInCompose({ agent: entry.agent_alias, mode: entry.operation, inputs: entry.inputs })} data-testid="history-open-compose">

@@ -1,14 +1,14 @@
 /**
  * The Settings view: the profile and its files, the theme, the webhook receiver (its state is always what
  * `webhook.status` says: polled while the view is shown and read again after each start and stop, never guessed),
- * and the keyring auth refs.
+ * and the auth refs (AuthRefs: create, edit, remove, secrets typed into the main process only, logins).
  */
 import { useState } from 'react';
 import { call } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { ErrorBox, Field } from '../components/common';
 import { Time } from '../components/Time';
-import { AuthLogin } from '../components/AuthLogin';
+import { AuthRefs } from '../components/AuthRefs';
 import { useInterval } from '../components/timers';
 import { useViewActive } from '../store';
 
@@ -17,12 +17,9 @@ const WEBHOOK_POLL_MS = 1500;
 
 export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t: 'dark' | 'light') => void }) {
   const info = useLoad(() => call('app.info', {}), []);
-  const auth = useLoad(() => call('auth.list', {}), []);
   const webhook = useAction(() => call('webhook.status', {}));
   useInterval(useViewActive(), WEBHOOK_POLL_MS, () => void webhook.run());
   const [port, setPort] = useState('0');
-  const [ref, setRef] = useState('');
-  const [secret, setSecret] = useState('');
   // The state shown after a start or stop, failed or not, is the receiver's own, read again.
   const start = useAction(async () => {
     try {
@@ -37,11 +34,6 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
     } finally {
       await webhook.run();
     }
-  });
-  const save = useAction(async () => {
-    await call('auth.setSecret', { name: ref, secret });
-    setSecret('');
-    await auth.run();
   });
   const w = webhook.data;
   const portValid = /^\d{1,5}$/.test(port.trim()) && Number(port) <= 65535;
@@ -89,27 +81,7 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
       </div>
       <ErrorBox error={start.error ?? stop.error ?? webhook.error} />
       <h3>Auth refs</h3>
-      <p className="muted">Keyring: {auth.data?.keyring.available ? `${auth.data.keyring.backend} available` : `unavailable (${auth.data?.keyring.reason ?? '…'})`}</p>
-      <ul>
-        {(auth.data?.auth_refs ?? []).map((r) => (
-          <li key={r.name}>
-            {r.name} · {r.kind} · {r.present ? 'secret present' : 'no secret'}
-          </li>
-        ))}
-      </ul>
-      <AuthLogin onChange={() => void auth.run()} />
-      <div className="row">
-        <Field label="Keyring auth ref">
-          <input name="auth-ref" value={ref} onChange={(e) => setRef(e.target.value)} placeholder="e.g. prod-planner" />
-        </Field>
-        <Field label="Secret (stored in the OS keyring, never shown again)">
-          <input name="auth-secret" type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} />
-        </Field>
-        <button onClick={() => void save.run()} disabled={!ref || !secret}>
-          Save to keyring
-        </button>
-      </div>
-      <ErrorBox error={save.error ?? auth.error} />
+      <AuthRefs />
     </section>
   );
 }

@@ -1,15 +1,19 @@
 /**
  * The Tasks view: the journal's tasks (filter by status and agent), each row a keyboard-reachable button that opens
- * the task's detail, its last update in local time with relative age, and Wait / Cancel on every task that has not
- * ended. The list reloads when the journal records task events (live tail) while the view is shown.
+ * the task's detail, its last change in local time with relative age, and Wait / Cancel on every task that has not
+ * ended. The list reloads when the journal records task events (live tail) while the view is shown, and the open
+ * detail with it. A state that is not final is what the journal last heard ("last known"): opening such a task asks
+ * the agent (GetTask), so a task that finished since is shown finished. A task id link elsewhere opens it here.
  */
 import { useEffect, useRef, useState } from 'react';
 import { call, subscribe } from '../api';
 import { toReport, useAction, useLoad } from '../hooks';
 import { Empty, ErrorBox, Field, JsonTree, stateClass } from '../components/common';
 import { Time } from '../components/Time';
-import { useViewActive } from '../store';
-import type { IpcError } from '../../../shared/ipc/contract';
+import { useNavigationTarget, useViewActive } from '../store';
+import { IdLink } from '../components/IdLink';
+import { useScrollIntoView } from '../hooks';
+import type { ChannelOutput, IpcError } from '../../../shared/ipc/contract';
 
 /** States a task does not leave: no Wait or Cancel on them. */
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'rejected']);
@@ -22,21 +26,44 @@ export function TasksView() {
   const [status, setStatus] = useState('');
   const [agent, setAgent] = useState('');
   const list = useLoad(() => call('tasks.list', { ...(status ? { status } : {}), ...(agent.trim() ? { agent: agent.trim() } : {}), pageSize: 200 }), [status, agent]);
-  const detail = useAction((taskId: string, remote?: boolean) => call('tasks.get', { taskId, remote: remote === true }));
+  const detail = useAction(async (taskId: string, ask: 'local' | 'remote' | 'auto' = 'auto'): Promise<Detail> => {
+    const local = ask === 'remote' ? null : await call('tasks.get', { taskId });
+    // A state that is not final may be stale (the agent went on without telling the journal): ask the agent.
+    if (local && (ask === 'local' || TERMINAL.has(local.task.state))) return { view: local, checkError: null };
+    try {
+      return { view: await call('tasks.get', { taskId, remote: true }), checkError: null };
+    } catch (e) {
+      if (!local) throw e;
+      return { view: local, checkError: toReport(e) };
+    }
+  });
   const [selected, setSelected] = useState<string | null>(null);
   const open = (taskId: string) => {
     setSelected(taskId);
     void detail.run(taskId);
   };
+  // A task id link followed elsewhere opens that task here.
+  const target = useNavigationTarget('task');
+  useEffect(() => {
+    if (target) open(target.id);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [target]);
+  // The open detail follows the list: when the list reloads (live tail, Wait, Cancel), so does the detail.
+  useEffect(() => {
+    // (Not while a run is in flight: it may be the agent being asked, which a journal read must not supersede.)
+    if (selected && list.data && !detail.busy) void detail.run(selected, 'local');
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [list.data]);
+  const detailCard = useScrollIntoView(selected);
   const cancel = useAction(async (taskId: string) => {
     await call('tasks.cancel', { taskId });
     await list.run();
-    return detail.run(taskId);
+    return detail.run(taskId, 'local');
   });
   const wait = useAction(async (taskId: string) => {
     const waited = await call('tasks.wait', { taskId });
     await list.run();
-    await detail.run(taskId);
+    await detail.run(taskId, 'local');
     return waited;
   });
   // Wait and Cancel from a row: each row keeps its own progress and outcome.
@@ -50,7 +77,7 @@ export function TasksView() {
       setRowActions((r) => ({ ...r, [taskId]: { kind, busy: false, error: toReport(e) } }));
     }
     await list.run();
-    if (selected === taskId) await detail.run(taskId);
+    if (selected === taskId) await detail.run(taskId, 'local');
   };
   // Task updates journaled elsewhere (CLI, gateway, webhook) reload the list while it is shown.
   const stale = useRef(false);
@@ -74,7 +101,7 @@ export function TasksView() {
   const [dir, setDir] = useState('');
   const exported = useAction((taskId: string) => call('artifacts.export', { taskId, outputDir: dir, force: false }));
   const tasks = list.data?.tasks ?? [];
-  const d = detail.data;
+  const d = detail.data?.view ?? null;
   return (
     <section className="view" data-testid="view-tasks">
       <h2>Tasks</h2>
@@ -122,10 +149,10 @@ export function TasksView() {
                     </button>
                   </td>
                   <td>{t.agent_alias}</td>
-                  <td className={stateClass(t.state)} data-testid="task-state">
-                    {t.state}
+                  <td data-testid="task-state">
+                    <TaskState state={t.state} />
                   </td>
-                  <td>
+                  <td data-testid="task-updated">
                     <Time at={t.updated_at} />
                   </td>
                   <td className="row-actions" onClick={(e) => e.stopPropagation()}>
@@ -153,13 +180,21 @@ export function TasksView() {
       )}
       <ErrorBox error={detail.error ?? cancel.error} />
       {d ? (
-        <div className="card" data-testid="task-detail">
+        <div className="card" data-testid="task-detail" ref={detailCard}>
           <h3 className="mono">{d.task.task_id}</h3>
-          <p>
-            <span className={stateClass(d.task.state)}>{d.task.state}</span> · {d.task.agent_alias} · context <span className="mono">{d.task.context_id}</span> · updated <Time at={d.task.updated_at} />
+          <p data-testid="task-detail-state">
+            <TaskState state={d.task.state} checked={d.source === 'remote'} /> · {d.task.agent_alias} · context {d.task.context_id ? <IdLink kind="context" id={d.task.context_id} /> : '—'} · last change <Time at={d.task.updated_at} />
           </p>
+          <p className="muted" data-testid="task-detail-source">
+            {d.source === 'remote' ? 'State as the agent reported it just now (GetTask).' : TERMINAL.has(d.task.state) ? 'Final state, from the journal.' : 'Last state the journal heard of; the agent may have moved on.'}
+          </p>
+          {detail.data?.checkError ? (
+            <div className="carried" data-testid="task-check-error">
+              Could not ask the agent for the current state: {detail.data.checkError.message} <span className="error-code">{detail.data.checkError.code}</span>
+            </div>
+          ) : null}
           <div className="row">
-            <button type="button" onClick={() => void detail.run(d.task.task_id, true)}>
+            <button type="button" onClick={() => void detail.run(d.task.task_id, 'remote')}>
               Refresh (GetTask)
             </button>
             <button type="button" onClick={() => void wait.run(d.task.task_id)} disabled={wait.busy}>
@@ -214,5 +249,25 @@ export function TasksView() {
         </div>
       ) : null}
     </section>
+  );
+}
+
+/** What the detail shows: the task view, and why asking the agent failed (the journal's view is shown instead). */
+interface Detail {
+  view: ChannelOutput<'tasks.get'>;
+  checkError: IpcError | null;
+}
+
+/**
+ * A task's state: a final one as it is; one that is not final marked "last known" unless the agent was just asked
+ * (`checked`), because the journal only knows what it last heard.
+ */
+function TaskState({ state, checked = false }: { state: string; checked?: boolean }) {
+  const final = TERMINAL.has(state);
+  return (
+    <span className={stateClass(state)} title={final ? 'final state' : checked ? 'as the agent reported it just now' : 'the last state the journal heard of: open the task to ask the agent'}>
+      {state}
+      {!final && !checked ? <span className="muted"> (last known)</span> : null}
+    </span>
   );
 }

@@ -3,7 +3,7 @@
  * inputs as `missive send`), and how a journaled request's inputs (History's "Open in Compose") fill them again.
  * Inputs the form has no field for (extra text parts, a second kind of file) are carried along unchanged.
  */
-import type { MessageInputs } from '../../../shared/ipc/contract';
+import type { MessageInputs, SendInputs } from '../../../shared/ipc/contract';
 
 export type FileKind = 'files' | 'fileUrls' | 'fileBytes';
 export type Binding = '' | 'http+json' | 'json-rpc' | 'grpc';
@@ -16,6 +16,10 @@ export interface Draft {
   files: string;
   fileKind: FileKind;
   context: string;
+  /** The task the next message replies in (an `input_required` or `auth_required` task); '' starts a new one. */
+  taskId: string;
+  /** An inline push callback URL for this send's task; '' for none. */
+  pushUrl: string;
   binding: Binding;
   /** One `key=value` per line. */
   metadata: string;
@@ -26,7 +30,7 @@ export interface Draft {
   carried: Pick<MessageInputs, 'parts' | 'jsonParts' | FileKind>;
 }
 
-export const EMPTY_DRAFT: Draft = { text: '', json: '', files: '', fileKind: 'files', context: '', binding: '', metadata: '', outputModes: '', returnImmediately: false, carried: {} };
+export const EMPTY_DRAFT: Draft = { text: '', json: '', files: '', fileKind: 'files', context: '', taskId: '', pushUrl: '', binding: '', metadata: '', outputModes: '', returnImmediately: false, carried: {} };
 
 const list = (value: string, separator: RegExp) =>
   value
@@ -36,11 +40,11 @@ const list = (value: string, separator: RegExp) =>
 const nonEmpty = <T>(values: T[] | undefined): T[] | undefined => (values && values.length ? values : undefined);
 
 /** The draft as messages.send inputs: absent fields stay absent, so the journal and copy-as show only what was set. */
-export function inputsOf(draft: Draft): MessageInputs {
+export function inputsOf(draft: Draft): SendInputs {
   const paths = list(draft.files, /[\n,]+/);
   const c = draft.carried;
   const files = (kind: FileKind) => nonEmpty([...(c[kind] ?? []), ...(draft.fileKind === kind ? paths : [])]);
-  const inputs: MessageInputs = {
+  const inputs: SendInputs = {
     text: draft.text || undefined,
     parts: nonEmpty(c.parts),
     jsonParts: nonEmpty([...(draft.json.trim() ? [draft.json] : []), ...(c.jsonParts ?? [])]),
@@ -48,12 +52,14 @@ export function inputsOf(draft: Draft): MessageInputs {
     fileUrls: files('fileUrls'),
     fileBytes: files('fileBytes'),
     contextId: draft.context || undefined,
+    taskId: draft.taskId || undefined,
+    pushUrl: draft.pushUrl.trim() || undefined,
     metadata: nonEmpty(list(draft.metadata, /\n+/)),
     acceptedOutputModes: nonEmpty(list(draft.outputModes, /[\s,]+/)),
     returnImmediately: draft.returnImmediately || undefined,
     binding: draft.binding || undefined,
   };
-  return Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined)) as MessageInputs;
+  return Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined)) as SendInputs;
 }
 
 /** A journaled request's inputs as a draft: the first file kind present goes in the Files field, the rest is carried. */
@@ -70,6 +76,8 @@ export function draftOf(inputs: MessageInputs): Draft {
     files: (inputs[fileKind] ?? []).join(', '),
     fileKind,
     context: inputs.contextId ?? '',
+    taskId: '',
+    pushUrl: '',
     binding: inputs.binding ?? '',
     metadata: (inputs.metadata ?? []).join('\n'),
     outputModes: (inputs.acceptedOutputModes ?? []).join(', '),
@@ -85,4 +93,10 @@ export function describeCarried(carried: Draft['carried']): string {
     .filter((k) => carried[k]?.length)
     .map((k) => `${carried[k]!.length} ${names[k]}${carried[k]!.length > 1 ? 's' : ''}`)
     .join(', ');
+}
+
+/** The inputs `requests.preview` and the "Copy as" texts accept: the send's own fields (task, push URL) left out. */
+export function previewInputsOf(inputs: SendInputs): MessageInputs {
+  const { taskId: _taskId, pushUrl: _pushUrl, ...rest } = inputs;
+  return rest;
 }

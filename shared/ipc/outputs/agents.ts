@@ -112,6 +112,12 @@ export const extendedCardView = loose({
   raw_card: z.unknown(),
 });
 
+/** A problem of a card missive still reads (core/agents/card-warnings.ts `CardWarning`). */
+export const cardWarning = loose({ code: text, severity: z.enum(['warning', 'info']), field: maybeText, message: text });
+
+/** The card as the agent serves it, read or refused (core/agents/raw-card.ts `RawCardView`). */
+export const rawCardView = loose({ url: text, http_status: count, raw_card: z.unknown(), is_json: z.boolean(), issues: z.array(text) });
+
 /** `agent inspect` (core/agents/discovery.ts `InspectView`), with `extended_card` when asked for. */
 export const inspectView = loose({
   agent: agentView,
@@ -139,6 +145,7 @@ export const inspectView = loose({
   signature: signatureView,
   client_tls: clientTlsView.nullable(),
   security: inspectSecurity,
+  card_warnings: z.array(cardWarning),
   raw_card: z.unknown(),
   extended_card: extendedCardView.optional(),
 });

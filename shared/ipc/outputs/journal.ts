@@ -53,7 +53,17 @@ export const contextRow = loose({
   created_at: text,
   updated_at: text,
 });
-export const contextSummary = contextRow.extend({ messages: count, tasks: count, events: count });
+export const contextSummary = contextRow.extend({
+  messages: count,
+  tasks: count,
+  events: count,
+  /** The agent the context talks to (its own, else its first message's). */
+  agent: maybeText,
+  /** The first message's text, one line, shortened; null when none has text. */
+  preview: maybeText,
+  /** The local id of that first message (History opens it). */
+  first_message_id: maybeText,
+});
 
 /** One item of a context's conversation, oldest first (core/contexts/thread.ts). */
 const threadMessage = loose({

@@ -15,7 +15,8 @@ const authFlowName = z.enum(['header', 'basic', 'api_key', 'oauth2_client_creden
 
 /** core/auth/service.ts `listAuth`: the auth refs (where each secret lives, never the secret) and the keyring. */
 export const authList = z.object({
-  keyring: loose({ backend: text, available: z.boolean(), reason: maybeText }),
+  /** `session_only`: a secret set now lasts until the app quits (no keyring), `session_reason` says why. */
+  keyring: loose({ backend: text, available: z.boolean(), reason: maybeText, session_only: z.boolean(), session_reason: maybeText }),
   auth_refs: z.array(
     loose({
       name: text,
@@ -30,6 +31,8 @@ export const authList = z.object({
       flow: loose({ type: authFlowName }),
       /** env: whether the variable is set; keyring: whether a secret is stored (null: the keyring is unavailable). */
       present: z.boolean().nullable(),
+      /** The local agents that authenticate with it. */
+      used_by: z.array(text),
     }),
   ),
 });

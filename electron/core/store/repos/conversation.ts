@@ -59,6 +59,7 @@ export interface TaskUpsert {
 /** States a task never leaves. */
 export const TERMINAL_STATES: readonly TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected'];
 
+/** Inserts or updates a task; `updated_at` moves only when something changed (a GetTask of a finished task is no update). */
 export function upsertTask(db: Db, t: TaskUpsert): void {
   const now = nowIso();
   db.prepare(
@@ -67,7 +68,8 @@ export function upsertTask(db: Db, t: TaskUpsert): void {
      ON CONFLICT(task_id) DO UPDATE SET state = excluded.state, remote_state = excluded.remote_state,
        context_id = coalesce(excluded.context_id, tasks.context_id), protocol_version = coalesce(excluded.protocol_version, tasks.protocol_version),
        remote_task_json = excluded.remote_task_json, last_message_id = coalesce(excluded.last_message_id, tasks.last_message_id),
-       completed_at = coalesce(tasks.completed_at, excluded.completed_at), updated_at = excluded.updated_at`,
+       completed_at = coalesce(tasks.completed_at, excluded.completed_at),
+       updated_at = CASE WHEN tasks.state IS excluded.state AND tasks.remote_task_json IS excluded.remote_task_json THEN tasks.updated_at ELSE excluded.updated_at END`,
   ).run({
     ...t,
     remoteJson: JSON.stringify(t.remoteJson),

@@ -2,6 +2,7 @@
 import { rowId } from '../row-id.js';
 import type { Db } from '../db.js';
 import { redactValue } from '../../security/redact.js';
+import { currentEventSource } from '../event-source.js';
 
 export interface NewEvent {
   type: string;
@@ -39,7 +40,7 @@ export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly stri
     )
     .run(
       eventId,
-      event.source ?? 'cli',
+      event.source ?? currentEventSource(),
       event.type,
       event.agentAlias ?? null,
       event.contextId ?? null,

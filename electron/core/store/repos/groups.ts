@@ -26,6 +26,11 @@ export function insertGroup(db: Db, g: { name: string; routingPolicy: string; no
   db.prepare(`INSERT INTO "groups" (group_name, routing_policy, notes, metadata_json) VALUES (?, ?, ?, ?)`).run(g.name, g.routingPolicy, g.notes, JSON.stringify(g.metadata));
 }
 
+/** A group's routing policy and notes (its members live in group_members). */
+export function updateGroupSettings(db: Db, name: string, g: { routingPolicy: string; notes: string | null }): void {
+  db.prepare(`UPDATE "groups" SET routing_policy = ?, notes = ?, updated_at = ? WHERE group_name = ?`).run(g.routingPolicy, g.notes, nowIso(), name);
+}
+
 export const getGroup = (db: Db, name: string): GroupRow | undefined => {
   const row = db.prepare(`SELECT * FROM "groups" WHERE group_name = ?`).get(name) as RawGroup | undefined;
   return row ? toGroup(row) : undefined;

@@ -183,6 +183,13 @@ export function messagesOfContext(db: Db, contextId: string): ThreadMessageRow[]
   ).map((r) => ({ ...messageFromRaw(r), protocol_message_id: r.protocol_message_id }));
 }
 
+/** The first `limit` requests sent in a context, oldest first (a context list's preview reads only these). */
+export function firstRequestsOfContext(db: Db, contextId: string, limit: number): MessageRow[] {
+  return (
+    db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE context_id = ? AND direction = 'request' ORDER BY created_at, rowid LIMIT ?`).all(contextId, limit) as RawMessage[]
+  ).map(messageFromRaw);
+}
+
 export interface ThreadArtifactRow {
   task_id: string;
   /** The agent of the artifact's task. */

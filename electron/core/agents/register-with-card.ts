@@ -1,0 +1,55 @@
+/**
+ * Registration that fetches the card first (the desktop app's Register, like `agent add` with a card URL): the card
+ * is asked for at the card URL given, else at the base URL's well-known paths, with the credentials the agent is
+ * being registered with (on its own origins only). A card that cannot be fetched or read registers nothing; a card
+ * that is read is stored with the agent, so its warnings can be shown at once.
+ */
+import type { Core } from '../context.js';
+import { configError, usageError } from '../../../shared/errors.js';
+import { getAgent, type AgentRow } from '../store/repos/agents.js';
+import { getAuthRef } from '../store/repos/auth-refs.js';
+import { validateAlias } from '../validation/alias.js';
+import { validateBaseUrl } from '../validation/url.js';
+import { parseTrustedOrigin } from '../validation/trusted-origin.js';
+import { addAgent, removeAgent, type AddAgentInput, type AgentView } from './registry.js';
+import { addAgentFromCard, cardFields } from './card-source.js';
+import { clientTlsPaths } from './client-tls-paths.js';
+import { downloadCard, keepCard } from './card-fetch.js';
+import { unstoredAgentRow } from './unstored-row.js';
+
+export type RegisterInput = Omit<AddAgentInput, 'baseUrl'> & { baseUrl?: string; cardUrl?: string };
+
+/** The agent as it would be registered, for the card request only (never stored). */
+function provisionalRow(input: RegisterInput, baseUrl: string): AgentRow {
+  return unstoredAgentRow({
+    alias: input.alias,
+    source: 'local',
+    baseUrl,
+    authRefName: input.authRef ?? null,
+    trustedOrigins: [...new Set((input.trustedOrigins ?? []).map(parseTrustedOrigin))],
+    clientTls: clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd()),
+  });
+}
+
+export async function registerAgentWithCard(core: Core, input: RegisterInput): Promise<AgentView> {
+  if (input.cardUrl) return addAgentFromCard(core, { ...input, cardUrl: input.cardUrl });
+  if (!input.baseUrl) throw usageError('missing_base_url', `agent ${input.alias} needs its base URL or its card URL`);
+  validateAlias(input.alias);
+  const baseUrl = validateBaseUrl(input.baseUrl);
+  if (getAgent(core.store().db, input.alias)) {
+    throw usageError('duplicate_agent', `an agent named "${input.alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${input.alias}`);
+  }
+  for (const ref of [input.authRef, input.clientTls?.passphraseRef]) {
+    if (ref && !getAuthRef(core.store().db, ref)) throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Create it first (Settings → Auth refs, or: missive auth add)');
+  }
+  // Fetched before anything is stored: a card that cannot be fetched or read registers nothing.
+  const fetched = await downloadCard(core, provisionalRow(input, baseUrl));
+  const view = addAgent(core, { ...input, baseUrl });
+  try {
+    const kept = keepCard(core, view.alias, fetched);
+    return { ...view, card: { ...view.card, ...cardFields(kept) } };
+  } catch (error) {
+    removeAgent(core, view.alias);
+    throw error;
+  }
+}
