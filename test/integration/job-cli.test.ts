@@ -361,6 +361,25 @@ describe('job start --attach', () => {
     expect((await box.run(['job', 'cancel', row.job_id])).code).toBe(0);
   });
 
+  it('refuses cancel --remote on a finished job as it refuses cancel (same code, same exit code), sending nothing', async () => {
+    const done = await box.run(['job', 'start', 'send', 'tasks', 'finish first', '--attach', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    const { job_id: id, task_id: taskId } = done.json().data;
+    expect(taskId).toBeTruthy();
+    const cancels = () => fleet.agents.tasks!.requests.filter((r) => r.method === 'POST' && r.path.includes(':cancel')).length;
+    const before = cancels();
+    const plain = await box.run(['job', 'cancel', id, '--json']);
+    const remote = await box.run(['job', 'cancel', id, '--remote', '--json']);
+    expect(plain.code).toBe(64);
+    expect(remote.code).toBe(plain.code);
+    expect(JSON.parse(remote.stderr).data.code).toBe(JSON.parse(plain.stderr).data.code);
+    expect(JSON.parse(remote.stderr).data.code).toBe('missive::validation::job_finished');
+    expect(remote.stdout).toBe('');
+    expect(cancels()).toBe(before);
+    expect(eventsOf('missive.job.cancelled')).toEqual([]);
+    expect(jobRows().find((r) => r.job_id === id)).toMatchObject({ state: 'succeeded' });
+  });
+
   it('shows progress lines while it follows, in ndjson', async () => {
     const res = await box.run(['job', 'start', 'send', 'echo', 'hi', '--attach', '--ndjson']);
     expect(res.code, res.stderr).toBe(0);

@@ -93,12 +93,13 @@ describe('durable jobs in the gateway', () => {
     await until('the job to finish', () => job(started.job_id).state === 'succeeded', 15_000);
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
-    expect(showJob(core, started.job_id)).toMatchObject({ state: 'succeeded', outcome: 'completed', attempts: 2 });
+    // The killed attempt resumes under its own number: never more attempts than --max-attempts (1).
+    expect(showJob(core, started.job_id)).toMatchObject({ state: 'succeeded', outcome: 'completed', attempts: 1 });
     expect(sendsStarted()).toBe(1);
     const attempts = readDb(box, (d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'missive.job.attempt' ORDER BY sequence`).all() as any[]).map((e) => JSON.parse(e.payload_json)));
     expect(attempts.map((a) => [a.attempt, a.resumed])).toEqual([
       [1, false],
-      [2, true],
+      [1, true],
     ]);
   }, 30_000);
 
@@ -204,6 +205,41 @@ describe('durable jobs in the gateway', () => {
     db.prepare(`UPDATE gateway_jobs SET locked_until = ? WHERE job_id = ?`).run(past, started.job_id);
     expect(dueJobs(db, new Date().toISOString()).map((j) => j.job_id)).toContain(started.job_id);
     expect(claimJob(db, started.job_id, 'gateway:b', future)).toBe(true);
-    expect(job(started.job_id)).toMatchObject({ locked_by: 'gateway:b', attempts: 2 });
+    // Taking over an interrupted attempt continues it: the attempt count stays.
+    expect(job(started.job_id)).toMatchObject({ locked_by: 'gateway:b', attempts: 1 });
   });
+
+  it('resumes a job whose gateway was killed mid-attempt without showing more attempts than --max-attempts', async () => {
+    const started = startJob(core, send('quick', 'resume me'), { maxAttempts: 1 });
+    // A gateway claimed it and was killed: the attempt never finished and its claim has expired.
+    const db = core.store().db;
+    expect(claimJob(db, started.job_id, 'gateway:killed', new Date(Date.now() - 1000).toISOString())).toBe(true);
+    expect(showJob(core, started.job_id)).toMatchObject({ state: 'running', attempts: 1, max_attempts: 1 });
+    const gw = inProcess();
+    await until('the resumed job to finish', () => ['succeeded', 'failed'].includes(job(started.job_id).state), 15_000);
+    await gw.stop();
+    const shown = (await box.run(['job', 'show', started.job_id, '--json'])).json().data;
+    expect(shown).toMatchObject({ state: 'succeeded', max_attempts: 1 });
+    expect(shown.attempts).toBeLessThanOrEqual(shown.max_attempts);
+    expect((await box.run(['job', 'show', started.job_id])).stdout).toMatch(/attempts\s+1 of 1/);
+  });
+
+  it('runs 12 jobs at once without a MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const started = Array.from({ length: 12 }, (_, i) => startJob(core, send('slow', `job ${i}`)));
+      const gw = inProcess();
+      const running = () => readDb(box, (d) => (d.prepare(`SELECT count(*) AS n FROM gateway_jobs WHERE state = 'running' AND target_task_id IS NOT NULL`).get() as any).n as number);
+      await until('12 jobs waiting on their tasks at once', () => running() === 12, 15_000);
+      await until('every job to finish', () => started.every((j) => job(j.job_id).state === 'succeeded'), 20_000);
+      await gw.stop();
+      // A warning is emitted on the next tick: let it arrive before looking.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
+  }, 40_000);
 });

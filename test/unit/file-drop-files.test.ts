@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimName, inputStem, isStale, parseClaim } from '../../electron/core/adapters/file-drop-claims.js';
+import { claimName, inputStem, isStale, MAX_STEM_BYTES, NAME_MAX, newClaim, parseClaim, shortStem, stemTooLong } from '../../electron/core/adapters/file-drop-claims.js';
 import { archive, publishOnce, tempOwner } from '../../electron/core/adapters/file-drop-publish.js';
 import { testPauseAfterClaimMs } from '../../electron/core/adapters/file-drop.js';
 
@@ -28,6 +28,24 @@ describe('file-drop names', () => {
     expect(parseClaim('.job.json.tmp')).toBeNull();
   });
 
+  it('a stem too long for its claim name is claimed as .toolong- under a short stem that fits any NAME_MAX', () => {
+    const fits = 'é'.repeat(MAX_STEM_BYTES / 2);
+    expect(stemTooLong(fits)).toBe(false);
+    expect(Buffer.byteLength(claimName(fits, 4_294_967_295))).toBeLessThanOrEqual(NAME_MAX);
+    const long = `${fits}x`;
+    expect(stemTooLong(long)).toBe(true);
+    const short = shortStem(long);
+    // 64 bytes of whole characters (32 × é), '~', 16 hex digits; the same for every adapter, different per stem.
+    expect(short).toMatch(new RegExp(`^${'é'.repeat(32)}~[0-9a-f]{16}$`));
+    expect(shortStem(long)).toBe(short);
+    expect(shortStem(`${fits}y`)).not.toBe(short);
+    const claim = newClaim(long, true, 4242);
+    expect(claim).toMatchObject({ stem: short, pid: 4242, tooLong: true });
+    expect(claim.name).toMatch(/\.toolong-4242-[0-9a-f]{12}$/);
+    expect(parseClaim(claim.name)).toEqual(claim);
+    expect(inputStem(claim.name)).toBeNull();
+  });
+
   it('a claim is stale when its pid is dead or is our own (a previous process with our pid)', () => {
     expect(isStale({ stem: 's', pid: process.pid, name: '' })).toBe(true);
     expect(isStale({ stem: 's', pid: process.ppid, name: '' })).toBe(false);
@@ -49,6 +67,13 @@ describe('publishOnce', () => {
     expect(await publishOnce(target, 'second')).toBe('exists');
     expect(readFileSync(target, 'utf8')).toBe('first');
     expect(readdirSync(dir)).toEqual(['job.result.json']);
+  });
+
+  it('publishes a reply whose name is near NAME_MAX (the temp name is cut to fit)', async () => {
+    const target = join(dir, `${'r'.repeat(NAME_MAX - '.error.json'.length)}.error.json`);
+    expect(await publishOnce(target, 'long')).toBe('published');
+    expect(readFileSync(target, 'utf8')).toBe('long');
+    expect(readdirSync(dir)).toHaveLength(1);
   });
 
   it('names its temp files so a restart can tell whose they are', () => {

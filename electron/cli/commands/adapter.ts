@@ -5,6 +5,7 @@
 import { Option, type Command } from 'commander';
 import { MissiveError } from '../../../shared/errors.js';
 import type { Action } from '../command-context.js';
+import { terminalLine } from '../terminal-text.js';
 
 /** Runs `body` with a signal that SIGINT / SIGTERM abort: the adapter stops taking work and finishes what runs. */
 async function untilStopped<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -64,8 +65,10 @@ export function registerAdapterCommands(program: Command, action: Action): void 
         }
         const dir = (value: string | undefined) => (value ? resolve(deps.cwd, value) : null);
         const dirs = await prepareDirs({ inbox: dir(o.inbox)!, outbox: dir(o.outbox)!, processed: dir(o.processed), errorDir: dir(o.errorDir) });
+        const pause = testPauseAfterClaimMs(deps.env);
+        const afterClaim = pause ? () => new Promise<void>((done) => setTimeout(done, pause)) : undefined;
         const result = await untilStopped((signal) =>
-          runFileDropAdapter({ ...dirs, core, cwd: deps.cwd, mode: o.mode, signal, warn: (line) => deps.io.stderr(`${line}\n`), pauseAfterClaimMs: testPauseAfterClaimMs(deps.env) }),
+          runFileDropAdapter({ ...dirs, core, cwd: deps.cwd, mode: o.mode, signal, warn: (line) => deps.io.stderr(`${terminalLine(line)}\n`), afterClaim }),
         );
         deps.io.stderr(`file-drop: ${result.results} result(s), ${result.errors} error(s), ${result.recovered} recovered, ${result.duplicates} already answered, ${result.failed} failed\n`);
         return result.exitCode;

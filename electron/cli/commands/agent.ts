@@ -265,7 +265,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
 
   agent
     .command('rename <old> <new>')
-    .description('rename a locally registered agent; its history follows')
+    .description('rename a locally registered agent; its tasks follow, its past events keep the old alias')
     .action(
       action(async ({ core, out }, from: string, to: string) =>
         out.result('agent_rename', { from, agent: renameAgentAlias(core, from, to) }, () => `renamed ${from} → ${to}`),

@@ -2,6 +2,7 @@
 import { homedir, userInfo } from 'node:os';
 import { Option, type Command } from 'commander';
 import { gatewayStatus, runGateway } from '../../core/gateway/gateway.js';
+import type { LeaseView } from '../../core/gateway/lease.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { installation } from '../../core/install-root.js';
 import { controlService, installService, serviceStatus, uninstallService, type ServiceReport } from '../../core/service/manage.js';
@@ -47,6 +48,15 @@ function specOf({ core, deps }: CommandContext, o: ServiceFlags): ServiceSpec {
 
 const runnerOf = ({ deps }: CommandContext) => deps.service?.runner ?? execRunner;
 
+/** The `running` line of `gateway status`: who holds the profile's lease, or why a lease left behind no longer does. */
+function runningText(running: boolean, lease: LeaseView | null): string {
+  if (!lease) return 'no';
+  const who = `pid ${lease.pid} on ${lease.host}`;
+  if (running) return `yes (${who}, since ${lease.started_at}; lease until ${lease.expires_at})`;
+  if (lease.alive === false) return `no (pid ${lease.pid} is gone; its lease is taken over at the next start)`;
+  return `no (the lease of ${who} expired at ${lease.expires_at})`;
+}
+
 /** The report in human form: the file (dry run), then each command with its answer. */
 function serviceText(r: ServiceReport, verb: string): string {
   const lines = [`${r.dry_run ? `would ${verb}` : verb} ${r.name} (${r.platform}, ${r.scope}): ${r.path}`];
@@ -72,7 +82,7 @@ export function registerGatewayCommands(program: Command, action: Action): void 
     .option('--once', 'one scan: follow every due job once, then exit')
     .option('--interval <duration>', 'scan and poll interval (default 2s)')
     .option('--concurrency <n>', 'jobs run at once, follow and operator jobs together, 1 to 256 (default 16)', integer('--concurrency', 1, 256))
-    .option('--claim-ttl <duration>', "how long an operator job's claim lasts without renewal; a gateway that dies frees its jobs this late (default 30s)")
+    .option('--claim-ttl <duration>', 'how long the profile lease and each operator job claim last without renewal; a gateway that dies frees them this late (default 30s)')
     .action(
       action(async ({ core, out, flags }, o: { once?: boolean; interval?: string; concurrency?: number; claimTtl?: string }) => {
         const stop = new AbortController();
@@ -102,7 +112,7 @@ export function registerGatewayCommands(program: Command, action: Action): void 
         return out.result('gateway_status', { ...gatewayStatus(core), service }, (s: ReturnType<typeof gatewayStatus> & { service: typeof service }) =>
           [
             keyValues([
-              ['running', s.running ? `yes (pid ${s.lock?.pid}, since ${s.lock?.started_at})` : s.lock ? `no (stale lock of pid ${s.lock.pid})` : 'no'],
+              ['running', runningText(s.running, s.lease)],
               ['jobs', Object.entries(s.jobs).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
               ['service', s.service.installed ? `${s.service.name} (${s.service.scope}) ${Object.entries(s.service.state ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')}`.trim() : 'not installed'],
               ['service file', s.service.path],

@@ -107,11 +107,45 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   return req.wire ? recordedRequest(req, req.wire) : exchange(req);
 }
 
+/**
+ * `dispatcher`, calling `onWrite` each time it is about to write a request on a connection (after connecting: undici's
+ * `onRequestStart`, its former `onConnect`). The wire view's clock starts there, so neither connecting nor undici's
+ * first-use set-up (its HTTP parser is compiled on the first connection) is timed as if it were the agent.
+ */
+export function timedDispatcher(dispatcher: Dispatcher, onWrite: () => void): Dispatcher {
+  return dispatcher.compose((dispatch) => (options, handler) =>
+    dispatch(options, {
+      onRequestStart: (controller, context) => {
+        onWrite();
+        handler.onRequestStart?.(controller, context);
+      },
+      onRequestUpgrade: (controller, status, headers, socket) => handler.onRequestUpgrade?.(controller, status, headers, socket),
+      onResponseStart: (controller, status, headers, message) => handler.onResponseStart?.(controller, status, headers, message),
+      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+      onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+    }),
+  );
+}
+
+/** undici's `request` and the dispatcher a request goes through: everything loaded before anything is sent. */
+interface Sender {
+  request: typeof import('undici').request;
+  dispatcher: Dispatcher;
+}
+
+async function senderFor(dispatcher: Dispatcher | undefined): Promise<Sender> {
+  const { request } = await loadUndici();
+  return { request, dispatcher: dispatcher ?? (await sharedDispatcher()) };
+}
+
 async function recordedRequest(req: HttpRequest, capture: WireCapture): Promise<HttpResponse> {
   const method = req.method ?? 'GET';
+  // Loaded first: the wire view times the exchange, not the loading of undici on the first request.
+  const sender = await senderFor(req.dispatcher);
   const wire = capture.begin(req.operation ?? method, { protocol: 'http', method, url: withQuery(req.url, req.query), headers: req.headers ?? {}, body: req.body }, req.secrets);
   try {
-    const res = await exchange(req);
+    const res = await exchange(req, { ...sender, dispatcher: timedDispatcher(sender.dispatcher, wire.sent) });
     wire.response(res.status, res.headers);
     wire.body(res.body);
     wire.end();
@@ -122,17 +156,17 @@ async function recordedRequest(req: HttpRequest, capture: WireCapture): Promise<
   }
 }
 
-async function exchange(req: HttpRequest): Promise<HttpResponse> {
+async function exchange(req: HttpRequest, ready?: Sender): Promise<HttpResponse> {
   const where = redactUrl(req.url);
   const maxBytes = req.maxResponseBytes ?? 16 * 1024 * 1024;
   let res: Dispatcher.ResponseData;
   try {
-    const { request } = await loadUndici();
+    const { request, dispatcher } = ready ?? (await senderFor(req.dispatcher));
     res = await request(withQuery(req.url, req.query), {
       method: req.method ?? 'GET',
       headers: req.headers,
       body: req.body,
-      dispatcher: req.dispatcher ?? (await sharedDispatcher()),
+      dispatcher,
       headersTimeout: req.timeoutMs,
       bodyTimeout: req.timeoutMs,
       signal: AbortSignal.timeout(req.timeoutMs),

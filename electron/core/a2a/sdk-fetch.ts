@@ -15,7 +15,7 @@ import { MissiveError, transportError } from '../../../shared/errors.js';
 import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import type { BindingCall } from './binding-call.js';
-import { assertAuthorized, networkError, sharedDispatcher, tryJson, withQuery } from './http.js';
+import { assertAuthorized, networkError, sharedDispatcher, timedDispatcher, tryJson, withQuery } from './http.js';
 import { oneLine } from './remote-text.js';
 import { loadUndici } from './undici.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
@@ -211,6 +211,9 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
     const abort = (reason: unknown) => controller.abort(reason);
     init.signal?.addEventListener('abort', () => abort(init.signal!.reason), { once: true });
     if (init.signal?.aborted) abort(init.signal.reason);
+    // Loaded first: the wire view times the exchange, not the loading of undici on the first request.
+    const { fetch: undiciFetch } = await loadUndici();
+    const dispatcher = call.dispatcher ?? (await sharedDispatcher());
     // Unary: the whole answer within the timeout. Stream: the headers within it, then each gap between chunks.
     const deadline = setTimeout(() => abort(timeoutReason(call.timeoutMs)), call.timeoutMs);
     const wire = call.wire?.begin(method, { protocol: 'http', method: init.method ?? 'GET', url: withQuery(url, call.query), headers: headerPairs(init.headers), body: typeof init.body === 'string' ? init.body : null, stream: streaming }, call.secrets);
@@ -218,12 +221,11 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
     let handedOff = false;
     let res: Response;
     try {
-      const { fetch: undiciFetch } = await loadUndici();
       res = (await undiciFetch(withQuery(url, call.query), {
         method: init.method,
         headers: init.headers as Record<string, string>,
         body: init.body as string | undefined,
-        dispatcher: call.dispatcher ?? (await sharedDispatcher()),
+        dispatcher: wire ? timedDispatcher(dispatcher, wire.sent) : dispatcher,
         redirect: 'manual',
         signal: controller.signal,
       })) as unknown as Response;

@@ -13,7 +13,7 @@ import { MissiveError, protocolError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertAuthorized, assertOk, flattenHeaders, networkError, streamBrokenError, tryJson, withQuery } from './http.js';
+import { assertAuthorized, assertOk, flattenHeaders, networkError, sharedDispatcher, streamBrokenError, timedDispatcher, tryJson, withQuery } from './http.js';
 import { streamWithReauth } from './reauth.js';
 import { assertSameId, jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { viaSdk } from './interfaces.js';
@@ -117,9 +117,15 @@ function openStreamOnce(call: StreamCall, method: StreamMethod, params: Record<s
 
 /** The wire view of a 1.0 stream: the exchange ends when the stream does (or the caller stops reading), or fails with it. */
 async function* recordedStream(call: StreamCall, method: StreamMethod, req: StreamHttpRequest, capture: WireCapture): AsyncGenerator<SequencedRecord> {
+  // Loaded first: the wire view times the exchange, not the loading of undici on the first request.
+  const { request } = await loadUndici();
+  // Our own undici's pooled agent, never the process's global dispatcher: that one may belong to another undici copy
+  // (Node's built-in fetch sets it) that does not take the timing interceptor's handler.
+  const base = call.dispatcher ?? (await sharedDispatcher());
   const wire = capture.begin(method, { protocol: 'http', method: 'POST', url: withQuery(req.url, call.query), headers: req.headers, body: req.body, stream: true }, call.secrets);
   try {
-    yield* httpStream(call, method, req, wire);
+    const dispatcher = timedDispatcher(base, wire.sent);
+    yield* httpStream({ ...call, dispatcher }, method, req, wire, request);
   } catch (error) {
     wire.fail(error);
     throw error;
@@ -129,13 +135,19 @@ async function* recordedStream(call: StreamCall, method: StreamMethod, req: Stre
 }
 
 /** The 1.0 SSE stream itself; `wire` records the answer's status, headers and every SSE record as it is parsed. */
-async function* httpStream(call: StreamCall, method: StreamMethod, { url, headers, body, id }: StreamHttpRequest, wire?: WireRecorder): AsyncGenerator<SequencedRecord> {
+async function* httpStream(
+  call: StreamCall,
+  method: StreamMethod,
+  { url, headers, body, id }: StreamHttpRequest,
+  wire?: WireRecorder,
+  loaded?: typeof import('undici').request,
+): AsyncGenerator<SequencedRecord> {
   const { iface } = call;
   const rest = iface.binding === 'http+json';
   const where = redactUrl(url);
   let res: Dispatcher.ResponseData;
   try {
-    const { request } = await loadUndici();
+    const request = loaded ?? (await loadUndici()).request;
     res = await request(withQuery(url, call.query), {
       method: 'POST',
       headers,

@@ -6,6 +6,11 @@
  * API-key headers, cookies…), the call's literal secrets are scrubbed from the URL, headers and bodies, secret-like
  * JSON and `key=value` fields in bodies are blanked, bodies are cut at 256 KiB and at most 10,000 frames are kept.
  * Live callbacks let the CLI print each step as it happens. Without a capture nothing here runs.
+ * Only the exchange is timed, from the request being written to the answer's last byte: a wire calls `begin` once its
+ * code is loaded (undici is loaded on the first request), right before handing the request over, and `sent` when the
+ * request is written on a connection (after connecting: see `timedDispatcher` in http.ts), which restarts the clock;
+ * it stops at the answer's last byte (`body`, or the end of a stream), not after recording or printing it. A request
+ * that never got a connection (refused, timed out) is timed from `begin`; a gRPC call from `begin` (connecting included).
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -43,7 +48,10 @@ export interface OutgoingRequest {
 export type HeaderSource = Record<string, string | string[] | undefined> | Iterable<[string, string]>;
 
 export interface WireRecorder {
+  /** The request is being written on a connection: the exchange is timed from here (until then, from `begin`). */
+  sent(): void;
   response(status: number, headers: HeaderSource): void;
+  /** The whole (unary) body was read: the exchange's clock stops here, whenever `end` or `fail` comes. */
   body(text: string | null): void;
   frame(event: string | null | undefined, data: string): void;
   /** Records the failure (redacted) and ends the exchange. */
@@ -53,6 +61,7 @@ export interface WireRecorder {
 }
 
 export interface WireCapture {
+  /** Records the request and starts the exchange's clock: call it right before the request is handed over. */
   begin(operation: string, request: OutgoingRequest, secrets?: readonly string[]): WireRecorder;
   /** Every exchange so far, in the order they began, as the contract's `WireExchange`. */
   exchanges(): WireExchange[];
@@ -135,7 +144,6 @@ export function createWireCapture(options: WireCaptureOptions = {}): WireCapture
   return {
     begin(operation, request, secrets) {
       const forms = secretForms(secrets);
-      const started = performance.now();
       const exchange: WireExchange = {
         id: randomUUID(),
         operation,
@@ -148,15 +156,27 @@ export function createWireCapture(options: WireCaptureOptions = {}): WireCapture
       };
       all.push(exchange);
       options.onExchange?.(exchange, 'request');
+      // The clock starts here, after the request was recorded (and printed), and again at `sent`. The monotonic clock
+      // is read first, so started_at + duration_ms never ends before the answer's last byte.
+      let started = performance.now();
+      exchange.started_at = new Date().toISOString();
       let ended = false;
       let frameChars = 0;
-      const elapsed = () => Math.round(performance.now() - started);
+      /** When the answer's last byte was read (a unary body): recording and printing it is not timed. */
+      let lastByte: number | undefined;
+      const elapsed = (at = performance.now()) => Math.round(at - started);
       const finish = () => {
         ended = true;
-        exchange.duration_ms = elapsed();
+        exchange.duration_ms = elapsed(lastByte);
         options.onExchange?.(exchange, 'end');
       };
       return {
+        sent() {
+          // Once an answer arrived the request was written: a late call (another write of a retried request) is ignored.
+          if (ended || exchange.response) return;
+          started = performance.now();
+          exchange.started_at = new Date().toISOString();
+        },
         response(status, headers) {
           if (ended) return;
           exchange.response = { status, headers: redactWireHeaders(headers, forms), body: null };
@@ -164,6 +184,7 @@ export function createWireCapture(options: WireCaptureOptions = {}): WireCapture
         },
         body(text) {
           if (ended) return;
+          lastByte = performance.now();
           exchange.response ??= { status: 0, headers: {}, body: null };
           if (text === null) exchange.response.body = null;
           else {

@@ -7,6 +7,9 @@
  * that flag is given. The reply file is the reply frame plus `"events"`: the contract events the request caused
  * (stream events, collective members, device codes), in order, at most MAX_EVENTS_PER_FILE (`events_dropped` counts
  * the rest). A reply already in the outbox for a stem means that stem was answered: its input is archived, not re-run.
+ * The inbox is untrusted: a claimed file is read only when it is a regular file, opened without following a symlink
+ * (file-drop-open.ts), else answered `not_a_regular_file` and deleted; a name too long to claim is claimed under a
+ * short stem and answered `file_name_too_long` unread (file-drop-claims.ts), once, not warned about every rescan.
  *
  * Recovery at start: a claim whose adapter died is finished without running anything twice — archived when its reply
  * exists, run again when its channel only reads (channel-effects.ts), answered with `file_drop_interrupted` when it
@@ -22,7 +25,8 @@ import { MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { createRegistry } from '../ipc/registry.js';
 import { channelEffect, SECRET_INPUT_CHANNELS } from './channel-effects.js';
-import { claimName, errorName, inputStem, isAlive, isStale, parseClaim, resultName, type Claim } from './file-drop-claims.js';
+import { claimName, errorName, inputStem, isAlive, isStale, MAX_STEM_BYTES, newClaim, parseClaim, resultName, stemTooLong, type Claim } from './file-drop-claims.js';
+import { openRegularFile, readAtMost } from './file-drop-open.js';
 import { archive, exists, publishOnce, tempOwner } from './file-drop-publish.js';
 import { errorFrame, frameError, handleFrame, MAX_FRAME_BYTES, parseFrameText, type ReplyFrame } from './frames.js';
 
@@ -54,8 +58,11 @@ export interface FileDropOptions extends FileDropDirs {
   signal?: AbortSignal;
   /** One line for the operator (stderr), without the newline. */
   warn: (line: string) => void;
-  /** Test hook: sleep this long right after each claim (see testPauseAfterClaimMs). */
-  pauseAfterClaimMs?: number;
+  /**
+   * Test seam: runs right after each fresh claim, before the claimed file is read, with the claim's path (the CLI
+   * passes a sleep when testPauseAfterClaimMs is set; tests swap the claimed file here).
+   */
+  afterClaim?: (claimPath: string) => Promise<void> | void;
 }
 
 export interface FileDropResult {
@@ -86,12 +93,17 @@ interface RequestScope {
   dropped: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const interrupted = (channel: string) =>
   new MissiveError('orchestration', 'file_drop_interrupted', `the adapter stopped after claiming this ${channel} frame and before answering it; it was not run again because it may already have taken effect`, {
     help: 'Check `missive history list` and `missive task list` for what reached the agent, then resubmit the frame if it did not.',
   });
+
+const nameTooLong = () =>
+  frameError(
+    null,
+    'file_name_too_long',
+    `the inbox file name is too long to claim (a stem of at most ${MAX_STEM_BYTES} bytes in UTF-8 before .json, or less where the filesystem allows less); the file was not read`,
+  );
 
 /** Runs the adapter: recovery, then the inbox (once) or the inbox as it fills (watch). */
 export async function runFileDropAdapter(options: FileDropOptions): Promise<FileDropResult> {
@@ -117,15 +129,27 @@ export async function runFileDropAdapter(options: FileDropOptions): Promise<File
 
   const replyExists = async (stem: string) => (await exists(join(outbox, resultName(stem)))) || (await exists(join(outbox, errorName(stem))));
 
-  /** Reads a claimed file as a frame: too large → an error reply without reading it whole. */
-  const readFrame = async (path: string): Promise<{ ok: true; frame: unknown } | { ok: false; reply: ReplyFrame }> => {
-    const stat = await fs.stat(path);
-    if (stat.size > MAX_FRAME_BYTES) return { ok: false, reply: frameError(null, 'frame_too_large', `a frame file is at most ${MAX_FRAME_BYTES} bytes (this one has ${stat.size})`) };
-    return parseFrameText(await fs.readFile(path, 'utf8'));
+  /**
+   * Reads a claimed file as a frame: too large → an error reply without reading it whole; not a regular file (swapped
+   * for a symlink, FIFO or device after the claim) → an error reply, unread, and `refused` (the entry is removed).
+   */
+  const readFrame = async (path: string): Promise<{ ok: true; frame: unknown } | { ok: false; reply: ReplyFrame; refused?: true }> => {
+    const opened = await openRegularFile(path);
+    if (!opened.ok) {
+      return { ok: false, refused: true, reply: frameError(null, 'not_a_regular_file', `the claimed inbox file is ${opened.what}, not a regular file; it was not read`) };
+    }
+    try {
+      const tooLarge = frameError(null, 'frame_too_large', `a frame file is at most ${MAX_FRAME_BYTES} bytes (this one has ${opened.size})`);
+      if (opened.size > MAX_FRAME_BYTES) return { ok: false, reply: tooLarge };
+      const bytes = await readAtMost(opened.handle, MAX_FRAME_BYTES);
+      return bytes === null ? { ok: false, reply: tooLarge } : parseFrameText(bytes.toString('utf8'));
+    } finally {
+      await opened.handle.close();
+    }
   };
 
-  /** Publishes the reply of a claimed input and archives the input. */
-  const finish = async (claim: Claim, reply: ReplyFrame, scope: RequestScope | null, channel = ''): Promise<void> => {
+  /** Publishes the reply of a claimed input and archives the input (`remove`: deletes it instead). */
+  const finish = async (claim: Claim, reply: ReplyFrame, scope: RequestScope | null, channel = '', remove = false): Promise<void> => {
     const body: Record<string, unknown> = { ...reply, events: scope?.events ?? [] };
     if (scope && scope.dropped > 0) body.events_dropped = scope.dropped;
     const name = reply.ok ? resultName(claim.stem) : errorName(claim.stem);
@@ -135,8 +159,9 @@ export async function runFileDropAdapter(options: FileDropOptions): Promise<File
       warn(`file-drop: ${claim.stem}.json: ${name} appeared while it ran; the reply was not written again`);
     } else if (reply.ok) result.results++;
     else result.errors++;
-    // An input holding a secret is deleted, never archived: the secret must not stay on disk.
-    const keepIn = SECRET_INPUT_CHANNELS.has(channel) ? null : reply.ok ? options.processed : (options.errorDir ?? options.processed);
+    // An input holding a secret is deleted, never archived: the secret must not stay on disk. So is an entry that was
+    // not a regular file when read (a symlink, a FIFO): the link goes, what it points at is not touched.
+    const keepIn = remove || SECRET_INPUT_CHANNELS.has(channel) ? null : reply.ok ? options.processed : (options.errorDir ?? options.processed);
     await archive(join(inbox, claim.name), keepIn, `${claim.stem}.json`);
   };
 
@@ -152,8 +177,9 @@ export async function runFileDropAdapter(options: FileDropOptions): Promise<File
       await archive(path, options.errorDir ?? options.processed, `${claim.stem}.json`);
       return;
     }
+    if (claim.tooLong) return finish(claim, nameTooLong(), null);
     const parsed = await readFrame(path);
-    if (!parsed.ok) return finish(claim, parsed.reply, null);
+    if (!parsed.ok) return finish(claim, parsed.reply, null, '', parsed.refused === true);
     const frame = parsed.frame as Record<string, unknown> | null;
     const channel = frame && typeof frame === 'object' && typeof frame.channel === 'string' ? frame.channel : '';
     if (recovered && channelEffect(channel) === 'effect') {
@@ -174,17 +200,33 @@ export async function runFileDropAdapter(options: FileDropOptions): Promise<File
     }
   };
 
-  /** Claims and runs one inbox file; ENOENT on the claim means another adapter took it. */
+  /**
+   * Claims and runs one inbox file; ENOENT on the claim means another adapter took it. A stem too long for its claim
+   * name (over MAX_STEM_BYTES, or ENAMETOOLONG from this filesystem) is claimed under its short stem and refused.
+   */
   const take = async (name: string, stem: string): Promise<void> => {
     if (options.signal?.aborted) return;
-    const claim: Claim = { stem, pid: process.pid, name: claimName(stem) };
+    /** Renames the input to `claim`: false when it is gone (another adapter took it). */
+    const claimAs = async (claim: Claim): Promise<boolean> => {
+      try {
+        await fs.rename(join(inbox, name), join(inbox, claim.name));
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+        throw error;
+      }
+    };
+    let claim = newClaim(stem, stemTooLong(stem));
+    let claimed: boolean;
     try {
-      await fs.rename(join(inbox, name), join(inbox, claim.name));
+      claimed = await claimAs(claim);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENAMETOOLONG' || claim.tooLong) throw error;
+      claim = newClaim(stem, true);
+      claimed = await claimAs(claim);
     }
-    if (options.pauseAfterClaimMs) await sleep(options.pauseAfterClaimMs);
+    if (!claimed) return;
+    await options.afterClaim?.(join(inbox, claim.name));
     await process_(claim, false);
   };
 
@@ -232,7 +274,7 @@ export async function runFileDropAdapter(options: FileDropOptions): Promise<File
     for (const claim of stale) {
       result.recovered++;
       // Re-claim under our pid first, so a second adapter starting now does not recover it too.
-      const mine: Claim = { stem: claim.stem, pid: process.pid, name: claimName(claim.stem) };
+      const mine: Claim = { ...claim, pid: process.pid, name: claimName(claim.stem, process.pid, claim.tooLong === true) };
       try {
         await fs.rename(join(inbox, claim.name), join(inbox, mine.name));
       } catch (error) {

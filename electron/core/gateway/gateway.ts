@@ -1,14 +1,15 @@
 /**
- * The gateway daemon: one per profile (lock file), durable `gateway_jobs` rows. Each scan queues a job for every
+ * The gateway daemon: one per profile (a lease row, lease.ts), durable `gateway_jobs` rows. Each scan queues a job for every
  * local in-flight task; due jobs run concurrently: subscriptions stay open until the task settles, polls run every
  * interval. A broken stream or failed poll leaves the job `retrying` with bounded backoff and jitter on the row;
  * a restart reclaims whatever a killed gateway left running. Operator jobs (`missive job start`) run on the same
- * bounded pool (core/jobs/run.ts): claimed for `claimTtlMs` at a time and renewed while they run. SIGTERM stops cleanly.
+ * bounded pool (core/jobs/run.ts): claimed for `claimTtlMs` at a time and renewed while they run; the profile's lease
+ * lasts as long and is renewed as often. Each job runs under its own abort signal, aborted when the gateway stops (one
+ * listener per job on the gateway's signal would pass Node's limit of 10 at 11 jobs). SIGTERM stops cleanly.
  */
 import { randomUUID } from 'node:crypto';
-import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
-import { toMissiveError } from '../../../shared/errors.js';
+import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { nowIso } from '../store/db.js';
 import { appendEvent } from '../store/repos/events.js';
@@ -16,24 +17,26 @@ import { claimJob, dueJobs, finishJob, isOperatorKind, jobCounts, queueJob, recl
 import { runOperatorJob } from '../jobs/run.js';
 import { backoffMs } from '../jobs/backoff.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
-import { acquireLock, isAlive, readLock } from './lock.js';
+import { acquireLease, leaseStatus } from './lease.js';
 
 export interface GatewayOptions {
   once?: boolean;
   intervalMs?: number;
   maxAttempts?: number;
   concurrency?: number;
-  /** How long an operator job's claim lasts without renewal (default 30 s): a dead gateway's jobs are free this late. */
+  /**
+   * How long an operator job's claim and the profile's lease last without renewal (default 30 s, renewed every third
+   * of it): a dead gateway's jobs, and its profile, are free this late.
+   */
   claimTtlMs?: number;
   signal?: AbortSignal;
   onRecord?: (kind: string, data: Record<string, unknown>) => void;
 }
 
-export const lockPath = (core: Core) => join(dirname(core.paths.database), 'gateway.lock');
-
 export async function runGateway(core: Core, options: GatewayOptions = {}) {
-  const lock = acquireLock(lockPath(core));
   const owner = `gateway:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const ttl = Math.max(60, options.claimTtlMs ?? 30_000);
+  const lease = acquireLease(core, { holder: owner, ttlMs: ttl });
   const interval = Math.max(50, options.intervalMs ?? 2000);
   const limit = pLimit(Math.max(1, options.concurrency ?? 16));
   const stop = new AbortController();
@@ -44,9 +47,46 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
   const active = new Map<string, Promise<void>>();
   const totals = { scans: 0, jobs_started: 0, settled: 0, retried: 0, failed: 0, jobs_succeeded: 0, jobs_failed: 0 };
 
-  const reclaimed = reclaimOrphans(db);
-  appendEvent(db, { type: 'missive.gateway.started', source: 'gateway', payload: { pid: process.pid, owner, reclaimed_jobs: reclaimed, once: options.once === true } });
-  record('gateway_started', { pid: process.pid, lock: lockPath(core), reclaimed_jobs: reclaimed });
+  // Every running job's own signal: the gateway's stop aborts them all with one listener.
+  const jobSignals = new Set<AbortController>();
+  stop.signal.addEventListener('abort', () => jobSignals.forEach((c) => c.abort()), { once: true });
+  const withJobSignal = async <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const controller = new AbortController();
+    if (stop.signal.aborted) controller.abort();
+    jobSignals.add(controller);
+    try {
+      return await fn(controller.signal);
+    } finally {
+      jobSignals.delete(controller);
+    }
+  };
+
+  const taken = lease.takenFrom ? { holder: lease.takenFrom.holder, pid: lease.takenFrom.pid, host: lease.takenFrom.host, expires_at: lease.takenFrom.expires_at } : null;
+  let reclaimed: number;
+  try {
+    reclaimed = reclaimOrphans(db);
+    appendEvent(db, { type: 'missive.gateway.started', source: 'gateway', payload: { pid: process.pid, owner, host: lease.row.host, reclaimed_jobs: reclaimed, once: options.once === true, lease_taken_from: taken } });
+  } catch (error) {
+    options.signal?.removeEventListener('abort', onAbort);
+    lease.release();
+    throw error;
+  }
+  record('gateway_started', { pid: process.pid, holder: owner, host: lease.row.host, lease_expires_at: lease.row.expires_at, reclaimed_jobs: reclaimed, lease_taken_from: taken });
+
+  // Renewed every third of its life; a lease another gateway took over (this one hung past its expiry) stops this one.
+  let leaseLost = false;
+  const renewal = setInterval(() => {
+    if (leaseLost) return;
+    try {
+      if (lease.renew()) return;
+      leaseLost = true;
+      record('gateway_lease_lost', { holder: owner });
+      stop.abort();
+    } catch (error) {
+      // A busy store: the next renewal tries again while the lease still runs.
+      record('gateway_error', { error: toMissiveError(error).toReport() });
+    }
+  }, Math.max(20, Math.floor(ttl / 3)));
 
   const scan = async () => {
     for (const t of tasksNeedingJobs(db)) {
@@ -60,7 +100,7 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
   };
 
   const runOperator = async (job: JobRow) => {
-    const end = await runOperatorJob(core, job, { owner, signal: stop.signal, pollMs: interval, claimTtlMs: Math.max(60, options.claimTtlMs ?? 30_000), record });
+    const end = await withJobSignal((signal) => runOperatorJob(core, job, { owner, signal, pollMs: interval, claimTtlMs: ttl, record }));
     if (end === 'not_claimed') return;
     totals.jobs_started++;
     if (end === 'succeeded') totals.jobs_succeeded++;
@@ -76,7 +116,7 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
     let outcome: FollowOutcome | null = null;
     let error: string | null = null;
     try {
-      outcome = job.kind === 'task_subscription' ? await subscribeTask(core, job.agent_alias!, job.task_id, stop.signal) : await pollTask(core, job.agent_alias!, job.task_id);
+      outcome = job.kind === 'task_subscription' ? await withJobSignal((signal) => subscribeTask(core, job.agent_alias!, job.task_id, signal)) : await pollTask(core, job.agent_alias!, job.task_id);
     } catch (e) {
       error = stop.signal.aborted ? 'gateway stopped' : toMissiveError(e).message;
     }
@@ -140,21 +180,22 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
   } finally {
     stop.abort();
     await Promise.allSettled(active.values());
+    clearInterval(renewal);
     options.signal?.removeEventListener('abort', onAbort);
-    appendEvent(db, { type: 'missive.gateway.stopped', source: 'gateway', payload: { ...totals } });
-    lock.release();
+    appendEvent(db, { type: 'missive.gateway.stopped', source: 'gateway', payload: { ...totals, lease_lost: leaseLost } });
+    if (!leaseLost) lease.release();
+  }
+  if (leaseLost) {
+    throw new MissiveError('orchestration', 'gateway_lease_lost', 'another gateway took over this profile: this one stopped (it did not renew its lease in time)', {
+      help: 'See `missive gateway status`. A gateway whose event loop stalls longer than --claim-ttl loses the profile.',
+    });
   }
   return { ...totals, jobs: jobCounts(db), unfinished: unfinishedJobs(db).length };
 }
 
+/** Whether a gateway holds this profile (its lease), and the jobs. */
 export function gatewayStatus(core: Core) {
-  const holder = readLock(lockPath(core));
   const db = core.store().db;
-  return {
-    running: holder !== null && isAlive(holder.pid),
-    lock: holder ? { ...holder, alive: isAlive(holder.pid), path: lockPath(core) } : null,
-    jobs: jobCounts(db),
-    unfinished: unfinishedJobs(db),
-  };
+  return { ...leaseStatus(core), jobs: jobCounts(db), unfinished: unfinishedJobs(db) };
 }
 

@@ -14,7 +14,7 @@ import { responseText, sendMessage } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
 import type { Db } from '../store/db.js';
 import { rowId } from '../store/row-id.js';
-import { setTargetTask, type StoredJob } from '../store/repos/gateway-jobs.js';
+import { markDispatched, setTargetTask, type StoredJob } from '../store/repos/gateway-jobs.js';
 import { refreshTask, WAIT_OUTCOMES } from '../tasks/service.js';
 import type { JobRequest } from './requests.js';
 
@@ -32,29 +32,16 @@ export interface ExecuteOptions {
 }
 
 /**
- * Marks a request as out, naming the message id it leaves under: if the gateway dies before the answer is recorded,
- * the next execution looks that message up instead of sending again.
+ * A request marked as out (`gateway_jobs.dispatched`, set before it is sent), with the message id it leaves under: if
+ * the gateway dies before the answer is recorded, the next execution looks that message up instead of sending again.
  */
 interface DispatchMark {
-  dispatched: true;
   message_id?: string;
 }
 
-const markOf = (job: StoredJob): DispatchMark | null => {
-  if (!job.result_json) return null;
-  try {
-    const value = JSON.parse(job.result_json) as Partial<DispatchMark> | null;
-    return value?.dispatched === true ? (value as DispatchMark) : null;
-  } catch {
-    return null;
-  }
-};
+const markOf = (job: StoredJob): DispatchMark | null => (job.dispatched === 1 ? (job.dispatch_message_id ? { message_id: job.dispatch_message_id } : {}) : null);
 
 export const wasDispatched = (job: StoredJob) => markOf(job) !== null;
-const markDispatched = (db: Db, jobId: string, messageId?: string) =>
-  void db.prepare(`UPDATE gateway_jobs SET result_json = ? WHERE job_id = ?`).run(JSON.stringify({ dispatched: true, ...(messageId ? { message_id: messageId } : {}) }), jobId);
-/** A failure the agent provably did not act on clears the mark: the next attempt sends again (as a new message). */
-export const clearDispatched = (db: Db, jobId: string) => void db.prepare(`UPDATE gateway_jobs SET result_json = NULL WHERE job_id = ? AND json_extract(result_json, '$.dispatched') = 1`).run(jobId);
 
 /**
  * Failures that prove the agent did not act on the request: nothing listened, the name did not resolve, the agent

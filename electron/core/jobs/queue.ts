@@ -10,7 +10,7 @@ import { requireGroup } from '../collectives/groups.js';
 import { requireContext, resolveContextId } from '../contexts/service.js';
 import { ensureContext } from '../store/repos/conversation.js';
 import { appendEvent } from '../store/repos/events.js';
-import { cancelJobRow, findOperatorJobs, insertOperatorJob, listOperatorJobs, type JobState, type StoredJob } from '../store/repos/gateway-jobs.js';
+import { cancelJobRow, findOperatorJobs, getOperatorJob, insertOperatorJob, listOperatorJobs, type JobState, type StoredJob } from '../store/repos/gateway-jobs.js';
 import { cancelTask } from '../tasks/service.js';
 import { summarise, type JobRequest, type JobSummary } from './requests.js';
 
@@ -132,7 +132,8 @@ export interface CancelResult {
 
 /**
  * Cancels an unfinished job: the row says `cancelled` at once, a gateway running it stops at its next claim renewal.
- * `remote` also sends CancelTask for the job's task (from this process, with the agent's auth).
+ * `remote` also sends CancelTask for the job's task (from this process, with the agent's auth). A finished job is
+ * refused with `validation::job_finished`, with or without `remote`, and nothing is sent.
  */
 export async function cancelJob(core: Core, id: string, options: { remote?: boolean } = {}): Promise<CancelResult> {
   const db = core.store().db;
@@ -142,13 +143,17 @@ export async function cancelJob(core: Core, id: string, options: { remote?: bool
     if (changed) appendEvent(db, { type: 'missive.job.cancelled', source: 'cli', agentAlias: row.agent_alias, contextId: row.context_id, payload: { job_id: row.job_id, kind: row.kind, remote: options.remote === true } });
     return changed;
   });
+  if (!cancelled) {
+    const now = showJob(core, row.job_id);
+    const task = options.remote && now.task_id ? ` To ask the agent to cancel its task anyway: missive task cancel ${now.task_id}` : '';
+    throw usageError('job_finished', `job ${row.job_id} already ${now.state}`, `Only queued, retrying and running jobs can be cancelled.${task}`);
+  }
   let remote: CancelResult['remote'] = null;
   if (options.remote) {
-    const taskId = row.target_task_id;
-    if (!taskId) throw new MissiveError('orchestration', 'job_without_task', `job ${row.job_id} has no task to cancel remotely${cancelled ? ' (the job itself is cancelled)' : ''}`, { help: 'It has not reached an agent yet, or its agent answered with a message.' });
+    const taskId = row.target_task_id ?? getOperatorJob(db, row.job_id)?.target_task_id ?? null;
+    if (!taskId) throw new MissiveError('orchestration', 'job_without_task', `job ${row.job_id} has no task to cancel remotely (the job itself is cancelled)`, { help: 'It has not reached an agent yet, or its agent answered with a message.' });
     const view = await cancelTask(core, taskId, row.agent_alias ?? undefined);
     remote = { task_id: taskId, state: view.task.state };
   }
-  if (!cancelled && !options.remote) throw usageError('job_finished', `job ${row.job_id} already ${row.state}`, 'Only queued, retrying and running jobs can be cancelled.');
   return { job: showJob(core, row.job_id), cancelled, remote };
 }

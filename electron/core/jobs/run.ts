@@ -8,8 +8,8 @@ import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { backoffMs } from './backoff.js';
 import { appendEvent } from '../store/repos/events.js';
-import { claimJob, finishJob, getOperatorJob, renewClaim, retryJob, type JobRow } from '../store/repos/gateway-jobs.js';
-import { clearDispatched, executeJob, isPermanent, notActedOn, wasDispatched, type JobResult } from './execute.js';
+import { claimJob, clearDispatched, finishJob, getOperatorJob, renewClaim, retryJob, type JobRow } from '../store/repos/gateway-jobs.js';
+import { executeJob, isPermanent, notActedOn, wasDispatched, type JobResult } from './execute.js';
 
 export interface OperatorRunOptions {
   /** Who claims (the gateway's owner id). */

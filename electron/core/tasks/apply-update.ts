@@ -4,8 +4,8 @@
  */
 import { rowId } from '../store/row-id.js';
 import type { Db } from '../store/db.js';
-import { appendEvent, hasEventKey } from '../store/repos/events.js';
-import { ensureContext, ensurePlaceholderTask, getTaskJson, insertMessage, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
+import { alreadyRedacted, appendEvent, hasEventKey } from '../store/repos/events.js';
+import { ensureContext, ensurePlaceholderTask, getTaskJson, insertMessage, updateTaskStatus, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
 import { localTaskState, SETTLED_STATES } from './task-state.js';
@@ -55,11 +55,16 @@ export interface AppliedUpdate {
 
 function applyStatus(db: Db, source: UpdateSource, update: Record<string, any>, contextId: string | null, messageId: string) {
   const taskId = String(update.taskId);
+  const state = localTaskState(update.status?.state);
+  const remoteState = (update.status?.state as string | undefined) ?? null;
+  // The row exists (a placeholder at least): SQLite sets the status inside the stored JSON, nothing is read back.
+  if (update.status !== undefined && updateTaskStatus(db, { taskId, contextId, state, remoteState, protocolVersion: source.protocolVersion, status: update.status, lastMessageId: messageId })) {
+    return { state, remote: remoteState };
+  }
   const previous = getTaskJson(db, taskId) ?? { id: taskId, ...(contextId ? { contextId } : {}) };
   const json = { ...previous, status: update.status };
-  const state = localTaskState(update.status?.state);
-  upsertTask(db, { taskId, agentAlias: source.alias, contextId, state, remoteState: update.status?.state ?? null, protocolVersion: source.protocolVersion, remoteJson: json, lastMessageId: messageId, metadata: source.metadata });
-  return { state, remote: (update.status?.state as string | undefined) ?? null };
+  upsertTask(db, { taskId, agentAlias: source.alias, contextId, state, remoteState, protocolVersion: source.protocolVersion, remoteJson: json, lastMessageId: messageId, metadata: source.metadata });
+  return { state, remote: remoteState };
 }
 
 function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>, contextId: string | null) {
@@ -108,6 +113,8 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
   } else if (record.variant === 'artifactUpdate') {
     artifact = applyArtifact(db, source, p, contextId);
   }
+  // Redacted once: the message row and the journal event store the same redacted update.
+  const content = redactValue({ [record.variant]: p }, source.secrets ?? []);
   insertMessage(db, {
     messageId,
     agentAlias: source.alias,
@@ -116,14 +123,11 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
     direction: source.direction,
     role: record.variant === 'message' ? 'agent' : 'system',
     protocolMessageId: record.variant === 'message' ? (p.messageId as string) : null,
-    content: redactValue({ [record.variant]: p }, source.secrets ?? []),
+    content,
     metadata: source.metadata,
   });
-  appendEvent(
-    db,
-    { type: eventType, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload: { ...source.payload, message_row: messageId, [record.variant]: p } },
-    source.secrets,
-  );
+  const payload = alreadyRedacted({ ...redactValue({ ...source.payload, message_row: messageId }, source.secrets ?? []), ...content });
+  appendEvent(db, { type: eventType, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload }, source.secrets);
   const text =
     record.variant === 'message' ? textOfParts(p.parts) : record.variant === 'artifactUpdate' ? textOfParts(p.artifact?.parts) : textOfParts(p.status?.message?.parts);
   const terminal = state !== null && SETTLED_STATES.includes(state);

@@ -8,6 +8,8 @@ import * as authFlows from './0007-auth-flows.js';
 import * as clientTls from './0008-client-tls.js';
 import * as cardKeys from './0009-card-keys.js';
 import * as durableJobs from './0010-durable-jobs.js';
+import * as appendOnlyJournal from './0011-append-only-journal.js';
+import * as gatewayLease from './0012-gateway-lease.js';
 
 export interface Migration {
   version: number;
@@ -27,4 +29,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 8, name: clientTls.name, sql: clientTls.sql },
   { version: 9, name: cardKeys.name, sql: cardKeys.sql },
   { version: 10, name: durableJobs.name, sql: durableJobs.sql },
+  { version: 11, name: appendOnlyJournal.name, sql: appendOnlyJournal.sql },
+  { version: 12, name: gatewayLease.name, sql: gatewayLease.sql },
 ];

@@ -24,14 +24,24 @@ export interface NewMessage {
   metadata?: Record<string, unknown>;
 }
 
+/** Inserts a message; a task's messages are numbered in the insert itself (one statement, read from idx_messages_task). */
 export function insertMessage(db: Db, m: NewMessage): void {
-  const ordinal = m.taskId
-    ? ((db.prepare(`SELECT coalesce(max(ordinal), -1) + 1 AS n FROM messages WHERE task_id = ?`).get(m.taskId) as { n: number }).n)
-    : 0;
   db.prepare(
     `INSERT INTO messages (message_id, agent_alias, context_id, task_id, direction, role, ordinal, protocol_message_id, content_json, metadata_json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(m.messageId, m.agentAlias, m.contextId, m.taskId, m.direction, m.role, ordinal, m.protocolMessageId, JSON.stringify(m.content), JSON.stringify(m.metadata ?? {}));
+     VALUES (@messageId, @agentAlias, @contextId, @taskId, @direction, @role,
+             CASE WHEN @taskId IS NULL THEN 0 ELSE (SELECT coalesce(max(ordinal), -1) + 1 FROM messages WHERE task_id = @taskId) END,
+             @protocolMessageId, @content, @metadata)`,
+  ).run({
+    messageId: m.messageId,
+    agentAlias: m.agentAlias,
+    contextId: m.contextId,
+    taskId: m.taskId,
+    direction: m.direction,
+    role: m.role,
+    protocolMessageId: m.protocolMessageId,
+    content: JSON.stringify(m.content),
+    metadata: JSON.stringify(m.metadata ?? {}),
+  });
 }
 
 /** Puts a request message in the context its answer named, when the request went out without one. */
@@ -77,6 +87,40 @@ export function upsertTask(db: Db, t: TaskUpsert): void {
     completedAt: TERMINAL_STATES.includes(t.state) ? now : null,
     now,
   });
+}
+
+export interface TaskStatusWrite {
+  taskId: string;
+  /** Used when the task row is new or has no remote JSON yet: the JSON starts as `{id, contextId}`. */
+  contextId: string | null;
+  state: TaskStateName;
+  remoteState: string | null;
+  protocolVersion: string | null;
+  /** The A2A TaskStatus; replaces `status` in the stored task JSON (where it was, or last). */
+  status: unknown;
+  lastMessageId: string | null;
+}
+
+/**
+ * A status update of a task whose row exists: `status` is set inside the stored JSON by SQLite, so the task JSON is
+ * neither read back nor rewritten by this process (the same result as reading, spreading and upserting it). Returns
+ * false when there is no row (the caller upserts instead).
+ */
+export function updateTaskStatus(db: Db, t: TaskStatusWrite): boolean {
+  const now = nowIso();
+  const info = db
+    .prepare(
+      `UPDATE tasks SET state = @state, remote_state = @remoteState, context_id = coalesce(@contextId, tasks.context_id),
+         protocol_version = coalesce(@protocolVersion, tasks.protocol_version), remote_task_json = next.json,
+         last_message_id = coalesce(@lastMessageId, tasks.last_message_id), completed_at = coalesce(tasks.completed_at, @completedAt),
+         updated_at = CASE WHEN tasks.state IS @state AND tasks.remote_task_json IS next.json THEN tasks.updated_at ELSE @now END
+       FROM (SELECT json_set(coalesce(remote_task_json, CASE WHEN @contextId IS NULL THEN json_object('id', task_id) ELSE json_object('id', task_id, 'contextId', @contextId) END),
+                             '$.status', json(@status)) AS json
+             FROM tasks WHERE task_id = @taskId) AS next
+       WHERE tasks.task_id = @taskId`,
+    )
+    .run({ ...t, status: JSON.stringify(t.status), completedAt: TERMINAL_STATES.includes(t.state) ? now : null, now });
+  return info.changes > 0;
 }
 
 export interface ArtifactWrite {
@@ -134,13 +178,18 @@ export function writeArtifact(db: Db, a: ArtifactWrite): number {
     return 1;
   }
   if (a.mode === 'append') {
-    const next = (db.prepare(`SELECT coalesce(max(chunk_index), -1) + 1 AS n FROM artifact_chunks WHERE task_id = ? AND artifact_id = ?`).get(a.taskId, a.artifactId) as { n: number }).n;
-    addChunk(next);
-    const merged = { ...(JSON.parse(existing.content_json) as Record<string, unknown>), ...header };
+    // The chunk's index is computed in the insert (read from the chunks' primary key), not fetched first.
+    db.prepare(
+      `INSERT INTO artifact_chunks (task_id, artifact_id, chunk_index, parts_json)
+       SELECT @taskId, @artifactId, coalesce(max(chunk_index), -1) + 1, @parts FROM artifact_chunks WHERE task_id = @taskId AND artifact_id = @artifactId`,
+    ).run({ taskId: a.taskId, artifactId: a.artifactId, parts: JSON.stringify(parts) });
+    // A chunk with the stored header (a model streaming tokens: the same id and name every time) merges to the stored JSON.
+    const headerJson = JSON.stringify(header);
+    const merged = headerJson === existing.content_json ? headerJson : JSON.stringify({ ...(JSON.parse(existing.content_json) as Record<string, unknown>), ...header });
     const kind = existing.kind === a.kind || parts.length === 0 ? existing.kind : 'mixed';
     db.prepare(
       `UPDATE artifacts SET content_json = ?, name = coalesce(?, name), mime_type = coalesce(mime_type, ?), kind = ?, version = version + 1, last_chunk = coalesce(?, last_chunk), updated_at = ? WHERE task_id = ? AND artifact_id = ?`,
-    ).run(JSON.stringify(merged), a.name, a.mimeType, kind, lastChunk, nowIso(), a.taskId, a.artifactId);
+    ).run(merged, a.name, a.mimeType, kind, lastChunk, nowIso(), a.taskId, a.artifactId);
     return existing.version + 1;
   }
   if (existing.content_json === JSON.stringify(header) && partsText(db, a.taskId, a.artifactId) === JSON.stringify(parts)) {

@@ -28,10 +28,23 @@ export interface EventRow {
   metadata: Record<string, unknown>;
 }
 
+/** Payloads that went through redactValue with the secrets they are journaled with (see `alreadyRedacted`). */
+const redactedPayloads = new WeakSet<object>();
+
+/**
+ * Marks `payload`, the result of `redactValue(…, secrets)`, as redacted, so `appendEvent` with the same secrets stores
+ * it without walking it again (a stream event's update is redacted once for its message row and its event).
+ */
+export function alreadyRedacted<T extends object>(payload: T): T {
+  redactedPayloads.add(payload);
+  return payload;
+}
+
 /** Appends one event with a redacted payload; returns its sequence and id, or null when the dedupe key was seen. */
 export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly string[] = []): { sequence: number; eventId: string } | null {
   const eventId = rowId();
-  const payload = redactValue(event.payload ?? {}, knownSecrets);
+  const given = event.payload ?? {};
+  const payload = typeof given === 'object' && given !== null && redactedPayloads.has(given) ? given : redactValue(given, knownSecrets);
   const metadata = redactValue(event.metadata ?? {}, knownSecrets);
   const info = db
     .prepare(

@@ -1,7 +1,8 @@
 /**
  * Durable gateway jobs. Follow jobs (`task_subscription`, `task_poll`): one per (kind, task). Operator jobs (`send`,
  * `stream`, `wait`, `reduce`, `bcast`, from `missive job start`): a request, a public summary, the target task once
- * known, attempts. Every row carries its claim (`locked_by` + `locked_until`), retry count, backoff and next run time.
+ * known, attempts, whether its request left (`dispatched`, with the message id it left under). Every row carries its
+ * claim (`locked_by` + `locked_until`), retry count, backoff and next run time.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db.js';
@@ -36,15 +37,20 @@ export interface JobRow {
   created_at: string;
 }
 
-/** An operator job with what only the executor and the views read: the request, the summary, the result. */
+/** An operator job with what only the executor and the views read: the request, the summary, the result, the dispatch mark. */
 export interface StoredJob extends JobRow {
   request_json: string;
   summary_json: string | null;
   result_json: string | null;
+  /** 1 once the request may have left (set before it is sent): a resumed execution never sends it again. */
+  dispatched: number;
+  /** The message id the request left under, when it has one (send, stream). */
+  dispatch_message_id: string | null;
 }
 
 const COLUMNS = `job_id, kind, state, agent_alias, context_id, task_id, retry_count, max_attempts, backoff_ms, last_error, next_run_at, locked_by, completed_at, updated_at, locked_until, group_name, target_task_id, attempts, created_at`;
 const OPERATOR_IN = `(${OPERATOR_KINDS.map((k) => `'${k}'`).join(',')})`;
+const OPERATOR_COLUMNS = `${COLUMNS}, summary_json, result_json, dispatched, dispatch_message_id`;
 /** A running claim whose expiry passed: its gateway died or stalled, another may take the job. */
 const EXPIRED = `(state = 'running' AND locked_until IS NOT NULL AND locked_until <= ?)`;
 
@@ -73,12 +79,19 @@ export function queueJob(db: Db, j: { kind: FollowKind; taskId: string; agentAli
 export const dueJobs = (db: Db, now: string) =>
   db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE (state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= ?)) OR ${EXPIRED} ORDER BY next_run_at, job_id`).all(now, now) as JobRow[];
 
-/** Takes a due job for `owner` until `lockedUntil` and counts the attempt; false when another gateway has it. */
+/**
+ * Takes a due job for `owner` until `lockedUntil`; false when another gateway has it. An operator job's attempt is
+ * its failed attempts plus one: an execution that was interrupted (the gateway stopped or was killed, its claim
+ * expired) resumes under the number it had, so `attempts` never passes `max_attempts`.
+ */
 export function claimJob(db: Db, jobId: string, owner: string, lockedUntil: string | null = null): boolean {
   const now = nowIso();
   return (
     db
-      .prepare(`UPDATE gateway_jobs SET state = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ? WHERE job_id = ? AND (state IN ('queued','retrying') OR ${EXPIRED})`)
+      .prepare(
+        `UPDATE gateway_jobs SET state = 'running', locked_by = ?, locked_until = ?, attempts = CASE WHEN kind IN ${OPERATOR_IN} THEN retry_count + 1 ELSE attempts + 1 END, updated_at = ?
+         WHERE job_id = ? AND (state IN ('queued','retrying') OR ${EXPIRED})`,
+      )
       .run(owner, lockedUntil, now, jobId, now).changes === 1
   );
 }
@@ -121,20 +134,28 @@ export function insertOperatorJob(
 
 /** The operator jobs whose id is `id` or starts with it (a short id from `job list`). */
 export const findOperatorJobs = (db: Db, id: string) =>
-  db.prepare(`SELECT ${COLUMNS}, request_json, summary_json, result_json FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND job_id LIKE ? ESCAPE '\\' ORDER BY job_id LIMIT 2`).all(`${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as StoredJob[];
+  db.prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND job_id LIKE ? ESCAPE '\\' ORDER BY job_id LIMIT 2`).all(`${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as StoredJob[];
 
 export const getOperatorJob = (db: Db, jobId: string) =>
-  db.prepare(`SELECT ${COLUMNS}, request_json, summary_json, result_json FROM gateway_jobs WHERE job_id = ? AND kind IN ${OPERATOR_IN}`).get(jobId) as StoredJob | undefined;
+  db.prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id = ? AND kind IN ${OPERATOR_IN}`).get(jobId) as StoredJob | undefined;
 
 /** Operator jobs, newest first, optionally in one state. */
 export const listOperatorJobs = (db: Db, o: { state?: JobState; limit: number }) =>
   db
-    .prepare(`SELECT ${COLUMNS}, summary_json, result_json FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND (? IS NULL OR state = ?) ORDER BY created_at DESC, job_id DESC LIMIT ?`)
+    .prepare(`SELECT ${OPERATOR_COLUMNS} FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND (? IS NULL OR state = ?) ORDER BY created_at DESC, job_id DESC LIMIT ?`)
     .all(o.state ?? null, o.state ?? null, o.limit) as Array<Omit<StoredJob, 'request_json'>>;
 
 /** The task a job works on, recorded before it waits so a restarted gateway resumes instead of sending again. */
 export const setTargetTask = (db: Db, jobId: string, taskId: string, contextId: string | null): void =>
   void db.prepare(`UPDATE gateway_jobs SET target_task_id = ?, context_id = coalesce(context_id, ?), updated_at = ? WHERE job_id = ?`).run(taskId, contextId, nowIso(), jobId);
+
+/** Marks the job's request as out (before it is sent), under `messageId` when it has one. */
+export const markDispatched = (db: Db, jobId: string, messageId: string | null = null): void =>
+  void db.prepare(`UPDATE gateway_jobs SET dispatched = 1, dispatch_message_id = ?, updated_at = ? WHERE job_id = ?`).run(messageId, nowIso(), jobId);
+
+/** Clears the mark: the request provably did not reach the agent, the next attempt sends again (as a new message). */
+export const clearDispatched = (db: Db, jobId: string): void =>
+  void db.prepare(`UPDATE gateway_jobs SET dispatched = 0, dispatch_message_id = NULL, updated_at = ? WHERE job_id = ? AND dispatched = 1`).run(nowIso(), jobId);
 
 /** Cancels an unfinished job; false when it had already finished. A running job's gateway sees it and stops. */
 export const cancelJobRow = (db: Db, jobId: string): boolean =>
