@@ -3,7 +3,8 @@
  * runs the baseline and every case once, in turn). Cases: `--version`; `agent list --json` with an empty registry and
  * with 1,000 agents. Each case runs twice: through `bin/missive.js` (the rolldown bundle, dist/cli) and through the
  * plain compiled modules (dist/electron/cli/index.js), so the gain of bundling over lazy loading alone shows.
- * Target: ≤ 1.5× `node -e 0` through bin/missive.js. Nothing touches the network.
+ * Targets through bin/missive.js: `--version` ≤ 1.5× `node -e 0`, `agent list --json` ≤ 2× (issue 23). Nothing touches the
+ * network.
  *
  *   npm run bench -- cli-start [ROUNDS]
  */
@@ -71,7 +72,8 @@ try {
   cases.forEach((c, i) => {
     const ms = median(times[i]!);
     const line = `${c.name}: ${ms.toFixed(1)} ms`;
-    console.log(c.args[0] === BUNDLE ? `${ratioLine(line, ms / base, 1.5)}` : `${line}, ratio ${(ms / base).toFixed(2)} (for comparison)`);
+    const target = c.args.includes('--version') ? 1.5 : 2;
+    console.log(c.args[0] === BUNDLE ? `${ratioLine(line, ms / base, target)}` : `${line}, ratio ${(ms / base).toFixed(2)} (for comparison)`);
   });
 } finally {
   rmSync(empty, { recursive: true, force: true });

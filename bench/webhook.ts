@@ -4,8 +4,8 @@
  * same process and run. Each round posts N valid A2A v1.0 push callbacks (StreamResponse `statusUpdate` JSON) from an
  * undici keep-alive Pool at a fixed concurrency over 127.0.0.1, in two scenarios: callbacks for tasks of a registered
  * agent (the linked path: context, task row, message row, event) and for tasks missive does not know (one unlinked
- * event). Prints requests/s and p99 latency of both sides, the ratio of the rates (target ≥ 0.5), and checks that
- * every callback answered 202 is in the journal (exit 1 otherwise).
+ * event). Prints requests/s, p99 latency and CPU per request (the in-process client included) of both sides, the
+ * ratio of the rates (target ≥ 0.5), and checks that every callback answered 202 is in the journal (exit 1 otherwise).
  *
  *   npm run bench -- webhook              # N = 5000, concurrency 16
  *   node dist/bench/index.js webhook 20000 32
@@ -49,7 +49,7 @@ const callback = (i: number, taskPrefix: string) =>
   });
 
 /** Posts N callbacks to `url` over `CONCURRENCY` keep-alive connections; returns the rate, the p99 and the 202 count. */
-async function load(url: string, taskPrefix: string): Promise<{ rate: number; p99: number; accepted: number }> {
+async function load(url: string, taskPrefix: string): Promise<{ rate: number; p99: number; accepted: number; cpu: number }> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: CONCURRENCY, pipelining: 1 });
   const latencies: number[] = [];
@@ -66,10 +66,12 @@ async function load(url: string, taskPrefix: string): Promise<{ rate: number; p9
     }
   };
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await pool.close();
-  return { rate: N / seconds, p99: quantile(latencies, 0.99), accepted };
+  return { rate: N / seconds, p99: quantile(latencies, 0.99), accepted, cpu: (cpu.user + cpu.system) / N };
 }
 
 const home = mkdtempSync(join(tmpdir(), 'missive-bench-webhook-'));
@@ -92,28 +94,33 @@ try {
 
   for (const scenario of SCENARIOS) {
     const p99 = { bare: [] as number[], missive: [] as number[] };
+    const cpu = { bare: [] as number[], missive: [] as number[] };
     let accepted = 0;
     const rates = await paired(
       ROUNDS,
       async () => {
         const r = await load(bareUrl, scenario.taskPrefix);
         p99.bare.push(r.p99);
+        cpu.bare.push(r.cpu);
         return r.rate;
       },
       async () => {
         const r = await load(missiveUrl, scenario.taskPrefix);
         p99.missive.push(r.p99);
+        cpu.missive.push(r.cpu);
         accepted += r.accepted;
         return r.rate;
       },
     );
-    // paired() runs one warm-up of each first: its p99 is not reported.
-    const p99Of = (xs: number[]) => quantile(xs.slice(1), 0.5);
+    // paired() runs one warm-up of each first: its p99 and CPU are not reported (the median of the timed rounds is).
+    const ofRounds = (xs: number[]) => quantile(xs.slice(1), 0.5);
     console.log(
       `webhook ${scenario.name}, ${N} callbacks × ${ROUNDS} rounds at concurrency ${CONCURRENCY} (medians): ` +
-        `missive ${rates.subject.toFixed(0)} req/s, p99 ${p99Of(p99.missive).toFixed(2)} ms; ` +
-        `bare node:http ${rates.baseline.toFixed(0)} req/s, p99 ${p99Of(p99.bare).toFixed(2)} ms`,
+        `missive ${rates.subject.toFixed(0)} req/s, p99 ${ofRounds(p99.missive).toFixed(2)} ms; ` +
+        `bare node:http ${rates.baseline.toFixed(0)} req/s, p99 ${ofRounds(p99.bare).toFixed(2)} ms`,
     );
+    // The client runs in this process too: both figures include its CPU, so their difference is what missive adds.
+    console.log(`  CPU per request, client included (medians): missive ${ofRounds(cpu.missive).toFixed(0)} µs, bare node:http ${ofRounds(cpu.bare).toFixed(0)} µs`);
     console.log(ratioLine(`webhook ${scenario.name} req/s, missive / bare node:http`, rates.subject / rates.baseline, TARGET, false));
     const journaled = (
       core.store().db.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id GLOB ?`).get(`${scenario.taskPrefix}*`) as { n: number }

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-/** The `missive` CLI entry under plain Node (also run by the packaged app with ELECTRON_RUN_AS_NODE=1). */
+/**
+ * The `missive` CLI entry under plain Node (also run by the packaged app with ELECTRON_RUN_AS_NODE=1). No top-level
+ * await: the bundle (build/bundle-cli.mjs) is CommonJS, which loads faster than ES modules.
+ */
 import { runCli } from './program.js';
 
 async function readStdin(): Promise<string> {
@@ -8,10 +11,11 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const code = await runCli(process.argv.slice(2), {
+void runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   io: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), isTTY: !!process.stdout.isTTY },
   stdin: readStdin,
+}).then((code) => {
+  process.exitCode = code;
 });
-process.exitCode = code;

@@ -17,7 +17,7 @@ import { redactUrl } from '../security/redact.js';
 import type { BindingCall } from './binding-call.js';
 import { assertAuthorized, networkError, sharedDispatcher, timedDispatcher, tryJson, withQuery } from './http.js';
 import { oneLine } from './remote-text.js';
-import { loadUndici } from './undici.js';
+import { loadUndici, loadUndiciFetch } from './undici.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 import type { WireRecorder } from './wire.js';
 import { completeJsonRpcBody, kindlessWarning, RESULT_KINDS, type ResultKind, type ResultOrigin } from './result-kinds.js';
@@ -211,8 +211,10 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
     const abort = (reason: unknown) => controller.abort(reason);
     init.signal?.addEventListener('abort', () => abort(init.signal!.reason), { once: true });
     if (init.signal?.aborted) abort(init.signal.reason);
-    // Loaded first: the wire view times the exchange, not the loading of undici on the first request.
-    const { fetch: undiciFetch } = await loadUndici();
+    // Loaded first: the wire view times the exchange, not the loading of undici on the first request (the request
+    // modules every exchange shares, then fetch, which only the SDK's transports use).
+    await loadUndici();
+    const { fetch: undiciFetch } = await loadUndiciFetch();
     const dispatcher = call.dispatcher ?? (await sharedDispatcher());
     // Unary: the whole answer within the timeout. Stream: the headers within it, then each gap between chunks.
     const deadline = setTimeout(() => abort(timeoutReason(call.timeoutMs)), call.timeoutMs);

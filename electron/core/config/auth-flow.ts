@@ -13,31 +13,36 @@ export const AUTH_FLOWS = ['header', 'basic', 'api_key', 'oauth2_client_credenti
 export type AuthFlowName = (typeof AUTH_FLOWS)[number];
 export const API_KEY_PLACES = ['header', 'query', 'cookie'] as const;
 
-const scopes = z.array(z.string().min(1).refine((s) => !/\s/.test(s), 'must not contain spaces')).max(64);
+/** The stored flow's schema, built on first use (loading the store needs none of it; docs/performance.md). */
+function buildAuthFlow() {
+  const scopes = z.array(z.string().min(1).refine((s) => !/\s/.test(s), 'must not contain spaces')).max(64);
 
-export const authFlow = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('header') }),
-  z.strictObject({ type: z.literal('basic'), username: z.string().min(1).refine((u) => !u.includes(':'), 'must not contain ":"') }),
-  z.strictObject({ type: z.literal('api_key'), in: z.enum(API_KEY_PLACES), name: z.string().min(1).max(256) }),
-  z.strictObject({
-    type: z.literal('oauth2_client_credentials'),
-    token_url: z.string().nullable(),
-    issuer: z.string().nullable(),
-    client_id: z.string().min(1),
-    scopes,
-    audience: z.string().nullable(),
-  }),
-  z.strictObject({
-    type: z.literal('oauth2_device_code'),
-    device_authorization_url: z.string().nullable(),
-    token_url: z.string().nullable(),
-    issuer: z.string().nullable(),
-    client_id: z.string().min(1),
-    scopes,
-  }),
-]);
+  return z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('header') }),
+    z.strictObject({ type: z.literal('basic'), username: z.string().min(1).refine((u) => !u.includes(':'), 'must not contain ":"') }),
+    z.strictObject({ type: z.literal('api_key'), in: z.enum(API_KEY_PLACES), name: z.string().min(1).max(256) }),
+    z.strictObject({
+      type: z.literal('oauth2_client_credentials'),
+      token_url: z.string().nullable(),
+      issuer: z.string().nullable(),
+      client_id: z.string().min(1),
+      scopes,
+      audience: z.string().nullable(),
+    }),
+    z.strictObject({
+      type: z.literal('oauth2_device_code'),
+      device_authorization_url: z.string().nullable(),
+      token_url: z.string().nullable(),
+      issuer: z.string().nullable(),
+      client_id: z.string().min(1),
+      scopes,
+    }),
+  ]);
+}
 
-export type AuthFlow = z.infer<typeof authFlow>;
+let authFlow: ReturnType<typeof buildAuthFlow> | undefined;
+
+export type AuthFlow = z.infer<ReturnType<typeof buildAuthFlow>>;
 export type OAuthFlow = Extract<AuthFlow, { type: 'oauth2_client_credentials' | 'oauth2_device_code' }>;
 
 export const HEADER_FLOW: AuthFlow = { type: 'header' };
@@ -48,7 +53,7 @@ export const isOAuthFlow = (flow: AuthFlow): flow is OAuthFlow => flow.type === 
 export function parseAuthFlow(json: string | null | undefined): AuthFlow {
   if (!json) return HEADER_FLOW;
   try {
-    const parsed = authFlow.safeParse(JSON.parse(json));
+    const parsed = (authFlow ??= buildAuthFlow()).safeParse(JSON.parse(json));
     return parsed.success ? parsed.data : HEADER_FLOW;
   } catch {
     return HEADER_FLOW;

@@ -99,6 +99,8 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
     }
   } catch (error) {
     const err = toMissiveError(error);
+    // A store closed under the stream (the app quitting) cannot journal the failure: its own error says so.
+    if (!store.db.open) throw err;
     appendEvent(
       store.db,
       { type: 'a2a.stream.failed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events_received: events, error: err.toReport() } },

@@ -18,7 +18,35 @@ export interface OpenOptions {
   migrations?: Migration[];
   /** better-sqlite3's native addon to load instead of its default build (the desktop app's Electron build). */
   nativeBinding?: string;
+  /** Overrides of CHECKPOINT_POLICY (the checkpoint benchmark compares policies). */
+  checkpoint?: Partial<CheckpointPolicy>;
 }
+
+/**
+ * How the WAL and the page cache are kept (measured by `bench/checkpoint.ts`, figures in docs/performance.md).
+ * `walAutocheckpoint` pages (SQLite's PASSIVE checkpoint at commit), `journalSizeLimit` bytes the WAL file is cut back
+ * to when it restarts (-1: never), `cacheSizeKib` of page cache per connection, and `idleCheckpointMs`: a
+ * `wal_checkpoint(TRUNCATE)` once the store's group writers and batches have been quiet that long (0: never).
+ */
+export interface CheckpointPolicy {
+  walAutocheckpoint: number;
+  journalSizeLimit: number;
+  cacheSizeKib: number;
+  idleCheckpointMs: number;
+}
+
+/** SQLite's defaults, the policy before issue 23: the baseline `bench/checkpoint.ts` measures against. */
+export const SQLITE_DEFAULT_POLICY: CheckpointPolicy = { walAutocheckpoint: 1000, journalSizeLimit: -1, cacheSizeKib: 2000, idleCheckpointMs: 0 };
+
+/**
+ * Measured (docs/performance.md, "Checkpoint policy"): a 16 MB `journal_size_limit` cuts a long stream's WAL from
+ * 29 to 16 MB, and the idle TRUNCATE to 0 a second after the writes stop (it stayed at 29 MB for as long as the app
+ * ran). A 16 MB cache and `wal_autocheckpoint` 4000 measured no better than noise (the larger checkpoint interval
+ * grew the WAL to 37 MB): SQLite's defaults stay.
+ */
+export const CHECKPOINT_POLICY: CheckpointPolicy = { ...SQLITE_DEFAULT_POLICY, journalSizeLimit: 16 * 2 ** 20, idleCheckpointMs: 1000 };
+
+export const checkpointPolicy = (options: OpenOptions): CheckpointPolicy => ({ ...CHECKPOINT_POLICY, ...options.checkpoint });
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   if (options.readonly && !existsSync(path)) throw storageError('database_missing', `no database at ${path} yet`);
@@ -42,6 +70,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
       db.pragma('journal_mode = WAL');
       for (const suffix of ['-wal', '-shm']) tighten(`${path}${suffix}`, PRIVATE_FILE_MODE);
       db.pragma('synchronous = NORMAL');
+      const policy = checkpointPolicy(options);
+      db.pragma(`wal_autocheckpoint = ${Math.trunc(policy.walAutocheckpoint)}`);
+      db.pragma(`journal_size_limit = ${Math.trunc(policy.journalSizeLimit)}`);
+      db.pragma(`cache_size = -${Math.trunc(policy.cacheSizeKib)}`);
       migrate(db, options.migrations ?? MIGRATIONS);
     } else {
       verifyMigrations(db, options.migrations ?? MIGRATIONS);

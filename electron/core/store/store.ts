@@ -1,5 +1,6 @@
 /** The store handle the services receive: one database, its repositories, and transaction helpers. */
-import { openDatabase, type Db, type OpenOptions } from './db.js';
+import { MissiveError, storageError } from '../../../shared/errors.js';
+import { checkpointPolicy, openDatabase, type Db, type OpenOptions } from './db.js';
 
 export interface Store {
   readonly db: Db;
@@ -26,11 +27,16 @@ export interface Store {
  * end of the tick (`setImmediate`: everything a burst of network data brings commits together), at `flush()`, or
  * earlier when a `batch` group flushes first, so a killed process loses at most the last tick. A write made while a
  * transaction is already open (another writer's tick, or inside `transaction`) joins it and commits with it. A
- * failing `fn` rolls back alone. Between ticks the write lock is free.
+ * failing `fn` rolls back alone. Between ticks the write lock is free. Races: test/unit/store-races.test.ts.
  */
 export interface GroupWriter {
   write<T>(fn: () => T): T;
-  /** If this writer opened a tick, ends it now: commits the open transaction. Call it when the sequence ends, and before reporting a failure. */
+  /**
+   * If this writer's writes are in the open tick (its own or one it joined), ends it now: commits the open
+   * transaction. Call it when the sequence ends, and before reporting a failure. Throws `storage::tick_rolled_back`
+   * (once) if SQLite rolled back a tick holding this writer's writes; `write` throws it too, and `storage::store_closed`
+   * after `close()`.
+   */
   flush(): void;
 }
 
@@ -42,6 +48,49 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/**
+ * What the group writers of one connection share. Their writes of a tick share one transaction (the one the first
+ * write of the tick opened), so they share its fate: `lost` holds the ticks SQLite rolled back as a whole (a full
+ * disk, an I/O error, a failed COMMIT), each writer with rows in one of them is told once, by a storage error.
+ */
+interface Ticks {
+  /** The number of the tick whose transaction is open, if a group writer opened it. */
+  open: number | undefined;
+  last: number;
+  lost: Set<number>;
+  /** Group writes under way (a write's `fn` may call `close()`: a listener that shuts the core down). */
+  writing: number;
+  /** Called after every commit of a tick or a batch (re-arms the idle checkpoint). */
+  committed: () => void;
+}
+
+const tickRolledBack = (cause: unknown) =>
+  new MissiveError(
+    'storage',
+    'tick_rolled_back',
+    `SQLite rolled back the whole transaction of this tick (${(cause as Error)?.message ?? String(cause)}): the writes made in it since the last commit are not stored`,
+    { cause },
+  );
+const storeClosed = () => storageError('store_closed', 'the store was closed while this sequence of writes was still running');
+
+/** Ends the open transaction: COMMIT, or, when that fails, records the tick as lost (never throws: it runs from timers). */
+function commitOpen(db: Db, ticks: Ticks): void {
+  const tick = ticks.open;
+  ticks.open = undefined;
+  if (!db.open || !db.inTransaction) return;
+  try {
+    db.exec('COMMIT');
+    ticks.committed();
+  } catch {
+    try {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    } catch {
+      // Nothing left to undo: SQLite already rolled back, or the connection is gone.
+    }
+    if (tick !== undefined) ticks.lost.add(tick);
+  }
+}
+
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const db = openDatabase(path, options);
   // Each group-writer write runs in a savepoint, and SQLite copies every page a savepoint first touches into a
@@ -50,15 +99,21 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   if (!options.readonly) db.pragma('temp_store = MEMORY');
   let queue: Pending[] = [];
   let scheduled: NodeJS.Immediate | undefined;
+  const idle = idleCheckpoint(db, checkpointPolicy(options).idleCheckpointMs);
+  const ticks: Ticks = { open: undefined, last: 0, lost: new Set(), writing: 0, committed: idle.arm };
 
   const flush = () => {
     scheduled = undefined;
     const items = queue;
     queue = [];
     if (items.length === 0) return;
+    if (!db.open) {
+      for (const item of items) item.reject(storeClosed());
+      return;
+    }
     // A group writer's tick still open (a stream in this process): commit it first, so this group gets a transaction
     // of its own, committed before its promises settle, instead of joining one that commits later.
-    if (db.inTransaction) db.exec('COMMIT');
+    commitOpen(db, ticks);
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       db.transaction(() => {
@@ -74,6 +129,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       for (const item of items) item.reject(error);
       return;
     }
+    idle.arm();
     items.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) item.resolve(outcome.value);
@@ -90,15 +146,67 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
         scheduled ??= setImmediate(flush);
       }),
-    grouped: () => groupWriter(db),
+    grouped: () => groupWriter(db, ticks),
     close: () => {
       if (scheduled) clearImmediate(scheduled);
-      if (db.open) {
+      scheduled = undefined;
+      idle.stop();
+      if (!db.open) return;
+      // Closed from inside a group write (its `fn` called us): that write cannot finish, so it is rolled back alone,
+      // like any failing write, and what the tick wrote before it is committed below.
+      for (; ticks.writing > 0; ticks.writing--) {
+        if (!db.inTransaction) break;
+        db.exec('ROLLBACK TO missive_write; RELEASE missive_write');
+      }
+      try {
+        // Queued batches, then a group writer's tick that has not come yet: committed rather than lost.
         flush();
-        // A group writer's tick that has not come yet: commit it rather than lose it.
-        if (db.inTransaction) db.exec('COMMIT');
+        commitOpen(db, ticks);
+      } finally {
         db.close();
       }
+    },
+  };
+}
+
+const IDLE_CHECKPOINT_RETRIES = 10;
+
+/**
+ * A `wal_checkpoint(TRUNCATE)` once writes have been quiet for `ms` (re-armed by every commit): a long stream leaves
+ * its WAL (up to a checkpoint's worth, far more while a reader holds an old snapshot) on disk, and every reader
+ * searches it. Never waits: busy (a reader on an old snapshot, another process writing) means it tries again after
+ * another quiet spell, IDLE_CHECKPOINT_RETRIES times at most, then after the next commit.
+ */
+function idleCheckpoint(db: Db, ms: number): { arm: () => void; stop: () => void } {
+  if (!(ms > 0)) return { arm: () => {}, stop: () => {} };
+  let timer: NodeJS.Timeout | undefined;
+  let retries = 0;
+  const run = () => {
+    if (!db.open) return;
+    let busy = db.inTransaction;
+    if (!busy) {
+      const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+      try {
+        db.pragma('busy_timeout = 0');
+        busy = (db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>)[0]?.busy !== 0;
+      } catch {
+        busy = true;
+      } finally {
+        if (db.open) db.pragma(`busy_timeout = ${timeout}`);
+      }
+    }
+    // A reader holding an old snapshot (an export paging, another process): try again a few quiet spells later.
+    if (busy && retries++ < IDLE_CHECKPOINT_RETRIES) timer?.refresh();
+  };
+  return {
+    arm: () => {
+      retries = 0;
+      if (timer) timer.refresh();
+      else timer = setTimeout(run, ms).unref();
+    },
+    stop: () => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
     },
   };
 }
@@ -107,40 +215,76 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
  * `fn` in a savepoint of the open transaction: rolled back alone when it throws. Prepared once per connection (the
  * statements are cached by db.prepare), unlike `db.transaction(fn)`, which builds a wrapper per call.
  */
-function inSavepoint<T>(db: Db, fn: () => T): T {
+function inSavepoint<T>(db: Db, ticks: Ticks, fn: () => T): T {
   db.prepare('SAVEPOINT missive_write').run();
+  ticks.writing++;
   let value: T;
   try {
     value = fn();
   } catch (error) {
     // A failure SQLite answered with a rollback of the whole transaction leaves no savepoint to return to.
-    if (db.inTransaction) {
+    if (db.open && db.inTransaction && ticks.writing > 0) {
       db.prepare('ROLLBACK TO missive_write').run();
       db.prepare('RELEASE missive_write').run();
     }
     throw error;
+  } finally {
+    // close() inside `fn` already unwound every savepoint and counted them out.
+    if (ticks.writing > 0) ticks.writing--;
   }
+  if (!db.open) throw storeClosed();
   db.prepare('RELEASE missive_write').run();
   return value;
 }
 
-function groupWriter(db: Db): GroupWriter {
-  let tick: NodeJS.Immediate | undefined;
-  const flush = () => {
-    if (!tick) return;
-    clearImmediate(tick);
-    tick = undefined;
-    if (db.open && db.inTransaction) db.exec('COMMIT');
+function groupWriter(db: Db, ticks: Ticks): GroupWriter {
+  let timer: NodeJS.Immediate | undefined;
+  /** The tick holding this writer's writes not yet known to be committed. */
+  let pending: number | undefined;
+  /** Throws once if SQLite rolled back the tick that held this writer's writes. */
+  const checkLost = () => {
+    if (pending === undefined || !ticks.lost.has(pending)) return;
+    const lost = pending;
+    pending = undefined;
+    throw tickRolledBack(new Error(`tick ${lost} was rolled back by another write of the same tick`));
+  };
+  const endTick = () => {
+    timer = undefined;
+    commitOpen(db, ticks);
   };
   return {
     write<T>(fn: () => T): T {
+      if (!db.open) throw storeClosed();
+      checkLost();
       // Called inside someone else's transaction (synchronously), the write simply joins it, and commits with it.
       if (!db.inTransaction) {
         db.exec('BEGIN IMMEDIATE');
-        tick = setImmediate(flush);
+        ticks.open = ++ticks.last;
+        if (timer) clearImmediate(timer);
+        timer = setImmediate(endTick);
       }
-      return inSavepoint(db, fn);
+      if (ticks.open !== undefined) pending = ticks.open;
+      try {
+        return inSavepoint(db, ticks, fn);
+      } catch (error) {
+        if (!db.open) throw error instanceof MissiveError ? error : storeClosed();
+        // SQLite rolled back the whole transaction: every write of this tick is gone, this writer's and the others'.
+        if (!db.inTransaction && ticks.open !== undefined) {
+          ticks.lost.add(ticks.open);
+          ticks.open = undefined;
+          pending = undefined;
+          throw tickRolledBack(error);
+        }
+        throw error;
+      }
     },
-    flush,
+    flush() {
+      if (timer) clearImmediate(timer);
+      timer = undefined;
+      // This writer's writes are in the open tick (its own or one it joined): commit it now.
+      if (pending !== undefined && pending === ticks.open) commitOpen(db, ticks);
+      checkLost();
+      pending = undefined;
+    },
   };
 }

@@ -15,8 +15,12 @@ export type CallbackCheck = { ok: true; record: StreamRecord; dialect: Dialect }
 
 const LEGACY_KINDS = new Set(['task', 'message', 'status-update', 'artifact-update']);
 
-export function readCallback(value: unknown): CallbackCheck {
-  if (isValueTooDeep(value)) return { ok: false, reason: `the body nests JSON deeper than ${MAX_JSON_DEPTH} levels` };
+/**
+ * `value`, checked. `depthChecked`: the caller parsed it from text that `isTooDeep` already bounded
+ * (`parseBoundedJson`, as the receiver does), so it is not stringified and measured a second time.
+ */
+export function readCallback(value: unknown, options: { depthChecked?: boolean } = {}): CallbackCheck {
+  if (!options.depthChecked && isValueTooDeep(value)) return { ok: false, reason: `the body nests JSON deeper than ${MAX_JSON_DEPTH} levels` };
   const kind = value && typeof value === 'object' && !Array.isArray(value) ? (value as { kind?: unknown }).kind : undefined;
   if (typeof kind !== 'string' || !LEGACY_KINDS.has(kind)) {
     const checked = checkStreamResponse(value);

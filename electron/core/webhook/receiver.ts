@@ -18,6 +18,7 @@ import { getTask } from '../store/repos/conversation.js';
 import { pushConfigAgent } from '../store/repos/push-configs.js';
 import { applyUpdate } from '../tasks/apply-update.js';
 import { authorised, type WebhookAuth } from './auth.js';
+import { commitGroups } from './commit-group.js';
 import { isMissiveError, usageError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 
@@ -63,6 +64,9 @@ export interface Receiver {
 export const DEFAULT_MAX_BODY = 1024 * 1024;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+/** The 202 bodies, made once. */
+const ACCEPTED = { linked: JSON.stringify({ accepted: true, linked: true }), unlinked: JSON.stringify({ accepted: true, linked: false }) };
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export const isLoopbackHost = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
@@ -91,8 +95,9 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
   let last: Arrival | null = null;
   let server: Server | undefined;
   let url: string | null = null;
+  const persist = commitGroups((fn) => store().batch(fn));
 
-  const reply = (res: ServerResponse, status: number, body: unknown) => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const reply = (res: ServerResponse, status: number, body: unknown) => void res.writeHead(status, JSON_HEADERS).end(JSON.stringify(body));
 
   const arrive = (arrival: Omit<Arrival, 'at'>) => {
     last = { ...arrival, at: new Date().toISOString() };
@@ -130,7 +135,7 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
         if (size > maxBody) settle(() => resolve('too_large'));
         else chunks.push(chunk);
       });
-      req.on('end', () => settle(() => resolve(Buffer.concat(chunks).toString('utf8'))));
+      req.on('end', () => settle(() => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'))));
       req.on('close', closed);
     });
   }
@@ -154,15 +159,16 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     } catch (error) {
       return reject(req, res, 400, isMissiveError(error) ? error.message : `malformed JSON: ${(error as Error).message}`);
     }
-    const checked = readCallback(value);
+    const checked = readCallback(value, { depthChecked: true });
     if (!checked.ok) return reject(req, res, 400, checked.reason);
     const { record, dialect } = checked;
     const taskId = record.variant === 'task' ? String(record.payload.id) : ((record.payload.taskId as string | undefined) ?? null);
     const a2aVersion = (req.headers['a2a-version'] as string | undefined) ?? null;
     const eventType = `a2a.push.${VARIANT_EVENT[record.variant]}`;
-    // Group commit (Store.batch): this callback's rows get their own savepoint in a transaction shared with every batch
-    // write of the same tick (other callbacks, fan-out answers); the 202 goes out only once that transaction has committed.
-    const alias = await store().batch(() => {
+    // Group commit (commitGroups, then Store.batch): this callback's rows get their own savepoint in a transaction shared
+    // with the callbacks of the same burst and every batch write of that tick (fan-out answers); the 202 goes out only
+    // once that transaction has committed.
+    const alias = await persist(() => {
       const db = store().db;
       const owner = taskId ? (getTask(db, taskId)?.agent_alias ?? pushConfigAgent(db, taskId)) : null;
       if (owner) {
@@ -174,7 +180,7 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
       return owner;
     });
     arrive({ status: 202, variant: record.variant, task_id: taskId, event_type: eventType, reason: null });
-    reply(res, 202, { accepted: true, linked: alias !== null });
+    res.writeHead(202, JSON_HEADERS).end(alias !== null ? ACCEPTED.linked : ACCEPTED.unlinked);
   }
 
   const readyz = (res: ServerResponse) => {
