@@ -12,7 +12,7 @@ import { validateAlias } from '../validation/alias.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';
 import { refuseControlCharacters } from './oauth2/token-text.js';
 import { secretPersistence } from './session-secrets.js';
-import { listAgents } from '../store/repos/agents.js';
+import { agentAliasesByAuthRef } from '../store/repos/agents.js';
 
 export interface AuthRefView {
   name: string;
@@ -31,7 +31,8 @@ export interface AuthRefView {
   used_by: string[];
 }
 
-async function view(core: Core, ref: AuthRefRow, keyringOk: boolean): Promise<AuthRefView> {
+/** `usedBy`: the agents using each ref (agentAliasesByAuthRef), read once for a whole list. */
+async function view(core: Core, ref: AuthRefRow, keyringOk: boolean, usedBy = agentAliasesByAuthRef(core.store().db)): Promise<AuthRefView> {
   let present: boolean | null;
   if (ref.kind === 'env') present = !!core.env[ref.envVar!];
   else present = keyringOk ? (await core.secrets.get(ref.keyringService!, ref.keyringAccount!)) !== null : null;
@@ -46,13 +47,14 @@ async function view(core: Core, ref: AuthRefRow, keyringOk: boolean): Promise<Au
     keyring_account: ref.keyringAccount,
     flow: ref.flow,
     present,
-    used_by: listAgents(core.store().db).filter((a) => a.authRefName === ref.name).map((a) => a.alias),
+    used_by: usedBy.get(ref.name) ?? [],
   };
 }
 
 export async function listAuth(core: Core) {
   const availability = await core.secrets.available();
-  const refs = await Promise.all(listAuthRefs(core.store().db).map((r) => view(core, r, availability.ok)));
+  const usedBy = agentAliasesByAuthRef(core.store().db);
+  const refs = await Promise.all(listAuthRefs(core.store().db).map((r) => view(core, r, availability.ok, usedBy)));
   const persistence = await secretPersistence(core.secrets);
   return {
     keyring: { backend: core.secrets.backend, available: availability.ok, reason: availability.ok ? null : availability.reason, session_only: !persistence.persistent, session_reason: persistence.reason },
@@ -172,7 +174,7 @@ export function removeAuth(core: Core, name: string) {
   if (ref.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${name}" comes from the config file and cannot be removed here`);
   const store = core.store();
   // The agents that used it keep working without credentials (the store unlinks them): the journal says which.
-  const unlinked = listAgents(store.db).filter((a) => a.authRefName === name).map((a) => a.alias);
+  const unlinked = agentAliasesByAuthRef(store.db).get(name) ?? [];
   store.transaction(() => {
     deleteAuthRef(store.db, name);
     appendEvent(store.db, { type: 'missive.auth_ref.removed', payload: { name, unlinked_agents: unlinked } });

@@ -181,6 +181,14 @@ export function listAgents(db: Db): AgentRow[] {
   return (db.prepare(`SELECT * FROM agents ORDER BY alias`).all() as RawAgent[]).map(fromRaw);
 }
 
+/** The aliases of the agents that authenticate with each auth ref, in alias order (refs no agent uses are absent). */
+export function agentAliasesByAuthRef(db: Db): Map<string, string[]> {
+  const rows = db.prepare(`SELECT alias, auth_ref_name AS ref FROM agents WHERE auth_ref_name IS NOT NULL ORDER BY alias`).all() as Array<{ alias: string; ref: string }>;
+  const byRef = new Map<string, string[]>();
+  for (const { alias, ref } of rows) byRef.set(ref, [...(byRef.get(ref) ?? []), alias]);
+  return byRef;
+}
+
 export function deleteAgent(db: Db, alias: string): boolean {
   return db.prepare(`DELETE FROM agents WHERE alias = ?`).run(alias).changes > 0;
 }
