@@ -55,7 +55,9 @@ describe('push configs and callbacks', () => {
       expect(pushes.map((e) => e.event_type)).toContain('a2a.push.status_update');
       // The SDK sender sends no A2A-Version header; the receiver records what arrived (here: none).
       expect(JSON.parse(pushes.at(-1).payload_json)).toHaveProperty('a2a_version', null);
-      withDb((d) => expect((d.prepare(`SELECT count(*) AS n FROM messages WHERE direction = 'push' AND task_id = ?`).get(taskId) as any).n).toBeGreaterThan(0));
+      // The callbacks are among the context's messages, as `missive context export` shows them.
+      const exported = (await box.run(['context', 'export', sent.task.context_id, '--json'])).json().data.messages as any[];
+      expect(exported.filter((m) => m.direction === 'push' && m.task_id === taskId).length).toBeGreaterThan(0);
       expect(receiver.stats()).toMatchObject({ listening: true, rejected: 0 });
 
       const listed = (await box.run(['push', 'list', alias, taskId, '--json'])).json().data;

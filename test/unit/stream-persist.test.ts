@@ -3,15 +3,17 @@
  * tick, a status update set inside the stored task JSON by SQLite equals the read-spread-rewrite it replaced, and the
  * message ordinals computed in the insert still count the task's messages.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../electron/core/store/store.js';
-import { ensureContext, getTaskJson, upsertTask } from '../../electron/core/store/repos/conversation.js';
+import { ensureContext, getTaskJson, responsesOfTask, upsertTask } from '../../electron/core/store/repos/conversation.js';
 import { applyUpdate, type UpdateSource } from '../../electron/core/tasks/apply-update.js';
-import { listEvents } from '../../electron/core/store/repos/events.js';
+import { appendEvent, listEvents } from '../../electron/core/store/repos/events.js';
+import { messagesOfContext } from '../../electron/core/store/repos/history.js';
+import { listContexts } from '../../electron/core/store/repos/contexts.js';
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'missive-stream-persist-')), 'm.sqlite3');
 const source: UpdateSource = { eventPrefix: 'a2a.stream', direction: 'stream_event', alias: 'peer', protocolVersion: '1.0', metadata: { via: 'test' }, payload: { sequence: 1 } };
@@ -71,20 +73,46 @@ describe('stream persistence', () => {
     store.close();
   });
 
-  it('starts the JSON of a task only known by id from its id and context, numbers its messages, and journals each update once redacted', () => {
-    const { store } = seeded();
+  it('starts the JSON of a task only known by id from its id and context, and journals each update once, redacted, under the id it reports', () => {
+    const { store, path } = seeded();
     const db = store.db;
     const secret = 'sk-live-0123456789';
     const withSecret = { ...source, secrets: [secret] };
     const first = store.transaction(() => applyUpdate(db, withSecret, status('TASK_STATE_WORKING', `token ${secret}`)));
-    store.transaction(() => applyUpdate(db, withSecret, status('TASK_STATE_WORKING', 'two')));
+    const second = store.transaction(() => applyUpdate(db, withSecret, status('TASK_STATE_WORKING', 'two')));
     expect(getTaskJson(db, 't')).toEqual({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', message: { messageId: 'm-two', role: 'ROLE_AGENT', parts: [{ text: 'two' }] } } });
-    expect(db.prepare(`SELECT ordinal FROM messages WHERE task_id = 't' ORDER BY ordinal`).pluck().all()).toEqual([0, 1]);
-    const firstEvent = listEvents(db, { taskId: 't', limit: 2 })[0]!;
-    expect(firstEvent.payload).toEqual({ sequence: 1, message_row: first.message_id, statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', message: { messageId: 'm-token [REDACTED]', role: 'ROLE_AGENT', parts: [{ text: 'token [REDACTED]' }] } } } });
-    const content = (db.prepare(`SELECT content_json FROM messages WHERE message_id = ?`).get(first.message_id) as { content_json: string }).content_json;
-    expect(content).not.toContain(secret);
-    expect(JSON.parse(content)).toEqual({ statusUpdate: (firstEvent.payload as { statusUpdate: unknown }).statusUpdate });
+    const events = listEvents(db, { taskId: 't', limit: 10 });
+    expect(events.map((e) => e.eventId)).toEqual([first.message_id, second.message_id]);
+    expect(events[0]!.payload).toEqual({ sequence: 1, statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', message: { messageId: 'm-token [REDACTED]', role: 'ROLE_AGENT', parts: [{ text: 'token [REDACTED]' }] } } } });
+    // Stored once: no message row repeats it; the task's answers read it from the journal.
+    expect(db.prepare(`SELECT count(*) FROM messages WHERE task_id = 't'`).pluck().get()).toBe(0);
+    expect(responsesOfTask(db, 't').map((m) => [m.message_id, m.direction, m.content])).toEqual([
+      [second.message_id, 'stream_event', { statusUpdate: (events[1]!.payload as { statusUpdate: unknown }).statusUpdate }],
+      [first.message_id, 'stream_event', { statusUpdate: (events[0]!.payload as { statusUpdate: unknown }).statusUpdate }],
+    ]);
+    store.close();
+    expect(readFileSync(path).includes(secret)).toBe(false);
+  });
+
+  it('reads a journal written when each update was also a message row: every update once, old and new, in order', () => {
+    const { store } = seeded();
+    const db = store.db;
+    ensureContext(db, 'c', 'peer');
+    // As an earlier version stored an update: a `stream_event` message row, and its event naming that row.
+    const old = status('TASK_STATE_WORKING', 'old');
+    db.prepare(`INSERT INTO tasks (task_id, agent_alias, context_id, state) VALUES ('t', 'peer', 'c', 'working')`).run();
+    db.prepare(
+      `INSERT INTO messages (message_id, agent_alias, context_id, task_id, direction, role, content_json, metadata_json, created_at)
+       VALUES ('old-row', 'peer', 'c', 't', 'stream_event', 'system', ?, '{}', '2026-01-01T00:00:00.000Z')`,
+    ).run(JSON.stringify({ statusUpdate: old.payload }));
+    appendEvent(db, { type: 'a2a.stream.status_update', agentAlias: 'peer', contextId: 'c', taskId: 't', payload: { sequence: 1, message_row: 'old-row', statusUpdate: old.payload } });
+    const fresh = store.transaction(() => applyUpdate(db, source, status('TASK_STATE_WORKING', 'new')));
+    expect(messagesOfContext(db, 'c').map((m) => [m.message_id, m.direction])).toEqual([
+      ['old-row', 'stream_event'],
+      [fresh.message_id, 'stream_event'],
+    ]);
+    expect(responsesOfTask(db, 't').map((m) => m.message_id)).toEqual([fresh.message_id, 'old-row']);
+    expect(listContexts(db, 10).find((c) => c.context_id === 'c')).toMatchObject({ messages: 2, events: 2 });
     store.close();
   });
 });

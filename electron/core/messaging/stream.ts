@@ -80,6 +80,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
             secrets: outbound.secrets,
             payload: { sequence: record.sequence, request_message_id: messageId },
             ensured,
+            tick: writer,
           },
           record,
         );

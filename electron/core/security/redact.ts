@@ -118,6 +118,55 @@ export function scrubSecrets<T>(value: T, knownSecrets: readonly string[]): T {
   return visit(value) as T;
 }
 
+/**
+ * `redactValue` for values that are only serialised or read afterwards (journal payloads on their way to SQLite):
+ * the same redaction, but every object or array in which nothing was redacted is returned as it is, not copied. A
+ * stream event with no secret in it comes back unchanged, with no allocation. The result may share structure with
+ * the input, so neither may be mutated afterwards.
+ */
+export function redactShared<T>(value: T, knownSecrets: readonly string[] = []): T {
+  return share(value, knownSecrets, false) as T;
+}
+
+function share(value: unknown, secrets: readonly string[], underHeaders: boolean): unknown {
+  if (typeof value === 'string') return redactText(value, secrets);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const copy = share(value[i], secrets, underHeaders);
+      if (copy !== value[i]) (out ??= value.slice())[i] = copy;
+    }
+    return out ?? value;
+  }
+  if (value instanceof Date || Object.getPrototypeOf(value) !== Object.prototype) return walk(value, secrets, underHeaders);
+  let out: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const inner = (value as Record<string, unknown>)[key];
+    const kind = kindOf(key);
+    let copy: unknown;
+    if (underHeaders && typeof inner === 'string') copy = kind.secret ? redactHeaderValue(inner) : redactText(inner, secrets);
+    else if (kind.secret && inner !== null && inner !== undefined) copy = typeof inner === 'string' && /^\s*\w+\s+\S/.test(inner) ? redactHeaderValue(inner) : REDACTED;
+    else copy = share(inner, secrets, kind.headers);
+    if (copy === inner) continue;
+    // The first change copies the object (own enumerable keys, in order); `__proto__` stays data, as in `walk`.
+    out ??= copyOwn(value as Record<string, unknown>);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out ?? value;
+}
+
+function copyOwn(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === '__proto__') Object.defineProperty(out, key, { value: inner, enumerable: true, writable: true, configurable: true });
+    else out[key] = inner;
+  }
+  return out;
+}
+
 function walk(value: unknown, secrets: readonly string[], underHeaders: boolean): unknown {
   if (typeof value === 'string') return redactText(value, secrets);
   if (Array.isArray(value)) return value.map((item) => walk(item, secrets, underHeaders));

@@ -38,6 +38,26 @@ export interface GroupWriter {
    * after `close()`.
    */
   flush(): void;
+  /**
+   * A value kept for the rest of the open tick under `key`, shared by the writers of the tick: what the tick has
+   * already set (`set`), else `init()` (read from the database). Read it inside `write`.
+   */
+  get<T>(key: string, init: () => T): T;
+  /**
+   * Sets the tick's value under `key`, and how to store it: `save` runs once, just before the tick commits, with the
+   * last value set. A value every write of a tick changes (an artifact's version) is so written once per tick, not
+   * once per write. Set inside `write`: it takes effect when that write succeeds, and is dropped with a failing one.
+   * In a transaction that is not a tick (a write that joined `transaction`), it is saved when the write ends.
+   */
+  set<T>(key: string, value: T, save: (value: T) => void): void;
+  /** Saves now, and forgets, the tick's value under `key` (before a write that reads what it would save). */
+  settle(key: string): void;
+}
+
+/** A value of the open tick and how to store it (GroupWriter.set). */
+interface TickValue {
+  value: unknown;
+  save: (value: unknown) => void;
 }
 
 
@@ -62,6 +82,18 @@ interface Ticks {
   writing: number;
   /** Called after every commit of a tick or a batch (re-arms the idle checkpoint). */
   committed: () => void;
+  /** The values of the open tick (GroupWriter.set), saved before it commits. */
+  values: Map<string, TickValue>;
+  /** The values the write under way read or set, kept when it succeeds (one map per nested write). */
+  staged: Array<Map<string, TickValue | { value: unknown; save?: undefined }>>;
+}
+
+/** Saves the tick's values (last set wins) and forgets them. Throws what a save throws: the tick cannot commit. */
+function saveValues(ticks: Ticks): void {
+  if (ticks.values.size === 0) return;
+  const values = ticks.values;
+  ticks.values = new Map();
+  for (const { value, save } of values.values()) save(value);
 }
 
 const tickRolledBack = (cause: unknown) =>
@@ -77,8 +109,12 @@ const storeClosed = () => storageError('store_closed', 'the store was closed whi
 function commitOpen(db: Db, ticks: Ticks): void {
   const tick = ticks.open;
   ticks.open = undefined;
-  if (!db.open || !db.inTransaction) return;
+  if (!db.open || !db.inTransaction) {
+    ticks.values.clear();
+    return;
+  }
   try {
+    saveValues(ticks);
     db.exec('COMMIT');
     ticks.committed();
   } catch {
@@ -100,7 +136,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   let queue: Pending[] = [];
   let scheduled: NodeJS.Immediate | undefined;
   const idle = idleCheckpoint(db, checkpointPolicy(options).idleCheckpointMs);
-  const ticks: Ticks = { open: undefined, last: 0, lost: new Set(), writing: 0, committed: idle.arm };
+  const ticks: Ticks = { open: undefined, last: 0, lost: new Set(), writing: 0, committed: idle.arm, values: new Map(), staged: [] };
 
   const flush = () => {
     scheduled = undefined;
@@ -140,7 +176,11 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   return {
     db,
     path,
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    transaction: <T>(fn: () => T): T => {
+      // Inside an open tick (it nests as a savepoint), `fn` reads what the tick's writers set, not what they would save.
+      if (db.inTransaction) saveValues(ticks);
+      return db.transaction(fn).immediate();
+    },
     batch: <T>(fn: () => T): Promise<T> =>
       new Promise<T>((resolve, reject) => {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
@@ -158,6 +198,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
         if (!db.inTransaction) break;
         db.exec('ROLLBACK TO missive_write; RELEASE missive_write');
       }
+      ticks.staged.length = 0;
       try {
         // Queued batches, then a group writer's tick that has not come yet: committed rather than lost.
         flush();
@@ -218,10 +259,16 @@ function idleCheckpoint(db: Db, ms: number): { arm: () => void; stop: () => void
 function inSavepoint<T>(db: Db, ticks: Ticks, fn: () => T): T {
   db.prepare('SAVEPOINT missive_write').run();
   ticks.writing++;
+  const staged: Ticks['staged'][number] = new Map();
+  ticks.staged.push(staged);
   let value: T;
   try {
     value = fn();
+    keepStaged(ticks, staged);
+    // Joined a transaction that is not a tick: nothing saves the values before its commit, so they are saved now.
+    if (ticks.open === undefined && ticks.staged.length === 0) saveValues(ticks);
   } catch (error) {
+    unstage(ticks, staged);
     // A failure SQLite answered with a rollback of the whole transaction leaves no savepoint to return to.
     if (db.open && db.inTransaction && ticks.writing > 0) {
       db.prepare('ROLLBACK TO missive_write').run();
@@ -235,6 +282,23 @@ function inSavepoint<T>(db: Db, ticks: Ticks, fn: () => T): T {
   if (!db.open) throw storeClosed();
   db.prepare('RELEASE missive_write').run();
   return value;
+}
+
+/** Ends a write's staging (close() may have dropped it already). */
+function unstage(ticks: Ticks, staged: Ticks['staged'][number]): void {
+  const at = ticks.staged.indexOf(staged);
+  if (at >= 0) ticks.staged.splice(at, 1);
+}
+
+/** A write succeeded: what it set becomes the tick's (or its enclosing write's); what it only read is dropped. */
+function keepStaged(ticks: Ticks, staged: Ticks['staged'][number]): void {
+  unstage(ticks, staged);
+  const into = ticks.staged.at(-1);
+  for (const [key, entry] of staged) {
+    if (!entry.save) continue;
+    if (into) into.set(key, entry);
+    else ticks.values.set(key, entry as TickValue);
+  }
 }
 
 function groupWriter(db: Db, ticks: Ticks): GroupWriter {
@@ -277,6 +341,31 @@ function groupWriter(db: Db, ticks: Ticks): GroupWriter {
         }
         throw error;
       }
+    },
+    get<T>(key: string, init: () => T): T {
+      for (let i = ticks.staged.length - 1; i >= 0; i--) {
+        const entry = ticks.staged[i]!.get(key);
+        if (entry) return entry.value as T;
+      }
+      const kept = ticks.values.get(key);
+      if (kept) return kept.value as T;
+      const value = init();
+      ticks.staged.at(-1)?.set(key, { value });
+      return value;
+    },
+    set<T>(key: string, value: T, save: (value: T) => void): void {
+      const staged = ticks.staged.at(-1);
+      if (!staged) throw new Error('GroupWriter.set is called inside write()');
+      staged.set(key, { value, save: save as (value: unknown) => void });
+    },
+    settle(key: string): void {
+      // The newest entry (the innermost write's, then the tick's) is the one to save; every entry goes.
+      let newest: { value: unknown; save?: (value: unknown) => void } | undefined;
+      for (const map of [...ticks.staged].reverse().concat(ticks.values as Ticks['staged'][number])) {
+        newest ??= map.get(key);
+        map.delete(key);
+      }
+      newest?.save?.(newest.value);
     },
     flush() {
       if (timer) clearImmediate(timer);

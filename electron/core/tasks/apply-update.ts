@@ -1,13 +1,29 @@
 /**
- * Applies one A2A StreamResponse (from a stream, a task subscription or a push callback) to the journal: a message
- * row, an event, the task row's state, and the artifact rows (appended chunks merged, version bumped).
+ * Applies one A2A StreamResponse (from a stream, a task subscription or a push callback) to the journal: one event
+ * holding the update, the task row's state, and the artifact rows (appended chunks merged, version bumped).
  */
 import { rowId } from '../store/row-id.js';
 import type { Db } from '../store/db.js';
-import { alreadyRedacted, appendEvent, hasEventKey } from '../store/repos/events.js';
-import { ensureContext, ensurePlaceholderTask, getTaskJson, insertMessage, updateTaskStatus, writeArtifact, upsertTask, type TaskStateName } from '../store/repos/conversation.js';
+import { appendEvent, hasEventKey } from '../store/repos/events.js';
+import {
+  appendArtifactChunk,
+  appendedHead,
+  artifactHead,
+  ensureContext,
+  ensurePlaceholderTask,
+  getTaskJson,
+  partsOf,
+  saveArtifactHead,
+  updateTaskStatus,
+  writeArtifact,
+  upsertTask,
+  type ArtifactHead,
+  type ArtifactWrite,
+  type TaskStateName,
+} from '../store/repos/conversation.js';
+import type { GroupWriter } from '../store/store.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
-import { redactValue, scrubSecrets } from '../security/redact.js';
+import { scrubSecrets } from '../security/redact.js';
 import { localTaskState, SETTLED_STATES } from './task-state.js';
 import { textOfParts } from '../a2a/part-text.js';
 import { artifactKind, canonicalTask, persistTask } from './persist.js';
@@ -30,6 +46,11 @@ export interface UpdateSource {
    * its events, so each is written once, not once per event. (A failed write ends the sequence, set and all.)
    */
   ensured?: Set<string>;
+  /**
+   * The group writer whose `write` applies this update: chunks appended to an artifact within one tick update its row
+   * once, when the tick commits (Store.grouped). Without it (a batch), every chunk updates the row.
+   */
+  tick?: Pick<GroupWriter, 'get' | 'set' | 'settle'>;
 }
 
 /** Runs `ensure` unless the sequence already did for `key`. */
@@ -74,7 +95,7 @@ function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>
   const append = update.append === true;
   const lastChunk = update.lastChunk === true;
   const parts = (incoming.parts as Array<Record<string, unknown>>) ?? [];
-  const version = writeArtifact(db, {
+  const write: ArtifactWrite = {
     artifactId,
     taskId,
     contextId,
@@ -84,19 +105,37 @@ function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>
     content: incoming,
     lastChunk,
     mode: append ? 'append' : 'replace',
-  });
-  return { artifact_id: artifactId, version, append, last_chunk: lastChunk };
+  };
+  const result = (version: number) => ({ artifact_id: artifactId, version, append, last_chunk: lastChunk });
+  const key = `artifact ${taskId} ${artifactId}`;
+  const tick = source.tick;
+  // A chunk appended in a tick: the chunk row now, the artifact row (version, header) once, when the tick commits.
+  const head = tick && append ? tick.get(key, () => artifactHead(db, taskId, artifactId)) : undefined;
+  if (!tick || !head) {
+    tick?.settle(key);
+    return result(writeArtifact(db, write));
+  }
+  appendArtifactChunk(db, taskId, artifactId, partsOf(write));
+  const next = appendedHead(head, write);
+  tick.set(key, next, (saved: ArtifactHead) => saveArtifactHead(db, taskId, artifactId, saved));
+  return result(next.version);
 }
 
-/** Applies the update inside the caller's transaction. */
+/**
+ * Applies the update inside the caller's transaction. The update is stored once, as its journal event (`events`:
+ * payload and metadata); the message-shaped views of it (threads, answers, member outputs) read those events
+ * (store/repos/update-rows.ts). Its id is the event's, and the task's `last_message_id` names it.
+ */
 export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord): AppliedUpdate {
-  const p = scrubSecrets(record.payload, source.secrets ?? []);
+  const secrets = source.secrets ?? [];
+  const p = scrubSecrets(record.payload, secrets);
   const messageId = rowId();
   const taskId: string | null = record.variant === 'task' ? String(p.id) : ((p.taskId as string | undefined) ?? null);
   const contextId: string | null = (p.contextId as string | undefined) || source.fallbackContextId || null;
   const eventType = `${source.eventPrefix}.${VARIANT_EVENT[record.variant]}`;
-  const base = { variant: record.variant, event_type: eventType, message_id: messageId, task_id: taskId, context_id: contextId };
-  if (source.dedupeKey && hasEventKey(db, source.dedupeKey)) return { ...base, duplicate: true, state: null, remote_state: null, artifact: null, text: null, final: false };
+  if (source.dedupeKey && hasEventKey(db, source.dedupeKey)) {
+    return { variant: record.variant, event_type: eventType, message_id: messageId, task_id: taskId, context_id: contextId, duplicate: true, state: null, remote_state: null, artifact: null, text: null, final: false };
+  }
 
   if (contextId) once(source, `context ${contextId}`, () => ensureContext(db, contextId, source.alias));
   // A task never seen whole (a subscription or push came first) still gets its row, so updates have an owner.
@@ -104,32 +143,39 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
   let state: TaskStateName | null = null;
   let remote: string | null = null;
   let artifact: AppliedUpdate['artifact'] = null;
+  let text: string | null;
   if (record.variant === 'task') {
+    // The task's artifacts are rewritten from its JSON: what the tick holds for them is saved first.
+    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) source.tick?.settle(`artifact ${taskId} ${String(a.artifactId)}`);
     const persisted = persistTask(db, source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId, secrets: source.secrets });
     state = persisted.state;
     remote = persisted.remote_state;
+    text = textOfParts(p.status?.message?.parts);
   } else if (record.variant === 'statusUpdate') {
     ({ state, remote } = applyStatus(db, source, p, contextId, messageId));
+    text = textOfParts(p.status?.message?.parts);
   } else if (record.variant === 'artifactUpdate') {
     artifact = applyArtifact(db, source, p, contextId);
+    text = textOfParts(p.artifact?.parts);
+  } else {
+    text = textOfParts(p.parts);
   }
-  // Redacted once: the message row and the journal event store the same redacted update.
-  const content = redactValue({ [record.variant]: p }, source.secrets ?? []);
-  insertMessage(db, {
-    messageId,
-    agentAlias: source.alias,
-    contextId,
-    taskId,
-    direction: source.direction,
-    role: record.variant === 'message' ? 'agent' : 'system',
-    protocolMessageId: record.variant === 'message' ? (p.messageId as string) : null,
-    content,
-    metadata: source.metadata,
-  });
-  const payload = alreadyRedacted({ ...redactValue({ ...source.payload, message_row: messageId }, source.secrets ?? []), ...content });
-  appendEvent(db, { type: eventType, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload }, source.secrets);
-  const text =
-    record.variant === 'message' ? textOfParts(p.parts) : record.variant === 'artifactUpdate' ? textOfParts(p.artifact?.parts) : textOfParts(p.status?.message?.parts);
+  // The journal's own fields first, then the update under its variant's key (`{sequence, …, artifactUpdate: {…}}`).
+  const payload: Record<string, unknown> = { ...source.payload };
+  payload[record.variant] = p;
+  appendEvent(db, { eventId: messageId, type: eventType, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload, metadata: source.metadata }, secrets);
   const terminal = state !== null && SETTLED_STATES.includes(state);
-  return { ...base, duplicate: false, state, remote_state: remote, artifact, text, final: record.variant === 'message' || terminal };
+  return {
+    variant: record.variant,
+    event_type: eventType,
+    message_id: messageId,
+    task_id: taskId,
+    context_id: contextId,
+    duplicate: false,
+    state,
+    remote_state: remote,
+    artifact,
+    text,
+    final: record.variant === 'message' || terminal,
+  };
 }

@@ -1,6 +1,7 @@
 /** Local A2A context rows: names, forks, open/closed, and what is linked to them. */
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
+import { interleave, updateTypesWhere, updatesOfContext } from './update-rows.js';
 
 export interface ContextRow {
   context_id: string;
@@ -45,12 +46,18 @@ export interface ContextSummary extends ContextRow {
   events: number;
 }
 
+/**
+ * The contexts, newest first, with their counts. `messages` counts what a thread shows: requests, answers and local
+ * rows, and every update (its journal event; an update journaled by an earlier version also has a message row, not
+ * counted twice).
+ */
 export const listContexts = (db: Db, limit: number): ContextSummary[] =>
   (
     db
       .prepare(
         `SELECT c.*,
-           (SELECT count(*) FROM messages m WHERE m.context_id = c.context_id) AS messages,
+           (SELECT count(*) FROM messages m WHERE m.context_id = c.context_id AND m.direction NOT IN ('stream_event', 'push'))
+             + (SELECT count(*) FROM events u WHERE u.context_id = c.context_id AND ${updateTypesWhere('u')}) AS messages,
            (SELECT count(*) FROM tasks t WHERE t.context_id = c.context_id) AS tasks,
            (SELECT count(*) FROM events e WHERE e.context_id = c.context_id) AS events
          FROM contexts c ORDER BY c.updated_at DESC, c.context_id LIMIT ?`,
@@ -65,7 +72,11 @@ const parseJsonColumns = (row: Record<string, unknown>) =>
 export function contextRows(db: Db, id: string) {
   const all = (sql: string) => (db.prepare(sql).all(id) as Array<Record<string, unknown>>).map(parseJsonColumns);
   return {
-    messages: all(`SELECT * FROM messages WHERE context_id = ? ORDER BY created_at, rowid`),
+    // Its updates (stored once, as events) among them, in the shape their message rows had when each update was also a message row.
+    messages: interleave(
+      all(`SELECT * FROM messages WHERE context_id = ? ORDER BY created_at, rowid`) as Array<Record<string, unknown> & { created_at: string }>,
+      updatesOfContext(db, id).map(({ row: _row, ...update }) => update),
+    ),
     tasks: all(`SELECT * FROM tasks WHERE context_id = ? ORDER BY created_at, task_id`),
     artifacts: all(`SELECT * FROM artifacts WHERE task_id IN (SELECT task_id FROM tasks WHERE context_id = ?) ORDER BY task_id, artifact_id`),
     events: all(`SELECT * FROM events WHERE context_id = ? ORDER BY sequence`),

@@ -1,6 +1,7 @@
 /** Contexts, messages, tasks and artifacts: what A2A exchanges leave in the journal. */
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
+import { interleave, taskFreeUpdatesOf, updatesOfTask, type UpdateMessageRow } from './update-rows.js';
 
 export type TaskStateName = 'submitted' | 'working' | 'input_required' | 'auth_required' | 'completed' | 'failed' | 'cancelled' | 'rejected' | 'unknown';
 
@@ -158,14 +159,72 @@ const partsText = (db: Db, taskId: string, artifactId: string): string =>
       .get(taskId, artifactId) as { parts: string }
   ).parts;
 
+/** What the artifact row holds besides its parts (the chunks): read once per tick by a stream, saved once per tick. */
+export interface ArtifactHead {
+  version: number;
+  kind: ArtifactKind;
+  /** The artifact JSON without its parts. */
+  contentJson: string;
+  name: string | null;
+  mimeType: string | null;
+  lastChunk: number;
+}
+
+export function artifactHead(db: Db, taskId: string, artifactId: string): ArtifactHead | undefined {
+  const row = db.prepare(`SELECT version, kind, content_json, name, mime_type, last_chunk FROM artifacts WHERE task_id = ? AND artifact_id = ?`).get(taskId, artifactId) as
+    | { version: number; kind: ArtifactKind; content_json: string; name: string | null; mime_type: string | null; last_chunk: number }
+    | undefined;
+  return row && { version: row.version, kind: row.kind, contentJson: row.content_json, name: row.name, mimeType: row.mime_type, lastChunk: row.last_chunk };
+}
+
+/**
+ * The head after appending `a`'s parts as a chunk: the version bumped, the header merged (a chunk with the stored
+ * header, as a model streaming tokens sends, keeps the stored JSON), the kind `mixed` once parts of another kind come.
+ */
+export function appendedHead(head: ArtifactHead, a: ArtifactWrite): ArtifactHead {
+  const { header, parts } = splitArtifact(a.content);
+  const headerJson = JSON.stringify(header);
+  return {
+    version: head.version + 1,
+    kind: head.kind === a.kind || parts.length === 0 ? head.kind : 'mixed',
+    contentJson: headerJson === head.contentJson ? head.contentJson : JSON.stringify({ ...(JSON.parse(head.contentJson) as Record<string, unknown>), ...header }),
+    name: a.name ?? head.name,
+    mimeType: head.mimeType ?? a.mimeType,
+    lastChunk: a.lastChunk === undefined ? head.lastChunk : a.lastChunk ? 1 : 0,
+  };
+}
+
+/** Adds the parts as the artifact's next chunk; its index is computed in the insert (from the chunks' primary key). */
+export function appendArtifactChunk(db: Db, taskId: string, artifactId: string, parts: unknown[]): void {
+  db.prepare(
+    `INSERT INTO artifact_chunks (task_id, artifact_id, chunk_index, parts_json)
+     SELECT @taskId, @artifactId, coalesce(max(chunk_index), -1) + 1, @parts FROM artifact_chunks WHERE task_id = @taskId AND artifact_id = @artifactId`,
+  ).run({ taskId, artifactId, parts: JSON.stringify(parts) });
+}
+
+export function saveArtifactHead(db: Db, taskId: string, artifactId: string, head: ArtifactHead): void {
+  db.prepare(`UPDATE artifacts SET content_json = ?, name = ?, mime_type = ?, kind = ?, version = ?, last_chunk = ?, updated_at = ? WHERE task_id = ? AND artifact_id = ?`).run(
+    head.contentJson,
+    head.name,
+    head.mimeType,
+    head.kind,
+    head.version,
+    head.lastChunk,
+    nowIso(),
+    taskId,
+    artifactId,
+  );
+}
+
+/** The parts of an artifact write (its content's `parts`). */
+export const partsOf = (a: ArtifactWrite): unknown[] => splitArtifact(a.content).parts;
+
 /**
  * Stores an artifact: a new row, a new chunk (append), or new content (replace). Each change bumps the version;
  * content equal to what is stored keeps it. Returns the stored version.
  */
 export function writeArtifact(db: Db, a: ArtifactWrite): number {
-  const existing = db.prepare(`SELECT version, kind, content_json FROM artifacts WHERE task_id = ? AND artifact_id = ?`).get(a.taskId, a.artifactId) as
-    | { version: number; kind: ArtifactKind; content_json: string }
-    | undefined;
+  const existing = artifactHead(db, a.taskId, a.artifactId);
   const { header, parts } = splitArtifact(a.content);
   const lastChunk = a.lastChunk === undefined ? null : a.lastChunk ? 1 : 0;
   const addChunk = (index: number) =>
@@ -178,21 +237,12 @@ export function writeArtifact(db: Db, a: ArtifactWrite): number {
     return 1;
   }
   if (a.mode === 'append') {
-    // The chunk's index is computed in the insert (read from the chunks' primary key), not fetched first.
-    db.prepare(
-      `INSERT INTO artifact_chunks (task_id, artifact_id, chunk_index, parts_json)
-       SELECT @taskId, @artifactId, coalesce(max(chunk_index), -1) + 1, @parts FROM artifact_chunks WHERE task_id = @taskId AND artifact_id = @artifactId`,
-    ).run({ taskId: a.taskId, artifactId: a.artifactId, parts: JSON.stringify(parts) });
-    // A chunk with the stored header (a model streaming tokens: the same id and name every time) merges to the stored JSON.
-    const headerJson = JSON.stringify(header);
-    const merged = headerJson === existing.content_json ? headerJson : JSON.stringify({ ...(JSON.parse(existing.content_json) as Record<string, unknown>), ...header });
-    const kind = existing.kind === a.kind || parts.length === 0 ? existing.kind : 'mixed';
-    db.prepare(
-      `UPDATE artifacts SET content_json = ?, name = coalesce(?, name), mime_type = coalesce(mime_type, ?), kind = ?, version = version + 1, last_chunk = coalesce(?, last_chunk), updated_at = ? WHERE task_id = ? AND artifact_id = ?`,
-    ).run(merged, a.name, a.mimeType, kind, lastChunk, nowIso(), a.taskId, a.artifactId);
-    return existing.version + 1;
+    appendArtifactChunk(db, a.taskId, a.artifactId, parts);
+    const head = appendedHead(existing, a);
+    saveArtifactHead(db, a.taskId, a.artifactId, head);
+    return head.version;
   }
-  if (existing.content_json === JSON.stringify(header) && partsText(db, a.taskId, a.artifactId) === JSON.stringify(parts)) {
+  if (existing.contentJson === JSON.stringify(header) && partsText(db, a.taskId, a.artifactId) === JSON.stringify(parts)) {
     if (lastChunk !== null) db.prepare(`UPDATE artifacts SET last_chunk = ? WHERE task_id = ? AND artifact_id = ?`).run(lastChunk, a.taskId, a.artifactId);
     return existing.version;
   }
@@ -219,14 +269,6 @@ export const getTask = (db: Db, taskId: string) =>
   db.prepare(`SELECT task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at FROM tasks WHERE task_id = ?`).get(taskId) as
     | StoredTask
     | undefined;
-
-export const listMessagesOfContext = (db: Db, contextId: string) =>
-  db.prepare(`SELECT message_id, direction, role, task_id FROM messages WHERE context_id = ? ORDER BY created_at, rowid`).all(contextId) as Array<{
-    message_id: string;
-    direction: string;
-    role: string;
-    task_id: string | null;
-  }>;
 
 export interface ArtifactSummary {
   artifact_id: string;
@@ -317,24 +359,30 @@ export interface StoredMessage {
   created_at: string;
 }
 
-/** The messages linked to a task other than requests, newest first. */
-export const responsesOfTask = (db: Db, taskId: string): StoredMessage[] =>
-  (
-    db
-      .prepare(`SELECT message_id, direction, role, content_json, created_at FROM messages WHERE task_id = ? AND direction != 'request' ORDER BY created_at DESC, rowid DESC`)
-      .all(taskId) as Array<Omit<StoredMessage, 'content'> & { content_json: string }>
-  ).map(({ content_json, ...rest }) => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> }));
+type RawStoredMessage = Omit<StoredMessage, 'content'> & { content_json: string };
+const storedFromRaw = ({ content_json, ...rest }: RawStoredMessage): StoredMessage => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> });
+const storedFromUpdate = ({ message_id, direction, role, content, created_at }: UpdateMessageRow): StoredMessage => ({ message_id, direction, role, content, created_at });
 
-/** Response messages of a context that belong to no task (direct Message answers), newest first, per agent. */
+/** The messages linked to a task other than requests (answers, and its updates from the journal), newest first. */
+export const responsesOfTask = (db: Db, taskId: string): StoredMessage[] =>
+  interleave(
+    (db.prepare(`SELECT message_id, direction, role, content_json, created_at FROM messages WHERE task_id = ? AND direction != 'request' ORDER BY created_at, rowid`).all(taskId) as RawStoredMessage[]).map(storedFromRaw),
+    updatesOfTask(db, taskId).map(storedFromUpdate),
+  ).reverse();
+
+/** Response messages of a context that belong to no task (direct Message answers, streamed or not), newest first, per agent. */
 export const directResponsesOf = (db: Db, agentAlias: string, contextId: string): StoredMessage[] =>
-  (
-    db
-      .prepare(
-        `SELECT message_id, direction, role, content_json, created_at FROM messages
-         WHERE agent_alias = ? AND context_id = ? AND task_id IS NULL AND direction != 'request' ORDER BY created_at DESC, rowid DESC`,
-      )
-      .all(agentAlias, contextId) as Array<Omit<StoredMessage, 'content'> & { content_json: string }>
-  ).map(({ content_json, ...rest }) => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> }));
+  interleave(
+    (
+      db
+        .prepare(
+          `SELECT message_id, direction, role, content_json, created_at FROM messages
+           WHERE agent_alias = ? AND context_id = ? AND task_id IS NULL AND direction != 'request' ORDER BY created_at, rowid`,
+        )
+        .all(agentAlias, contextId) as RawStoredMessage[]
+    ).map(storedFromRaw),
+    taskFreeUpdatesOf(db, agentAlias, contextId).map(storedFromUpdate),
+  ).reverse();
 
 /** A task row for a task we only know by id (a push config or callback came first); a later fetch fills it in. */
 export function ensurePlaceholderTask(db: Db, taskId: string, agentAlias: string, contextId: string | null = null): void {

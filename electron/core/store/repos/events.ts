@@ -1,10 +1,12 @@
 /** The event journal. Payloads are redacted before they reach this module's callers' rows. */
 import { rowId } from '../row-id.js';
 import type { Db } from '../db.js';
-import { redactValue } from '../../security/redact.js';
+import { redactShared } from '../../security/redact.js';
 import { currentEventSource } from '../event-source.js';
 
 export interface NewEvent {
+  /** The event's id; a new UUIDv7 when absent. */
+  eventId?: string;
   type: string;
   source?: string;
   agentAlias?: string | null;
@@ -28,24 +30,15 @@ export interface EventRow {
   metadata: Record<string, unknown>;
 }
 
-/** Payloads that went through redactValue with the secrets they are journaled with (see `alreadyRedacted`). */
-const redactedPayloads = new WeakSet<object>();
-
 /**
- * Marks `payload`, the result of `redactValue(…, secrets)`, as redacted, so `appendEvent` with the same secrets stores
- * it without walking it again (a stream event's update is redacted once for its message row and its event).
+ * Appends one event with a redacted payload and metadata; returns its sequence and id, or null when the dedupe key was
+ * seen. `eventId` is given when the caller already names the event (an update's row id, a stream's message id).
  */
-export function alreadyRedacted<T extends object>(payload: T): T {
-  redactedPayloads.add(payload);
-  return payload;
-}
-
-/** Appends one event with a redacted payload; returns its sequence and id, or null when the dedupe key was seen. */
 export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly string[] = []): { sequence: number; eventId: string } | null {
-  const eventId = rowId();
-  const given = event.payload ?? {};
-  const payload = typeof given === 'object' && given !== null && redactedPayloads.has(given) ? given : redactValue(given, knownSecrets);
-  const metadata = redactValue(event.metadata ?? {}, knownSecrets);
+  const eventId = event.eventId ?? rowId();
+  // Only serialised here: redactShared copies nothing where there is nothing to redact (a stream's event usually).
+  const payload = redactShared(event.payload ?? {}, knownSecrets);
+  const metadata = event.metadata ? redactShared(event.metadata, knownSecrets) : {};
   const info = db
     .prepare(
       `INSERT INTO events (event_id, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json)

@@ -3,6 +3,7 @@
  * response message rows they point at, the events a stream left, and each agent's last call events (health).
  * Reads only; the partial indexes of schema v6 serve the queries, whose `event_type IN (…)` terms repeat theirs.
  */
+import { interleave, updatesOfContext } from './update-rows.js';
 import type { Db } from '../db.js';
 
 export type RequestOperation = 'send' | 'stream';
@@ -117,7 +118,7 @@ export function* streamEventsOf(db: Db, messageId: string, afterSequence: number
 }
 
 export interface MessageRow {
-  /** The row's position in insertion order (SQLite rowid). */
+  /** The row's position in insertion order (SQLite rowid; an update read from the journal gives its sequence). */
   row: number;
   message_id: string;
   agent_alias: string | null;
@@ -176,11 +177,13 @@ export interface ThreadMessageRow extends MessageRow {
   protocol_message_id: string | null;
 }
 
-/** A context's message rows in the order they were stored. */
+/** A context's message rows and its updates (read from the journal, update-rows.ts) in the order they were stored. */
 export function messagesOfContext(db: Db, contextId: string): ThreadMessageRow[] {
-  return (
+  const messages = (
     db.prepare(`SELECT ${MESSAGE_COLUMNS}, protocol_message_id FROM messages WHERE context_id = ? ORDER BY created_at, rowid`).all(contextId) as Array<RawMessage & { protocol_message_id: string | null }>
   ).map((r) => ({ ...messageFromRaw(r), protocol_message_id: r.protocol_message_id }));
+  const updates = updatesOfContext(db, contextId).map(({ metadata: _metadata, ...row }): ThreadMessageRow => row);
+  return interleave(messages, updates);
 }
 
 /** The first `limit` requests sent in a context, oldest first (a context list's preview reads only these). */
