@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../electron/core/store/store.js';
-import { ensureContext, getTaskJson, responsesOfTask, upsertTask } from '../../electron/core/store/repos/conversation.js';
+import { ensureContext, getArtifact, getTaskJson, responsesOfTask, upsertTask } from '../../electron/core/store/repos/conversation.js';
 import { applyUpdate, type UpdateSource } from '../../electron/core/tasks/apply-update.js';
 import { appendEvent, listEvents } from '../../electron/core/store/repos/events.js';
 import { messagesOfContext } from '../../electron/core/store/repos/history.js';
@@ -113,6 +113,29 @@ describe('stream persistence', () => {
     ]);
     expect(responsesOfTask(db, 't').map((m) => m.message_id)).toEqual([fresh.message_id, 'old-row']);
     expect(listContexts(db, 10).find((c) => c.context_id === 'c')).toMatchObject({ messages: 2, events: 2 });
+    store.close();
+  });
+
+  it('writes the task row and the artifact row once per tick of a stream, with the last status and every chunk', () => {
+    const { store } = seeded();
+    const db = store.db;
+    db.exec(`CREATE TEMP TABLE writes (what TEXT);
+      CREATE TEMP TRIGGER task_writes AFTER UPDATE ON main.tasks BEGIN INSERT INTO writes VALUES ('task'); END;
+      CREATE TEMP TRIGGER artifact_writes AFTER UPDATE ON main.artifacts BEGIN INSERT INTO writes VALUES ('artifact'); END;`);
+    const writes = () => db.prepare(`SELECT what, count(*) AS n FROM writes GROUP BY what ORDER BY what`).all();
+    const writer = store.grouped();
+    const tick = { ...source, ensured: new Set<string>(), tick: writer };
+    const chunk = (n: number) => ({ variant: 'artifactUpdate' as const, payload: { taskId: 't', contextId: 'c', append: n > 0, lastChunk: n === 3, artifact: { artifactId: 'a', parts: [{ text: `${n} ` }] } } });
+    const applied = [status('TASK_STATE_WORKING', 'one'), chunk(0), chunk(1), status('TASK_STATE_WORKING', 'two'), chunk(2), chunk(3), status('TASK_STATE_COMPLETED', 'done')].map((u) =>
+      writer.write(() => applyUpdate(db, tick, u)),
+    );
+    expect(applied.filter((a) => a.artifact).map((a) => a.artifact!.version)).toEqual([1, 2, 3, 4]);
+    writer.flush();
+    // One write of the task row and one of the artifact row for the whole tick (the artifact's first chunk inserts it).
+    expect(writes()).toEqual([{ what: 'artifact', n: 1 }, { what: 'task', n: 1 }]);
+    expect(db.prepare(`SELECT state, last_message_id FROM tasks WHERE task_id = 't'`).get()).toEqual({ state: 'completed', last_message_id: applied.at(-1)!.message_id });
+    expect(getTaskJson(db, 't')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED', message: { parts: [{ text: 'done' }] } } });
+    expect(getArtifact(db, 't', 'a')).toMatchObject({ version: 4, last_chunk: true, content: { parts: [{ text: '0 ' }, { text: '1 ' }, { text: '2 ' }, { text: '3 ' }] } });
     store.close();
   });
 });

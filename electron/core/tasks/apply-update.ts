@@ -20,6 +20,7 @@ import {
   type ArtifactHead,
   type ArtifactWrite,
   type TaskStateName,
+  type TaskStatusWrite,
 } from '../store/repos/conversation.js';
 import type { GroupWriter } from '../store/store.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
@@ -47,8 +48,9 @@ export interface UpdateSource {
    */
   ensured?: Set<string>;
   /**
-   * The group writer whose `write` applies this update: chunks appended to an artifact within one tick update its row
-   * once, when the tick commits (Store.grouped). Without it (a batch), every chunk updates the row.
+   * The group writer whose `write` applies this update: the status updates of a task and the chunks appended to an
+   * artifact within one tick write the task's and the artifact's row once, when the tick commits (Store.grouped).
+   * Without it (a batch), every update writes them.
    */
   tick?: Pick<GroupWriter, 'get' | 'set' | 'settle'>;
 }
@@ -78,14 +80,24 @@ function applyStatus(db: Db, source: UpdateSource, update: Record<string, any>, 
   const taskId = String(update.taskId);
   const state = localTaskState(update.status?.state);
   const remoteState = (update.status?.state as string | undefined) ?? null;
-  // The row exists (a placeholder at least): SQLite sets the status inside the stored JSON, nothing is read back.
-  if (update.status !== undefined && updateTaskStatus(db, { taskId, contextId, state, remoteState, protocolVersion: source.protocolVersion, status: update.status, lastMessageId: messageId })) {
-    return { state, remote: remoteState };
+  const write: TaskStatusWrite = { taskId, contextId, state, remoteState, protocolVersion: source.protocolVersion, status: update.status, lastMessageId: messageId };
+  const key = `task ${taskId}`;
+  // The status updates of one tick write the task row once, with the last of them, when the tick commits.
+  if (source.tick && update.status !== undefined) source.tick.set(key, write, (last: TaskStatusWrite) => saveStatus(db, source, last));
+  else {
+    source.tick?.settle(key);
+    saveStatus(db, source, write);
   }
-  const previous = getTaskJson(db, taskId) ?? { id: taskId, ...(contextId ? { contextId } : {}) };
-  const json = { ...previous, status: update.status };
-  upsertTask(db, { taskId, agentAlias: source.alias, contextId, state, remoteState, protocolVersion: source.protocolVersion, remoteJson: json, lastMessageId: messageId, metadata: source.metadata });
   return { state, remote: remoteState };
+}
+
+function saveStatus(db: Db, source: UpdateSource, write: TaskStatusWrite): void {
+  // The row exists (a placeholder at least): SQLite sets the status inside the stored JSON, nothing is read back.
+  if (write.status !== undefined && updateTaskStatus(db, write)) return;
+  const previous = getTaskJson(db, write.taskId) ?? { id: write.taskId, ...(write.contextId ? { contextId: write.contextId } : {}) };
+  const json = { ...previous, status: write.status };
+  const { taskId, contextId, state, remoteState, protocolVersion, lastMessageId } = write;
+  upsertTask(db, { taskId, agentAlias: source.alias, contextId, state, remoteState, protocolVersion, remoteJson: json, lastMessageId, metadata: source.metadata });
 }
 
 function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>, contextId: string | null) {
@@ -145,7 +157,8 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
   let artifact: AppliedUpdate['artifact'] = null;
   let text: string | null;
   if (record.variant === 'task') {
-    // The task's artifacts are rewritten from its JSON: what the tick holds for them is saved first.
+    // The task is rewritten from its JSON: what the tick holds for its row and its artifacts is saved first.
+    source.tick?.settle(`task ${taskId}`);
     for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) source.tick?.settle(`artifact ${taskId} ${String(a.artifactId)}`);
     const persisted = persistTask(db, source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId, secrets: source.secrets });
     state = persisted.state;
