@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
-import { CHROMIUM, POLL, startGui, text, type Gui } from '../support/gui.js';
+import { CHROMIUM, POLL, startGui, readText, text, type Gui } from '../support/gui.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const SMALL = { width: 900, height: 600 };
@@ -120,7 +120,7 @@ describe('Groups & collectives', () => {
     await expect.poll(status(page), POLL).toBe('status: failed');
     await expect.poll(text(page.getByTestId('collective-bcast')), POLL).toContain('failure policy fail-fast · sequential · 0 succeeded, 1 failed, 0 timed out, 1 skipped');
     expect(await row(page, 'echo').innerText()).toContain('skipped');
-    expect(await text(page.getByTestId('collective-progress'))()).toBe('2 members: 0 done · 0 running · 1 failed · 1 skipped');
+    expect(await readText(page.getByTestId('collective-progress'))).toBe('2 members: 0 done · 0 running · 1 failed · 1 skipped');
     // The core ran each round with the policy the form named; echo was never sent the second message.
     expect(payloads('missive.bcast.started').map((p) => [p.failure_policy, p.execution])).toEqual([
       ['continue', 'sequential'],
@@ -140,7 +140,7 @@ describe('Groups & collectives', () => {
     // Well before the slow member's 3 s: the 1 s deadline ended its send.
     expect(Date.now() - started).toBeLessThan(3000);
     await expect.poll(text(row(page, 'slow')), POLL).toContain('timeout');
-    expect(await text(page.getByTestId('collective-quorum'))()).toBe('barrier succeeded · quorum 1 of 3 · 2 satisfied');
+    expect(await readText(page.getByTestId('collective-quorum'))).toBe('barrier succeeded · quorum 1 of 3 · 2 satisfied');
     await row(page, 'slow').getByRole('button', { name: 'Show answer of slow' }).click();
     await expect.poll(text(answer(page, 'slow').getByTestId('member-error')), POLL).toContain('missive::transport::timeout');
     expect(payloads('missive.barrier.started').map((p) => p.required)).toEqual([1]);
@@ -153,7 +153,7 @@ describe('Groups & collectives', () => {
     const progress = text(page.getByTestId('collective-progress'));
     // While the slow member still works: the others are done, it is running, and no outcome is shown yet.
     await expect.poll(progress, POLL).toBe('Running — 3 members: 2 done · 1 running · 0 failed');
-    expect(await text(row(page, 'slow'))()).toContain('running');
+    expect(await readText(row(page, 'slow'))).toContain('running');
     expect(await page.getByTestId('collective-status').count()).toBe(0);
     await expect.poll(status(page), POLL).toBe('status: succeeded');
     expect(await progress()).toBe('3 members: 3 done · 0 running · 0 failed');

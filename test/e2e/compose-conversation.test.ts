@@ -14,7 +14,7 @@ import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { register } from '../support/agents.js';
-import { CHROMIUM, POLL, startGui, text, type Gui } from '../support/gui.js';
+import { CHROMIUM, POLL, startGui, readText, text, type Gui } from '../support/gui.js';
 import { startRawServer, type RawServer } from '../support/raw-server.js';
 import { FILE_TEXT, SIXTEEN_LINES, startConversationPeer, type ConversationPeer } from '../support/conversation-peer.js';
 
@@ -64,7 +64,7 @@ describe('compose as a conversation', () => {
     await expect.poll(text(answer()), POLL).toBe('turn 1: hello');
     // After a direct message reply: the context, "Continue in this context", and the next turn goes there by itself.
     await expect.poll(() => result().getByTestId('continue-context').isVisible(), POLL).toBe(true);
-    expect(await text(result().getByTestId('continuing'))()).toContain('your next message does');
+    expect(await readText(result().getByTestId('continuing'))).toContain('your next message does');
     await say('again');
     await expect.poll(text(answer()), POLL).toBe('turn 2: again');
     const thread = compose().getByTestId('conversation').getByTestId('thread-message');
@@ -98,14 +98,14 @@ describe('compose as a conversation', () => {
     await open();
     await say('ask me something');
     await expect.poll(text(answer()), POLL).toBe('What name should I use?');
-    expect(await text(result())()).toContain('input_required');
+    expect(await readText(result())).toContain('input_required');
     await expect.poll(text(result().getByTestId('answer-awaiting')), POLL).toContain('Your next message replies in this task');
     const taskId = withDb((d) => (d.prepare(`SELECT task_id FROM tasks`).get() as { task_id: string }).task_id);
     await expect.poll(() => compose().getByTestId('replying-to').getByTestId('idlink-task').getAttribute('data-id'), POLL).toBe(taskId);
-    expect(await text(compose().getByTestId('send'))()).toBe('Reply');
+    expect(await readText(compose().getByTestId('send'))).toBe('Reply');
     await say('Ada');
     await expect.poll(text(answer()), POLL).toBe('Thanks, Ada. Task done.');
-    expect(await text(result())()).toContain('completed');
+    expect(await readText(result())).toContain('completed');
     // The reply went in the same task and context; the agent knew it (it completed the task it had asked in).
     const [ask, reply] = requests();
     expect(reply).toMatchObject({ text: 'Ada', task_id: taskId, context_id: ask!.context_id });
@@ -115,7 +115,7 @@ describe('compose as a conversation', () => {
 
     await say('authorize me');
     await expect.poll(text(answer()), POLL).toBe('Sign in first, then reply with the word ok.');
-    expect(await text(result())()).toContain('auth_required');
+    expect(await readText(result())).toContain('auth_required');
     await say('ok');
     await expect.poll(text(answer()), POLL).toBe('Authorized with "ok". Task done.');
     const rows = requests();
@@ -162,9 +162,9 @@ describe('the answer rendered', () => {
       expect(await md.locator('li').allInnerTexts()).toEqual(['first', 'second']);
       // Raw HTML is shown as text, never made into elements; the remote image is a note, not a fetch.
       expect(await md.locator('script, img, iframe').count()).toBe(0);
-      expect(await text(md)()).toContain('<script>window.__mdPwned = 1</script>');
-      expect(await text(md)()).toContain(`<img src="${remote.url}/raw.png"`);
-      expect(await text(md.getByTestId('md-blocked-image'))()).toContain(`tracker ${remote.url}/tracker.png`);
+      expect(await readText(md)).toContain('<script>window.__mdPwned = 1</script>');
+      expect(await readText(md)).toContain(`<img src="${remote.url}/raw.png"`);
+      expect(await readText(md.getByTestId('md-blocked-image'))).toContain(`tracker ${remote.url}/tracker.png`);
       expect(await gui.page.evaluate(() => (window as unknown as { __mdPwned?: number }).__mdPwned)).toBeUndefined();
       expect(remote.requests).toEqual([]);
     } finally {
@@ -178,18 +178,18 @@ describe('the answer rendered', () => {
     const artifact = () => result().getByTestId('answer-artifact');
     await expect.poll(text(artifact()), POLL).toContain('numbers.json');
     const tree = artifact().getByTestId('artifact-data');
-    expect(await text(tree)()).toContain('rows: 3');
-    expect(await text(tree)()).toContain('ok: true');
+    expect(await readText(tree)).toContain('rows: 3');
+    expect(await readText(tree)).toContain('ok: true');
     // Collapsible: the nested list starts closed and opens on a click.
     const tags = tree.locator('details.json-node', { has: gui.page.locator('summary', { hasText: 'tags' }) }).last();
     expect(await tags.getAttribute('open')).toBeNull();
     await tags.locator('summary').first().click();
     await expect.poll(() => tags.getAttribute('open'), POLL).toBe('');
-    expect(await text(tags)()).toContain('"alpha"');
+    expect(await readText(tags)).toContain('"alpha"');
 
     await say('file please');
     await expect.poll(text(artifact()), POLL).toContain('hello.txt');
-    expect(await text(artifact().getByTestId('artifact-file'))()).toContain('text/plain');
+    expect(await readText(artifact().getByTestId('artifact-file'))).toContain('text/plain');
     await artifact().getByTestId('artifact-save').click();
     await expect.poll(text(artifact().getByTestId('artifact-save-status')), POLL).toContain(`Saved 1 file(s) to ${saveDir}`);
     expect(readFileSync(join(saveDir, 'hello.txt'), 'utf8')).toBe(FILE_TEXT);
@@ -201,13 +201,13 @@ describe('the answer rendered', () => {
     const artifact = result().getByTestId('answer-artifact');
     // Paused after two chunks: both are in one artifact already, and the call is still running.
     await expect.poll(() => artifact.locator('pre').innerText().catch(() => ''), POLL).toBe('line 1\nline 2\n');
-    expect(await text(artifact)()).toContain('receiving…');
-    expect(await text(answer())()).toBe('halfway');
+    expect(await readText(artifact)).toContain('receiving…');
+    expect(await readText(answer())).toBe('halfway');
     expect(await compose().getByTestId('send-busy').count()).toBe(1);
     peer.release();
     await expect.poll(text(answer()), POLL).toBe('all done');
     expect(await artifact.locator('pre').innerText()).toBe('line 1\nline 2\nline 3\nline 4\n');
-    expect(await text(artifact)()).not.toContain('receiving…');
+    expect(await readText(artifact)).not.toContain('receiving…');
     expect(await result().getByTestId('answer-notes').locator('li').allInnerTexts()).toEqual([expect.stringContaining('starting'), expect.stringContaining('halfway')]);
     // What was assembled is what the journal holds.
     const taskId = withDb((d) => (d.prepare(`SELECT task_id FROM artifacts WHERE artifact_id = 'story'`).get() as { task_id: string }).task_id);

@@ -3,14 +3,14 @@
  * registry and SQLite file: Compose keeps its state across views; sends and streams land in History (from the
  * journal), reopen into Compose, re-run and diff; the wire view shows each exchange with credentials redacted and
  * stream frames with arrival times; copy as missive command / curl; a superseded slow call never overwrites a newer
- * answer.
+ * answer; History keeps following the journal when a live-tail report arrives while it is starting a reload.
  */
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readDb, sandbox, until, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
-import { CHROMIUM, POLL, startGui, text, type Gui } from '../support/gui.js';
+import { CHROMIUM, POLL, startGui, readText, text, type Gui } from '../support/gui.js';
 
 const TOKEN = 'r1-bearer-secret-5f0c2a9e71';
 let fleet: Awaited<ReturnType<typeof startAgents>>;
@@ -57,11 +57,50 @@ async function sendFromCompose(agent: string, message: string, mode: 'send' | 's
 /** The journal's sends and streams, oldest first, as History should list them (newest first). */
 const journalStarts = () => withDb((d) => d.prepare(`SELECT event_type, agent_alias, json_extract(payload_json, '$.message_id') AS message_id FROM events WHERE event_type IN ('a2a.send.started', 'a2a.stream.started') ORDER BY sequence`).all() as Array<{ event_type: string; agent_alias: string; message_id: string }>);
 
+/** The stream updates the journal holds (each stored once, as its `a2a.stream.<update>` event). */
+const streamUpdates = () => withDb((d) => (d.prepare(`SELECT count(*) AS n FROM events WHERE event_type LIKE 'a2a.stream.%' AND event_type NOT IN ('a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed')`).get() as { n: number }).n);
+
 /** What "Copy as missive command" gives for `it's $HOME` to echo: POSIX single quotes, nothing expanded. */
 const COMMAND = `missive send echo 'it'\\''s $HOME'`;
 
 /** The clipboard's text after a "Copy as" click (the test context grants clipboard access). */
 const clipboard = () => gui.page.evaluate(() => navigator.clipboard.readText());
+
+/** What `reportDuringReload` leaves on the page: arm it for the next reload; how many reports it replayed. */
+type GapWindow = { __gap: { armed: boolean; replayed: number } };
+
+/**
+ * Installed before the page loads: replays the last live-tail report (`events.appended`) on the page's event stream
+ * at the moment History's next `history.list` call leaves, once armed. That is what a loaded machine does now and
+ * then: a report is delivered while History is starting the reload the previous one asked for, before React has
+ * rendered it.
+ */
+function reportDuringReload() {
+  const w = window as unknown as GapWindow & { EventSource: typeof EventSource; fetch: typeof fetch };
+  const Native = w.EventSource;
+  const sources: EventSource[] = [];
+  let last: string | null = null;
+  w.EventSource = class extends Native {
+    constructor(url: string | URL, init?: EventSourceInit) {
+      super(url, init);
+      sources.push(this);
+      this.addEventListener('message', (e) => {
+        if (e.data.includes('"channel":"events.appended"')) last = e.data;
+      });
+    }
+  };
+  const nativeFetch = w.fetch.bind(window);
+  w.__gap = { armed: false, replayed: 0 };
+  w.fetch = (input, init) => {
+    const body = typeof init?.body === 'string' ? init.body : '';
+    if (w.__gap.armed && last && body.includes('"channel":"history.list"')) {
+      w.__gap.armed = false;
+      w.__gap.replayed++;
+      sources.at(-1)!.dispatchEvent(new MessageEvent('message', { data: last }));
+    }
+    return nativeFetch(input, init);
+  };
+}
 
 describe('compose and history', () => {
   it('keeps what Compose holds across views, lists sends and streams in History, reopens, re-runs and diffs them', async () => {
@@ -79,12 +118,12 @@ describe('compose and history', () => {
     await expect.poll(() => compose().isVisible(), POLL).toBe(true);
     expect(await compose().locator('textarea[name=text]').inputValue()).toBe('first question');
     expect(await compose().locator('select[name=agent]').inputValue()).toBe('echo');
-    expect(await text(compose().getByTestId('answer'))()).toBe('echo: first question');
+    expect(await readText(compose().getByTestId('answer'))).toBe('echo: first question');
 
     // A stream: its timeline survives a trip to another view as well.
     await sendFromCompose('chunks', 'a short story', 'stream');
     await expect.poll(text(compose().getByTestId('send-result')), POLL).toContain('events');
-    const events = withDb((d) => (d.prepare(`SELECT count(*) AS n FROM messages WHERE direction = 'stream_event'`).get() as { n: number }).n);
+    const events = streamUpdates();
     await nav('events');
     await nav('compose');
     expect(await compose().getByTestId('timeline').locator('li').count()).toBe(events);
@@ -99,11 +138,11 @@ describe('compose and history', () => {
       ['a2a.stream.started', 'chunks'],
     ]);
     await expect.poll(text(rows.nth(0)), POLL).toContain('chunks');
-    expect(await text(rows.nth(0))()).toContain('stream');
-    expect(await text(rows.nth(0))()).toContain('a short story');
-    expect(await text(rows.nth(1))()).toContain('echo: first question');
+    expect(await readText(rows.nth(0))).toContain('stream');
+    expect(await readText(rows.nth(0))).toContain('a short story');
+    expect(await readText(rows.nth(1))).toContain('echo: first question');
     // A direct message answer reads `answered` (History's one outcome label per entry).
-    expect(await text(rows.nth(1))()).toContain('answered');
+    expect(await readText(rows.nth(1))).toContain('answered');
     await gui.shot('history');
 
     // Open the send: its request and answer; open it in Compose after the form was changed.
@@ -113,7 +152,7 @@ describe('compose and history', () => {
     await rows.nth(1).getByRole('button').click();
     const detail = history().getByTestId('history-detail');
     await expect.poll(text(detail.getByTestId('history-answer')), POLL).toBe('echo: first question');
-    expect(await text(detail.getByTestId('history-request'))()).toBe('first question');
+    expect(await readText(detail.getByTestId('history-request'))).toBe('first question');
     await detail.getByTestId('history-open-compose').click();
     await expect.poll(() => compose().isVisible(), POLL).toBe(true);
     expect(await compose().locator('textarea[name=text]').inputValue()).toBe('first question');
@@ -139,9 +178,9 @@ describe('compose and history', () => {
     await history().getByTestId('history-diff-button').click();
     const answerDiff = history().getByTestId('diff-answer');
     await expect.poll(text(answerDiff), POLL).toContain('-echo: first question');
-    expect(await text(answerDiff)()).toContain('+echo: second question');
+    expect(await readText(answerDiff)).toContain('+echo: second question');
     await expect.poll(() => history().getByTestId('diff-response').locator('.diff-added').count(), POLL).toBeGreaterThan(0);
-    expect(await text(history().getByTestId('diff-response'))()).toContain('echo: second question');
+    expect(await readText(history().getByTestId('diff-response'))).toContain('echo: second question');
     await gui.shot('history-diff');
 
     // Filters: only the stream.
@@ -161,7 +200,7 @@ describe('compose and history', () => {
     await expect.poll(text(rows.nth(0)), POLL).toContain('note 54');
     await history().getByTestId('history-more').click();
     await expect.poll(() => rows.count(), POLL).toBe(55);
-    expect(await text(rows.nth(54))()).toContain('note 0');
+    expect(await readText(rows.nth(54))).toContain('note 0');
     expect(await history().getByTestId('history-more').count()).toBe(0);
 
     // A send from the CLI while older pages are open: offered, not forced, and then at the top.
@@ -179,6 +218,27 @@ describe('compose and history', () => {
     await expect.poll(text(history().getByTestId('history-row').first()), POLL).toContain('echo: typed in a terminal');
   });
 
+  it('stays current when a live-tail report arrives while History is starting a reload', async () => {
+    await open();
+    const { page } = gui;
+    await page.addInitScript(reportDuringReload);
+    await page.reload();
+    await nav('history');
+    const rows = history().getByTestId('history-row');
+    await expect.poll(text(history().getByTestId('empty')), POLL).toContain('No sends or streams yet');
+    await box.run(['send', 'echo', 'warm up']);
+    await expect.poll(text(rows.first()), POLL).toContain('echo: warm up');
+
+    // The next reload gets a report in its gap; the sends after it still show, each at the top, finished.
+    await page.evaluate(() => void ((window as unknown as GapWindow).__gap.armed = true));
+    await box.run(['send', 'echo', 'during the gap']);
+    await expect.poll(() => page.evaluate(() => (window as unknown as GapWindow).__gap.replayed), POLL).toBe(1);
+    await expect.poll(text(rows.first()), POLL).toContain('echo: during the gap');
+    await box.run(['send', 'echo', 'after the gap']);
+    await expect.poll(text(rows.first()), POLL).toContain('echo: after the gap');
+    expect(await rows.count()).toBe(3);
+  });
+
   it('ignores the result of a superseded slow call: only the newer answer shows', async () => {
     await open();
     const { page } = gui;
@@ -194,10 +254,10 @@ describe('compose and history', () => {
     await expect.poll(() => settled.filter((c) => c === 'messages.send').length, POLL).toBe(2);
     // Two frames later React has rendered whatever the slow result set: the answer is still the quick one.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    expect(await text(compose().getByTestId('answer'))()).toBe('echo: be quick');
+    expect(await readText(compose().getByTestId('answer'))).toBe('echo: be quick');
     expect(await compose().getByTestId('send-busy').count()).toBe(0);
-    expect(await text(compose().getByTestId('send-result'))()).toContain('echo');
-    expect(await text(compose().getByTestId('send-result'))()).not.toContain('slow');
+    expect(await readText(compose().getByTestId('send-result'))).toContain('echo');
+    expect(await readText(compose().getByTestId('send-result'))).not.toContain('slow');
   });
 });
 
@@ -210,12 +270,12 @@ describe('wire view and copy as', () => {
     await compose().getByTestId('tab-wire').click();
     const exchange = compose().getByTestId('wire-exchange').first();
     await expect.poll(text(exchange), POLL).toContain(`POST ${fleet.agents.echo!.restUrl}/message:send`);
-    expect(await text(exchange)()).toContain('200');
-    const headers = await text(exchange.getByTestId('wire-request-headers'))();
+    expect(await readText(exchange)).toContain('200');
+    const headers = await readText(exchange.getByTestId('wire-request-headers'));
     expect(headers.toLowerCase()).toContain('authorization');
     expect(headers).toContain('Bearer [REDACTED]');
-    expect(await text(exchange.getByTestId('wire-request-body'))()).toContain('show me the wire');
-    expect(await text(exchange.getByTestId('wire-response-body'))()).toContain('echo: show me the wire');
+    expect(await readText(exchange.getByTestId('wire-request-body'))).toContain('show me the wire');
+    expect(await readText(exchange.getByTestId('wire-response-body'))).toContain('echo: show me the wire');
     await gui.shot('compose-wire');
     // The same wire in the dark theme.
     await nav('settings');
@@ -228,11 +288,11 @@ describe('wire view and copy as', () => {
     await expect.poll(text(compose().getByTestId('send-result')), POLL).toContain('events');
     await compose().getByTestId('tab-wire').click();
     const frames = compose().getByTestId('wire-frames').locator('li');
-    const recorded = withDb((d) => (d.prepare(`SELECT count(*) AS n FROM messages WHERE direction = 'stream_event'`).get() as { n: number }).n);
+    const recorded = streamUpdates();
     await expect.poll(() => frames.count(), POLL).toBe(recorded);
     const lines = await frames.allInnerTexts();
     expect(lines.every((l) => /^\+\d+ ms/.test(l.trim()))).toBe(true);
-    expect(await text(compose().getByTestId('wire-exchange').first())()).toContain(`${fleet.agents.chunks!.restUrl}/message:stream`);
+    expect(await readText(compose().getByTestId('wire-exchange').first())).toContain(`${fleet.agents.chunks!.restUrl}/message:stream`);
     await gui.shot('compose-wire-stream');
 
     // History shows the wire of this session's calls; nothing anywhere holds the token.
@@ -258,7 +318,7 @@ describe('wire view and copy as', () => {
       await nav('compose');
       await sendFromCompose('long', 'a long one', 'stream');
       await expect.poll(text(compose().getByTestId('send-result')), POLL).toContain('events');
-      const recorded = withDb((d) => (d.prepare(`SELECT count(*) AS n FROM messages WHERE direction = 'stream_event'`).get() as { n: number }).n);
+      const recorded = streamUpdates();
       expect(recorded).toBeGreaterThan(400);
       await compose().getByTestId('tab-wire').click();
       await expect.poll(text(compose().getByTestId('wire')), POLL).toContain(`Stream frames (${recorded})`);
@@ -286,13 +346,13 @@ describe('wire view and copy as', () => {
       await expect.poll(text(error), POLL).toContain('missive::transport::');
       const failed = compose().getByTestId('failed-wire');
       await expect.poll(text(failed), POLL).toContain(`POST ${down.agents.down!.restUrl}/message:send`);
-      expect(await text(failed)()).toContain('missive::transport::');
+      expect(await readText(failed)).toContain('missive::transport::');
       await nav('history');
       const row = history().getByTestId('history-row').first();
       await expect.poll(text(row), POLL).toContain('failed');
-      expect(await text(row)()).toContain('missive::transport::');
+      expect(await readText(row)).toContain('missive::transport::');
       const code = withDb((d) => d.prepare(`SELECT json_extract(payload_json, '$.error.code') AS code FROM events WHERE event_type = 'a2a.send.failed'`).get() as { code: string });
-      expect(await text(row)()).toContain(code.code);
+      expect(await readText(row)).toContain(code.code);
     } finally {
       await down.close();
     }
@@ -334,7 +394,7 @@ describe('wire view and copy as', () => {
     await copy.getByRole('button', { name: 'Copy as missive command' }).click();
     const fallback = copy.getByTestId('copy-fallback');
     await expect.poll(() => fallback.inputValue().catch(() => ''), POLL).toBe(COMMAND);
-    expect(await text(copy.getByTestId('copy-status'))()).toContain('clipboard was refused');
+    expect(await readText(copy.getByTestId('copy-status'))).toContain('clipboard was refused');
     expect(await fallback.evaluate((el: HTMLTextAreaElement) => [el.readOnly, el.selectionStart, el.selectionEnd, el === document.activeElement])).toEqual([true, 0, COMMAND.length, true]);
 
     // History: the command of a journaled entry.

@@ -71,3 +71,9 @@ export async function startGui(box: Sandbox, options: { chooseDirectory?: () => 
 /** For `expect.poll`: the element's text, or '' while it is not there yet. */
 export const text = (locator: Locator) => () => locator.innerText({ timeout: 250 }).catch(() => '');
 export const POLL = { timeout: 15_000, interval: 100 };
+/**
+ * For a one-shot read after a poll (or an action) brought the element: its text, waiting as long as a poll for it
+ * to be in the page. Not `text(…)()`: on a loaded machine its 250 ms can pass before the page answers, and the
+ * assertion then sees '' (a negative one passes on it).
+ */
+export const readText = (locator: Locator) => locator.innerText({ timeout: POLL.timeout });

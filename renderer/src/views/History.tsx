@@ -71,27 +71,32 @@ export function HistoryView() {
   });
   // New sends and streams — this window's (the journal tick), or from elsewhere (the CLI) as the journal's live tail
   // reports them — reload the first page, unless older pages are loaded: then a button offers the reload.
-  const [fresh, setFresh] = useState(false);
+  // Reports are counted and the first page keeps the count it was loaded for, so a report delivered while a reload is
+  // starting (after it took the count, before React rendered that) still differs and reloads again; a true/false flag
+  // reset there and set again before the render looked unchanged, and History stopped following the journal.
+  const [reported, setReported] = useState(0);
+  const [loadedFor, setLoadedFor] = useState(0);
+  const fresh = reported !== loadedFor;
   const seenTick = useRef(journalTick);
   useEffect(() => {
-    if (journalTick !== seenTick.current) setFresh(true);
+    if (journalTick !== seenTick.current) setReported((n) => n + 1);
     seenTick.current = journalTick;
   }, [journalTick]);
   useEffect(
     () =>
       subscribe('events.appended', ({ events }) => {
-        if (events.some((e) => /^a2a\.(send|stream)\.(started|completed|failed)$/.test(e.type))) setFresh(true);
+        if (events.some((e) => /^a2a\.(send|stream)\.(started|completed|failed)$/.test(e.type))) setReported((n) => n + 1);
       }),
     [],
   );
+  const reload = () => {
+    setLoadedFor(reported);
+    void first.run();
+  };
   useEffect(() => {
-    if (!fresh || more.busy) return;
-    if (older === null) {
-      setFresh(false);
-      void first.run();
-    }
+    if (fresh && !more.busy && older === null) reload();
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [fresh, older]);
+  }, [reported, loadedFor, older, more.busy]);
   const seen = new Set<string>();
   const entries = [...(first.data?.entries ?? []), ...(older?.entries ?? [])].filter((e) => !seen.has(e.message_id) && seen.add(e.message_id));
   const next = older ? older.next : (first.data?.next_before_sequence ?? null);
@@ -140,14 +145,7 @@ export function HistoryView() {
       {fresh && older !== null ? (
         <p className="carried" role="status">
           New sends or streams arrived.{' '}
-          <button
-            type="button"
-            className="link"
-            onClick={() => {
-              setFresh(false);
-              void first.run();
-            }}
-          >
+          <button type="button" className="link" onClick={reload}>
             Show the newest
           </button>
         </p>
