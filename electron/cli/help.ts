@@ -5,7 +5,7 @@
  * command that needs a sub-command prints its help on stdout with exit 0 when none is given, as `--help` does.
  */
 import { Command, CommanderError, Help, type HelpContext, type Option } from 'commander';
-import { VERSION } from '../core/version.js';
+import { installation } from '../core/install-root.js';
 import { Printer, type OutputMode } from './output.js';
 import type { Io } from './output.js';
 
@@ -51,8 +51,10 @@ export function argvMode(argv: readonly string[]): OutputMode {
  */
 export function addVersionOption(program: Command, argv: readonly string[], io: Io): Command {
   program.option('-V, --version', 'output the version number').on('option:version', () => {
-    new Printer(argvMode(argv), io).result('version', { version: VERSION, node: process.versions.node }, () => VERSION);
-    throw new CommanderError(0, 'commander.version', VERSION);
+    // Read here, not when this module loads (core/version.ts): finding package.json is a few file reads every command would pay.
+    const version = installation()?.version ?? '0.0.0';
+    new Printer(argvMode(argv), io).result('version', { version, node: process.versions.node }, () => version);
+    throw new CommanderError(0, 'commander.version', version);
   });
   return program;
 }

@@ -4,6 +4,7 @@
  * await: the bundle (build/bundle-cli.mjs) is CommonJS, which loads faster than ES modules.
  */
 import { runCli } from './program.js';
+import { createStdout } from './stdout.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -11,10 +12,18 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+const stdout = createStdout();
+
 void runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
-  io: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), isTTY: !!process.stdout.isTTY },
+  io: {
+    stdout: (t) => stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    get isTTY() {
+      return stdout.isTTY;
+    },
+  },
   stdin: readStdin,
 }).then((code) => {
   process.exitCode = code;

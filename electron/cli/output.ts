@@ -3,7 +3,7 @@
  * text is made terminal-safe here (terminal-text.ts): every line, table, warning and error; JSON is left exact.
  */
 import { usageError, type MissiveError } from '../../shared/errors.js';
-import { redactText, redactValue } from '../core/security/redact.js';
+import { redactShared, redactText, redactValue } from '../core/security/redact.js';
 import { terminalBlock, terminalLine } from './terminal-text.js';
 
 export const OUTPUT_SCHEMA_VERSION = 'missive.output.v1';
@@ -38,8 +38,9 @@ export class Printer {
     private readonly secrets: () => readonly string[] = () => [],
   ) {}
 
+  /** The envelope of `data`, only to be serialised: redacted without copying what holds no secret (redactShared). */
   envelope(kind: string, data: unknown, ok = true) {
-    return { schema_version: OUTPUT_SCHEMA_VERSION, ok, kind, data: redactValue(data, this.secrets()) };
+    return { schema_version: OUTPUT_SCHEMA_VERSION, ok, kind, data: redactShared(data, this.secrets()) };
   }
 
   /** One result: pretty JSON, one NDJSON line, or the human rendering. */

@@ -3,9 +3,10 @@
  * (dist/cli): whatever is loaded, every command must still be reachable, with the same help and errors.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMAND_MODULES, commandNameOf } from '../../electron/cli/command-modules.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
@@ -61,5 +62,42 @@ describe('CLI start-up', () => {
     expect(JSON.parse(bundled.stdout).ok).toBe(true);
     const bundledVersion = await run(process.execPath, [join(root, 'dist/cli/missive.js'), '--version'], { env });
     expect(bundledVersion.stdout.trim()).toBe(version);
+  });
+
+  it('runs `agent list` through bin/missive.js without the ES module loader, zod, the TOML parser, node:crypto or child_process', async () => {
+    box = sandbox();
+    // What the process loaded, written at exit by a preloaded script: Node's own modules and the files required.
+    const preload = join(box.home, 'loaded.cjs');
+    const report = join(box.home, 'loaded.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache) })));\n`);
+    const env = { PATH: process.env.PATH, HOME: box.home, MISSIVE_HOME: box.home };
+    await box.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000']);
+    const list = await run(process.execPath, ['--require', preload, join(root, 'bin/missive.js'), 'agent', 'list', '--json'], { env });
+    expect(JSON.parse(list.stdout).data.agents.map((a: { alias: string }) => a.alias)).toEqual(['echo']);
+    const loaded = JSON.parse(readFileSync(report, 'utf8')) as { builtins: string[]; files: string[] };
+    for (const builtin of ['internal/modules/esm/module_job', 'crypto', 'child_process']) expect(loaded.builtins).not.toContain(`NativeModule ${builtin}`);
+    // On Linux a piped stdout is written without Node's stream stack (electron/cli/stdout.ts).
+    if (process.platform === 'linux') expect(loaded.builtins).not.toContain('NativeModule net');
+    const chunks = loaded.files.filter((f) => f.includes('/dist/cli/')).map((f) => f.replace(/.*\/dist\/cli\//, ''));
+    expect(chunks).toContain('missive.js');
+    expect(chunks.filter((f) => /^chunks\/(zod|smol-toml)-/.test(f))).toEqual([]);
+  });
+
+  it('verifies migration checksums in the bundle as the modules do: opens their database, refuses an edited ledger (exit 75)', async () => {
+    box = sandbox();
+    const env = { PATH: process.env.PATH, HOME: box.home, MISSIVE_HOME: box.home };
+    // Written by the plain modules (checksums hashed at open), read by the bundle (checksums computed when it was built).
+    expect((await box.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000'])).code).toBe(0);
+    const list = await run(process.execPath, [join(root, 'bin/missive.js'), 'agent', 'list', '--json'], { env });
+    expect(JSON.parse(list.stdout).ok).toBe(true);
+    const db = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'));
+    db.prepare(`UPDATE schema_migrations SET checksum = 'edited' WHERE version = 3`).run();
+    db.close();
+    const refused = await run(process.execPath, [join(root, 'bin/missive.js'), 'agent', 'list', '--json'], { env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused.code).toBe(75);
+    expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::storage::migration_checksum' });
   });
 });

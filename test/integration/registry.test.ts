@@ -62,6 +62,21 @@ describe('agent registry', () => {
     expect((await box.run(['agent', 'list', '--json'])).json().data.agents).toEqual([]);
   });
 
+  it('lists agents while another process holds the write lock: without config seeds, nothing is written', async () => {
+    await box.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000']);
+    const other = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'));
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const list = await box.run(['agent', 'list', '--json']);
+      expect(list.stderr).toBe('');
+      expect(list.code).toBe(0);
+      expect(list.json().data.agents.map((a: { alias: string }) => a.alias)).toEqual(['echo']);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  });
+
   it('rejects an invalid config file with exit 78 and a message naming the key', async () => {
     const file = join(box.home, 'bad.toml');
     writeFileSync(file, '[agents.x]\nbase_url = "http://127.0.0.1:1"\ncolour = "blue"\n');

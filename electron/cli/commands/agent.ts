@@ -1,7 +1,7 @@
 /** `missive agent …`: presentation only; the registry and discovery services do the work. */
 import { Command, Option } from 'commander';
 import { usageError } from '../../../shared/errors.js';
-import { addAgent, listAgentViews, removeAgent, renameAgentAlias, setAgentAuthRef, setAgentCardKeys, setAgentClientTls, showAgent, type AgentView } from '../../core/agents/registry.js';
+import { listAgentViews, showAgent, type AgentView } from '../../core/agents/views.js';
 import type { InspectView } from '../../core/agents/discovery.js';
 import { BINDINGS, type Binding } from '../../core/config/schema.js';
 import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
@@ -97,6 +97,8 @@ const inspectText = (v: InspectView) => {
 
 /** Discovery (card parsing, the SDK codecs, HTTP) is loaded only by the commands that fetch a card, not by `agent list`. */
 const discovery = () => import('../../core/agents/discovery.js');
+/** The registry's changes (validation, the journal) are loaded only by the commands that make them. */
+const registry = () => import('../../core/agents/registry.js');
 
 /** `agent inspect` of an alias, a URL (a discovered agent, see ad-hoc.ts) or a card file (read, nothing stored). */
 async function inspectTarget(core: Core, target: string, opts: { refresh?: boolean; binding?: Binding; extended?: boolean }, cwd: string) {
@@ -150,7 +152,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
           clientTls: { certFile: opts.clientCert, keyFile: opts.clientKey, caFile: opts.caCert, passphraseRef: opts.keyPassphraseRef, baseDir: deps.cwd },
           cardKeys: { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd },
         };
-        const view = cardUrl ? await cardSource.addAgentFromCard(core, { ...input, baseUrl, cardUrl }) : addAgent(core, { ...input, baseUrl: baseUrl! });
+        const view = cardUrl ? await cardSource.addAgentFromCard(core, { ...input, baseUrl, cardUrl }) : (await registry()).addAgent(core, { ...input, baseUrl: baseUrl! });
         out.result('agent_add', { agent: view }, (d) => `added agent ${d.agent.alias} (${d.agent.base_url})\nnext: missive agent inspect ${d.agent.alias}`);
       }),
     );
@@ -178,6 +180,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
         if (!authChange && !tlsChange && !keysChange) {
           throw usageError('nothing_to_set', `nothing to set on agent "${alias}"`, 'Give --auth-ref NAME, --clear-auth-ref, --client-cert FILE --client-key FILE, --ca-cert FILE, --clear-client-tls, --jwks-url URL, --jwks-file FILE or --clear-jwks.');
         }
+        const { setAgentAuthRef, setAgentCardKeys, setAgentClientTls } = await registry();
         let view = authChange ? setAgentAuthRef(core, alias, opts.clearAuthRef ? null : opts.authRef) : undefined;
         if (keysChange) view = setAgentCardKeys(core, alias, opts.clearJwks ? null : { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd });
         if (tlsChange) {
@@ -261,14 +264,14 @@ export function registerAgentCommands(program: Command, action: Action): void {
   agent
     .command('remove <alias>')
     .description('remove a locally registered agent')
-    .action(action(async ({ core, out }, alias: string) => out.result('agent_remove', removeAgent(core, alias), () => `removed agent ${alias}`)));
+    .action(action(async ({ core, out }, alias: string) => out.result('agent_remove', (await registry()).removeAgent(core, alias), () => `removed agent ${alias}`)));
 
   agent
     .command('rename <old> <new>')
     .description('rename a locally registered agent; its tasks follow, its past events keep the old alias')
     .action(
       action(async ({ core, out }, from: string, to: string) =>
-        out.result('agent_rename', { from, agent: renameAgentAlias(core, from, to) }, () => `renamed ${from} → ${to}`),
+        out.result('agent_rename', { from, agent: (await registry()).renameAgentAlias(core, from, to) }, () => `renamed ${from} → ${to}`),
       ),
     );
 }

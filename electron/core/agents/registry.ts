@@ -1,4 +1,7 @@
-/** Agent registry service: add, list, show, remove, rename. Config-seeded agents are read-only. */
+/**
+ * Agent registry service: add, remove, rename and set (list and show are views.ts, exported here too). Config-seeded
+ * agents are read-only.
+ */
 import { usageError, configError } from '../../../shared/errors.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -8,10 +11,13 @@ import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl, withoutUserinfo } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
 import { parseMetadata } from '../validation/metadata.js';
-import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, renameAgent, setAuthRefName, setCardKeys, setClientTls, type AgentRow, type CardKeys } from '../store/repos/agents.js';
+import { countAgentTasks, deleteAgent, getAgent, insertAgent, renameAgent, setAuthRefName, setCardKeys, setClientTls, type AgentRow, type CardKeys } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import { appendEvent } from '../store/repos/events.js';
 import { clientTlsPaths, type ClientTlsInput } from './client-tls-paths.js';
+import { agentView, requireAgent, type AgentView } from './views.js';
+
+export { agentView, listAgentViews, requireAgent, showAgent, type AgentView } from './views.js';
 
 export interface AddAgentInput {
   alias: string;
@@ -34,60 +40,6 @@ export interface CardKeysInput {
   jwksUrl?: string;
   jwksFile?: string;
   baseDir?: string;
-}
-
-export interface AgentView {
-  alias: string;
-  source: AgentRow['source'];
-  read_only: boolean;
-  base_url: string;
-  interface_urls: Record<string, string>;
-  binding_preference: string[];
-  auth_ref: string | null;
-  tags: string[];
-  notes: string | null;
-  metadata: Record<string, unknown>;
-  trusted_origins: string[];
-  allow_cross_origin_auth: boolean;
-  /** The client certificate (mutual TLS) files and the passphrase's auth ref name, or null. */
-  client_tls: { cert_file: string | null; key_file: string | null; ca_file: string | null; passphrase_ref: string | null } | null;
-  /** The JWKS that verifies this agent's card signatures (`--jwks-url` / `--jwks-file`), or null. */
-  card_keys: { jwks_url: string | null; jwks_file: string | null } | null;
-  card: { cached: boolean; name: string | null; fetched_at: string | null; validated_at: string | null; etag: string | null; last_modified: string | null };
-  created_at: string;
-  updated_at: string;
-}
-
-export function agentView(row: AgentRow): AgentView {
-  const name = (row.card?.json as { name?: unknown } | undefined)?.name;
-  return {
-    alias: row.alias,
-    source: row.source,
-    read_only: row.readOnly,
-    base_url: row.baseUrl,
-    interface_urls: row.interfaceUrls,
-    binding_preference: row.bindingPreference,
-    auth_ref: row.authRefName,
-    tags: row.tags,
-    notes: row.notes,
-    metadata: row.metadata,
-    trusted_origins: row.trustedOrigins,
-    allow_cross_origin_auth: row.allowCrossOriginAuth,
-    client_tls: row.clientTls
-      ? { cert_file: row.clientTls.certFile ?? null, key_file: row.clientTls.keyFile ?? null, ca_file: row.clientTls.caFile ?? null, passphrase_ref: row.clientTls.passphraseRef ?? null }
-      : null,
-    card_keys: row.cardKeys ? { jwks_url: row.cardKeys.jwksUrl ?? null, jwks_file: row.cardKeys.jwksFile ?? null } : null,
-    card: {
-      cached: row.card !== null,
-      name: typeof name === 'string' ? name : null,
-      fetched_at: row.card?.fetchedAt ?? null,
-      validated_at: row.card?.validatedAt ?? null,
-      etag: row.card?.etag ?? null,
-      last_modified: row.card?.lastModified ?? null,
-    },
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
 }
 
 function parseInterface(text: string): [Binding, string] {
@@ -121,12 +73,6 @@ export function wellKnownWarning(baseUrl: string): string | undefined {
   }
   if (!path.includes('/.well-known/')) return undefined;
   return `the base URL ${withoutUserinfo(baseUrl)} already contains /.well-known/: missive asks for <base-url>/.well-known/agent-card.json. Give the agent's base URL, or the card's own URL (ending in agent-card.json or agent.json)`;
-}
-
-export function requireAgent(core: Core, alias: string): AgentRow {
-  const row = getAgent(core.store().db, alias);
-  if (!row) throw usageError('unknown_agent', `no agent named "${withoutUserinfo(alias)}"`, 'List agents with: missive agent list');
-  return row;
 }
 
 function refuseReadOnly(row: AgentRow, action: string) {
@@ -177,10 +123,6 @@ export function addAgent(core: Core, input: AddAgentInput): AgentView {
     return agentView(getAgent(store.db, alias)!);
   });
 }
-
-export const listAgentViews = (core: Core): AgentView[] => listAgents(core.store().db).map(agentView);
-
-export const showAgent = (core: Core, alias: string): AgentView => agentView(requireAgent(core, alias));
 
 export function removeAgent(core: Core, alias: string): { alias: string; removed: true } {
   const store = core.store();

@@ -1,13 +1,19 @@
-/** Config-seeded agents and auth refs are synced into the registry before every registry use; they are read-only. */
+/**
+ * Config-seeded agents and auth refs are synced into the registry before every registry use; they are read-only.
+ * Without a config that seeds anything, and with no agent left from one that did, there is nothing to write: the sync
+ * then reads one narrow query and takes no write lock (a command that only reads never waits for another writer).
+ */
 import type { EffectiveConfig } from '../config/load.js';
 import type { Store } from '../store/store.js';
-import { countAgentTasks, deleteAgent, getAgent, insertAgent, listAgents, releaseSeededAgent, updateSeededAgent } from '../store/repos/agents.js';
+import { agentSource, countAgentTasks, deleteAgent, insertAgent, listSeededAliases, releaseSeededAgent, updateSeededAgent } from '../store/repos/agents.js';
 import { getAuthRef, upsertAuthRef } from '../store/repos/auth-refs.js';
 import { configError } from '../../../shared/errors.js';
 import { flowFromSection } from '../config/auth-flow.js';
 import { configClientTls } from './client-tls-paths.js';
 
 export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
+  const seeds = Object.keys(config.authRefs).length + Object.keys(config.agents).length;
+  if (seeds === 0 && listSeededAliases(store.db).length === 0) return;
   store.transaction(() => {
     for (const [name, ref] of Object.entries(config.authRefs)) {
       upsertAuthRef(store.db, {
@@ -38,9 +44,9 @@ export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
         clientTls: configClientTls(config, alias, agent.client_tls),
         readOnly: true,
       };
-      const existing = getAgent(store.db, alias);
-      if (!existing) insertAgent(store.db, seed);
-      else if (existing.source === 'config_seed') updateSeededAgent(store.db, seed);
+      const source = agentSource(store.db, alias);
+      if (!source) insertAgent(store.db, seed);
+      else if (source === 'config_seed') updateSeededAgent(store.db, seed);
       else {
         throw configError(
           'seed_conflict',
@@ -54,10 +60,10 @@ export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
     }
     // An agent dropped from the config leaves the registry, unless journaled tasks still point at it:
     // then it stays as an ordinary local agent so its history remains linked.
-    for (const row of listAgents(store.db)) {
-      if (row.source !== 'config_seed' || config.agents[row.alias]) continue;
-      if (countAgentTasks(store.db, row.alias) === 0) deleteAgent(store.db, row.alias);
-      else releaseSeededAgent(store.db, row.alias);
+    for (const alias of listSeededAliases(store.db)) {
+      if (config.agents[alias]) continue;
+      if (countAgentTasks(store.db, alias) === 0) deleteAgent(store.db, alias);
+      else releaseSeededAgent(store.db, alias);
     }
   });
 }

@@ -4,7 +4,6 @@
  * they belong to the user. Exports are written all or nothing: staged in a temp file or directory next to the target
  * and renamed into place at the end; a failure removes the staging and leaves the target as it was.
  */
-import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MissiveError } from '../../../shared/errors.js';
@@ -37,7 +36,8 @@ const writeFailed = (path: string, error: unknown) =>
 
 /** Writes one export file 0600: a temp file beside it, renamed over it at the end (the caller checked --force). */
 export function writePrivateFile(path: string, data: string | Buffer): void {
-  const temp = join(dirname(path), `.${basename(path)}.missive-${randomBytes(4).toString('hex')}`);
+  // node:crypto is loaded here, on the first export, not by every command that opens the store (db.ts imports this module).
+  const temp = join(dirname(path), `.${basename(path)}.missive-${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}`);
   try {
     writeFileSync(temp, data, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     renameSync(temp, path);

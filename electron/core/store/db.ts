@@ -1,5 +1,4 @@
 /** Opens the profile's SQLite file (WAL, busy timeout, foreign keys) and applies checksummed migrations. */
-import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,7 +10,23 @@ export type Db = Database.Database;
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export const checksum = (migration: Migration) => createHash('sha256').update(migration.sql).digest('hex');
+/**
+ * The sha256 of each migration's SQL by version, computed by build/bundle-cli.mjs from the very files the CLI bundle is
+ * made of (undefined in the plain modules), so that opening the store does not load node:crypto (a few ms of every
+ * command) to hash the same constant text again. An edited migration is still refused: `checksum` takes a build-time
+ * sum only for the very SQL text it was computed from, and hashes any other.
+ */
+declare const MISSIVE_BUILT_MIGRATION_CHECKSUMS: Readonly<Record<string, string>> | undefined;
+const BUILT_CHECKSUMS = typeof MISSIVE_BUILT_MIGRATION_CHECKSUMS === 'object' ? MISSIVE_BUILT_MIGRATION_CHECKSUMS : undefined;
+
+const sha256 = (text: string) => process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
+
+/** The sha256 of a migration's SQL (hex): what the ledger records when it is applied and compares on every open. */
+export function checksum(migration: Migration): string {
+  const built = BUILT_CHECKSUMS?.[migration.version];
+  if (built && MIGRATIONS.find((m) => m.version === migration.version)?.sql === migration.sql) return built;
+  return sha256(migration.sql);
+}
 
 export interface OpenOptions {
   readonly?: boolean;
@@ -87,8 +102,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
 
 /**
  * Repositories call `db.prepare(sql)` where they use it; compiling the same SQL again on every call cost more than the
- * statements themselves at fan-out sizes. Statements are cached per connection by their SQL text. (No repository
- * switches a statement into pluck/raw/expand mode, which would leak into the next user.)
+ * statements themselves at fan-out sizes. Statements are cached per connection by their SQL text. A statement
+ * switched into pluck/raw/expand mode keeps it for the next user of the same text: a repository that switches one
+ * uses SQL text no other call shares, and sets the mode on every use (repos/agents.ts `listAgents`).
  */
 function cachePreparedStatements(db: Db): void {
   const cache = new Map<string, Database.Statement>();

@@ -177,8 +177,80 @@ export function getAgent(db: Db, alias: string): AgentRow | undefined {
   return raw && fromRaw(raw);
 }
 
+/** Every column `fromRaw` reads, in the order `listAgents` selects them. */
+const AGENT_COLUMNS = [
+  'alias',
+  'source',
+  'base_url',
+  'interface_urls_json',
+  'binding_preference_json',
+  'auth_ref_name',
+  'tags_json',
+  'notes',
+  'metadata_json',
+  'trusted_origins_json',
+  'allow_cross_origin_auth',
+  'client_tls_json',
+  'card_keys_json',
+  'agent_card_json',
+  'agent_card_url',
+  'agent_card_etag',
+  'agent_card_last_modified',
+  'agent_card_fetched_at',
+  'agent_card_validated_at',
+  'read_only',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof RawAgent>;
+// Every field of RawAgent is selected: otherwise this fails to compile, naming the missing one.
+const allColumns: [Exclude<keyof RawAgent, (typeof AGENT_COLUMNS)[number]>] extends [never] ? true : { missing: Exclude<keyof RawAgent, (typeof AGENT_COLUMNS)[number]> } = true;
+void allColumns;
+const AT = Object.fromEntries(AGENT_COLUMNS.map((column, i) => [column, i])) as Record<keyof RawAgent, number>;
+const LIST_AGENTS = `SELECT ${AGENT_COLUMNS.join(', ')} FROM agents ORDER BY alias`;
+
+/** One row of LIST_AGENTS, read as an array, by column name. */
+const rawOf = (v: unknown[]): RawAgent => ({
+  alias: v[AT.alias] as string,
+  source: v[AT.source] as AgentSource,
+  base_url: v[AT.base_url] as string,
+  interface_urls_json: v[AT.interface_urls_json] as string,
+  binding_preference_json: v[AT.binding_preference_json] as string,
+  auth_ref_name: v[AT.auth_ref_name] as string | null,
+  tags_json: v[AT.tags_json] as string,
+  notes: v[AT.notes] as string | null,
+  metadata_json: v[AT.metadata_json] as string,
+  trusted_origins_json: v[AT.trusted_origins_json] as string,
+  allow_cross_origin_auth: v[AT.allow_cross_origin_auth] as number,
+  client_tls_json: v[AT.client_tls_json] as string | null,
+  card_keys_json: v[AT.card_keys_json] as string | null,
+  agent_card_json: v[AT.agent_card_json] as string | null,
+  agent_card_url: v[AT.agent_card_url] as string | null,
+  agent_card_etag: v[AT.agent_card_etag] as string | null,
+  agent_card_last_modified: v[AT.agent_card_last_modified] as string | null,
+  agent_card_fetched_at: v[AT.agent_card_fetched_at] as string | null,
+  agent_card_validated_at: v[AT.agent_card_validated_at] as string | null,
+  read_only: v[AT.read_only] as number,
+  created_at: v[AT.created_at] as string,
+  updated_at: v[AT.updated_at] as string,
+});
+
+/**
+ * Every agent, in alias order. The rows are read as arrays (better-sqlite3's raw mode): building an object per row in
+ * the addon cost five times reading it (25 against 5 ms for 1,000 agents). LIST_AGENTS is this function's own SQL
+ * text, so the cached statement in raw mode serves no other caller (db.ts), and the mode is set on every use.
+ */
 export function listAgents(db: Db): AgentRow[] {
-  return (db.prepare(`SELECT * FROM agents ORDER BY alias`).all() as RawAgent[]).map(fromRaw);
+  return (db.prepare(LIST_AGENTS).raw(true).all() as unknown[][]).map((v) => fromRaw(rawOf(v)));
+}
+
+/** Where an agent's row came from, without decoding the row; undefined when there is no such agent. */
+export function agentSource(db: Db, alias: string): AgentSource | undefined {
+  return (db.prepare(`SELECT source FROM agents WHERE alias = ?`).get(alias) as { source: AgentSource } | undefined)?.source;
+}
+
+/** The aliases of the agents seeded from the config, in alias order (the config sync reads these, not every row). */
+export function listSeededAliases(db: Db): string[] {
+  return (db.prepare(`SELECT alias FROM agents WHERE source = 'config_seed' ORDER BY alias`).all() as Array<{ alias: string }>).map((r) => r.alias);
 }
 
 /** The aliases of the agents that authenticate with each auth ref, in alias order (refs no agent uses are absent). */
