@@ -68,7 +68,7 @@ async function run(policy: CheckpointPolicy) {
   reader.pragma(`cache_size = -${policy.cacheSizeKib}`);
   const writer = store.grouped();
   const ensured = new Set<string>();
-  const source = { eventPrefix: 'a2a.stream', direction: 'stream_event' as const, alias: 'peer', protocolVersion: '1.0', metadata: {}, ensured };
+  const source = { eventPrefix: 'a2a.stream', alias: 'peer', protocolVersion: '1.0', metadata: {}, ensured };
   const reads: number[] = [];
   let maxWal = 0;
   let holding = 0;

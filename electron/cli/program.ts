@@ -2,7 +2,7 @@
 import { CommanderError, Option, type Command } from 'commander';
 import { toMissiveError, usageError, type MissiveError } from '../../shared/errors.js';
 import type { Core } from '../core/context.js';
-import { closeSharedDispatcher } from '../core/a2a/http.js';
+import { closeSharedDispatcher } from '../core/a2a/shared-dispatcher.js';
 import { closeClientTlsDispatchers } from '../core/agents/client-tls-pool.js';
 import { Printer, resolveMode, type OutputMode } from './output.js';
 import { modulesFor } from './command-modules.js';

@@ -16,7 +16,7 @@ import { messagesOfContext } from '../../electron/core/store/repos/history.js';
 import { listContexts } from '../../electron/core/store/repos/contexts.js';
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'missive-stream-persist-')), 'm.sqlite3');
-const source: UpdateSource = { eventPrefix: 'a2a.stream', direction: 'stream_event', alias: 'peer', protocolVersion: '1.0', metadata: { via: 'test' }, payload: { sequence: 1 } };
+const source: UpdateSource = { eventPrefix: 'a2a.stream', alias: 'peer', protocolVersion: '1.0', metadata: { via: 'test' }, payload: { sequence: 1 } };
 const status = (state: string, text?: string) => ({
   variant: 'statusUpdate' as const,
   payload: { taskId: 't', contextId: 'c', status: { state, ...(text ? { message: { messageId: `m-${text}`, role: 'ROLE_AGENT', parts: [{ text }] } } : {}) } },

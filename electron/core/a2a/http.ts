@@ -4,7 +4,7 @@
  * error bodies (TaskNotFound … VersionNotSupported) to their one protocol error each (exit 76, see a2a-errors.ts).
  * With a wire capture, each request and its answer are recorded for the wire view.
  */
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { MissiveError, transportError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { redactText, redactUrl, redactValue } from '../security/redact.js';
@@ -15,20 +15,8 @@ import { tlsFailureHelp } from './tls-errors.js';
 import { loadUndici } from './undici.js';
 import type { WireCapture } from './wire.js';
 
-let shared: Agent | undefined;
-
-/** The process-wide pooled dispatcher (connections are reused across requests and agents). */
-export async function sharedDispatcher(): Promise<Agent> {
-  const { Agent } = await loadUndici();
-  shared ??= new Agent({ connections: 128, keepAliveTimeout: 10_000, pipelining: 1 });
-  return shared;
-}
-
-export async function closeSharedDispatcher(): Promise<void> {
-  const agent = shared;
-  shared = undefined;
-  if (agent) await agent.close();
-}
+export { closeSharedDispatcher, sharedDispatcher } from './shared-dispatcher.js';
+import { sharedDispatcher } from './shared-dispatcher.js';
 
 export interface HttpRequest {
   url: string;

@@ -51,7 +51,7 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
         const applied = writer.write(() =>
           applyUpdate(
             store.db,
-            { eventPrefix: 'a2a.subscription', direction: 'stream_event', alias, protocolVersion: conn.iface.protocol_version, metadata: meta, secrets: conn.outbound.secrets, dedupeKey: dedupeKey(taskId, record), payload: { sequence: record.sequence }, ensured, tick: writer },
+            { eventPrefix: 'a2a.subscription', alias, protocolVersion: conn.iface.protocol_version, metadata: meta, secrets: conn.outbound.secrets, dedupeKey: dedupeKey(taskId, record), payload: { sequence: record.sequence }, ensured, tick: writer },
             record,
           ),
         );

@@ -72,7 +72,6 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
           store.db,
           {
             eventPrefix: 'a2a.stream',
-            direction: 'stream_event',
             alias,
             protocolVersion: iface.protocol_version,
             metadata: meta,

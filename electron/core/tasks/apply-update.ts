@@ -32,7 +32,6 @@ import { artifactKind, canonicalTask, persistTask } from './persist.js';
 export interface UpdateSource {
   /** Journal prefix: `a2a.stream`, `a2a.subscription` or `a2a.push`. */
   eventPrefix: string;
-  direction: 'stream_event' | 'push';
   alias: string;
   protocolVersion: string | null;
   metadata: Record<string, unknown>;
@@ -53,6 +52,11 @@ export interface UpdateSource {
    * Without it (a batch), every update writes them.
    */
   tick?: Pick<GroupWriter, 'get' | 'set' | 'settle'>;
+}
+
+/** The `ensured` entries saying a task's row, and its context's, exist (a caller that just read the task row knows). */
+export function knownTaskRows(task: { task_id: string; context_id: string | null }): Set<string> {
+  return new Set(task.context_id ? [`task ${task.task_id}`, `context ${task.context_id}`] : [`task ${task.task_id}`]);
 }
 
 /** Runs `ensure` unless the sequence already did for `key`. */

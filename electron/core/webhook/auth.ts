@@ -15,10 +15,21 @@ export function webhookAuth(token: string, options: { header?: string; scheme?: 
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
+/** The expected value's digest, made once per WebhookAuth rather than once per callback. */
+const expectedDigests = new WeakMap<WebhookAuth, { expected: string; digest: Buffer }>();
+
+function expectedDigest(auth: WebhookAuth): Buffer {
+  const known = expectedDigests.get(auth);
+  if (known?.expected === auth.expected) return known.digest;
+  const made = { expected: auth.expected, digest: digest(auth.expected) };
+  expectedDigests.set(auth, made);
+  return made.digest;
+}
+
 /** Hashing first makes the comparison length-independent as well as constant-time. */
 export function authorised(auth: WebhookAuth, headers: IncomingHttpHeaders): boolean {
   const raw = headers[auth.header];
   const given = Array.isArray(raw) ? raw[0] : raw;
   if (typeof given !== 'string') return false;
-  return timingSafeEqual(digest(given.trim()), digest(auth.expected));
+  return timingSafeEqual(digest(given.trim()), expectedDigest(auth));
 }

@@ -15,8 +15,7 @@ import { VARIANT_EVENT } from '../a2a/stream-response.js';
 import { readCallback } from './callback-body.js';
 import { appendEvent } from '../store/repos/events.js';
 import { getTask } from '../store/repos/conversation.js';
-import { pushConfigAgent } from '../store/repos/push-configs.js';
-import { applyUpdate } from '../tasks/apply-update.js';
+import { applyUpdate, knownTaskRows } from '../tasks/apply-update.js';
 import { authorised, type WebhookAuth } from './auth.js';
 import { commitGroups } from './commit-group.js';
 import { isMissiveError, usageError } from '../../../shared/errors.js';
@@ -79,6 +78,7 @@ function checkTimeout(flag: string, ms: number): number {
   return ms;
 }
 
+
 export function createReceiver(store: () => Store, options: ReceiverOptions = {}): Receiver {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host) && !options.allowRemote) {
@@ -99,8 +99,16 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
 
   const reply = (res: ServerResponse, status: number, body: unknown) => void res.writeHead(status, JSON_HEADERS).end(JSON.stringify(body));
 
+  // The arrivals of a group are answered within the same millisecond or so: formatted once per millisecond.
+  let stamp = { ms: -1, iso: '' };
+  const now = () => {
+    const ms = Date.now();
+    if (ms !== stamp.ms) stamp = { ms, iso: new Date(ms).toISOString() };
+    return stamp.iso;
+  };
+
   const arrive = (arrival: Omit<Arrival, 'at'>) => {
-    last = { ...arrival, at: new Date().toISOString() };
+    last = { ...arrival, at: now() };
     if (arrival.status === 202) counters.accepted++;
     else counters.rejected++;
     for (const listener of listeners) listener(last);
@@ -170,9 +178,16 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     // once that transaction has committed.
     const alias = await persist(() => {
       const db = store().db;
-      const owner = taskId ? (getTask(db, taskId)?.agent_alias ?? pushConfigAgent(db, taskId)) : null;
-      if (owner) {
-        applyUpdate(db, { eventPrefix: 'a2a.push', direction: 'push', alias: owner, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect } }, record);
+      // The task's row names its owner. (A push config cannot name one for a task without a row: push_configs.task_id
+      // references tasks, so `push create` writes a placeholder task first.)
+      const task = taskId ? getTask(db, taskId) : undefined;
+      const owner = task?.agent_alias ?? null;
+      if (task && owner) {
+        applyUpdate(
+          db,
+          { eventPrefix: 'a2a.push', alias: owner, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect }, ensured: knownTaskRows(task) },
+          record,
+        );
       } else {
         // Nothing links it to a known agent: journal it, unlinked, rather than drop it.
         appendEvent(db, { type: eventType, source: 'webhook', contextId: null, taskId, payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload } });

@@ -32,7 +32,3 @@ export const listPushConfigsOfTask = (db: Db, taskId: string): PushConfigRow[] =
   (db.prepare(`SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, push_config_id`).all(taskId) as Array<Raw & Record<string, unknown>>).map((r) =>
     fromRaw({ push_config_id: r.push_config_id, agent_alias: r.agent_alias, task_id: r.task_id, callback_url: r.callback_url, remote_config_json: r.remote_config_json, deleted_at: r.deleted_at, created_at: r.created_at, updated_at: r.updated_at }),
   );
-
-/** The agent that a task's push configs were registered with (callbacks for unknown tasks are linked through it). */
-export const pushConfigAgent = (db: Db, taskId: string): string | null =>
-  (db.prepare(`SELECT agent_alias FROM push_configs WHERE task_id = ? AND deleted_at IS NULL ORDER BY updated_at DESC LIMIT 1`).get(taskId) as { agent_alias: string } | undefined)?.agent_alias ?? null;
