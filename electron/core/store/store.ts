@@ -355,7 +355,7 @@ function groupWriter(db: Db, ticks: Ticks): GroupWriter {
     },
     set<T>(key: string, value: T, save: (value: T) => void): void {
       const staged = ticks.staged.at(-1);
-      if (!staged) throw new Error('GroupWriter.set is called inside write()');
+      if (!staged) throw new Error('GroupWriter.set must be called inside write()');
       staged.set(key, { value, save: save as (value: unknown) => void });
     },
     settle(key: string): void {

@@ -59,7 +59,8 @@ export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly stri
   return { sequence: Number(info.lastInsertRowid), eventId };
 }
 
-interface RawEvent {
+/** An `events` row as SQLite returns it. */
+export interface RawEvent {
   sequence: number;
   event_id: string;
   timestamp: string;

@@ -6,6 +6,7 @@
  * payload names it, `message_row`): those are read from `messages` only, so nothing shows twice.
  */
 import type { Db } from '../db.js';
+import type { RawEvent } from './events.js';
 
 /** The journal's update events: every prefix (stream, subscription, push) × every StreamResponse variant. */
 export const UPDATE_EVENT_TYPES: readonly string[] = ['a2a.stream', 'a2a.subscription', 'a2a.push'].flatMap((prefix) =>
@@ -31,17 +32,8 @@ export interface UpdateMessageRow {
   created_at: string;
 }
 
-interface RawUpdate {
-  sequence: number;
-  event_id: string;
-  timestamp: string;
-  event_type: string;
-  agent_alias: string | null;
-  context_id: string | null;
-  task_id: string | null;
-  payload_json: string;
-  metadata_json: string;
-}
+/** The columns of a journal event this module reads (`COLUMNS`). */
+type RawUpdate = Omit<RawEvent, 'source'>;
 
 function fromRaw(r: RawUpdate): UpdateMessageRow {
   const variant = r.event_type.slice(r.event_type.lastIndexOf('.') + 1);
