@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretKey, redactLogLine, redactText, redactUrl, redactValue } from '../../electron/core/security/redact.js';
+import fc from 'fast-check';
+import { isSecretKey, redactLogLine, redactShared, redactText, redactUrl, redactValue } from '../../electron/core/security/redact.js';
 
 describe('redaction', () => {
   it('replaces values of secret-like keys after normalising the key', () => {
@@ -42,5 +43,33 @@ describe('redaction', () => {
 
   it('removes userinfo, query and fragment from URLs', () => {
     expect(redactUrl('https://u:p@host/a?token=1#x')).toBe('https://host/a');
+  });
+
+  it('redactShared redacts exactly as redactValue does, never mutates, and returns what holds no secret as it is', () => {
+    const secret = 'sk-live-42424242';
+    const keys = fc.constantFrom('text', 'token', 'apiKey', 'headers', 'Authorization', 'parts', '__proto__', 'note', 'password', 'maxTokens');
+    const leaf = fc.oneof(fc.string(), fc.constantFrom(`Bearer ${secret}`, `see ${secret}`, 'Basic dXNlcjpwYXNz', 'plain'), fc.integer(), fc.boolean(), fc.constant(null));
+    const value = fc.letrec<{ node: unknown }>((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(keys, tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.boolean(), (v, known) => {
+        const input = JSON.parse(JSON.stringify(v ?? null)) as unknown;
+        const before = JSON.stringify(input);
+        const secrets = known ? [secret] : [];
+        const shared = redactShared(input, secrets);
+        expect(JSON.stringify(shared)).toBe(JSON.stringify(redactValue(input, secrets)));
+        expect(JSON.stringify(input)).toBe(before);
+        if (JSON.stringify(redactValue(input, secrets)) === before) expect(shared).toBe(input);
+      }),
+      { numRuns: 300 },
+    );
+    const clean = { statusUpdate: { taskId: 't', status: { message: { parts: [{ text: 'token 1 ' }] } } } };
+    expect(redactShared(clean)).toBe(clean);
+    const dirty = { a: clean, b: { password: 'x' } };
+    const out = redactShared(dirty);
+    expect(out).not.toBe(dirty);
+    expect(out.a).toBe(clean);
+    expect(dirty.b.password).toBe('x');
   });
 });
