@@ -54,9 +54,14 @@ export interface UpdateSource {
   tick?: Pick<GroupWriter, 'get' | 'set' | 'settle'>;
 }
 
+/** The keys of a task's and a context's rows (in `ensured`, and as tick values), and of an artifact's row (tick values). */
+const taskKey = (taskId: string) => `task ${taskId}`;
+const contextKey = (contextId: string) => `context ${contextId}`;
+const artifactKey = (taskId: string, artifactId: string) => `artifact ${taskId} ${artifactId}`;
+
 /** The `ensured` entries saying a task's row, and its context's, exist (a caller that just read the task row knows). */
 export function knownTaskRows(task: { task_id: string; context_id: string | null }): Set<string> {
-  return new Set(task.context_id ? [`task ${task.task_id}`, `context ${task.context_id}`] : [`task ${task.task_id}`]);
+  return new Set(task.context_id ? [taskKey(task.task_id), contextKey(task.context_id)] : [taskKey(task.task_id)]);
 }
 
 /** Runs `ensure` unless the sequence already did for `key`. */
@@ -85,7 +90,7 @@ function applyStatus(db: Db, source: UpdateSource, update: Record<string, any>, 
   const state = localTaskState(update.status?.state);
   const remoteState = (update.status?.state as string | undefined) ?? null;
   const write: TaskStatusWrite = { taskId, contextId, state, remoteState, protocolVersion: source.protocolVersion, status: update.status, lastMessageId: messageId };
-  const key = `task ${taskId}`;
+  const key = taskKey(taskId);
   // The status updates of one tick write the task row once, with the last of them, when the tick commits.
   if (source.tick && update.status !== undefined) source.tick.set(key, write, (last: TaskStatusWrite) => saveStatus(db, source, last));
   else {
@@ -123,7 +128,7 @@ function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>
     mode: append ? 'append' : 'replace',
   };
   const result = (version: number) => ({ artifact_id: artifactId, version, append, last_chunk: lastChunk });
-  const key = `artifact ${taskId} ${artifactId}`;
+  const key = artifactKey(taskId, artifactId);
   const tick = source.tick;
   // A chunk appended in a tick: the chunk row now, the artifact row (version, header) once, when the tick commits.
   const head = tick && append ? tick.get(key, () => artifactHead(db, taskId, artifactId)) : undefined;
@@ -153,17 +158,17 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
     return { variant: record.variant, event_type: eventType, message_id: messageId, task_id: taskId, context_id: contextId, duplicate: true, state: null, remote_state: null, artifact: null, text: null, final: false };
   }
 
-  if (contextId) once(source, `context ${contextId}`, () => ensureContext(db, contextId, source.alias));
+  if (contextId) once(source, contextKey(contextId), () => ensureContext(db, contextId, source.alias));
   // A task never seen whole (a subscription or push came first) still gets its row, so updates have an owner.
-  if (taskId && record.variant !== 'task') once(source, `task ${taskId}`, () => ensurePlaceholderTask(db, taskId, source.alias, contextId));
+  if (taskId && record.variant !== 'task') once(source, taskKey(taskId), () => ensurePlaceholderTask(db, taskId, source.alias, contextId));
   let state: TaskStateName | null = null;
   let remote: string | null = null;
   let artifact: AppliedUpdate['artifact'] = null;
   let text: string | null;
   if (record.variant === 'task') {
     // The task is rewritten from its JSON: what the tick holds for its row and its artifacts is saved first.
-    source.tick?.settle(`task ${taskId}`);
-    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) source.tick?.settle(`artifact ${taskId} ${String(a.artifactId)}`);
+    source.tick?.settle(taskKey(String(taskId)));
+    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) source.tick?.settle(artifactKey(String(taskId), String(a.artifactId)));
     const persisted = persistTask(db, source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId, secrets: source.secrets });
     state = persisted.state;
     remote = persisted.remote_state;
