@@ -23,12 +23,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLE = join(root, 'bin/missive.js');
 const MODULES = join(root, 'dist/electron/cli/index.js');
 
-function homeWith(agents: number): string {
+async function homeWith(agents: number): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), 'missive-bench-start-'));
   const core = createCore({ env: { MISSIVE_HOME: home, HOME: home }, cwd: home, secrets: createMemorySecretStore() });
   try {
-    core.store().transaction(() => {
-      for (let i = 0; i < agents; i++) addAgent(core, { alias: `agent-${i}`, baseUrl: `http://127.0.0.1:${10_000 + i}`, tags: ['bench'] });
+    // One transaction for the set-up: each add nests in it.
+    await (await core.storage()).transaction(async () => {
+      for (let i = 0; i < agents; i++) await addAgent(core, { alias: `agent-${i}`, baseUrl: `http://127.0.0.1:${10_000 + i}`, tags: ['bench'] });
     });
   } finally {
     core.close();
@@ -45,8 +46,8 @@ function timed(args: string[], home: string): number {
   return ms;
 }
 
-const empty = homeWith(0);
-const full = homeWith(1000);
+const empty = await homeWith(0);
+const full = await homeWith(1000);
 try {
   const cases: Array<{ name: string; args: string[]; home: string }> = [];
   for (const [entry, label] of [

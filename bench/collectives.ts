@@ -33,9 +33,9 @@ async function measure(n: number) {
   const core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH }, cwd: home, secrets: createMemorySecretStore(), timeoutMs: 60_000 });
   try {
     // Set-up, not timed: register, warm the card cache, create the group, build the SDK clients.
-    agents.forEach((a, i) => addAgent(core, { alias: `a${i}`, baseUrl: a.baseUrl }));
+    for (const [i, a] of agents.entries()) await addAgent(core, { alias: `a${i}`, baseUrl: a.baseUrl });
     await Promise.all(agents.map((_, i) => loadCard(core, `a${i}`)));
-    createGroup(core, 'bench', { members: agents.map((_, i) => `a${i}`) });
+    await createGroup(core, 'bench', { members: agents.map((_, i) => `a${i}`) });
     const factory = new ClientFactory();
     const clients = await Promise.all(agents.map((a) => factory.createFromUrl(a.baseUrl)));
 

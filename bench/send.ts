@@ -52,7 +52,7 @@ async function wholeProcess(args: string[]): Promise<number> {
 }
 
 try {
-  addAgent(core, { alias: 'echo', baseUrl: agent.baseUrl });
+  await addAgent(core, { alias: 'echo', baseUrl: agent.baseUrl });
   await loadCard(core, 'echo');
 
   // 1. Whole process.

@@ -62,7 +62,7 @@ const baseUrl = await new Promise<string>((resolve) => createInterface({ input: 
 const home = mkdtempSync(join(tmpdir(), 'missive-bench-stream-'));
 const core = createCore({ env: { MISSIVE_HOME: home, HOME: home }, cwd: home, secrets: createMemorySecretStore(), timeoutMs: 120_000 });
 try {
-  addAgent(core, { alias: 'peer', baseUrl });
+  await addAgent(core, { alias: 'peer', baseUrl });
   await loadCard(core, 'peer');
   const client = await new ClientFactory().createFromUrl(baseUrl);
 

@@ -84,7 +84,7 @@ const receiver = createReceiver(() => core.store());
 let allJournaled = true;
 try {
   // Set-up, not timed: the agent and its tasks, so callbacks link to them.
-  addAgent(core, { alias: 'worker', baseUrl: 'http://127.0.0.1:9' });
+  await addAgent(core, { alias: 'worker', baseUrl: 'http://127.0.0.1:9' });
   core.store().transaction(() => {
     for (let t = 0; t < TASKS; t++) ensurePlaceholderTask(core.store().db, `task-${t}`, 'worker');
   });

@@ -36,6 +36,8 @@ export interface GlobalFlags {
   header: string[];
   allowCrossOriginAuth?: boolean;
   requireSignedCard?: boolean;
+  /** `--store URL`: the PostgreSQL store (its password is scrubbed from every output). */
+  store?: string;
   verbose: number;
 }
 

@@ -1,6 +1,8 @@
 /** From the global flags to the core: the options `createCore` is built with, and the literal secrets outputs scrub. */
 import type { Core, CoreOptions } from '../core/context.js';
 import { parseDuration } from '../core/config/duration.js';
+import { storeUrlSecrets } from '../core/config/store-url.js';
+import { STORE_URL_ENV } from '../core/store/selection.js';
 import type { CliDeps, GlobalFlags } from './command-context.js';
 
 /** The core options of one invocation: its process deps and its global flags (`--timeout` parsed: exit 64 if bad). */
@@ -19,6 +21,7 @@ export function coreOptions(flags: GlobalFlags, deps: CliDeps, onWarning: (messa
     headers: flags.header,
     allowCrossOriginAuth: flags.allowCrossOriginAuth,
     requireSignedCard: flags.requireSignedCard,
+    storeUrl: flags.store,
     onWarning,
   };
 }
@@ -32,6 +35,10 @@ export function knownSecrets(core: Core, flags: GlobalFlags): string[] {
     out.push(value, value.replace(/^\S+\s+/, ''));
   }
   for (const ref of Object.values(core.config.authRefs)) if (ref.env && core.env[ref.env]) out.push(core.env[ref.env]!);
+  // The store's password: in --store's or MISSIVE_STORE_URL's URL, or the variable [store] password_env names.
+  out.push(...storeUrlSecrets(flags.store), ...storeUrlSecrets(core.env[STORE_URL_ENV]));
+  if (core.config.store.passwordEnv && core.env[core.config.store.passwordEnv]) out.push(core.env[core.config.store.passwordEnv]!);
+  if (core.storeSelection.kind === 'postgres' && core.env.PGPASSWORD) out.push(core.env.PGPASSWORD);
   // Every credential sent in this run, whatever its source (auth refs of the registry, the keyring, OAuth tokens).
   out.push(...core.knownSecrets());
   return out.filter((s) => s.length >= 4);

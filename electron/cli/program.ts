@@ -28,6 +28,7 @@ function addGlobalOptions(cmd: Command): Command {
     .option('--header <name:value>', 'extra request header, never persisted (repeatable)', collect, [])
     .option('--allow-cross-origin-auth', "call card interfaces on another origin than the agent's, without its credentials")
     .option('--require-signed-card', 'refuse agents whose Agent Card is unsigned or fails signature verification (exit 76)')
+    .option('--store <url>', 'PostgreSQL store, postgres://user@host:port/db (else MISSIVE_STORE_URL, [store] url; unset: SQLite)')
     .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (repeatable)').argParser((_v, prev: number) => prev + 1).default(0));
 }
 
@@ -51,6 +52,11 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
         const { createCore } = await import('../core/context.js');
         core = createCore(coreOptions(flags, deps, (message) => out.warning(message)));
         const resolvedCore = core;
+        if (core.storeSelection.kind === 'postgres') {
+          const { runsOnSharedStore, storeUnsupported } = await import('../core/store/team-scope.js');
+          const path = commandPath(cmd);
+          if (!runsOnSharedStore.command(path)) throw storeUnsupported(core.storeSelection.display, `missive ${path.join(' ')}`);
+        }
         out = new Printer(resolveMode(flags, core.config.output.format as OutputMode | undefined), deps.io, () => knownSecrets(resolvedCore, flags));
         const code = await body({ core, out, flags, deps }, ...(args.slice(0, -1) as A));
         onResult(typeof code === 'number' ? code : 0);
@@ -86,6 +92,13 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
   const valueFlags = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)));
   for (const register of await Promise.all(modulesFor(argv, valueFlags).map((m) => m.load()))) register(program, action);
   return program;
+}
+
+/** A command's words below the program: ["agent", "add"]. */
+function commandPath(cmd: Command): string[] {
+  const path: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+  return path;
 }
 
 function safeMode(flags: GlobalFlags): OutputMode {

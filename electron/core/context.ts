@@ -8,8 +8,11 @@ import { statePaths, type StatePaths } from './config/paths.js';
 import { resolveServiceParameters, type ServiceParameters } from './a2a/service-params.js';
 import { createKeytarStore, type SecretStore } from './auth/secret-store.js';
 import { openStore, type Store } from './store/store.js';
+import type { Storage } from './store/storage.js';
+import { selectStore, type StoreSelection } from './store/selection.js';
 import { syncConfigSeeds } from './agents/seed.js';
 import { ensureStateDir } from './security/private-files.js';
+import { storeUnsupported } from './store/team-scope.js';
 
 export interface InvocationOptions {
   configPath?: string;
@@ -36,6 +39,8 @@ export interface CoreOptions extends InvocationOptions {
   onWarning?: (message: string) => void;
   /** better-sqlite3's native addon for this runtime (the desktop app's Electron build; store/native-binding.ts). */
   nativeBinding?: string;
+  /** `--store URL`: the PostgreSQL store, over MISSIVE_STORE_URL and `[store] url` (store/selection.ts). */
+  storeUrl?: string;
 }
 
 export interface Core {
@@ -47,8 +52,19 @@ export interface Core {
   readonly serviceParameters: ServiceParameters;
   readonly timeoutMs: number;
   readonly dispatcher?: Dispatcher;
-  /** Opens (and migrates) the store on first use; config-seeded agents are synced before it is returned. */
+  /** Which store this core uses: the profile's SQLite file (the default), or a PostgreSQL database (team mode). */
+  readonly storeSelection: StoreSelection;
+  /**
+   * The profile's SQLite store, opened (and migrated) on first use; config-seeded agents are synced before it is
+   * returned. For the services not yet ported to `storage()`: with a PostgreSQL store selected it throws
+   * `config::store_unsupported` rather than read or write a local file nobody else sees.
+   */
   store(): Store;
+  /**
+   * The store behind the asynchronous storage interface, whichever engine holds it: SQLite (the same store as
+   * `store()`), or PostgreSQL (connected, and its schema migrated, on first use).
+   */
+  storage(): Promise<Storage>;
   /** Reports something the user should know that does not stop the command (once per distinct message). */
   warn(message: string): void;
   /** Also sends each warning to `listener` (the IPC registry: notices in the window); returns the unsubscribe. */
@@ -69,7 +85,9 @@ export function createCore(options: CoreOptions = {}): Core {
     { version: config.protocol.version, extensions: config.protocol.extensions, extra: config.protocol.serviceParameters },
     { protocolVersion: options.protocolVersion, extensions: options.extensions, params: options.serviceParams },
   );
+  const storeSelection = selectStore({ flag: options.storeUrl, env, config, profile: config.profile });
   let store: Store | undefined;
+  let storage: Promise<Storage> | undefined;
   const warned = new Set<string>();
   const warningListeners = new Set<(message: string) => void>();
   const seenSecrets = new Set<string>();
@@ -97,7 +115,9 @@ export function createCore(options: CoreOptions = {}): Core {
       for (const value of values) if (value.length >= 4) seenSecrets.add(value);
     },
     knownSecrets: () => [...seenSecrets],
+    storeSelection,
     store() {
+      if (storeSelection.kind === 'postgres') throw storeUnsupported(storeSelection.display);
       if (!store) {
         ensureStateDir(paths.state);
         store = openStore(paths.database, { nativeBinding: options.nativeBinding });
@@ -105,9 +125,52 @@ export function createCore(options: CoreOptions = {}): Core {
       }
       return store;
     },
+    storage() {
+      storage ??= openStorage(this, storeSelection);
+      return storage;
+    },
     close() {
       store?.close();
       store = undefined;
+      // A pool closes its connections in the background; the process may exit meanwhile.
+      void storage?.then((s) => s.close()).catch(() => undefined);
+      storage = undefined;
     },
   };
+}
+
+async function openStorage(core: Core, selection: StoreSelection): Promise<Storage> {
+  if (selection.kind === 'sqlite') {
+    const { sqliteStorage } = await import('./store/sqlite/storage.js');
+    return sqliteStorage(core.store());
+  }
+  // Loaded only when a PostgreSQL store is selected: the SQLite default never loads pg.
+  const [{ openPool }, { migratePostgres }, { postgresStorage }] = await Promise.all([
+    import('./store/postgres/connect.js'),
+    import('./store/postgres/migrate.js'),
+    import('./store/postgres/storage.js'),
+  ]);
+  const pool = await openPool(selection, {
+    env: core.env,
+    secrets: core.secrets,
+    config: core.config,
+    // The password (from the URL, an env var or a keyring ref) is scrubbed from every output, the window's too.
+    remember: (values) => core.rememberSecrets(values),
+    onError: (message) => core.warn(message),
+  });
+  try {
+    await migratePostgres(pool, selection.schema);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  // The config is one user's: its agents and auth refs are not written into the store everyone shares (the auth ref
+  // that holds the store's own password is simply that, and says nothing worth a warning).
+  const seeds = [...Object.keys(core.config.agents), ...Object.keys(core.config.authRefs).filter((name) => name !== selection.passwordRef)];
+  if (seeds.length > 0) {
+    core.warn(
+      `the config's [agents] and [auth_refs] (${seeds.join(', ')}) seed the local SQLite store only, not the shared PostgreSQL store (${selection.display}): register shared ones with missive agent add / missive auth add`,
+    );
+  }
+  return postgresStorage(pool, selection.schema, selection.display);
 }

@@ -73,7 +73,8 @@ async function start(): Promise<void> {
   });
   const opened = core;
   try {
-    opened.store();
+    // Opens the store the profile selects (the SQLite file, or a PostgreSQL database in team mode) before any window.
+    await opened.storage();
   } catch (error) {
     throw stateError(error, opened.paths.state);
   }

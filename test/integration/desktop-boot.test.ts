@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_MAIN, ROOT, bootApp, type BootedApp } from '../support/electron-stub/boot.js';
+import { freshPostgresUrl } from '../support/postgres.js';
 
 const booted: BootedApp[] = [];
 const boot = (...args: Parameters<typeof bootApp>) => {
@@ -225,5 +226,23 @@ describe('the desktop main process, booted from dist/ with a stand-in electron m
     expect(await exitCode(app)).toBe(1);
     expect(app.last('dialog')!.content).toContain('npm run native:electron');
     expect(existsSync(join(app.dir, 'home/state/profiles/default/missive.sqlite3'))).toBe(false);
+  });
+
+  it('starts on a shared PostgreSQL store: the registry is shared between two apps, the unported views say so', async () => {
+    const db = await freshPostgresUrl();
+    try {
+      const first = boot({ env: { MISSIVE_STORE_URL: db.url } });
+      expect(await controlOf(first)).toMatchObject({ ready: true });
+      expect((await invoke(first, 'agents.add', { alias: 'shared', baseUrl: 'http://127.0.0.1:4000' })).ok).toBe(true);
+      const second = boot({ env: { MISSIVE_STORE_URL: db.url } });
+      expect(await controlOf(second)).toMatchObject({ ready: true });
+      const listed = await invoke(second, 'agents.list');
+      expect(listed.data.agents.map((a: { alias: string }) => a.alias)).toEqual(['shared']);
+      expect(await invoke(second, 'tasks.list', {})).toMatchObject({ ok: false, error: { code: 'missive::config::store_unsupported' } });
+      for (const app of [first, second]) expect(existsSync(join(app.dir, 'home/state/profiles/default/missive.sqlite3'))).toBe(false);
+    } finally {
+      for (const app of booted.splice(0)) app.dispose();
+      await db.drop();
+    }
   });
 });

@@ -12,7 +12,7 @@ import { register, startAgents } from '../support/agents.js';
 import { createCore, type Core } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { runGateway } from '../../electron/core/gateway/gateway.js';
-import { cancelJob, showJob, startJob } from '../../electron/core/jobs/queue.js';
+import { cancelJob, showJob, startJob, type JobView } from '../../electron/core/jobs/queue.js';
 import type { JobRequest } from '../../electron/core/jobs/requests.js';
 import { claimJob, dueJobs } from '../../electron/core/store/repos/gateway-jobs.js';
 
@@ -57,7 +57,7 @@ const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => 
 
 describe('durable jobs in the gateway', () => {
   it('runs a send job: the message leaves once, the job waits on its task and records the outcome', async () => {
-    const started = startJob(core, send('slow', 'long job'));
+    const started = await startJob(core, send('slow', 'long job'));
     expect(started.state).toBe('queued');
     const gw = inProcess();
     await until('the job to finish', () => job(started.job_id).state === 'succeeded', 15_000);
@@ -71,7 +71,7 @@ describe('durable jobs in the gateway', () => {
   });
 
   it('records a task that fails as a failed job with exit code 80, without retrying it', async () => {
-    const started = startJob(core, send('failing', 'please fail'), { maxAttempts: 3 });
+    const started = await startJob(core, send('failing', 'please fail'), { maxAttempts: 3 });
     const gw = inProcess();
     await until('the job to finish', () => ['succeeded', 'failed'].includes(job(started.job_id).state));
     await gw.stop();
@@ -80,7 +80,7 @@ describe('durable jobs in the gateway', () => {
   });
 
   it('survives a gateway killed mid-job: the restarted gateway resumes on the task and never sends twice', async () => {
-    const started = startJob(core, send('slow', 'survive a crash'));
+    const started = await startJob(core, send('slow', 'survive a crash'));
     let child = launch();
     await until('the job to wait on its task', () => {
       const row = job(started.job_id);
@@ -105,7 +105,7 @@ describe('durable jobs in the gateway', () => {
 
   it('does not send a broadcast twice when the gateway died after it left: the job fails as unconfirmed', async () => {
     expect((await box.run(['group', 'create', 'team', '--member', 'slow'])).code).toBe(0);
-    const started = startJob(core, { kind: 'bcast', group: 'team', inputs: { text: 'to all', cwd: box.home } }, { maxAttempts: 5 });
+    const started = await startJob(core, { kind: 'bcast', group: 'team', inputs: { text: 'to all', cwd: box.home } }, { maxAttempts: 5 });
     let child = launch();
     await until('the broadcast to leave', () => sendsStarted() === 1);
     child.kill('SIGKILL');
@@ -121,7 +121,7 @@ describe('durable jobs in the gateway', () => {
   }, 30_000);
 
   it('retries with backoff while the agent is down, then sends once it is back', async () => {
-    const started = startJob(core, send('quick', 'are you there'), { maxAttempts: 4 });
+    const started = await startJob(core, send('quick', 'are you there'), { maxAttempts: 4 });
     await fleet.agents.quick!.pause();
     const gw = inProcess();
     await until('a retry', () => job(started.job_id).state === 'retrying');
@@ -141,7 +141,7 @@ describe('durable jobs in the gateway', () => {
   }, 30_000);
 
   it('gives up after --max-attempts and keeps the last error', async () => {
-    const started = startJob(core, send('quick', 'nobody home'), { maxAttempts: 2 });
+    const started = await startJob(core, send('quick', 'nobody home'), { maxAttempts: 2 });
     await fleet.agents.quick!.pause();
     const gw = inProcess();
     await until('the job to fail', () => job(started.job_id).state === 'failed', 15_000);
@@ -152,7 +152,7 @@ describe('durable jobs in the gateway', () => {
   }, 30_000);
 
   it('stops a running job the operator cancels, and records nothing after', async () => {
-    const started = startJob(core, send('slow', 'cancel me'));
+    const started = await startJob(core, send('slow', 'cancel me'));
     const gw = inProcess({ claimTtlMs: 150 });
     await until('the job to wait on its task', () => job(started.job_id).target_task_id);
     const cancelled = await cancelJob(core, started.job_id);
@@ -167,7 +167,7 @@ describe('durable jobs in the gateway', () => {
   it('fails a job whose error no retry can fix at once, whatever --max-attempts says', async () => {
     expect((await box.run(['group', 'create', 'pair', '--member', 'quick'])).code).toBe(0);
     expect((await box.run(['context', 'create', '--id', 'ctx-empty'])).code).toBe(0);
-    const started = startJob(core, { kind: 'reduce', input: { group: 'pair', contextId: 'ctx-empty', cwd: box.home } }, { maxAttempts: 5 });
+    const started = await startJob(core, { kind: 'reduce', input: { group: 'pair', contextId: 'ctx-empty', cwd: box.home } }, { maxAttempts: 5 });
     const gw = inProcess();
     await until('the job to fail', () => job(started.job_id).state === 'failed');
     await gw.stop();
@@ -178,15 +178,15 @@ describe('durable jobs in the gateway', () => {
 
   it('refuses at start a reduce of a context it does not know, and takes a send opening a new context', async () => {
     expect((await box.run(['group', 'create', 'solo', '--member', 'quick'])).code).toBe(0);
-    expect(() => startJob(core, { kind: 'reduce', input: { group: 'solo', contextId: 'no-such-context', cwd: box.home } })).toThrow(expect.objectContaining({ code: 'missive::validation::unknown_context' }));
+    await expect(startJob(core, { kind: 'reduce', input: { group: 'solo', contextId: 'no-such-context', cwd: box.home } })).rejects.toThrow(expect.objectContaining({ code: 'missive::validation::unknown_context' }));
     expect(readDb(box, (d) => (d.prepare(`SELECT count(*) AS n FROM gateway_jobs`).get() as any).n)).toBe(0);
-    const opened = startJob(core, send('quick', 'a new thread', { contextId: 'ctx-chosen-by-me' }));
+    const opened = await startJob(core, send('quick', 'a new thread', { contextId: 'ctx-chosen-by-me' }));
     expect(opened).toMatchObject({ state: 'queued', context_id: 'ctx-chosen-by-me' });
   });
 
   it('waits on an existing task with a wait job', async () => {
     const sent = (await box.run(['send', 'slow', 'already running', '--return-immediately', '--json'])).json().data;
-    const started = startJob(core, { kind: 'wait', taskId: sent.task.task_id, agent: 'slow' });
+    const started = await startJob(core, { kind: 'wait', taskId: sent.task.task_id, agent: 'slow' });
     const gw = inProcess();
     await until('the job to finish', () => job(started.job_id).state === 'succeeded', 15_000);
     await gw.stop();
@@ -194,8 +194,8 @@ describe('durable jobs in the gateway', () => {
     expect(sendsStarted()).toBe(1);
   });
 
-  it('lets another gateway take a job whose claim expired, and no one take a live claim', () => {
-    const started = startJob(core, send('quick', 'claimed'));
+  it('lets another gateway take a job whose claim expired, and no one take a live claim', async () => {
+    const started = await startJob(core, send('quick', 'claimed'));
     const db = core.store().db;
     const past = new Date(Date.now() - 1000).toISOString();
     const future = new Date(Date.now() + 60_000).toISOString();
@@ -210,7 +210,7 @@ describe('durable jobs in the gateway', () => {
   });
 
   it('resumes a job whose gateway was killed mid-attempt without showing more attempts than --max-attempts', async () => {
-    const started = startJob(core, send('quick', 'resume me'), { maxAttempts: 1 });
+    const started = await startJob(core, send('quick', 'resume me'), { maxAttempts: 1 });
     // A gateway claimed it and was killed: the attempt never finished and its claim has expired.
     const db = core.store().db;
     expect(claimJob(db, started.job_id, 'gateway:killed', new Date(Date.now() - 1000).toISOString())).toBe(true);
@@ -229,7 +229,8 @@ describe('durable jobs in the gateway', () => {
     const onWarning = (warning: Error) => void warnings.push(warning);
     process.on('warning', onWarning);
     try {
-      const started = Array.from({ length: 12 }, (_, i) => startJob(core, send('slow', `job ${i}`)));
+      const started: JobView[] = [];
+      for (let i = 0; i < 12; i++) started.push(await startJob(core, send('slow', `job ${i}`)));
       const gw = inProcess();
       const running = () => readDb(box, (d) => (d.prepare(`SELECT count(*) AS n FROM gateway_jobs WHERE state = 'running' AND target_task_id IS NOT NULL`).get() as any).n as number);
       await until('12 jobs waiting on their tasks at once', () => running() === 12, 15_000);

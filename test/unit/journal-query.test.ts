@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../electron/core/store/db.js';
 import { appendEvent } from '../../electron/core/store/repos/events.js';
-import { journalEvents, journalQuerySql, parseTypeFilter, type JournalQuery } from '../../electron/core/events/journal-query.js';
+import { parseTypeFilter } from '../../electron/core/events/journal-query.js';
+import { journalEvents, journalQuerySql, type JournalQuery } from '../../electron/core/store/repos/journal-query.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

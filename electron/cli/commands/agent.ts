@@ -103,7 +103,7 @@ const registry = () => import('../../core/agents/registry.js');
 /** `agent inspect` of an alias, a URL (a discovered agent, see ad-hoc.ts) or a card file (read, nothing stored). */
 async function inspectTarget(core: Core, target: string, opts: { refresh?: boolean; binding?: Binding; extended?: boolean }, cwd: string) {
   const { cardFileOf, readCardFile } = await import('../../core/agents/card-source.js');
-  const file = cardFileOf(core, target, cwd);
+  const file = await cardFileOf(core, target, cwd);
   if (file) {
     if (opts.extended) throw usageError('conflicting_options', '--extended calls the agent: inspect a card file without it, or give the agent alias or URL');
     return (await discovery()).inspectCardResult(core, readCardFile(file), opts);
@@ -152,7 +152,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
           clientTls: { certFile: opts.clientCert, keyFile: opts.clientKey, caFile: opts.caCert, passphraseRef: opts.keyPassphraseRef, baseDir: deps.cwd },
           cardKeys: { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd },
         };
-        const view = cardUrl ? await cardSource.addAgentFromCard(core, { ...input, baseUrl, cardUrl }) : (await registry()).addAgent(core, { ...input, baseUrl: baseUrl! });
+        const view = cardUrl ? await cardSource.addAgentFromCard(core, { ...input, baseUrl, cardUrl }) : await (await registry()).addAgent(core, { ...input, baseUrl: baseUrl! });
         out.result('agent_add', { agent: view }, (d) => `added agent ${d.agent.alias} (${d.agent.base_url})\nnext: missive agent inspect ${d.agent.alias}`);
       }),
     );
@@ -181,10 +181,10 @@ export function registerAgentCommands(program: Command, action: Action): void {
           throw usageError('nothing_to_set', `nothing to set on agent "${alias}"`, 'Give --auth-ref NAME, --clear-auth-ref, --client-cert FILE --client-key FILE, --ca-cert FILE, --clear-client-tls, --jwks-url URL, --jwks-file FILE or --clear-jwks.');
         }
         const { setAgentAuthRef, setAgentCardKeys, setAgentClientTls } = await registry();
-        let view = authChange ? setAgentAuthRef(core, alias, opts.clearAuthRef ? null : opts.authRef) : undefined;
-        if (keysChange) view = setAgentCardKeys(core, alias, opts.clearJwks ? null : { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd });
+        let view = authChange ? await setAgentAuthRef(core, alias, opts.clearAuthRef ? null : opts.authRef) : undefined;
+        if (keysChange) view = await setAgentCardKeys(core, alias, opts.clearJwks ? null : { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd });
         if (tlsChange) {
-          view = setAgentClientTls(core, alias, {
+          view = await setAgentClientTls(core, alias, {
             clientTls: { certFile: opts.clientCert, keyFile: opts.clientKey, caFile: opts.caCert, passphraseRef: opts.keyPassphraseRef, baseDir: deps.cwd },
             clear: opts.clearClientTls === true,
           });
@@ -203,7 +203,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .description('list registered agents')
     .action(
       action(async ({ core, out }) => {
-        const agents = listAgentViews(core);
+        const agents = await listAgentViews(core);
         out.result('agent_list', { agents, count: agents.length }, (d) =>
           d.count === 0
             ? 'no agents yet: register one with  missive agent add <alias> <base-url>'
@@ -218,7 +218,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
   agent
     .command('show <alias>')
     .description('show one registry entry (no network)')
-    .action(action(async ({ core, out }, alias: string) => out.result('agent_show', { agent: showAgent(core, alias) }, (d) => showText(d.agent))));
+    .action(action(async ({ core, out }, alias: string) => out.result('agent_show', { agent: await showAgent(core, alias) }, (d) => showText(d.agent))));
 
   agent
     .command('inspect <alias>')
@@ -264,14 +264,14 @@ export function registerAgentCommands(program: Command, action: Action): void {
   agent
     .command('remove <alias>')
     .description('remove a locally registered agent')
-    .action(action(async ({ core, out }, alias: string) => out.result('agent_remove', (await registry()).removeAgent(core, alias), () => `removed agent ${alias}`)));
+    .action(action(async ({ core, out }, alias: string) => out.result('agent_remove', await (await registry()).removeAgent(core, alias), () => `removed agent ${alias}`)));
 
   agent
     .command('rename <old> <new>')
     .description('rename a locally registered agent; its tasks follow, its past events keep the old alias')
     .action(
       action(async ({ core, out }, from: string, to: string) =>
-        out.result('agent_rename', { from, agent: (await registry()).renameAgentAlias(core, from, to) }, () => `renamed ${from} → ${to}`),
+        out.result('agent_rename', { from, agent: await (await registry()).renameAgentAlias(core, from, to) }, () => `renamed ${from} → ${to}`),
       ),
     );
 }

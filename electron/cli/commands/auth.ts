@@ -81,7 +81,7 @@ export function registerAuthCommands(program: Command, action: Action): void {
   auth
     .command('remove <name>')
     .description('remove a local auth ref (the keyring secret stays; use delete-secret)')
-    .action(action(async ({ core, out }, name: string) => out.result('auth_remove', removeAuth(core, name), () => `removed auth ref ${name}`)));
+    .action(action(async ({ core, out }, name: string) => out.result('auth_remove', await removeAuth(core, name), () => `removed auth ref ${name}`)));
 
   auth
     .command('set-secret <name>')

@@ -117,7 +117,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     .action(
       action(async (ctx, name: string, o: { context?: string; fromBcast?: string; outputDir?: string; force?: boolean }) => {
         const contextId = await targetContext(ctx, 'gather', name, o);
-        return ctx.out.result('gather_result', gather(ctx.core, { group: name, contextId, outputDir: o.outputDir, force: o.force, cwd: ctx.deps.cwd }), (r: GatherResult) => gatherMarkdown(r));
+        return ctx.out.result('gather_result', await gather(ctx.core, { group: name, contextId, outputDir: o.outputDir, force: o.force, cwd: ctx.deps.cwd }), (r: GatherResult) => gatherMarkdown(r));
       }),
     );
 

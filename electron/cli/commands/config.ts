@@ -14,7 +14,7 @@ export function registerConfigCommands(program: Command, action: Action): void {
     .action(
       action(async ({ core, out, flags }) => {
         const outputFlag = flags.quiet ? '--quiet' : flags.json ? '--json' : flags.ndjson ? '--ndjson' : undefined;
-        const shown = showConfig({ config: core.config, paths: core.paths, env: core.env, options: core.options, outputFlag, serviceParameters: core.serviceParameters, timeoutMs: core.timeoutMs });
+        const shown = showConfig({ config: core.config, paths: core.paths, env: core.env, options: core.options, outputFlag, serviceParameters: core.serviceParameters, timeoutMs: core.timeoutMs, store: core.storeSelection });
         out.result('config_show', shown, (d: ConfigShow) => [`profile ${d.profile}, config file ${d.config_file ?? '(none: built-in defaults)'}`, '', table(['KEY', 'VALUE', 'FROM'], d.values.map((v) => [v.key, cell(v.value), v.from]))].join('\n'));
       }),
     );

@@ -64,7 +64,7 @@ export function registerDemoCommand(program: Command, action: Action): void {
       action(async ({ core, out, deps }) => {
         const agents = await startDemoAgents();
         try {
-          registerDemoAgents(core, agents);
+          await registerDemoAgents(core, agents);
           await fetchDemoCards(core, agents);
         } catch (error) {
           await agents.close();

@@ -18,7 +18,7 @@ export function registerDiffCommand(program: Command, action: Action): void {
     .option('--exit-code', 'exit 1 when there are differences (like git diff --exit-code)')
     .action(
       action(async ({ core, out }, o: Record<string, any>) => {
-        const result = diffOutputs(core, { contexts: o.context ?? [], member: o.member, members: o.members, group: o.group });
+        const result = await diffOutputs(core, { contexts: o.context ?? [], member: o.member, members: o.members, group: o.group });
         out.result('diff_result', result, diffText);
         return o.exitCode && result.counts.changed > 0 ? 1 : 0;
       }),

@@ -1,7 +1,7 @@
 /** `missive events list|tail|export|replay`: the redacted journal, and collective steps rebuilt from it. */
 import { Option, type Command } from 'commander';
 import { EVENT_OUTCOMES } from '../../core/events/journal-query.js';
-import { exportJournal, journalAfter, latestSequence, listJournal, type EventFilter } from '../../core/events/journal.js';
+import { eventRecord, exportJournal, journalAfter, journalEnd, listJournal, type EventFilter } from '../../core/events/journal.js';
 import type { Action } from '../command-context.js';
 import { integer } from '../options.js';
 import { table } from '../human.js';
@@ -29,7 +29,7 @@ const filterOf = (o: Record<string, string | undefined>, limit?: number): EventF
   limit,
 });
 
-type Record_ = ReturnType<typeof listJournal>[number];
+type Record_ = ReturnType<typeof eventRecord>;
 const row = (e: Record_) => [String(e.sequence), e.timestamp, e.type, e.agent ?? '-', e.task_id ?? e.context_id ?? '-'];
 
 export function registerEventsCommands(program: Command, action: Action): void {
@@ -39,7 +39,7 @@ export function registerEventsCommands(program: Command, action: Action): void {
     .option('--limit <n>', 'how many, 1 to 1000000 (default 50)', integer('--limit', 1, 1_000_000), 50)
     .action(
       action(async ({ core, out }, o: Record<string, any>) => {
-        const records = listJournal(core, filterOf(o, o.limit));
+        const records = await listJournal(core, filterOf(o, o.limit));
         out.result('events_list', { events: records, count: records.length }, (d) =>
           d.count ? table(['seq', 'time', 'type', 'agent', 'task/context'], d.events.map(row)) : 'no events match',
         );
@@ -55,14 +55,14 @@ export function registerEventsCommands(program: Command, action: Action): void {
         let stop = false;
         const onSignal = () => (stop = true);
         process.once('SIGINT', onSignal);
-        let after = latestSequence(core);
+        let cursor = await journalEnd(core);
         try {
           while (!stop && Date.now() < deadline) {
-            for (const e of journalAfter(core, filterOf(o), after)) {
-              out.result('event_record', e, (x) => row(x).join('  '));
-              after = e.sequence;
-            }
-            await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, deadline - Date.now()))));
+            const page = await journalAfter(core, filterOf(o), cursor);
+            for (const e of page.events) out.result('event_record', e, (x) => row(x).join('  '));
+            cursor = page.cursor;
+            // A full page: the next one is read at once.
+            if (!page.more) await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, deadline - Date.now()))));
           }
         } finally {
           process.off('SIGINT', onSignal);
@@ -75,7 +75,7 @@ export function registerEventsCommands(program: Command, action: Action): void {
     .option('--force', 'overwrite an existing file')
     .action(
       action(async ({ core, out, deps }, o: Record<string, any>) => {
-        out.result('events_export', exportJournal(core, filterOf(o), o.output, deps.cwd, o.force), (d) => `wrote ${d.events} event(s) to ${d.output}`);
+        out.result('events_export', await exportJournal(core, filterOf(o), o.output, deps.cwd, o.force), (d) => `wrote ${d.events} event(s) to ${d.output}`);
       }),
     );
 

@@ -42,28 +42,28 @@ export function registerGroupCommands(program: Command, action: Action): void {
     .option('--member <alias[@rank]>', 'member (repeatable)', collect, [])
     .option('--notes <text>', 'free-form notes')
     .addOption(new Option('--routing-policy <policy>', "the policy route explain uses for this group (else [routing].default_policy, then first)").choices([...ROUTE_POLICIES]))
-    .action(action(async ({ core, out }, name: string, o: { member: string[]; notes?: string; routingPolicy?: string }) => out.result('group_create', withPolicy(core, createGroup(core, name, { members: o.member, notes: o.notes, routingPolicy: o.routingPolicy })), groupText)));
+    .action(action(async ({ core, out }, name: string, o: { member: string[]; notes?: string; routingPolicy?: string }) => out.result('group_create', withPolicy(core, await createGroup(core, name, { members: o.member, notes: o.notes, routingPolicy: o.routingPolicy })), groupText)));
   group
     .command('add <name> <alias>')
     .description('add a member (or move it to --rank)')
     .option('--rank <n>', `rank, 0 to ${MAX_RANK}; default the smallest free one`, integer('--rank', 0, MAX_RANK))
-    .action(action(async ({ core, out }, name: string, alias: string, o: { rank?: number }) => out.result('group_add', withPolicy(core, addMember(core, name, alias, o.rank)), groupText)));
+    .action(action(async ({ core, out }, name: string, alias: string, o: { rank?: number }) => out.result('group_add', withPolicy(core, await addMember(core, name, alias, o.rank)), groupText)));
   group
     .command('remove <name> <alias>')
     .description('remove a member')
-    .action(action(async ({ core, out }, name: string, alias: string) => out.result('group_remove', withPolicy(core, removeMember(core, name, alias)), groupText)));
+    .action(action(async ({ core, out }, name: string, alias: string) => out.result('group_remove', withPolicy(core, await removeMember(core, name, alias)), groupText)));
   group
     .command('set <name>')
     .description("change a group's routing policy or notes (members: group add / group remove)")
     .addOption(new Option('--routing-policy <policy>', 'the policy route explain uses for this group').choices([...ROUTE_POLICIES]))
     .option('--notes <text>', "free-form notes ('' clears them)")
-    .action(action(async ({ core, out }, name: string, o: { routingPolicy?: string; notes?: string }) => out.result('group_set', withPolicy(core, updateGroup(core, name, { routingPolicy: o.routingPolicy, notes: o.notes })), groupText)));
+    .action(action(async ({ core, out }, name: string, o: { routingPolicy?: string; notes?: string }) => out.result('group_set', withPolicy(core, await updateGroup(core, name, { routingPolicy: o.routingPolicy, notes: o.notes })), groupText)));
   group
     .command('list')
     .description('list groups')
     .action(
       action(async ({ core, out }) =>
-        out.result('group_list', { groups: listGroups(core).map((g) => withPolicy(core, g)) }, (d: { groups: Array<ReturnType<typeof listGroups>[number] & { routing_policy_source: PolicySource }> }) =>
+        out.result('group_list', { groups: (await listGroups(core)).map((g) => withPolicy(core, g)) }, (d: { groups: Array<Awaited<ReturnType<typeof listGroups>>[number] & { routing_policy_source: PolicySource }> }) =>
           d.groups.length ? table(['GROUP', 'MEMBERS', 'POLICY'], d.groups.map((g) => [g.group_name, String(g.members), policyText(g)])) : 'No groups yet: missive group create <name> --member <alias>...',
         ),
       ),
@@ -71,11 +71,11 @@ export function registerGroupCommands(program: Command, action: Action): void {
   group
     .command('show <name>')
     .description('show a group and its members in rank order')
-    .action(action(async ({ core, out }, name: string) => out.result('group_show', withPolicy(core, requireGroup(core, name)), groupText)));
+    .action(action(async ({ core, out }, name: string) => out.result('group_show', withPolicy(core, await requireGroup(core, name)), groupText)));
   group
     .command('delete <name>')
     .description('delete a group (its agents stay registered)')
-    .action(action(async ({ core, out }, name: string) => out.result('group_delete', deleteGroup(core, name), (d) => `deleted group ${d.group}`)));
+    .action(action(async ({ core, out }, name: string) => out.result('group_delete', await deleteGroup(core, name), (d) => `deleted group ${d.group}`)));
   group
     .command('capabilities <name>')
     .description("members' capability labels and the labels they share (cached cards unless --refresh)")

@@ -27,8 +27,8 @@ export function registerLogsCommand(program: Command, action: Action): void {
     .addOption(new Option('--source <source>', 'profile-files: <state>/logs/*.{log,txt,ndjson,jsonl,json}; event-journal: the newest journal events').choices([...LOG_SOURCES]).default('profile-files'))
     .option('--limit <n>', 'how many records, 1 to 100000', integer('--limit', 1, 100_000), 50)
     .action(
-      action(({ core, out }, o: { source: string; limit: number }) => {
-        const logs = readLogs(core, { source: o.source, limit: o.limit });
+      action(async ({ core, out }, o: { source: string; limit: number }) => {
+        const logs = await readLogs(core, { source: o.source, limit: o.limit });
         if (out.mode !== 'ndjson') return out.result('logs', logs, logsText);
         // NDJSON: the source first, then one line per record, as they would stream.
         const { records, ...source } = logs;

@@ -71,7 +71,7 @@ export async function resolveAgentTarget(core: Core, target: string): Promise<st
   }
   const fetched = await downloadCard(core, row, { only: parts.address });
   insertDiscovered(core, { ...row, baseUrl: baseUrlFromCard(fetched.card, parts.address) }, parts.address);
-  keepCard(core, parts.alias, fetched);
+  await keepCard(core, parts.alias, fetched);
   return parts.alias;
 }
 

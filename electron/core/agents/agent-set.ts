@@ -13,14 +13,14 @@ export interface AgentChanges {
   cardKeys?: Omit<CardKeysInput, 'baseDir'> | null;
 }
 
-export function setAgent(core: Core, alias: string, changes: AgentChanges, baseDir: string): AgentView {
+export async function setAgent(core: Core, alias: string, changes: AgentChanges, baseDir: string): Promise<AgentView> {
   const { authRef, clientTls, cardKeys } = changes;
   if (authRef === undefined && clientTls === undefined && cardKeys === undefined) {
     throw usageError('nothing_to_set', `nothing to set on agent "${alias}"`, 'Change its auth ref, its client certificate files or its card-signing keys.');
   }
-  let view = showAgent(core, alias);
-  if (authRef !== undefined && authRef !== view.auth_ref) view = setAgentAuthRef(core, alias, authRef);
-  if (cardKeys !== undefined) view = setAgentCardKeys(core, alias, cardKeys && { ...cardKeys, baseDir });
-  if (clientTls !== undefined) view = setAgentClientTls(core, alias, clientTls ? { clientTls: { ...clientTls, baseDir } } : { clear: true });
+  let view = await showAgent(core, alias);
+  if (authRef !== undefined && authRef !== view.auth_ref) view = await setAgentAuthRef(core, alias, authRef);
+  if (cardKeys !== undefined) view = await setAgentCardKeys(core, alias, cardKeys && { ...cardKeys, baseDir });
+  if (clientTls !== undefined) view = await setAgentClientTls(core, alias, clientTls ? { clientTls: { ...clientTls, baseDir } } : { clear: true });
   return view;
 }

@@ -8,8 +8,7 @@ import type { Core } from '../context.js';
 import { protocolError, toMissiveError } from '../../../shared/errors.js';
 import { assertOk, httpRequest, isVersionNotSupported, tryJson, type HttpResponse } from '../a2a/http.js';
 import { cardUrl, legacyCardUrl, parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';
-import { getAgent, markCardValidated, storeCard, type AgentRow } from '../store/repos/agents.js';
-import { appendEvent } from '../store/repos/events.js';
+import type { AgentRow } from '../store/repos/agents.js';
 import { redactUrl } from '../security/redact.js';
 import { decidePin, plaintextWarning } from '../auth/origin-pin.js';
 import { outboundFor, pinInputFor, withoutCredentials, type Outbound } from './outbound.js';
@@ -115,9 +114,9 @@ export async function fetchCard(core: Core, agent: AgentRow, conditional: boolea
     return await fetchAndStoreCard(core, agent, conditional);
   } catch (error) {
     const report = toMissiveError(error).toReport();
-    const db = core.store().db;
+    const storage = await core.storage();
     // An agent removed meanwhile has no row to journal against.
-    if (getAgent(db, agent.alias)) appendEvent(db, { type: 'a2a.agent_card.failed', agentAlias: agent.alias, payload: { error: report } });
+    if (await storage.agents.get(agent.alias)) await storage.journal.append({ type: 'a2a.agent_card.failed', agentAlias: agent.alias, payload: { error: report } });
     throw error;
   }
 }
@@ -156,23 +155,22 @@ export async function downloadCard(core: Core, agent: AgentRow, options: { condi
 }
 
 /** Stores a fetched card on the agent's row and journals it. */
-export function keepCard(core: Core, alias: string, fetched: Awaited<ReturnType<typeof downloadCard>>): CardResult {
+export async function keepCard(core: Core, alias: string, fetched: Awaited<ReturnType<typeof downloadCard>>): Promise<CardResult> {
   const { res, url, version, raw, card, outbound } = fetched;
-  const store = core.store();
-  if (raw === null) {
-    markCardValidated(store.db, alias);
-    appendEvent(store.db, { type: 'a2a.agent_card.not_modified', agentAlias: alias, payload: { url } }, outbound.secrets);
-    return { agent: getAgent(store.db, alias)!, card, status: 'not_modified', url, http_status: 304, requested_version: version };
-  }
-  store.transaction(() => {
-    storeCard(store.db, alias, { json: raw, url, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null });
-    appendEvent(
-      store.db,
+  const storage = await core.storage();
+  return storage.transaction(async (tx) => {
+    if (raw === null) {
+      await tx.agents.markCardValidated(alias);
+      await tx.journal.append({ type: 'a2a.agent_card.not_modified', agentAlias: alias, payload: { url } }, outbound.secrets);
+      return { agent: (await tx.agents.get(alias))!, card, status: 'not_modified', url, http_status: 304, requested_version: version };
+    }
+    await tx.agents.storeCard(alias, { json: raw, url, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null });
+    await tx.journal.append(
       { type: 'a2a.agent_card.fetched', agentAlias: alias, payload: { url, http_status: res.status, name: card.wire.name, format: card.format, etag: res.headers.etag ?? null, a2a_version: version } },
       outbound.secrets,
     );
+    return { agent: (await tx.agents.get(alias))!, card, status: 'fetched', url, http_status: res.status, requested_version: version };
   });
-  return { agent: getAgent(store.db, alias)!, card, status: 'fetched', url, http_status: res.status, requested_version: version };
 }
 
 const fetchAndStoreCard = async (core: Core, agent: AgentRow, conditional: boolean): Promise<CardResult> => keepCard(core, agent.alias, await downloadCard(core, agent, { conditional }));

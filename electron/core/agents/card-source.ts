@@ -9,7 +9,6 @@ import type { Core } from '../context.js';
 import { isMissiveError, MissiveError, protocolError, usageError } from '../../../shared/errors.js';
 import { parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';
 import { validateBaseUrl } from '../validation/url.js';
-import { getAgent } from '../store/repos/agents.js';
 import { validateAlias } from '../validation/alias.js';
 import { addAgent, type AddAgentInput, type AgentView } from './registry.js';
 import { clientTlsPaths } from './client-tls-paths.js';
@@ -45,7 +44,7 @@ export function baseUrlFromCard(card: ParsedCard, cardUrl: string): string {
 export async function addAgentFromCard(core: Core, input: Omit<AddAgentInput, 'baseUrl'> & { baseUrl?: string; cardUrl: string }): Promise<AgentView> {
   validateAlias(input.alias);
   const cardUrl = validateBaseUrl(input.cardUrl, 'card URL');
-  if (getAgent(core.store().db, input.alias)) {
+  if (await (await core.storage()).agents.get(input.alias)) {
     throw usageError('duplicate_agent', `an agent named "${input.alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${input.alias}`);
   }
   const provisional = unstoredAgentRow({
@@ -58,8 +57,8 @@ export async function addAgentFromCard(core: Core, input: Omit<AddAgentInput, 'b
   });
   // Without a base URL the agent's origin is not known yet: the card is asked for without credentials.
   const fetched = await downloadCard(core, input.baseUrl ? provisional : { ...provisional, authRefName: null }, { only: cardUrl });
-  const view = addAgent(core, { ...input, baseUrl: input.baseUrl ?? baseUrlFromCard(fetched.card, cardUrl) });
-  return { ...view, card: { ...view.card, ...cardFields(keepCard(core, view.alias, fetched)) } };
+  const view = await addAgent(core, { ...input, baseUrl: input.baseUrl ?? baseUrlFromCard(fetched.card, cardUrl) });
+  return { ...view, card: { ...view.card, ...cardFields(await keepCard(core, view.alias, fetched)) } };
 }
 
 /** The card fields of an agent's view once its fetched card is kept. */
@@ -76,10 +75,10 @@ export const cardFields = (result: CardResult) => ({
  * The card file `target` names, when it names one: a `file://` URL, or a path (relative to `cwd`) to an existing
  * file — unless an agent is registered under that very name. Undefined otherwise.
  */
-export function cardFileOf(core: Core, target: string, cwd: string): string | undefined {
+export async function cardFileOf(core: Core, target: string, cwd: string): Promise<string | undefined> {
   if (/^file:/i.test(target)) return fileURLToPath(target);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return undefined;
-  if (!target.includes('/') && !target.includes('\\') && getAgent(core.store().db, target)) return undefined;
+  if (!target.includes('/') && !target.includes('\\') && (await (await core.storage()).agents.get(target))) return undefined;
   const path = resolve(cwd, target);
   return existsSync(path) ? path : undefined;
 }

@@ -9,7 +9,7 @@ import type { Core } from '../context.js';
 import { protocolError } from '../../../shared/errors.js';
 import { cardUrl, type ParsedCard } from '../a2a/card.js';
 import { createJwksCache, verifyCardSignature, type ConfiguredKeys, type JwksCache, type SignatureView } from '../a2a/card-signature.js';
-import { getAgent, type AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/repos/agents.js';
 
 const jwksCaches = new WeakMap<Core, JwksCache>();
 const verdicts = new WeakMap<ParsedCard, Promise<SignatureView>>();
@@ -21,8 +21,8 @@ export const requiresSignedCard = (core: Core): boolean => !!core.options.requir
  * The JWKS configured for the agent: `agent add|set --jwks-url/--jwks-file` for a local agent, else `[agents.NAME]`
  * (a relative `jwks_file` there is read from the config file's folder).
  */
-export function configuredKeys(core: Core, alias: string): ConfiguredKeys {
-  const stored = getAgent(core.store().db, alias)?.cardKeys;
+export async function configuredKeys(core: Core, alias: string): Promise<ConfiguredKeys> {
+  const stored = (await (await core.storage()).agents.get(alias))?.cardKeys;
   if (stored) return { jwksUrl: stored.jwksUrl, jwksFile: stored.jwksFile };
   const section = core.config.agents[alias];
   if (!section) return {};
@@ -35,8 +35,8 @@ export function configuredKeys(core: Core, alias: string): ConfiguredKeys {
  * Where the agent's card came from (a signature's jku is followed only on that origin): the URL that served the cached
  * card, else the agent's well-known card URL; for an unregistered agent named by its URL, that URL.
  */
-function servedFrom(core: Core, alias: string): string | undefined {
-  const row = getAgent(core.store().db, alias);
+async function servedFrom(core: Core, alias: string): Promise<string | undefined> {
+  const row = await (await core.storage()).agents.get(alias);
   if (row) return row.card?.url ?? cardUrl(row.baseUrl);
   return /^https?:\/\//i.test(alias) ? alias : undefined;
 }
@@ -50,7 +50,9 @@ export function signatureOf(core: Core, alias: string, card: ParsedCard, raw: un
   if (!verdict) {
     let cache = jwksCaches.get(core);
     if (!cache) jwksCaches.set(core, (cache = createJwksCache()));
-    verdict = verifyCardSignature(card, raw, { keys: configuredKeys(core, alias), cache, dispatcher: core.dispatcher, timeoutMs: core.timeoutMs, cardUrl: servedFrom(core, alias) });
+    const jwks = cache;
+    // Cached at once (the promise), so concurrent checks of one card verify it once.
+    verdict = (async () => verifyCardSignature(card, raw, { keys: await configuredKeys(core, alias), cache: jwks, dispatcher: core.dispatcher, timeoutMs: core.timeoutMs, cardUrl: await servedFrom(core, alias) }))();
     verdicts.set(card, verdict);
     void verdict.then((view) => view.status === 'invalid' && verdicts.delete(card));
   }

@@ -16,7 +16,6 @@ import type { Core } from '../context.js';
 import { loadUndici } from '../a2a/undici.js';
 import { KEYRING_FALLBACK_HELP } from '../auth/secret-store.js';
 import type { AgentRow, ClientTlsPaths } from '../store/repos/agents.js';
-import { getAuthRef } from '../store/repos/auth-refs.js';
 import type { GrpcTls } from '../a2a/grpc-transport.js';
 import { poolClientTls, pooledClientTls, type ClientTlsSet } from './client-tls-pool.js';
 import { CLIENT_TLS_MAX_BYTES, clientTlsFileProblem } from './client-tls-paths.js';
@@ -92,7 +91,7 @@ const notAFile = (alias: string, role: FileRole, path: string, why: string, code
 
 /** The passphrase of the agent's key from its auth ref (env var or keyring); it is never stored or printed. */
 async function readPassphrase(core: Core, alias: string, refName: string): Promise<string> {
-  const ref = getAuthRef(core.store().db, refName);
+  const ref = await (await core.storage()).authRefs.get(refName);
   if (!ref) {
     throw configError('unknown_auth_ref', `the client key passphrase of agent "${alias}" names auth ref "${refName}", which is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
   }

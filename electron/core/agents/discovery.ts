@@ -44,7 +44,7 @@ function parseCachedCard(core: Core, agent: AgentRow & { card: NonNullable<Agent
  * unsigned or invalid card is refused here, before any command sends anything; `report` (agent inspect) only reads it.
  */
 export async function loadCard(core: Core, alias: string, refresh = false, signed: 'enforce' | 'report' = 'enforce'): Promise<CardResult> {
-  const agent = requireAgent(core, alias);
+  const agent = await requireAgent(core, alias);
   const result: CardResult =
     agent.card && !refresh
       ? { agent, card: parseCachedCard(core, { ...agent, card: agent.card }), status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null }
@@ -193,14 +193,14 @@ export async function inspectCardResult(core: Core, result: CardResult, options:
     client_tls: clientTlsView(result.agent),
     signature,
     // Credentials withheld from (or refused for) the selected interface satisfy nothing there.
-    security: inspectSecurity(core, result.agent, result.agent.card?.json ?? result.card, !['withhold', 'refuse'].includes(credentialView(core, result.agent, selected).decision)),
+    security: await inspectSecurity(core, result.agent, result.agent.card?.json ?? result.card, !['withhold', 'refuse'].includes(credentialView(core, result.agent, selected).decision)),
     card_warnings: cardWarnings({ card: result.card, cardUrl: result.url, trustedOrigins: result.agent.trustedOrigins, signature, negotiated: selected !== null || !!options.binding }),
     raw_card: redactValue(result.agent.card?.json ?? null),
   };
 }
 
 export async function refreshAgent(core: Core, alias: string) {
-  const result = await fetchCard(core, requireAgent(core, alias), true);
+  const result = await fetchCard(core, await requireAgent(core, alias), true);
   return {
     alias,
     status: result.status,

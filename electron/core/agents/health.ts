@@ -2,13 +2,13 @@
  * Agent health from what missive already knows — the card cache and the journal's last calls — and "refresh all":
  * every agent's card fetched again, at most 4 at once, one failure never stopping the others. Every card fetch
  * journals its outcome (discovery.ts: fetched, not modified, or `a2a.agent_card.failed`), so health shows it at once.
+ * Both run on either store (storage.ts: the registry, and each agent's newest call events).
  */
 import pLimit from 'p-limit';
 import type { Core } from '../context.js';
 import type { AgentHealth } from '../../../shared/ipc/contract.js';
 import { toMissiveError } from '../../../shared/errors.js';
-import { listAgents } from '../store/repos/agents.js';
-import { latestCallEvent, type CallEventType, type JournalRow } from '../store/repos/history.js';
+import type { CallEventType, JournalRow } from '../store/repos/history.js';
 import { redactValue } from '../security/redact.js';
 import { refreshAgent } from './discovery.js';
 
@@ -20,12 +20,11 @@ const FAILED_TYPES: CallEventType[] = ['a2a.send.failed', 'a2a.stream.failed', '
 /** How many card fetches "refresh all" runs at once. */
 export const REFRESH_CONCURRENCY = 4;
 
-/** The newest event of any of `types` for the agent (one index seek per type). */
-function newest(core: Core, alias: string, types: CallEventType[]): JournalRow | undefined {
+/** The newest of `rows` (one agent's newest event of each type) whose type is one of `types`. */
+function newest(rows: readonly JournalRow[], types: readonly CallEventType[]): JournalRow | undefined {
   let best: JournalRow | undefined;
-  for (const type of types) {
-    const row = latestCallEvent(core.store().db, alias, type);
-    if (row && (!best || row.sequence > best.sequence)) best = row;
+  for (const row of rows) {
+    if ((types as readonly string[]).includes(row.type) && (!best || row.sequence > best.sequence)) best = row;
   }
   return best;
 }
@@ -47,10 +46,20 @@ function failureOf(event: JournalRow): { code: string; message: string; category
  * failed with a transport error (refused, timed out, reset, an HTTP error status); true when it worked, or failed
  * with an error of another category (auth, protocol, remote: the agent answered, just not with success).
  */
-export function agentsHealth(core: Core): AgentHealth[] {
-  return listAgents(core.store().db).map((agent) => {
-    const ok = newest(core, agent.alias, OK_TYPES);
-    const failed = newest(core, agent.alias, FAILED_TYPES);
+export async function agentsHealth(core: Core): Promise<AgentHealth[]> {
+  const storage = await core.storage();
+  const agents = await storage.agents.list();
+  // Each agent's newest event of each type: one index seek per (agent, type) pair.
+  const calls = new Map<string, JournalRow[]>();
+  for (const row of await storage.callEvents.newest(agents.map((a) => a.alias), [...OK_TYPES, ...FAILED_TYPES])) {
+    const mine = calls.get(row.agentAlias!) ?? [];
+    mine.push(row);
+    calls.set(row.agentAlias!, mine);
+  }
+  return agents.map((agent) => {
+    const rows = calls.get(agent.alias) ?? [];
+    const ok = newest(rows, OK_TYPES);
+    const failed = newest(rows, FAILED_TYPES);
     const failure = failed ? failureOf(failed) : null;
     const last = !ok ? failed : !failed ? ok : ok.sequence > failed.sequence ? ok : failed;
     const reachable = !last ? null : last === ok ? true : failure?.category !== 'transport';
@@ -90,7 +99,7 @@ async function refreshOne(core: Core, alias: string): Promise<RefreshOutcome> {
 /** Refreshes every registered agent's card, at most REFRESH_CONCURRENCY at once, in registry order. */
 export async function refreshAllAgents(core: Core): Promise<{ agents: RefreshOutcome[] }> {
   const limit = pLimit(REFRESH_CONCURRENCY);
-  const aliases = listAgents(core.store().db).map((a) => a.alias);
+  const aliases = (await (await core.storage()).agents.list()).map((a) => a.alias);
   const agents = await Promise.all(aliases.map((alias) => limit(() => refreshOne(core, alias))));
   return redactValue({ agents });
 }

@@ -5,7 +5,7 @@
  */
 import type { Core } from '../context.js';
 import { securitySchemesOf, type SchemeView, type SecurityView } from '../a2a/security-schemes.js';
-import { getAuthRef } from '../store/repos/auth-refs.js';
+import type { AuthRefRow } from '../store/repos/auth-refs.js';
 import type { AgentRow } from '../store/repos/agents.js';
 import { hasClientCertificate } from './client-tls.js';
 
@@ -43,8 +43,7 @@ interface LooseFlow {
   name?: string;
 }
 
-function refOffer(core: Core, name: string): CredentialOffer | null {
-  const ref = getAuthRef(core.store().db, name);
+function refOffer(ref: AuthRefRow | undefined, name: string): CredentialOffer | null {
   if (!ref) return null;
   const source = `auth ref "${name}"`;
   const flow = ((ref as { flow?: LooseFlow }).flow ?? {}) as LooseFlow;
@@ -67,10 +66,10 @@ function refOffer(core: Core, name: string): CredentialOffer | null {
 }
 
 /** Every credential a request to this agent would carry, by source (the order of resolve.ts). */
-export function credentialOffers(core: Core, agent: AgentRow): CredentialOffer[] {
+export async function credentialOffers(core: Core, agent: AgentRow): Promise<CredentialOffer[]> {
   const out: CredentialOffer[] = [];
   if (agent.authRefName) {
-    const offer = refOffer(core, agent.authRefName);
+    const offer = refOffer(await (await core.storage()).authRefs.get(agent.authRefName), agent.authRefName);
     if (offer) out.push(offer);
   }
   if (core.options.bearerTokenEnv) out.push({ source: '--bearer-token-env', kind: 'bearer', place: 'header', name: 'Authorization' });
@@ -108,9 +107,9 @@ export function fits(offer: CredentialOffer, scheme: SchemeView): boolean {
  * The card's security (from the raw card JSON, so every OAuth2 flow is kept) and what missive would send.
  * `sending` is false when the credentials would not go to the selected interface (none, withheld or refused).
  */
-export function inspectSecurity(core: Core, agent: AgentRow, card: unknown, sending: boolean): InspectSecurity {
+export async function inspectSecurity(core: Core, agent: AgentRow, card: unknown, sending: boolean): Promise<InspectSecurity> {
   const view = securitySchemesOf(card);
-  const offers = sending ? credentialOffers(core, agent) : [];
+  const offers = sending ? await credentialOffers(core, agent) : [];
   if (offers.length === 0) return { ...view, satisfied_by: null };
   const schemes = view.schemes.filter((s) => offers.some((o) => fits(o, s))).map((s) => s.name);
   const requirementMet = view.requirements.length ? view.requirements.some((r) => r.schemes.every((s) => schemes.includes(s.name))) : null;

@@ -7,7 +7,6 @@ import { authError } from '../../../shared/errors.js';
 import { resolveAuthHeaders } from '../auth/resolve.js';
 import { AuthHeaders } from '../auth/auth-headers.js';
 import { serviceParameterHeaders } from '../a2a/service-params.js';
-import { getAuthRef } from '../store/repos/auth-refs.js';
 import type { AgentRow } from '../store/repos/agents.js';
 import type { PinInput } from '../auth/origin-pin.js';
 import { expireTokenOf } from '../auth/oauth2/tokens.js';
@@ -38,7 +37,7 @@ export function credentialSources(core: Core, agent: AgentRow): string[] {
 }
 
 export async function outboundFor(core: Core, agent: AgentRow, extra: Record<string, string> = {}): Promise<Outbound> {
-  const authRef = agent.authRefName ? getAuthRef(core.store().db, agent.authRefName) : null;
+  const authRef = agent.authRefName ? ((await (await core.storage()).authRefs.get(agent.authRefName)) ?? null) : null;
   const resolve = async () => {
     const resolved = await resolveAuthHeaders({
       authRef,

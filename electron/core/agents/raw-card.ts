@@ -38,7 +38,7 @@ function unregistered(url: string): AgentRow {
 
 export async function fetchRawCard(core: Core, target: { alias?: string; url?: string }): Promise<RawCardView> {
   if (!target.alias === !target.url) throw usageError('invalid_input', 'give an agent alias or a URL');
-  const agent = target.alias ? requireAgent(core, target.alias) : unregistered(target.url!);
+  const agent = target.alias ? await requireAgent(core, target.alias) : unregistered(target.url!);
   const only = target.url && isCardUrl(target.url) ? validateBaseUrl(target.url, 'card URL') : undefined;
   const outbound = await outboundFor(core, agent, { Accept: 'application/json' });
   const { res, url, version } = await requestCard(core, agent.baseUrl, {

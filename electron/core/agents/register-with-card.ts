@@ -6,8 +6,7 @@
  */
 import type { Core } from '../context.js';
 import { configError, usageError } from '../../../shared/errors.js';
-import { getAgent, type AgentRow } from '../store/repos/agents.js';
-import { getAuthRef } from '../store/repos/auth-refs.js';
+import type { AgentRow } from '../store/repos/agents.js';
 import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
@@ -36,20 +35,21 @@ export async function registerAgentWithCard(core: Core, input: RegisterInput): P
   if (!input.baseUrl) throw usageError('missing_base_url', `agent ${input.alias} needs its base URL or its card URL`);
   validateAlias(input.alias);
   const baseUrl = validateBaseUrl(input.baseUrl);
-  if (getAgent(core.store().db, input.alias)) {
+  const storage = await core.storage();
+  if (await storage.agents.get(input.alias)) {
     throw usageError('duplicate_agent', `an agent named "${input.alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${input.alias}`);
   }
   for (const ref of [input.authRef, input.clientTls?.passphraseRef]) {
-    if (ref && !getAuthRef(core.store().db, ref)) throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Create it first (Settings → Auth refs, or: missive auth add)');
+    if (ref && !(await storage.authRefs.get(ref))) throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Create it first (Settings → Auth refs, or: missive auth add)');
   }
   // Fetched before anything is stored: a card that cannot be fetched or read registers nothing.
   const fetched = await downloadCard(core, provisionalRow(input, baseUrl));
-  const view = addAgent(core, { ...input, baseUrl });
+  const view = await addAgent(core, { ...input, baseUrl });
   try {
-    const kept = keepCard(core, view.alias, fetched);
+    const kept = await keepCard(core, view.alias, fetched);
     return { ...view, card: { ...view.card, ...cardFields(kept) } };
   } catch (error) {
-    removeAgent(core, view.alias);
+    await removeAgent(core, view.alias);
     throw error;
   }
 }

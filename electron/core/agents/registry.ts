@@ -11,9 +11,8 @@ import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl, withoutUserinfo } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
 import { parseMetadata } from '../validation/metadata.js';
-import { countAgentTasks, deleteAgent, getAgent, insertAgent, renameAgent, setAuthRefName, setCardKeys, setClientTls, type AgentRow, type CardKeys } from '../store/repos/agents.js';
-import { getAuthRef } from '../store/repos/auth-refs.js';
-import { appendEvent } from '../store/repos/events.js';
+import type { AgentRow, CardKeys } from '../store/repos/agents.js';
+import type { Repositories } from '../store/storage.js';
 import { clientTlsPaths, type ClientTlsInput } from './client-tls-paths.js';
 import { agentView, requireAgent, type AgentView } from './views.js';
 
@@ -81,7 +80,7 @@ function refuseReadOnly(row: AgentRow, action: string) {
   }
 }
 
-export function addAgent(core: Core, input: AddAgentInput): AgentView {
+export async function addAgent(core: Core, input: AddAgentInput): Promise<AgentView> {
   const alias = validateAlias(input.alias);
   const baseUrl = validateBaseUrl(input.baseUrl);
   const warning = wellKnownWarning(baseUrl);
@@ -96,15 +95,11 @@ export function addAgent(core: Core, input: AddAgentInput): AgentView {
   const trustedOrigins = [...new Set((input.trustedOrigins ?? []).map(parseTrustedOrigin))];
   const clientTls = clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd());
   const cardKeys = cardKeysOf(input.cardKeys ?? {});
-  const store = core.store();
-  for (const ref of [input.authRef, clientTls?.passphraseRef]) {
-    if (ref && !getAuthRef(store.db, ref)) {
-      throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
-    }
-  }
-  return store.transaction(() => {
-    if (getAgent(store.db, alias)) throw usageError('duplicate_agent', `an agent named "${alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${alias}`);
-    insertAgent(store.db, {
+  const storage = await core.storage();
+  for (const ref of [input.authRef, clientTls?.passphraseRef]) await requireAuthRef(storage, ref);
+  return storage.transaction(async (tx) => {
+    if (await tx.agents.get(alias)) throw usageError('duplicate_agent', `an agent named "${alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${alias}`);
+    await tx.agents.insert({
       alias,
       source: 'local',
       baseUrl,
@@ -119,22 +114,29 @@ export function addAgent(core: Core, input: AddAgentInput): AgentView {
       clientTls,
       cardKeys,
     });
-    appendEvent(store.db, { type: 'missive.agent.added', agentAlias: alias, payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls, trusted_origins: trustedOrigins } });
-    return agentView(getAgent(store.db, alias)!);
+    await tx.journal.append({ type: 'missive.agent.added', agentAlias: alias, payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls, trusted_origins: trustedOrigins } });
+    return agentView((await tx.agents.get(alias))!);
   });
 }
 
-export function removeAgent(core: Core, alias: string): { alias: string; removed: true } {
-  const store = core.store();
-  const row = requireAgent(core, alias);
+/** Refuses an auth ref name the store does not define (none given: nothing to check). */
+async function requireAuthRef(repos: Repositories, ref: string | null | undefined): Promise<void> {
+  if (ref && !(await repos.authRefs.get(ref))) {
+    throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
+  }
+}
+
+export async function removeAgent(core: Core, alias: string): Promise<{ alias: string; removed: true }> {
+  const storage = await core.storage();
+  const row = await requireAgent(core, alias);
   refuseReadOnly(row, 'removed');
-  const taskCount = countAgentTasks(store.db, alias);
+  const taskCount = await storage.agents.countTasks(alias);
   if (taskCount > 0) {
     throw usageError('agent_has_tasks', `agent "${alias}" has ${taskCount} task(s) in the journal and is kept so their history stays linked`, 'Rename it instead, or keep it.');
   }
-  store.transaction(() => {
-    deleteAgent(store.db, alias);
-    appendEvent(store.db, { type: 'missive.agent.removed', payload: { alias } });
+  await storage.transaction(async (tx) => {
+    await tx.agents.remove(alias);
+    await tx.journal.append({ type: 'missive.agent.removed', payload: { alias } });
   });
   return { alias, removed: true };
 }
@@ -143,21 +145,19 @@ export function removeAgent(core: Core, alias: string): { alias: string; removed
  * Sets the mutual TLS files of a local agent (a renewed certificate, a new CA), or with `clear` removes them. The
  * paths are checked like `agent add`'s; the files are read on the next call.
  */
-export function setAgentClientTls(core: Core, alias: string, input: { clientTls?: ClientTlsInput & { baseDir?: string }; clear?: boolean }): AgentView {
-  const store = core.store();
-  const row = requireAgent(core, alias);
+export async function setAgentClientTls(core: Core, alias: string, input: { clientTls?: ClientTlsInput & { baseDir?: string }; clear?: boolean }): Promise<AgentView> {
+  const storage = await core.storage();
+  const row = await requireAgent(core, alias);
   refuseReadOnly(row, 'changed');
   const given = clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd());
   if (input.clear && given) throw usageError('conflicting_options', '--clear-client-tls removes the mutual TLS files: give it alone');
   const clientTls = input.clear ? null : given;
   if (!input.clear && !clientTls) throw usageError('nothing_to_set', `nothing to set on agent "${alias}"`, 'Give --client-cert FILE --client-key FILE, --ca-cert FILE, or --clear-client-tls.');
-  if (clientTls?.passphraseRef && !getAuthRef(store.db, clientTls.passphraseRef)) {
-    throw configError('unknown_auth_ref', `auth ref "${clientTls.passphraseRef}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
-  }
-  return store.transaction(() => {
-    setClientTls(store.db, alias, clientTls);
-    appendEvent(store.db, { type: 'missive.agent.client_tls_set', agentAlias: alias, payload: { alias, client_tls: clientTls } });
-    return agentView(getAgent(store.db, alias)!);
+  await requireAuthRef(storage, clientTls?.passphraseRef);
+  return storage.transaction(async (tx) => {
+    await tx.agents.setClientTls(alias, clientTls);
+    await tx.journal.append({ type: 'missive.agent.client_tls_set', agentAlias: alias, payload: { alias, client_tls: clientTls } });
+    return agentView((await tx.agents.get(alias))!);
   });
 }
 
@@ -174,42 +174,40 @@ function cardKeysOf(input: CardKeysInput): CardKeys | null {
 }
 
 /** Replaces (or, with `null`, removes) where a local agent's card-signing keys come from. */
-export function setAgentCardKeys(core: Core, alias: string, input: CardKeysInput | null): AgentView {
-  const store = core.store();
-  const row = requireAgent(core, alias);
+export async function setAgentCardKeys(core: Core, alias: string, input: CardKeysInput | null): Promise<AgentView> {
+  const storage = await core.storage();
+  const row = await requireAgent(core, alias);
   refuseReadOnly(row, 'changed');
   const cardKeys = input ? cardKeysOf(input) : null;
-  return store.transaction(() => {
-    setCardKeys(store.db, alias, cardKeys);
-    appendEvent(store.db, { type: 'missive.agent.card_keys_set', agentAlias: alias, payload: { alias, jwks_url: cardKeys?.jwksUrl ?? null, jwks_file: cardKeys?.jwksFile ?? null } });
-    return agentView(getAgent(store.db, alias)!);
+  return storage.transaction(async (tx) => {
+    await tx.agents.setCardKeys(alias, cardKeys);
+    await tx.journal.append({ type: 'missive.agent.card_keys_set', agentAlias: alias, payload: { alias, jwks_url: cardKeys?.jwksUrl ?? null, jwks_file: cardKeys?.jwksFile ?? null } });
+    return agentView((await tx.agents.get(alias))!);
   });
 }
 
 /** Points a local agent at another auth ref (`null`: none); the ref must exist. Its secret is resolved at the next call. */
-export function setAgentAuthRef(core: Core, alias: string, authRef: string | null): AgentView {
-  const store = core.store();
-  const row = requireAgent(core, alias);
+export async function setAgentAuthRef(core: Core, alias: string, authRef: string | null): Promise<AgentView> {
+  const storage = await core.storage();
+  const row = await requireAgent(core, alias);
   refuseReadOnly(row, 'changed');
-  if (authRef !== null && !getAuthRef(store.db, authRef)) {
-    throw configError('unknown_auth_ref', `auth ref "${authRef}" is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
-  }
-  return store.transaction(() => {
-    setAuthRefName(store.db, alias, authRef);
-    appendEvent(store.db, { type: 'missive.agent.auth_ref_set', agentAlias: alias, payload: { alias, auth_ref: authRef, previous: row.authRefName } });
-    return agentView(getAgent(store.db, alias)!);
+  await requireAuthRef(storage, authRef);
+  return storage.transaction(async (tx) => {
+    await tx.agents.setAuthRef(alias, authRef);
+    await tx.journal.append({ type: 'missive.agent.auth_ref_set', agentAlias: alias, payload: { alias, auth_ref: authRef, previous: row.authRefName } });
+    return agentView((await tx.agents.get(alias))!);
   });
 }
 
-export function renameAgentAlias(core: Core, from: string, to: string): AgentView {
-  const store = core.store();
-  const row = requireAgent(core, from);
+export async function renameAgentAlias(core: Core, from: string, to: string): Promise<AgentView> {
+  const storage = await core.storage();
+  const row = await requireAgent(core, from);
   refuseReadOnly(row, 'renamed');
   validateAlias(to, 'new alias');
-  return store.transaction(() => {
-    if (getAgent(store.db, to)) throw usageError('duplicate_agent', `an agent named "${to}" already exists`);
-    renameAgent(store.db, from, to);
-    appendEvent(store.db, { type: 'missive.agent.renamed', agentAlias: to, payload: { from, to } });
-    return agentView(getAgent(store.db, to)!);
+  return storage.transaction(async (tx) => {
+    if (await tx.agents.get(to)) throw usageError('duplicate_agent', `an agent named "${to}" already exists`);
+    await tx.agents.rename(from, to);
+    await tx.journal.append({ type: 'missive.agent.renamed', agentAlias: to, payload: { from, to } });
+    return agentView((await tx.agents.get(to))!);
   });
 }

@@ -4,7 +4,7 @@
  */
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { getAgent, listAgents, type AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/repos/agents.js';
 import { withoutUserinfo } from '../validation/url.js';
 
 export interface AgentView {
@@ -61,12 +61,12 @@ export function agentView(row: AgentRow): AgentView {
   };
 }
 
-export const listAgentViews = (core: Core): AgentView[] => listAgents(core.store().db).map(agentView);
+export const listAgentViews = async (core: Core): Promise<AgentView[]> => (await (await core.storage()).agents.list()).map(agentView);
 
-export const showAgent = (core: Core, alias: string): AgentView => agentView(requireAgent(core, alias));
+export const showAgent = async (core: Core, alias: string): Promise<AgentView> => agentView(await requireAgent(core, alias));
 
-export function requireAgent(core: Core, alias: string): AgentRow {
-  const row = getAgent(core.store().db, alias);
+export async function requireAgent(core: Core, alias: string): Promise<AgentRow> {
+  const row = await (await core.storage()).agents.get(alias);
   if (!row) throw usageError('unknown_agent', `no agent named "${withoutUserinfo(alias)}"`, 'List agents with: missive agent list');
   return row;
 }

@@ -10,9 +10,8 @@ import { isOAuthFlow, type AuthFlow } from '../config/auth-flow.js';
 import { describeScheme, securitySchemesOf } from '../a2a/security-schemes.js';
 import { cardUrl, parseCardText } from '../a2a/card.js';
 import { httpRequest } from '../a2a/http.js';
-import { getAgent, type AgentRow } from '../store/repos/agents.js';
-import { getAuthRef, listAuthRefs, type AuthRefRow } from '../store/repos/auth-refs.js';
-import { appendEvent } from '../store/repos/events.js';
+import type { AgentRow } from '../store/repos/agents.js';
+import type { AuthRefRow } from '../store/repos/auth-refs.js';
 import type { DeviceCodePrompt, OAuthContext } from './oauth2/context.js';
 import { isFresh, readToken, tokenAccount } from './oauth2/token-cache.js';
 import { forgetToken, loginWith } from './oauth2/tokens.js';
@@ -71,19 +70,19 @@ async function noAuthRef(core: Core, agent: AgentRow): Promise<never> {
 }
 
 /** The auth ref a login / status / logout names: an auth ref by name, else the auth ref of the agent with that alias. */
-function refForTarget(core: Core, target: string): { ref: AuthRefRow; agent: string | null } | { agentWithoutRef: AgentRow } {
-  const db = core.store().db;
-  const ref = getAuthRef(db, target);
+async function refForTarget(core: Core, target: string): Promise<{ ref: AuthRefRow; agent: string | null } | { agentWithoutRef: AgentRow }> {
+  const storage = await core.storage();
+  const ref = await storage.authRefs.get(target);
   if (ref) return { ref, agent: null };
-  const agent = getAgent(db, target);
+  const agent = await storage.agents.get(target);
   if (!agent) throw usageError('unknown_auth_ref', `no auth ref or agent named "${target}"`, 'List them with: missive auth list, missive agent list');
-  if (agent.authRefName) return { ref: getAuthRef(db, agent.authRefName)!, agent: agent.alias };
+  if (agent.authRefName) return { ref: (await storage.authRefs.get(agent.authRefName))!, agent: agent.alias };
   return { agentWithoutRef: agent };
 }
 
 /** The target's auth ref, or the no_auth_ref error that says what the agent's card asks for. */
 async function requireTarget(core: Core, target: string): Promise<{ ref: AuthRefRow; agent: string | null }> {
-  const found = refForTarget(core, target);
+  const found = await refForTarget(core, target);
   return 'agentWithoutRef' in found ? noAuthRef(core, found.agentWithoutRef) : found;
 }
 
@@ -109,7 +108,7 @@ export async function loginAuth(core: Core, target: string, options: LoginOption
   const ctx = oauthContext(core, options);
   const secret = await refSecret(ref, core.env, core.secrets, flow.type === 'oauth2_device_code');
   const { token, keyring } = await loginWith({ name: ref.name, flow }, { id: flow.client_id, secret }, ctx);
-  appendEvent(core.store().db, { type: 'missive.auth.login', payload: { name: ref.name, flow: flow.type, keyring } }, [token.access_token, ...(secret ? [secret] : [])]);
+  await (await core.storage()).journal.append({ type: 'missive.auth.login', payload: { name: ref.name, flow: flow.type, keyring } }, [token.access_token, ...(secret ? [secret] : [])]);
   const expiresIn = token.expires_at === null ? null : Math.max(0, Math.round((token.expires_at - Date.now()) / 1000));
   return { ...base, logged_in: true, token_cached: true, keyring, expires_in: expiresIn, scope: token.scope };
 }
@@ -145,7 +144,7 @@ async function statusOf(core: Core, ref: AuthRefRow): Promise<AuthStatusView> {
 
 /** The state of one auth ref (by name or agent alias), or of all. */
 export async function authStatus(core: Core, target?: string): Promise<{ auth_refs: AuthStatusView[] }> {
-  const refs = target ? [(await requireTarget(core, target)).ref] : listAuthRefs(core.store().db);
+  const refs = target ? [(await requireTarget(core, target)).ref] : await (await core.storage()).authRefs.list();
   return { auth_refs: await Promise.all(refs.map((r) => statusOf(core, r))) };
 }
 
@@ -153,6 +152,6 @@ export async function authStatus(core: Core, target?: string): Promise<{ auth_re
 export async function logoutAuth(core: Core, target: string): Promise<{ name: string; dropped: boolean; memory: boolean; keyring: boolean }> {
   const { ref } = await requireTarget(core, target);
   const dropped = await forgetToken(ref.name, { profile: core.config.profile, secrets: core.secrets });
-  appendEvent(core.store().db, { type: 'missive.auth.logout', payload: { name: ref.name, ...dropped } });
+  await (await core.storage()).journal.append({ type: 'missive.auth.logout', payload: { name: ref.name, ...dropped } });
   return { name: ref.name, dropped: dropped.memory || dropped.keyring, ...dropped };
 }

@@ -6,13 +6,11 @@ import { authError, configError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { envVarName, headerName, httpUrl } from '../config/schema.js';
 import { AUTH_FLOWS, API_KEY_PLACES, flowFromSection, flowSettingIssues, type AuthFlow, type AuthFlowName } from '../config/auth-flow.js';
-import { deleteAuthRef, getAuthRef, listAuthRefs, upsertAuthRef, type AuthRefRow } from '../store/repos/auth-refs.js';
-import { appendEvent } from '../store/repos/events.js';
+import type { AuthRefRow } from '../store/repos/auth-refs.js';
 import { validateAlias } from '../validation/alias.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';
 import { refuseControlCharacters } from './oauth2/token-text.js';
 import { secretPersistence } from './session-secrets.js';
-import { agentAliasesByAuthRef } from '../store/repos/agents.js';
 
 export interface AuthRefView {
   name: string;
@@ -32,7 +30,8 @@ export interface AuthRefView {
 }
 
 /** `usedBy`: the agents using each ref (agentAliasesByAuthRef), read once for a whole list. */
-async function view(core: Core, ref: AuthRefRow, keyringOk: boolean, usedBy = agentAliasesByAuthRef(core.store().db)): Promise<AuthRefView> {
+async function view(core: Core, ref: AuthRefRow, keyringOk: boolean, usedBy?: Map<string, string[]>): Promise<AuthRefView> {
+  usedBy ??= await (await core.storage()).agents.aliasesByAuthRef();
   let present: boolean | null;
   if (ref.kind === 'env') present = !!core.env[ref.envVar!];
   else present = keyringOk ? (await core.secrets.get(ref.keyringService!, ref.keyringAccount!)) !== null : null;
@@ -53,8 +52,9 @@ async function view(core: Core, ref: AuthRefRow, keyringOk: boolean, usedBy = ag
 
 export async function listAuth(core: Core) {
   const availability = await core.secrets.available();
-  const usedBy = agentAliasesByAuthRef(core.store().db);
-  const refs = await Promise.all(listAuthRefs(core.store().db).map((r) => view(core, r, availability.ok, usedBy)));
+  const storage = await core.storage();
+  const usedBy = await storage.agents.aliasesByAuthRef();
+  const refs = await Promise.all((await storage.authRefs.list()).map((r) => view(core, r, availability.ok, usedBy)));
   const persistence = await secretPersistence(core.secrets);
   return {
     keyring: { backend: core.secrets.backend, available: availability.ok, reason: availability.ok ? null : availability.reason, session_only: !persistence.persistent, session_reason: persistence.reason },
@@ -136,13 +136,13 @@ function rowOfInput(input: AddAuthInput): AuthRefRow {
 
 export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefView> {
   const row = rowOfInput(input);
-  const store = core.store();
-  const existing = getAuthRef(store.db, input.name);
-  if (existing?.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file`);
-  if (existing) throw usageError('duplicate_auth_ref', `auth ref "${input.name}" already exists`);
-  store.transaction(() => {
-    upsertAuthRef(store.db, row);
-    appendEvent(store.db, { type: 'missive.auth_ref.added', payload: { name: row.name, kind: row.kind, flow: row.flow.type } });
+  const storage = await core.storage();
+  await storage.transaction(async (tx) => {
+    const existing = await tx.authRefs.get(input.name);
+    if (existing?.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file`);
+    if (existing) throw usageError('duplicate_auth_ref', `auth ref "${input.name}" already exists`);
+    await tx.authRefs.upsert(row);
+    await tx.journal.append({ type: 'missive.auth_ref.added', payload: { name: row.name, kind: row.kind, flow: row.flow.type } });
   });
   return view(core, row, (await core.secrets.available()).ok);
 }
@@ -152,38 +152,39 @@ export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefV
  * follow. A stored secret stays where it is; cached OAuth2 tokens of the old settings are not reused by another flow.
  */
 export async function updateAuth(core: Core, input: AddAuthInput): Promise<AuthRefView> {
-  const existing = requireRef(core, input.name);
+  const existing = await requireRef(core, input.name);
   if (existing.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file and cannot be changed here`, `Edit [auth_refs.${input.name}] in the config file instead.`);
   const row = rowOfInput(input);
-  const store = core.store();
-  store.transaction(() => {
-    upsertAuthRef(store.db, row);
-    appendEvent(store.db, { type: 'missive.auth_ref.updated', payload: { name: row.name, kind: row.kind, flow: row.flow.type, previous_flow: existing.flow.type } });
+  const storage = await core.storage();
+  await storage.transaction(async (tx) => {
+    await tx.authRefs.upsert(row);
+    await tx.journal.append({ type: 'missive.auth_ref.updated', payload: { name: row.name, kind: row.kind, flow: row.flow.type, previous_flow: existing.flow.type } });
   });
   return view(core, row, (await core.secrets.available()).ok);
 }
 
-export function requireRef(core: Core, name: string): AuthRefRow {
-  const ref = getAuthRef(core.store().db, name);
+export async function requireRef(core: Core, name: string): Promise<AuthRefRow> {
+  const ref = await (await core.storage()).authRefs.get(name);
   if (!ref) throw usageError('unknown_auth_ref', `no auth ref named "${name}"`, 'List them with: missive auth list');
   return ref;
 }
 
-export function removeAuth(core: Core, name: string) {
-  const ref = requireRef(core, name);
+export async function removeAuth(core: Core, name: string) {
+  const ref = await requireRef(core, name);
   if (ref.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${name}" comes from the config file and cannot be removed here`);
-  const store = core.store();
+  const storage = await core.storage();
   // The agents that used it keep working without credentials (the store unlinks them): the journal says which.
-  const unlinked = agentAliasesByAuthRef(store.db).get(name) ?? [];
-  store.transaction(() => {
-    deleteAuthRef(store.db, name);
-    appendEvent(store.db, { type: 'missive.auth_ref.removed', payload: { name, unlinked_agents: unlinked } });
+  const unlinked = await storage.transaction(async (tx) => {
+    const agents = (await tx.agents.aliasesByAuthRef()).get(name) ?? [];
+    await tx.authRefs.remove(name);
+    await tx.journal.append({ type: 'missive.auth_ref.removed', payload: { name, unlinked_agents: agents } });
+    return agents;
   });
   return { name, removed: true as const, unlinked_agents: unlinked };
 }
 
 async function requireKeyringRef(core: Core, name: string): Promise<AuthRefRow> {
-  const ref = requireRef(core, name);
+  const ref = await requireRef(core, name);
   if (ref.kind !== 'keyring') throw usageError('not_keyring_ref', `auth ref "${name}" reads ${ref.envVar} from the environment; only keyring refs hold stored secrets`);
   const available = await core.secrets.available();
   if (!available.ok) throw authError('keyring_unavailable', `the OS keyring is unavailable: ${available.reason}`, KEYRING_FALLBACK_HELP);
@@ -197,13 +198,13 @@ export async function setSecret(core: Core, name: string, secret: string) {
   const ref = await requireKeyringRef(core, name);
   await core.secrets.set(ref.keyringService!, ref.keyringAccount!, value);
   const persistence = await secretPersistence(core.secrets);
-  appendEvent(core.store().db, { type: 'missive.auth_ref.secret_set', payload: { name, session_only: !persistence.persistent } }, [value]);
+  await (await core.storage()).journal.append({ type: 'missive.auth_ref.secret_set', payload: { name, session_only: !persistence.persistent } }, [value]);
   return { name, stored: true, keyring_service: ref.keyringService, keyring_account: ref.keyringAccount, session_only: !persistence.persistent };
 }
 
 export async function deleteSecret(core: Core, name: string) {
   const ref = await requireKeyringRef(core, name);
   const deleted = await core.secrets.delete(ref.keyringService!, ref.keyringAccount!);
-  appendEvent(core.store().db, { type: 'missive.auth_ref.secret_deleted', payload: { name, deleted } });
+  await (await core.storage()).journal.append({ type: 'missive.auth_ref.secret_deleted', payload: { name, deleted } });
   return { name, deleted };
 }

@@ -76,7 +76,7 @@ function parseStates(states: string[] | undefined): { targets: TaskStateName[]; 
 }
 
 export async function barrier(core: Core, input: BarrierInput): Promise<BarrierResult> {
-  const group = requireGroup(core, input.group);
+  const group = await requireGroup(core, input.group);
   if (input.contextId) input = { ...input, contextId: resolveContextId(core.store().db, input.contextId) };
   if (!input.contextId && input.fromBcast === undefined) throw usageError('context_required', 'barrier needs --context ID or --from-bcast PATH|-');
   const fromBcast = input.fromBcast !== undefined ? readBcastDocument(input.fromBcast, group.group_name, input.contextId) : null;

@@ -94,7 +94,7 @@ interface FanOutRun {
 }
 
 export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanOutInput): Promise<FanOutResult> {
-  const run = planRun(core, kind, input);
+  const run = await planRun(core, kind, input);
   checkInputsOnce(run);
   journalStart(run);
   if (run.execution === 'sequential') await sendOneByOne(run);
@@ -103,8 +103,8 @@ export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanO
 }
 
 /** The group (never empty), the options with their defaults, the shared context and the sends in rank order. */
-function planRun(core: Core, kind: FanOutResult['kind'], input: FanOutInput): FanOutRun {
-  const group = requireGroup(core, input.group);
+async function planRun(core: Core, kind: FanOutResult['kind'], input: FanOutInput): Promise<FanOutRun> {
+  const group = await requireGroup(core, input.group);
   if (group.members.length === 0) throw new MissiveError('validation', 'empty_group', `group "${group.group_name}" has no members`, { help: `Add one with: missive group add ${group.group_name} <alias>` });
   const started = Date.now();
   const execution = input.execution ?? 'concurrent';

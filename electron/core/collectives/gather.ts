@@ -18,8 +18,8 @@ export interface GatherResult {
   export: { directory: string; files: ArtifactFile[] } | null;
 }
 
-export function gather(core: Core, input: { group: string; contextId: string; outputDir?: string; force?: boolean; cwd: string }): GatherResult {
-  const group = requireGroup(core, input.group);
+export async function gather(core: Core, input: { group: string; contextId: string; outputDir?: string; force?: boolean; cwd: string }): Promise<GatherResult> {
+  const group = await requireGroup(core, input.group);
   const store = core.store();
   input = { ...input, contextId: resolveContextId(store.db, input.contextId) };
   const operationId = randomUUID();

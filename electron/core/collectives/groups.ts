@@ -7,9 +7,9 @@ import type { Core } from '../context.js';
 import { agentCapabilities } from '../agents/discovery.js';
 import { requireAgent } from '../agents/registry.js';
 import { validateAlias } from '../validation/alias.js';
-import { appendEvent } from '../store/repos/events.js';
 import { ROUTE_POLICIES } from '../../../shared/route-policies.js';
-import { deleteGroup as dropGroup, getGroup, insertGroup, updateGroupSettings, listGroups as allGroups, listMembers, removeMember as dropMember, upsertMember, type GroupRow, type MemberRow } from '../store/repos/groups.js';
+import type { GroupRow, MemberRow } from '../store/repos/groups.js';
+import type { Repositories } from '../store/storage.js';
 
 export interface GroupView extends GroupRow {
   members: MemberRow[];
@@ -30,10 +30,15 @@ export function parseMemberSpec(spec: string): MemberSpec {
   return { alias: match[1]!, ...(match[2] !== undefined ? { rank: Number(match[2]) } : {}) };
 }
 
-export function requireGroup(core: Core, name: string): GroupView {
-  const group = getGroup(core.store().db, name);
+export async function requireGroup(core: Core, name: string): Promise<GroupView> {
+  return groupIn(await core.storage(), name);
+}
+
+/** The group and its members as `repos` (the store, or a transaction) sees them. */
+async function groupIn(repos: Repositories, name: string): Promise<GroupView> {
+  const group = await repos.groups.get(name);
   if (!group) throw usageError('unknown_group', `no group named "${name}"`, 'List groups with: missive group list');
-  return { ...group, members: listMembers(core.store().db, name) };
+  return { ...group, members: await repos.groups.members(name) };
 }
 
 /** Assigns ranks: explicit ones first (unique), then the smallest free ranks in input order. */
@@ -59,42 +64,51 @@ export function assignRanks(existing: MemberRow[], specs: MemberSpec[]): Array<{
   });
 }
 
-export function createGroup(core: Core, name: string, options: { members?: string[]; notes?: string; routingPolicy?: string } = {}): GroupView {
+export async function createGroup(core: Core, name: string, options: { members?: string[]; notes?: string; routingPolicy?: string } = {}): Promise<GroupView> {
   validateAlias(name, 'group name');
-  const store = core.store();
-  if (getGroup(store.db, name)) throw usageError('group_exists', `group "${name}" already exists`, `Add members with: missive group add ${name} <alias>`);
+  const storage = await core.storage();
+  await refuseExistingGroup(storage, name);
   const specs = (options.members ?? []).map(parseMemberSpec);
-  for (const s of specs) requireAgent(core, s.alias);
+  for (const s of specs) await requireAgent(core, s.alias);
   const ranked = assignRanks([], specs);
-  store.transaction(() => {
-    insertGroup(store.db, { name, routingPolicy: options.routingPolicy ?? core.config.routing.defaultPolicy, notes: options.notes ?? null, metadata: {} });
-    for (const m of ranked) upsertMember(store.db, { group: name, alias: m.alias, rank: m.rank });
-    appendEvent(store.db, { type: 'missive.group.created', payload: { group: name, members: ranked } });
+  return storage.transaction(async (tx) => {
+    // Again in the transaction: another host may have created it meanwhile.
+    await refuseExistingGroup(tx, name);
+    await tx.groups.insert({ name, routingPolicy: options.routingPolicy ?? core.config.routing.defaultPolicy, notes: options.notes ?? null, metadata: {} });
+    for (const m of ranked) await tx.groups.upsertMember({ group: name, alias: m.alias, rank: m.rank });
+    await tx.journal.append({ type: 'missive.group.created', payload: { group: name, members: ranked } });
+    return groupIn(tx, name);
   });
-  return requireGroup(core, name);
 }
 
-export function addMember(core: Core, name: string, alias: string, rank?: number): GroupView {
-  const group = requireGroup(core, name);
-  requireAgent(core, alias);
-  const [ranked] = assignRanks(group.members, [{ alias, ...(rank !== undefined ? { rank } : {}) }]);
-  const store = core.store();
-  store.transaction(() => {
-    upsertMember(store.db, { group: name, alias, rank: ranked!.rank });
-    appendEvent(store.db, { type: 'missive.group.member_added', payload: { group: name, alias, rank: ranked!.rank } });
+async function refuseExistingGroup(repos: Repositories, name: string): Promise<void> {
+  if (await repos.groups.get(name)) throw usageError('group_exists', `group "${name}" already exists`, `Add members with: missive group add ${name} <alias>`);
+}
+
+export async function addMember(core: Core, name: string, alias: string, rank?: number): Promise<GroupView> {
+  const storage = await core.storage();
+  await requireAgent(core, alias);
+  return storage.transaction(async (tx) => {
+    // Ranks are assigned against the members as this transaction sees them.
+    const group = await groupIn(tx, name);
+    const [ranked] = assignRanks(group.members, [{ alias, ...(rank !== undefined ? { rank } : {}) }]);
+    await tx.groups.upsertMember({ group: name, alias, rank: ranked!.rank });
+    await tx.journal.append({ type: 'missive.group.member_added', payload: { group: name, alias, rank: ranked!.rank } });
+    return groupIn(tx, name);
   });
-  return requireGroup(core, name);
 }
 
-export function removeMember(core: Core, name: string, alias: string): GroupView {
-  requireGroup(core, name);
-  const store = core.store();
-  if (!dropMember(store.db, name, alias)) throw usageError('unknown_member', `"${alias}" is not a member of group "${name}"`);
-  appendEvent(store.db, { type: 'missive.group.member_removed', payload: { group: name, alias } });
-  return requireGroup(core, name);
+export async function removeMember(core: Core, name: string, alias: string): Promise<GroupView> {
+  const storage = await core.storage();
+  return storage.transaction(async (tx) => {
+    await groupIn(tx, name);
+    if (!(await tx.groups.removeMember(name, alias))) throw usageError('unknown_member', `"${alias}" is not a member of group "${name}"`);
+    await tx.journal.append({ type: 'missive.group.member_removed', payload: { group: name, alias } });
+    return groupIn(tx, name);
+  });
 }
 
-export const listGroups = (core: Core) => allGroups(core.store().db);
+export const listGroups = async (core: Core) => (await core.storage()).groups.list();
 
 export interface GroupSettings {
   /** `first`, `round-robin` or `capability-match`. */
@@ -104,35 +118,35 @@ export interface GroupSettings {
 }
 
 /** Changes a group's routing policy and/or notes (its members are changed with addMember/removeMember). */
-export function updateGroup(core: Core, name: string, settings: GroupSettings): GroupView {
-  const group = requireGroup(core, name);
+export async function updateGroup(core: Core, name: string, settings: GroupSettings): Promise<GroupView> {
+  const group = await requireGroup(core, name);
   if (settings.routingPolicy === undefined && settings.notes === undefined) throw usageError('nothing_to_update', `nothing to change in group "${name}"`, 'Pass --routing-policy and/or --notes.');
   const policy = settings.routingPolicy ?? group.routing_policy;
   if (settings.routingPolicy !== undefined && !(ROUTE_POLICIES as readonly string[]).includes(policy)) {
     throw usageError('invalid_routing_policy', `unknown routing policy "${policy}"`, `Use one of: ${ROUTE_POLICIES.join(', ')}.`);
   }
   const notes = settings.notes === undefined ? group.notes : settings.notes || null;
-  const store = core.store();
-  store.transaction(() => {
-    updateGroupSettings(store.db, name, { routingPolicy: policy, notes });
-    appendEvent(store.db, { type: 'missive.group.updated', payload: { group: name, routing_policy: policy, notes_changed: notes !== group.notes } });
+  const storage = await core.storage();
+  return storage.transaction(async (tx) => {
+    await tx.groups.updateSettings(name, { routingPolicy: policy, notes });
+    await tx.journal.append({ type: 'missive.group.updated', payload: { group: name, routing_policy: policy, notes_changed: notes !== group.notes } });
+    return groupIn(tx, name);
   });
-  return requireGroup(core, name);
 }
 
-export function deleteGroup(core: Core, name: string) {
-  requireGroup(core, name);
-  const store = core.store();
-  store.transaction(() => {
-    dropGroup(store.db, name);
-    appendEvent(store.db, { type: 'missive.group.deleted', payload: { group: name } });
+export async function deleteGroup(core: Core, name: string) {
+  const storage = await core.storage();
+  await storage.transaction(async (tx) => {
+    await groupIn(tx, name);
+    await tx.groups.remove(name);
+    await tx.journal.append({ type: 'missive.group.deleted', payload: { group: name } });
   });
   return { group: name, deleted: true as const };
 }
 
 /** Each member's capability labels (cached cards unless `refresh`), and the labels every member shares. */
 export async function groupCapabilities(core: Core, name: string, refresh = false) {
-  const group = requireGroup(core, name);
+  const group = await requireGroup(core, name);
   const members = [];
   for (const m of group.members) {
     try {

@@ -58,18 +58,18 @@ function parseStrategy(s: string | undefined): Strategy {
 }
 
 /** The checks of a reduce's flags that need no journal (also made by `job start reduce`); returns the strategy. */
-export function checkReduceInput(core: Core, input: Pick<ReduceInput, 'strategy' | 'template' | 'reducerAgent' | 'command'>): Strategy {
+export async function checkReduceInput(core: Core, input: Pick<ReduceInput, 'strategy' | 'template' | 'reducerAgent' | 'command'>): Promise<Strategy> {
   const strategy = parseStrategy(input.strategy);
   if (strategy === 'custom' && !input.template) throw usageError('template_required', '--strategy custom needs --template');
   if (input.reducerAgent && input.command) throw usageError('conflicting_reducers', 'use --reducer-agent or --command, not both');
   if (input.template !== undefined && !input.template.trim()) throw usageError('empty_template', '--template is empty');
-  if (input.reducerAgent) requireAgent(core, input.reducerAgent);
+  if (input.reducerAgent) await requireAgent(core, input.reducerAgent);
   return strategy;
 }
 
 export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResult> {
-  const strategy = checkReduceInput(core, input);
-  const group = requireGroup(core, input.group);
+  const strategy = await checkReduceInput(core, input);
+  const group = await requireGroup(core, input.group);
   const db = core.store().db;
   input = { ...input, contextId: resolveContextId(db, input.contextId) };
   const outputs = group.members.map((m) => memberOutput(db, { alias: m.agent_alias, rank: m.rank }, input.contextId)).map(({ stored_artifacts: _, ...rest }) => rest);

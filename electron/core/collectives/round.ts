@@ -47,7 +47,7 @@ export async function round(core: Core, input: RoundInput): Promise<RoundResult>
     intervalMs: input.barrier?.intervalMs ?? 250,
   });
   input.onStep?.('barrier', waited);
-  const gathered = gather(core, { group: input.group, contextId, cwd: input.cwd });
+  const gathered = await gather(core, { group: input.group, contextId, cwd: input.cwd });
   input.onStep?.('gather', gathered);
   let reduced: ReduceResult | null = null;
   let error: MissiveError | null = null;

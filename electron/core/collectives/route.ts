@@ -66,7 +66,7 @@ function pickPolicy(core: Core, input: RouteInput, groupPolicy: string | null): 
 }
 
 async function labelsOf(core: Core, alias: string, refresh: boolean): Promise<Pick<RouteCandidate, 'card' | 'labels'>> {
-  const agent = requireAgent(core, alias);
+  const agent = await requireAgent(core, alias);
   try {
     if (refresh) {
       const result = await loadCard(core, alias, true);
@@ -81,7 +81,7 @@ async function labelsOf(core: Core, alias: string, refresh: boolean): Promise<Pi
 
 export async function explainRoute(core: Core, input: RouteInput): Promise<RouteExplanation> {
   if (!!input.group === !!input.agents?.length) throw usageError('route_candidates', 'give either a group or --agents a,b (not both)');
-  const group = input.group ? requireGroup(core, input.group) : null;
+  const group = input.group ? await requireGroup(core, input.group) : null;
   const members = group ? group.members.map((m) => ({ alias: m.agent_alias, rank: m.rank })) : input.agents!.map((alias, rank) => ({ alias, rank }));
   if (members.length === 0) throw usageError('empty_group', `group "${input.group}" has no members`, `Add one with: missive group add ${input.group} <alias>`);
   const { policy, policy_source } = pickPolicy(core, input, group?.routing_policy ?? null);

@@ -29,6 +29,8 @@ export interface EffectiveConfig {
     concurrency: number;
   };
   storage: { databasePath?: string };
+  /** `[store]`, the profile's override merged in: which PostgreSQL store (none: SQLite); store/selection.ts reads it. */
+  store: StoreSettings;
   gateway: { enabled: boolean; bindAddress: string; publicBaseUrl?: string; jobConcurrency: number };
   webhook: {
     host: string;
@@ -40,6 +42,17 @@ export interface EffectiveConfig {
     maxBodyBytes: number;
   };
   routing: { defaultPolicy: string };
+}
+
+export interface StoreSettings {
+  url?: string;
+  /** Where `url` is written: the top-level `[store]` or the profile's `[profiles.<name>.store]`. */
+  urlFrom?: 'file' | 'profile';
+  schema?: string;
+  passwordEnv?: string;
+  passwordRef?: string;
+  /** The `url` and `schema` every profile of the file gets from it, so no two profiles are given one schema. */
+  byProfile: Record<string, { url?: string; schema?: string }>;
 }
 
 export interface LoadInput extends DiscoveryInput {
@@ -115,6 +128,31 @@ export function loadConfig(input: LoadInput): EffectiveConfig {
   return resolveConfig(file, source, input.profileFlag, text ?? undefined);
 }
 
+/**
+ * `[store]` with the profile's `[profiles.<name>.store]` over it, key by key; except the password's source, which a
+ * profile replaces as a whole (its password_ref drops the top-level password_env, and the reverse). An empty url is unset.
+ */
+function storeSettings(file: ConfigFile, profile: string): StoreSettings {
+  const top = file.store ?? {};
+  const over = file.profiles?.[profile]?.store ?? {};
+  const ownPassword = over.password_env !== undefined || over.password_ref !== undefined;
+  const password = ownPassword ? over : top;
+  const url = (over.url ?? top.url) || undefined;
+  const byProfile: StoreSettings['byProfile'] = {};
+  for (const name of new Set([DEFAULT_PROFILE, ...Object.keys(file.profiles ?? {})])) {
+    const o = file.profiles?.[name]?.store ?? {};
+    byProfile[name] = { url: (o.url ?? top.url) || undefined, schema: o.schema ?? top.schema };
+  }
+  return {
+    url,
+    urlFrom: url ? (over.url ? 'profile' : 'file') : undefined,
+    schema: over.schema ?? top.schema,
+    passwordEnv: password.password_env,
+    passwordRef: password.password_ref,
+    byProfile,
+  };
+}
+
 /** Resolves one profile; `text` (the file's TOML) lets errors name the line of the key at fault. */
 export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFlag?: string, text?: string): EffectiveConfig {
   const label = source.path ?? 'built-in defaults';
@@ -142,6 +180,11 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
     if (agent.auth_ref && !authRefs[agent.auth_ref]) {
       throw configError('unknown_auth_ref', `${label}: agents.${alias}.auth_ref "${agent.auth_ref}" has no [auth_refs.${agent.auth_ref}] section`, undefined, ['agents', alias, 'auth_ref']);
     }
+  }
+  const store = storeSettings(file, profile);
+  if (store.passwordRef && !authRefs[store.passwordRef]) {
+    const where = over.store?.password_ref ? ['profiles', profile, 'store', 'password_ref'] : ['store', 'password_ref'];
+    throw configError('unknown_auth_ref', `${label}: ${where.join('.')} "${store.passwordRef}" has no [auth_refs.${store.passwordRef}] section`, 'The store is opened before anything else: its password ref must be declared in the config file, not with auth add.', where);
   }
   if (over.default_agent && !agents[over.default_agent]) {
     throw configError('unknown_agent', `${label}: profiles.${profile}.default_agent "${over.default_agent}" is not a configured agent`, undefined, ['profiles', profile, 'default_agent']);
@@ -184,6 +227,7 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
       concurrency: qos.concurrency ?? 16,
     },
     storage: { databasePath: over.storage?.database_path ?? file.storage?.database_path },
+    store,
     gateway: {
       enabled: gateway.enabled ?? false,
       bindAddress: gateway.bind_address ?? '127.0.0.1:7347',

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { isDuration } from './duration.js';
 import { API_KEY_PLACES, AUTH_FLOWS, flowSettingIssues } from './auth-flow.js';
+import { storeUrlHasPassword, storeUrlIssue } from './store-url.js';
 
 export const CONFIG_SCHEMA_VERSION = 'missive.config.v1';
 
@@ -18,6 +19,11 @@ export const BINDINGS = ['http+json', 'json-rpc', 'grpc'] as const;
 export type Binding = (typeof BINDINGS)[number];
 /** The order missive tries bindings in when an agent names none: HTTP+JSON, then JSON-RPC, then gRPC. */
 export const DEFAULT_BINDING_PREFERENCE: Binding[] = ['http+json', 'json-rpc', 'grpc'];
+/**
+ * A PostgreSQL schema missive keeps a profile in: lower-case so it reads the same quoted or not, at most 63 bytes
+ * (PostgreSQL truncates longer names silently), and not `pg_…` (reserved for the system).
+ */
+export const STORE_SCHEMA = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
 
 function build() {
   const IDENTIFIER = /^[a-z0-9](?:[a-z0-9._-]{0,61}[a-z0-9])?$/;
@@ -122,6 +128,26 @@ function build() {
       .optional(),
   });
 
+  const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+  /** Team mode: the PostgreSQL store (store/selection.ts). The password never lives here: password_env / password_ref. */
+  const storeSection = z
+    .strictObject({
+      url: z
+        .string()
+        .superRefine((value, ctx) => {
+          if (value === '') return;
+          const issue = storeUrlIssue(value);
+          if (issue) ctx.addIssue({ code: 'custom', message: issue });
+          else if (storeUrlHasPassword(value)) ctx.addIssue({ code: 'custom', message: 'must not embed a password; use password_env or password_ref (or MISSIVE_STORE_URL / --store)' });
+        })
+        .optional(),
+      schema: z.string().regex(STORE_SCHEMA, 'must be a lower-case PostgreSQL identifier (a-z, 0-9, _), at most 63 characters, not starting with a digit or pg_').optional(),
+      password_env: envVarName.optional(),
+      password_ref: identifier.optional(),
+    })
+    .refine((s) => !(s.password_env && s.password_ref), 'give password_env or password_ref, not both');
+
   const qosSection = z.strictObject({
     timeout: duration.optional(),
     connect_timeout: duration.optional(),
@@ -154,8 +180,6 @@ function build() {
   const routingSection = z.strictObject({
     default_policy: z.enum(['direct', 'first', 'round-robin', 'capability-match']).optional(),
   });
-
-  const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
   const authRefSection = z
     .strictObject({
@@ -212,6 +236,7 @@ function build() {
 
   const profileOverrides = {
     storage: storageSection.optional(),
+    store: storeSection.optional(),
     output: outputSection.optional(),
     protocol: protocolSection.optional(),
     gateway: gatewaySection.optional(),
@@ -261,3 +286,4 @@ export const configFile = lazy('configFile');
 export type ConfigFile = z.infer<Schemas['configFile']>;
 export type AgentSection = z.infer<Schemas['agentSection']>;
 export type AuthRefSection = z.infer<Schemas['authRefSection']>;
+export type StoreSection = NonNullable<ConfigFile['store']>;

@@ -48,14 +48,14 @@ export async function startDemoAgents(): Promise<DemoAgents> {
 }
 
 /** Registers (or re-points) the demo agents in the core's profile, and (re)creates the `demo` group of workers. */
-export function registerDemoAgents(core: Core, demo: DemoAgents): void {
+export async function registerDemoAgents(core: Core, demo: DemoAgents): Promise<void> {
   const db = core.store().db;
   for (const { alias, agent } of demo.agents) {
     if (getAgent(db, alias)) repointAgent(db, alias, agent.baseUrl);
-    else addAgent(core, { alias, baseUrl: agent.baseUrl, tags: ['demo'], notes: 'embedded missive demo agent' });
+    else await addAgent(core, { alias, baseUrl: agent.baseUrl, tags: ['demo'], notes: 'embedded missive demo agent' });
   }
-  if (getGroup(db, DEMO_GROUP)) deleteGroup(core, DEMO_GROUP);
-  createGroup(core, DEMO_GROUP, { members: DEMO_AGENTS.filter((a) => a.member).map((a) => a.alias), notes: 'the embedded demo workers' });
+  if (getGroup(db, DEMO_GROUP)) await deleteGroup(core, DEMO_GROUP);
+  await createGroup(core, DEMO_GROUP, { members: DEMO_AGENTS.filter((a) => a.member).map((a) => a.alias), notes: 'the embedded demo workers' });
 }
 
 /** Fetches (or revalidates) every demo agent's card, so routing and capability views work before any call. */
@@ -77,7 +77,7 @@ export async function runDemo(options: CoreOptions, onStep: (step: DemoStep) => 
   const core = createCore(options);
   try {
     report({ step: 'agents.started', detail: { agents: demo.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })) } });
-    registerDemoAgents(core, demo);
+    await registerDemoAgents(core, demo);
     report({ step: 'agents.registered', detail: { state: core.paths.state } });
     for (const { alias, agent } of demo.agents) {
       for (const binding of ['http+json', 'json-rpc', ...(agent.grpcTarget ? (['grpc'] as const) : [])] as const) {

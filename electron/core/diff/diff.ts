@@ -65,7 +65,7 @@ function pairOf(label: string, a: DiffSide, b: DiffSide): DiffPair {
   return { label, a, b, changed: text.changed || changes.length > 0 || a.status !== b.status, text, data: { changed: changes.length > 0, changes } };
 }
 
-export function diffOutputs(core: Core, input: DiffInput): DiffResult {
+export async function diffOutputs(core: Core, input: DiffInput): Promise<DiffResult> {
   const db = core.store().db;
   const contexts = input.contexts.map((c) => resolveContextId(db, c));
   let result: Omit<DiffResult, 'counts'>;
@@ -74,8 +74,8 @@ export function diffOutputs(core: Core, input: DiffInput): DiffResult {
     if (input.members.length !== 2) throw usageError('diff_members_two', `--members takes exactly two aliases (a,b), not ${input.members.length}`);
     if (input.member) throw usageError('diff_conflicting_members', 'use --member (two rounds) or --members (one round), not both');
     const [x, y] = input.members as [string, string];
-    for (const alias of [x, y]) requireAgent(core, alias);
-    const ranked = roundMembersOrEmpty(core, contexts[0]!, input.group);
+    for (const alias of [x, y]) await requireAgent(core, alias);
+    const ranked = await roundMembersOrEmpty(core, contexts[0]!, input.group);
     const find = (alias: string) => ranked.find((m) => m.alias === alias) ?? { alias, rank: 0 };
     const pair = pairOf(`${x} vs ${y}`, sideOf(core, contexts[0]!, find(x), x), sideOf(core, contexts[0]!, find(y), y));
     if (!ranked.some((m) => m.alias === x)) pair.a.rank = null;
@@ -84,8 +84,8 @@ export function diffOutputs(core: Core, input: DiffInput): DiffResult {
   } else {
     if (contexts.length !== 2) throw usageError('diff_needs_two_contexts', `diff compares two rounds: give --context A --context B (or one --context with --members a,b), not ${contexts.length} context(s)`);
     const [ca, cb] = contexts as [string, string];
-    const ma = roundMembers(core, ca, input.group);
-    const mb = roundMembers(core, cb, input.group);
+    const ma = await roundMembers(core, ca, input.group);
+    const mb = await roundMembers(core, cb, input.group);
     const aliases = [...new Set([...ma, ...mb].map((m) => m.alias))];
     const chosen = input.member ? aliases.filter((a) => a === input.member) : aliases;
     if (input.member && chosen.length === 0) throw usageError('diff_member_not_in_rounds', `"${input.member}" took part in neither round`, `Members: ${aliases.join(', ')}`);
@@ -97,10 +97,10 @@ export function diffOutputs(core: Core, input: DiffInput): DiffResult {
 }
 
 /** Members mode needs ranks only for display: a context without a bcast still diffs its two members. */
-function roundMembersOrEmpty(core: Core, contextId: string, group?: string): RoundMember[] {
+async function roundMembersOrEmpty(core: Core, contextId: string, group?: string): Promise<RoundMember[]> {
   if (group) return roundMembers(core, contextId, group);
   try {
-    return roundMembers(core, contextId, group);
+    return await roundMembers(core, contextId, group);
   } catch {
     return [];
   }

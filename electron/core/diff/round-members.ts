@@ -12,8 +12,8 @@ export interface RoundMember {
   rank: number;
 }
 
-export function roundMembers(core: Core, contextId: string, group?: string): RoundMember[] {
-  if (group) return requireGroup(core, group).members.map((m) => ({ alias: m.agent_alias, rank: m.rank }));
+export async function roundMembers(core: Core, contextId: string, group?: string): Promise<RoundMember[]> {
+  if (group) return (await requireGroup(core, group)).members.map((m) => ({ alias: m.agent_alias, rank: m.rank }));
   const db = core.store().db;
   const starts = ['missive.bcast.started', 'missive.scatter.started'].flatMap((type) => listEvents(db, { contextId, type, limit: 1 }));
   const latest = starts.sort((x, y) => y.sequence - x.sequence)[0];

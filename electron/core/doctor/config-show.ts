@@ -12,6 +12,7 @@ import type { ConfigSourceKind } from '../config/discover.js';
 import { DEFAULT_PROFILE, readConfigFile, type EffectiveConfig } from '../config/load.js';
 import { locateKey } from '../config/locate.js';
 import type { ConfigFile } from '../config/schema.js';
+import { defaultSchema, type StoreSelection } from '../store/selection.js';
 
 export type ValueSource = 'default' | 'file' | 'profile' | 'env' | 'flag';
 
@@ -40,6 +41,8 @@ export interface ShowInput {
   /** The effective A2A service parameters (config and flags merged). */
   serviceParameters: { version: string; extensions: string[]; extra: Record<string, string> };
   timeoutMs: number;
+  /** The store this invocation selected (core.storeSelection); the SQLite file when not given. */
+  store?: StoreSelection;
 }
 
 const DEFAULT = 'built-in default';
@@ -97,6 +100,38 @@ function leaves(prefix: string[], value: unknown): Array<[string[], unknown]> {
   return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (isSecretKey(k) && typeof v === 'string' ? [[[...prefix, k], REDACTED] as [string[], unknown]] : leaves([...prefix, k], v)));
 }
 
+type Add = (key: string, value: unknown, source: ValueSource, from: string) => void;
+
+/**
+ * `store.url` (without its password: the selection's display), `store.schema`, `store.password_env` and
+ * `store.password_ref`, each from the flag, the environment, the file, the profile's override or the default.
+ */
+function addStore(input: ShowInput, file: ConfigFile, inFile: (keys: string[]) => string, add: Add): void {
+  const { config } = input;
+  const selection = input.store ?? { kind: 'sqlite' };
+  const over = file.profiles?.[config.profile]?.store ?? {};
+  const configured = (key: 'url' | 'schema' | 'password_env' | 'password_ref'): [ValueSource, string] | undefined => {
+    if (over[key] !== undefined) return ['profile', inFile(['profiles', config.profile, 'store', key])];
+    if (file.store?.[key] !== undefined) return ['file', inFile(['store', key])];
+    return undefined;
+  };
+  if (selection.kind === 'sqlite') add('store.url', null, 'default', `${DEFAULT} (unset: the SQLite file above)`);
+  else if (selection.from === '--store') add('store.url', selection.display, 'flag', '--store');
+  else if (selection.from === 'MISSIVE_STORE_URL') add('store.url', selection.display, 'env', 'MISSIVE_STORE_URL');
+  else {
+    const [source, from] = configured('url') ?? ['file', inFile(['store', 'url'])];
+    add('store.url', selection.display, source, from);
+  }
+  const schemaFrom = configured('schema');
+  if (schemaFrom) add('store.schema', config.store.schema, ...schemaFrom);
+  else add('store.schema', selection.kind === 'postgres' ? selection.schema : defaultSchema(config.profile), 'default', `${DEFAULT} (missive_<profile>)`);
+  for (const [key, value] of [['password_env', config.store.passwordEnv], ['password_ref', config.store.passwordRef]] as const) {
+    const from = value !== undefined ? configured(key) : undefined;
+    if (from) add(`store.${key}`, value, ...from);
+    else add(`store.${key}`, null, 'default', DEFAULT);
+  }
+}
+
 export function showConfig(input: ShowInput): ConfigShow {
   const { config, options, env } = input;
   const path = config.source.path ?? null;
@@ -116,6 +151,7 @@ export function showConfig(input: ShowInput): ConfigShow {
   else add('profile', config.profile ?? DEFAULT_PROFILE, 'default', DEFAULT);
   add('state_dir', input.paths.state, 'env', input.paths.root === 'MISSIVE_HOME' ? 'MISSIVE_HOME' : env.XDG_STATE_HOME ? 'XDG_STATE_HOME' : 'XDG default (~/.local/state)');
   add('database', input.paths.database, config.storage.databasePath ? 'file' : 'default', config.storage.databasePath ? 'storage.database_path' : 'state_dir/missive.sqlite3');
+  addStore(input, file, inFile, add);
   if (over.default_agent) add('default_agent', over.default_agent, 'profile', inFile(['profiles', config.profile, 'default_agent']));
 
   const flagged: Partial<Record<string, [unknown, string]>> = {

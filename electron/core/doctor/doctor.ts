@@ -18,6 +18,7 @@ import { assertOk } from '../a2a/http.js';
 import { requestCard } from '../agents/discovery.js';
 import { cardUrl, parseCard, parseCardText } from '../a2a/card.js';
 import { VERSION } from '../version.js';
+import { STORE_URL_ENV, type PostgresSelection } from '../store/selection.js';
 
 export interface DoctorCheck {
   name: string;
@@ -73,6 +74,43 @@ function storeCheck(paths: StatePaths, use?: (db: ReturnType<typeof openDatabase
   }
 }
 
+/** What the PostgreSQL check read: the registry's agents and their auth refs, when the schema is current. */
+interface StoreContents {
+  agents: AgentRow[];
+  authRefs: Map<string, ReturnType<typeof getAuthRef>>;
+}
+
+/**
+ * `store.postgres`: the store reachable (one pooled connection, its errors as `openPool` maps them) and its schema
+ * current (postgresSchemaStatus reads the ledger; nothing is created or migrated). Loads pg only when selected.
+ */
+async function postgresCheck(core: Core, selection: PostgresSelection, contents: StoreContents): Promise<DoctorCheck> {
+  const name = 'store.postgres';
+  const base = { url: selection.display, from: selection.from, schema: selection.schema };
+  const [{ openPool }, { postgresSchemaStatus }] = await Promise.all([import('../store/postgres/connect.js'), import('../store/postgres/migrate.js')]);
+  let pool: Awaited<ReturnType<typeof openPool>> | undefined;
+  try {
+    pool = await openPool(selection, { env: core.env, secrets: core.secrets, config: core.config, remember: (values) => core.rememberSecrets(values) });
+    const status = await postgresSchemaStatus(pool, selection.schema);
+    const details = { ...base, schema_version: status.version, expected: status.expected };
+    if (status.problem) return { name, status: 'fail', message: `${selection.display}, schema ${selection.schema}: ${status.problem}`, exit_code: 75, details };
+    if (status.version !== status.expected) {
+      const what = status.version === 0 ? `schema ${selection.schema} not created yet` : `schema ${selection.schema} at v${status.version}`;
+      return { name, status: 'warn', message: `${selection.display} reachable; ${what}: v${status.expected} is applied on next use`, details };
+    }
+    const { postgresStorage } = await import('../store/postgres/storage.js');
+    const storage = postgresStorage(pool, selection.schema, selection.display);
+    contents.agents = await storage.agents.list();
+    for (const ref of new Set(contents.agents.map((a) => a.authRefName).filter((n): n is string => !!n))) contents.authRefs.set(ref, await storage.authRefs.get(ref));
+    return { name, status: 'ok', message: `schema v${status.version} in ${selection.schema} at ${selection.display}`, details };
+  } catch (error) {
+    const err = toMissiveError(error);
+    return { name, status: 'fail', message: err.message, exit_code: err.exitCode, details: { ...base, code: err.code } };
+  } finally {
+    await pool?.end().catch(() => undefined);
+  }
+}
+
 function report(profile: string, checks: DoctorCheck[]): DoctorReport {
   const firstFail = checks.find((c) => c.status === 'fail');
   return { ok: !firstFail, exit_code: firstFail?.exit_code ?? 0, profile, checks };
@@ -90,14 +128,17 @@ export async function runDoctor(core: Core): Promise<DoctorReport> {
   });
   checks.push(pathsCheck(paths));
 
-  let agents: AgentRow[] = [];
-  const authRefs = new Map<string, ReturnType<typeof getAuthRef>>();
-  checks.push(
-    storeCheck(paths, (db) => {
-      agents = listAgents(db);
-      for (const name of new Set(agents.map((a) => a.authRefName).filter((n): n is string => !!n))) authRefs.set(name, getAuthRef(db, name));
-    }),
-  );
+  const contents: StoreContents = { agents: [], authRefs: new Map() };
+  if (core.storeSelection.kind === 'postgres') checks.push(await postgresCheck(core, core.storeSelection, contents));
+  else {
+    checks.push(
+      storeCheck(paths, (db) => {
+        contents.agents = listAgents(db);
+        for (const name of new Set(contents.agents.map((a) => a.authRefName).filter((n): n is string => !!n))) contents.authRefs.set(name, getAuthRef(db, name));
+      }),
+    );
+  }
+  const { agents, authRefs } = contents;
   checks.push(await keyringCheck(core.secrets));
 
   const known = new Set(agents.map((a) => a.alias));
@@ -120,6 +161,8 @@ export interface BrokenConfigInput extends DiscoveryInput {
   error: MissiveError;
   profileFlag?: string;
   secrets: SecretStore;
+  /** `--store URL`, if given: with it (or MISSIVE_STORE_URL) the store is PostgreSQL's, not checked without a config. */
+  storeFlag?: string;
 }
 
 /**
@@ -158,7 +201,9 @@ export async function runDoctorWithoutConfig(input: BrokenConfigInput): Promise<
       },
     },
     pathsCheck(paths),
-    storeCheck(paths),
+    input.storeFlag || input.env[STORE_URL_ENV]
+      ? { name: 'store.postgres', status: 'skip', message: 'the PostgreSQL store is not checked until the config loads' }
+      : storeCheck(paths),
     await keyringCheck(input.secrets),
     { name: 'a2a.endpoints', status: 'skip', message: 'agents are not checked until the config loads' },
   ];

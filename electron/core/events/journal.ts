@@ -1,10 +1,14 @@
-/** Reading the event journal: list, follow and export. Rows were redacted on write; output is redacted again. */
+/**
+ * Reading the event journal: list, follow and export, on either store (the core's `storage().journalReads`). Rows were
+ * redacted on write; output is redacted again.
+ */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { listEvents, type EventRow } from '../store/repos/events.js';
-import { journalEvents, parseOutcome, parseTypeFilter, type JournalQuery } from './journal-query.js';
+import type { EventRow } from '../store/repos/events.js';
+import type { JournalCursor, JournalFilters } from '../store/storage.js';
+import { parseOutcome, parseTypeFilter, type JournalQuery } from './journal-query.js';
 import { redactValue } from '../security/redact.js';
 import { writePrivateFile } from '../security/private-files.js';
 
@@ -55,27 +59,53 @@ export function toQuery(filter: EventFilter): JournalQuery {
   };
 }
 
-export const listJournal = (core: Core, filter: EventFilter) => journalEvents(core.store().db, toQuery(filter)).map(eventRecord);
+/** The journal reader of the core's store (SQLite or PostgreSQL). */
+const reader = async (core: Core) => (await core.storage()).journalReads;
 
-/** Events after `afterSequence`, oldest first, for `events tail`. */
-export const journalAfter = (core: Core, filter: EventFilter, afterSequence: number) =>
-  journalEvents(core.store().db, { ...toQuery(filter), afterSequence, limit: 500 }).map(eventRecord);
+/** How many events `events tail` reads at a time. */
+export const TAIL_PAGE = 500;
+/** How many events `events export` reads at a time. */
+const EXPORT_PAGE = 1000;
 
-export function latestSequence(core: Core): number {
-  return listEvents(core.store().db, { limit: 1 }).at(-1)?.sequence ?? 0;
+/** The newest `filter.limit` (default 50) matching events, oldest first, redacted. */
+export async function listJournal(core: Core, filter: EventFilter) {
+  const query = toQuery(filter);
+  return (await (await reader(core)).list(query)).map(eventRecord);
+}
+
+/** The filters of `filter` for reading on from a cursor (validated). */
+function filtersOf(filter: EventFilter): JournalFilters {
+  const { limit: _limit, afterSequence: _after, ...filters } = toQuery({ ...filter, limit: undefined });
+  return filters;
+}
+
+/** The journal's end now, for `events tail`: reading on from it gives the events committed after. */
+export const journalEnd = async (core: Core): Promise<JournalCursor> => (await reader(core)).end();
+
+/**
+ * The next matching events after `cursor`, oldest first (at most `limit`), redacted, and where to read on from; `more`
+ * when the page was full. Never returns an event twice nor skips one, on PostgreSQL too
+ * (store/postgres/repos/journal-reads.ts).
+ */
+export async function journalAfter(core: Core, filter: EventFilter, cursor: JournalCursor, limit = TAIL_PAGE) {
+  const filters = filtersOf(filter);
+  const page = await (await reader(core)).after(filters, cursor, limit);
+  return { events: page.events.map(eventRecord), cursor: page.cursor, more: page.more };
 }
 
 /** Writes the filtered journal as redacted NDJSON; refuses to overwrite without `force`. */
-export function exportJournal(core: Core, filter: EventFilter, output: string, cwd: string, force = false) {
+export async function exportJournal(core: Core, filter: EventFilter, output: string, cwd: string, force = false) {
   const path = resolve(cwd, output);
   if (existsSync(path) && !force) throw usageError('output_exists', `${path} exists`, 'Pass --force to overwrite it.');
-  let after = 0;
+  const filters = filtersOf(filter);
+  const journal = await reader(core);
+  let cursor = journal.start();
   const lines: string[] = [];
   for (;;) {
-    const batch = journalEvents(core.store().db, { ...toQuery({ ...filter, limit: undefined }), afterSequence: after, limit: 1000 });
-    if (batch.length === 0) break;
-    for (const row of batch) lines.push(JSON.stringify(eventRecord(row)));
-    after = batch.at(-1)!.sequence;
+    const page = await journal.after(filters, cursor, EXPORT_PAGE);
+    for (const row of page.events) lines.push(JSON.stringify(eventRecord(row)));
+    cursor = page.cursor;
+    if (!page.more) break;
   }
   writePrivateFile(path, lines.length ? `${lines.join('\n')}\n` : '');
   return { output: path, events: lines.length };

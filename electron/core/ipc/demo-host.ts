@@ -12,7 +12,7 @@ export function createDemoHost(core: Core): DemoHost {
   return {
     async start() {
       demo ??= await startDemoAgents();
-      registerDemoAgents(core, demo);
+      await registerDemoAgents(core, demo);
       await fetchDemoCards(core, demo);
       return { agents: demo.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })) };
     },

@@ -3,6 +3,7 @@
  * same services as the CLI, and maps errors to the CLI's `{code, category, message, exit_code, help}` report.
  * Independent of Electron: the main process binds it to `ipcMain.handle`, the browser tests to `page.exposeBinding`.
  */
+import { runsOnSharedStore, storeUnsupported } from '../store/team-scope.js';
 import { CHANNELS, EVENT_CHANNELS, isChannel, type Channel, type ChannelOutput, type EventChannel, type EventPayload, type IpcResult } from '../../../shared/ipc/contract.js';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
@@ -87,7 +88,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
 
   const handlers: Handlers = {
     'app.info': () => ({ version: VERSION, profile: core.config.profile, profiles: core.config.profiles, config: core.config.source.path ?? null, state: core.paths.state, database: core.paths.database }),
-    'agents.list': () => ({ agents: listAgentViews(core) }),
+    'agents.list': async () => ({ agents: await listAgentViews(core) }),
     'agents.add': ({ fetchCard, ...i }) => {
       const input = { ...i, clientTls: i.clientTls && { ...i.clientTls, baseDir: cwd }, cardKeys: i.cardKeys && { ...i.cardKeys, baseDir: cwd } };
       if (fetchCard || input.cardUrl) return registerAgentWithCard(core, input);
@@ -98,14 +99,14 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'agents.remove': (i) => removeAgent(core, i.alias),
     'agents.inspect': (i) => inspectAgentCard(core, i.alias, { refresh: i.refresh, binding: i.binding, extended: i.extended }),
     'agents.refreshAll': () => refreshAllAgents(core),
-    'agents.health': () => ({ agents: agentsHealth(core) }),
+    'agents.health': async () => ({ agents: await agentsHealth(core) }),
     'agents.conformance': (i) => runConformance(core, i.alias, { includeSend: i.includeSend }),
     'messages.send': (i) => wireCalls.run(i.wire, (wire) => sendMessage(core, { ...withCwd(i.agent, i.inputs), ...wire })),
     'messages.stream': (i) => wireCalls.run(i.wire, (wire) => streamMessage(core, { ...withCwd(i.agent, i.inputs), ...wire, force: i.force, onEvent: (e, record) => emit('messages.stream.event', { ...e, ...streamRecordDetail(record) }) })),
     'requests.preview': (i) => previewRequests(core, { ...i, cwd }),
     'history.list': (i) => listHistory(core, i),
     'history.get': (i) => getHistoryEntry(core, i.messageId, (id) => wireLog.get(id)),
-    'groups.list': () => ({ groups: listGroups(core) }),
+    'groups.list': async () => ({ groups: await listGroups(core) }),
     'groups.show': (i) => requireGroup(core, i.group),
     'groups.create': (i) => createGroup(core, i.group, { members: i.members, routingPolicy: i.routingPolicy, notes: i.notes }),
     'groups.addMember': (i) => addMember(core, i.group, i.alias, i.rank),
@@ -117,7 +118,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
       return bcast(timed(i.timeoutMs), { ...inputs, cwd }, { group: i.group, contextId, execution: i.execution, maxConcurrency: i.maxConcurrency, failurePolicy: i.failurePolicy, onMember: (m) => emit('collectives.member', m) });
     },
     'collectives.barrier': (i) => barrier(timed(i.timeoutMs), { group: i.group, contextId: i.contextId, required: i.required, failurePolicy: i.failurePolicy, local: i.local, intervalMs: 250 }),
-    'collectives.gather': (i) => gather(core, { group: i.group, contextId: i.contextId, cwd }),
+    'collectives.gather': async (i) => gather(core, { group: i.group, contextId: i.contextId, cwd }),
     'collectives.reduce': (i) => reduce(core, { group: i.group, contextId: i.contextId, cwd, ...i.reduce }),
     'collectives.round': (i) => {
       const { contextId, ...inputs } = i.inputs;
@@ -140,7 +141,14 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'tasks.wait': (i) => waitForTask(core, i.taskId, { local: i.local }),
     'artifacts.show': (i) => showArtifact(core, i.taskId, i.artifactId),
     'artifacts.export': (i) => exportArtifacts(core, i.taskId, i.outputDir, { force: i.force, cwd }),
-    'events.query': (i) => ({ events: listEvents(core.store().db, { limit: i.limit ?? 1000, type: i.type, contextId: i.contextId, taskId: i.taskId, afterSequence: i.afterSequence, search: i.search }) }),
+    'events.query': async ({ afterSequence, limit = 1000, ...filters }) => ({
+      // The newest `limit` through the storage interface (either store); reading on after a sequence number is the
+      // SQLite file's cursor (a shared store's is a snapshot: JournalReader.after).
+      events:
+        afterSequence === undefined
+          ? await (await core.storage()).journalReads.list({ ...filters, limit })
+          : listEvents(core.store().db, { ...filters, limit, afterSequence }),
+    }),
     'contexts.list': () => ({ contexts: listContextSummaries(core) }),
     'contexts.create': (i) => createContext(core, { name: i.name }),
     'contexts.fork': (i) => forkContext(core, i.context, i.name),
@@ -165,13 +173,29 @@ export function createRegistry(deps: RegistryDeps): Registry {
 
   // The core's warnings (credentials over plain http, kind-less results…) reach the window as notices.
   const stopNotices = core.onWarning((message) => emit('app.notice', { level: 'warning', message }));
-  const stopTail = deps.tailEventsMs ? tailEvents(core.store().db, deps.tailEventsMs, (events) => emit('events.appended', { events })) : undefined;
+  // The live journal tail, on either store; it starts once the store is open (a store that cannot open says so on
+  // the first call, as any channel does).
+  let stopTail: (() => void) | undefined;
+  let tailStopped = false;
+  if (deps.tailEventsMs) {
+    const every = deps.tailEventsMs;
+    void core
+      .storage()
+      .then((storage) => {
+        if (tailStopped) return;
+        stopTail = tailEvents(storage.journalReads, every, (events) => emit('events.appended', { events }), (error) =>
+          emit('app.notice', { level: 'warning', message: `the live journal tail could not read the store: ${toMissiveError(error).message}` }),
+        );
+      })
+      .catch(() => undefined);
+  }
 
   return {
     channels: Object.keys(CHANNELS) as Channel[],
     async invoke<C extends Channel>(channel: C | string, input: unknown): Promise<IpcResult<C>> {
       try {
         if (!isChannel(channel)) throw usageError('unknown_channel', `no IPC channel named "${String(channel)}"`);
+        if (core.storeSelection.kind === 'postgres' && !runsOnSharedStore.channel(channel)) throw storeUnsupported(core.storeSelection.display, channel);
         const spec = CHANNELS[channel];
         const parsed = spec.input.safeParse(input ?? {});
         if (!parsed.success) {
@@ -190,6 +214,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
       }
     },
     async dispose() {
+      tailStopped = true;
       stopTail?.();
       stopNotices();
       await webhook.stop();

@@ -15,13 +15,13 @@ import type { JobRequest } from './requests.js';
 import { startJob, type JobView, type StartJobOptions } from './queue.js';
 
 /** The agents a job's request reaches. */
-function aliasesOf(core: Core, request: JobRequest): string[] {
+async function aliasesOf(core: Core, request: JobRequest): Promise<string[]> {
   switch (request.kind) {
     case 'send':
     case 'stream':
       return [request.input.agent];
     case 'bcast':
-      return requireGroup(core, request.group).members.map((m) => m.agent_alias);
+      return (await requireGroup(core, request.group)).members.map((m) => m.agent_alias);
     case 'reduce':
       return request.input.reducerAgent ? [request.input.reducerAgent] : [];
     case 'wait':
@@ -33,7 +33,7 @@ function aliasesOf(core: Core, request: JobRequest): string[] {
 async function credentialsFor(core: Core, request: JobRequest): Promise<Array<{ value: string; source: string }>> {
   const found: Array<{ value: string; source: string }> = [];
   const db = core.store().db;
-  for (const alias of new Set(aliasesOf(core, request))) {
+  for (const alias of new Set(await aliasesOf(core, request))) {
     const refName = getAgent(db, alias)?.authRefName;
     const ref = refName ? getAuthRef(db, refName) : undefined;
     const secret = ref ? await refSecret(ref, core.env, core.secrets, true).catch(() => null) : null;

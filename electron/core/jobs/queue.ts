@@ -74,28 +74,28 @@ export interface StartJobOptions {
 }
 
 /** Checks the request against the registry (agent, group, context, parts) and records it, queued to run at once. */
-export function startJob(core: Core, request: JobRequest, options: StartJobOptions = {}): JobView {
+export async function startJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
   const db = core.store().db;
   const maxAttempts = options.maxAttempts ?? 1;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
-  const summary = summarise(core, request);
+  const summary = await summarise(core, request);
   let agent: string | null = null;
   let group: string | null = null;
   let contextId: string | null = null;
   let target: string | null = null;
   if (request.kind === 'send' || request.kind === 'stream') {
-    agent = requireAgent(core, request.input.agent).alias;
+    agent = (await requireAgent(core, request.input.agent)).alias;
     if (request.input.contextId) request.input.contextId = contextId = resolveContextId(db, request.input.contextId);
   } else if (request.kind === 'wait') {
-    if (request.agent) agent = requireAgent(core, request.agent).alias;
+    if (request.agent) agent = (await requireAgent(core, request.agent)).alias;
     target = request.taskId;
   } else if (request.kind === 'reduce') {
-    group = requireGroup(core, request.input.group).group_name;
+    group = (await requireGroup(core, request.input.group)).group_name;
     // A reduce reads the context's outputs from the journal: it must be known here.
     request.input.contextId = contextId = requireContext(core, request.input.contextId).context_id;
-    if (request.input.reducerAgent) agent = requireAgent(core, request.input.reducerAgent).alias;
+    if (request.input.reducerAgent) agent = (await requireAgent(core, request.input.reducerAgent)).alias;
   } else {
-    group = requireGroup(core, request.group).group_name;
+    group = (await requireGroup(core, request.group)).group_name;
     if (request.contextId) request.contextId = contextId = resolveContextId(db, request.contextId);
   }
   // Random (v4), not time-ordered: the 8-character short ids `job list` prints must tell jobs of the same minute apart.

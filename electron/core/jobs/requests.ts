@@ -43,7 +43,7 @@ function partsOf(core: Core, input: Omit<SendInput, 'agent'>): { parts: number; 
   return { parts: parts.length, bytes: inputBytes };
 }
 
-export function summarise(core: Core, request: JobRequest): JobSummary {
+export async function summarise(core: Core, request: JobRequest): Promise<JobSummary> {
   switch (request.kind) {
     case 'send':
     case 'stream':
@@ -51,7 +51,7 @@ export function summarise(core: Core, request: JobRequest): JobSummary {
     case 'wait':
       return { kind: 'wait', task_id: request.taskId, ...(request.agent ? { agent: request.agent } : {}) };
     case 'reduce':
-      checkReduceInput(core, request.input);
+      await checkReduceInput(core, request.input);
       return {
         kind: 'reduce',
         group: request.input.group,

@@ -83,8 +83,8 @@ function fromFiles(core: Core, limit: number): LogsResult {
 const levelOfEvent = (type: string) => (/fail|error|reject|denied/.test(type) ? 'error' : /retry|warn|stale|cancel/.test(type) ? 'warn' : 'info');
 
 /** The newest `limit` journal events, oldest first, each as one log line: type, agent, ids, then the payload in short. */
-function fromJournal(core: Core, limit: number): LogsResult {
-  const records = listJournal(core, { limit }).map((e): LogRecord => {
+async function fromJournal(core: Core, limit: number): Promise<LogsResult> {
+  const records = (await listJournal(core, { limit })).map((e): LogRecord => {
     const ids = [e.agent && `agent=${e.agent}`, e.context_id && `context=${e.context_id}`, e.task_id && `task=${e.task_id}`].filter(Boolean);
     const payload = e.payload === null || e.payload === undefined ? '' : JSON.stringify(e.payload);
     const preview = payload.length > MESSAGE_PREVIEW_CHARS ? `${payload.slice(0, MESSAGE_PREVIEW_CHARS)}…` : payload;
@@ -95,7 +95,7 @@ function fromJournal(core: Core, limit: number): LogsResult {
 }
 
 /** The newest `limit` records of `source`, oldest first. */
-export function readLogs(core: Core, options: { source?: string; limit?: number } = {}): LogsResult {
+export async function readLogs(core: Core, options: { source?: string; limit?: number } = {}): Promise<LogsResult> {
   const source = (options.source ?? 'profile-files') as LogSource;
   if (!LOG_SOURCES.includes(source)) throw usageError('invalid_log_source', `--source "${options.source}" is not a log source`, `Use one of: ${LOG_SOURCES.join(', ')}.`);
   const limit = options.limit ?? 50;

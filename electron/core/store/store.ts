@@ -8,6 +8,13 @@ export interface Store {
   /** Runs `fn` in one IMMEDIATE transaction, now. */
   transaction<T>(fn: () => T): T;
   /**
+   * `fn` in one IMMEDIATE transaction (a savepoint inside an open one) that commits when its promise resolves and
+   * rolls back when it rejects: the asynchronous storage interface's transaction (sqlite/storage.ts). `fn` may only
+   * await this store's own calls, which settle at once: the write lock is held meanwhile. One that waits on I/O (its
+   * promise still pending at the next turn of the event loop) is rolled back with `internal::transaction_spanned_io`.
+   */
+  transactionAsync<T>(fn: () => Promise<T>): Promise<T>;
+  /**
    * Group commit: the calls queued until the queue is flushed (`setImmediate`: the rest of the current tick) run in
    * one transaction, each `fn` in its own savepoint, and each promise settles once that transaction has committed.
    * A commit costs about four times the writes of one answer, so fan-outs persist hundreds of answers per commit.
@@ -180,6 +187,30 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       // Inside an open tick (it nests as a savepoint), `fn` reads what the tick's writers set, not what they would save.
       if (db.inTransaction) saveValues(ticks);
       return db.transaction(fn).immediate();
+    },
+    transactionAsync: async <T>(fn: () => Promise<T>): Promise<T> => {
+      const nested = db.inTransaction;
+      if (nested) {
+        saveValues(ticks);
+        db.exec('SAVEPOINT missive_async');
+      } else db.exec('BEGIN IMMEDIATE');
+      let spannedIo = false;
+      const guard = setImmediate(() => (spannedIo = true));
+      try {
+        const value = await fn();
+        if (spannedIo) throw new MissiveError('internal', 'transaction_spanned_io', 'a SQLite transaction waited on I/O while it held the write lock');
+        if (nested) db.exec('RELEASE missive_async');
+        else {
+          db.exec('COMMIT');
+          idle.arm();
+        }
+        return value;
+      } catch (error) {
+        if (db.open && db.inTransaction) db.exec(nested ? 'ROLLBACK TO missive_async; RELEASE missive_async' : 'ROLLBACK');
+        throw error;
+      } finally {
+        clearImmediate(guard);
+      }
     },
     batch: <T>(fn: () => T): Promise<T> =>
       new Promise<T>((resolve, reject) => {

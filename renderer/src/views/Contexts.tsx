@@ -57,8 +57,9 @@ export function ContextsView() {
         </button>
       </div>
       <ErrorBox error={create.error ?? fork.error ?? exported.error ?? list.error} />
+      {/* A list that could not be read is not an empty one: the error above says why. */}
       {contexts.length === 0 ? (
-        <Empty title="No contexts yet">Contexts appear when you send with one, or create one here to group a conversation.</Empty>
+        list.error ? null : <Empty title="No contexts yet">Contexts appear when you send with one, or create one here to group a conversation.</Empty>
       ) : (
         <table className="table contexts-table" data-testid="contexts-table">
           <thead>

@@ -175,8 +175,9 @@ export function EventsView() {
         ) : null}
       </div>
       <ErrorBox error={load.error} />
+      {/* A journal that could not be read is not an empty one: the error above says why. */}
       {rows.length === 0 ? (
-        <Empty title="Nothing in the journal matches">Every send, stream, task update, push and collective step is journaled here.</Empty>
+        load.error ? null : <Empty title="Nothing in the journal matches">Every send, stream, task update, push and collective step is journaled here.</Empty>
       ) : (
         <>
           <div className="event-head" aria-hidden="true">

@@ -122,8 +122,9 @@ export function TasksView() {
         </button>
       </div>
       <ErrorBox error={list.error} />
+      {/* A list that could not be read is not an empty one: the error above says why. */}
       {tasks.length === 0 ? (
-        <Empty title="No tasks in the journal">Send a message to an agent that answers with a task, or run a collective.</Empty>
+        list.error ? null : <Empty title="No tasks in the journal">Send a message to an agent that answers with a task, or run a collective.</Empty>
       ) : (
         <table className="table tasks-table" data-testid="tasks-table">
           <thead>

@@ -60,7 +60,7 @@ export interface CachedCard {
   validatedAt: string | null;
 }
 
-interface RawAgent {
+export interface RawAgent {
   alias: string;
   source: AgentSource;
   base_url: string;
@@ -85,7 +85,7 @@ interface RawAgent {
   updated_at: string;
 }
 
-const fromRaw = (r: RawAgent): AgentRow => ({
+export const fromRaw = (r: RawAgent): AgentRow => ({
   alias: r.alias,
   source: r.source,
   baseUrl: r.base_url,
@@ -133,7 +133,7 @@ export interface NewAgent {
 }
 
 /** The registry columns shared by insert and seed update, serialised. */
-const agentParams = (agent: NewAgent) => ({
+export const agentParams = (agent: NewAgent) => ({
   alias: agent.alias,
   baseUrl: agent.baseUrl,
   interfaceUrls: JSON.stringify(agent.interfaceUrls ?? {}),

@@ -16,7 +16,7 @@ export interface AuthRefRow {
   flow: AuthFlow;
 }
 
-interface RawAuthRef {
+export interface RawAuthRef {
   name: string;
   kind: 'env' | 'keyring';
   source: 'local' | 'config_seed';
@@ -28,7 +28,7 @@ interface RawAuthRef {
   flow_json: string | null;
 }
 
-const fromRaw = (r: RawAuthRef): AuthRefRow => ({
+export const fromRaw = (r: RawAuthRef): AuthRefRow => ({
   name: r.name,
   kind: r.kind,
   source: r.source,

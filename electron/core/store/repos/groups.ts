@@ -19,8 +19,8 @@ export interface MemberRow {
   weight: number;
 }
 
-type RawGroup = Omit<GroupRow, 'metadata'> & { metadata_json: string };
-const toGroup = ({ metadata_json, ...rest }: RawGroup): GroupRow => ({ ...rest, metadata: JSON.parse(metadata_json) as Record<string, unknown> });
+export type RawGroup = Omit<GroupRow, 'metadata'> & { metadata_json: string };
+export const toGroup = ({ metadata_json, ...rest }: RawGroup): GroupRow => ({ ...rest, metadata: JSON.parse(metadata_json) as Record<string, unknown> });
 
 export function insertGroup(db: Db, g: { name: string; routingPolicy: string; notes: string | null; metadata: Record<string, unknown> }): void {
   db.prepare(`INSERT INTO "groups" (group_name, routing_policy, notes, metadata_json) VALUES (?, ?, ?, ?)`).run(g.name, g.routingPolicy, g.notes, JSON.stringify(g.metadata));

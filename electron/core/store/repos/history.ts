@@ -37,8 +37,9 @@ export interface JournalRow {
   payload: Record<string, unknown>;
 }
 
-interface RawRow {
-  sequence: number;
+/** A journal row as the database returns it (PostgreSQL's BIGINT sequence as a string: `journalRowOf` converts it). */
+export interface RawJournalRow {
+  sequence: number | string;
   timestamp: string;
   event_type: string;
   agent_alias: string | null;
@@ -49,8 +50,9 @@ interface RawRow {
 
 const COLUMNS = 'sequence, timestamp, event_type, agent_alias, context_id, task_id, payload_json';
 
-const fromRaw = (r: RawRow): JournalRow => ({
-  sequence: r.sequence,
+/** A raw row as a JournalRow (also the PostgreSQL store's decoder). */
+export const journalRowOf = (r: RawJournalRow): JournalRow => ({
+  sequence: Number(r.sequence),
   timestamp: r.timestamp,
   type: r.event_type,
   agentAlias: r.agent_alias,
@@ -86,7 +88,7 @@ export function requestStartsSql(q: StartsQuery): { sql: string; params: unknown
 /** The newest `limit` send / stream starts (older than `beforeSequence`), newest first. */
 export function listRequestStarts(db: Db, q: StartsQuery): JournalRow[] {
   const { sql, params } = requestStartsSql(q);
-  return (db.prepare(sql).all(...params) as RawRow[]).map(fromRaw);
+  return (db.prepare(sql).all(...params) as RawJournalRow[]).map(journalRowOf);
 }
 
 /**
@@ -99,7 +101,7 @@ export const requestEventsSql = (count: number): string =>
 /** The started, completed and failed events of these requests (by request message id), oldest first. */
 export function requestEvents(db: Db, messageIds: readonly string[]): JournalRow[] {
   if (messageIds.length === 0) return [];
-  return (db.prepare(requestEventsSql(messageIds.length)).all(...messageIds) as RawRow[]).map(fromRaw);
+  return (db.prepare(requestEventsSql(messageIds.length)).all(...messageIds) as RawJournalRow[]).map(journalRowOf);
 }
 
 /**
@@ -113,8 +115,8 @@ export function* streamEventsOf(db: Db, messageId: string, afterSequence: number
       `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM events WHERE sequence > ? AND sequence < ? ORDER BY sequence LIMIT ?)
        WHERE event_type LIKE 'a2a.stream.%' AND json_extract(payload_json, '$.request_message_id') = ? ORDER BY sequence`,
     )
-    .iterate(afterSequence, beforeSequence ?? Number.MAX_SAFE_INTEGER, maxScanned, messageId) as IterableIterator<RawRow>;
-  for (const row of rows) yield fromRaw(row);
+    .iterate(afterSequence, beforeSequence ?? Number.MAX_SAFE_INTEGER, maxScanned, messageId) as IterableIterator<RawJournalRow>;
+  for (const row of rows) yield journalRowOf(row);
 }
 
 export interface MessageRow {
@@ -156,8 +158,20 @@ export const latestCallEventSql = `SELECT ${COLUMNS} FROM events INDEXED BY idx_
 
 /** The agent's newest event of one call type (a send, stream or card fetch event), from idx_events_calls. */
 export function latestCallEvent(db: Db, agent: string, type: CallEventType): JournalRow | undefined {
-  const row = db.prepare(latestCallEventSql).get(agent, type) as RawRow | undefined;
-  return row && fromRaw(row);
+  const row = db.prepare(latestCallEventSql).get(agent, type) as RawJournalRow | undefined;
+  return row && journalRowOf(row);
+}
+
+/** The newest event of each of `types` for each of `agents`, where there is one: one `latestCallEvent` seek per pair. */
+export function newestCallEvents(db: Db, agents: readonly string[], types: readonly CallEventType[]): JournalRow[] {
+  const rows: JournalRow[] = [];
+  for (const agent of agents) {
+    for (const type of types) {
+      const row = latestCallEvent(db, agent, type);
+      if (row) rows.push(row);
+    }
+  }
+  return rows;
 }
 
 /**

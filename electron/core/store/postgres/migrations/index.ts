@@ -1,0 +1,13 @@
+import type { Migration } from '../../migrations/index.js';
+import * as init from './0001-init.js';
+import * as journalReads from './0002-journal-reads.js';
+
+/**
+ * The PostgreSQL store's migrations: ordered, append-only, their own versions and checksums (ledger in each profile's
+ * schema, postgres/migrate.ts). Never edit an applied migration: its checksum is verified on every open.
+ * Version 1 is SQLite's schema v12 in one step.
+ */
+export const POSTGRES_MIGRATIONS: Migration[] = [
+  { version: 1, name: init.name, sql: init.sql },
+  { version: 2, name: journalReads.name, sql: journalReads.sql },
+];

@@ -1,0 +1,75 @@
+/**
+ * The journal filters SQLite's event query has no column for: a type prefix (`--type a2a.push.*`) and an outcome
+ * (`--outcome failed`). They filter the rows of the store's own plan (`eventQuerySql`, read lazily as a co-routine in
+ * sequence order), so the index it picks still decides what is read and `limit` still stops the walk early.
+ * (events/journal-query.ts parses them; postgres/repos/journal-reads.ts is PostgreSQL's reading of the same query.)
+ */
+import type { Db } from '../db.js';
+import { containsPattern, eventQuerySql, listEvents, type EventQuery, type EventRow } from './events.js';
+
+export const EVENT_OUTCOMES = ['failed'] as const;
+export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
+
+/**
+ * What `--outcome failed` keeps: a failed call or run (types ending in .failed, .rejected, .timeout or .error: sends,
+ * streams, card fetches, refused callbacks, collective members, reduces, jobs), a task that ended failed or rejected
+ * (as send, stream, task get|wait|cancel or barrier saw it), and a collective whose summary is not a success.
+ */
+const FAILED_SQL = `(
+  event_type LIKE '%.failed' OR event_type LIKE '%.rejected' OR event_type LIKE '%.timeout' OR event_type LIKE '%.error'
+  OR (event_type = 'a2a.send.completed' AND json_extract(payload_json, '$.task.state') IN ('failed', 'rejected'))
+  OR (event_type IN ('a2a.stream.completed', 'a2a.task.updated', 'a2a.task.cancel_requested') AND json_extract(payload_json, '$.state') IN ('failed', 'rejected'))
+  OR (event_type LIKE 'missive.%.completed' AND json_extract(payload_json, '$.status') IN ('failed', 'partial_failure', 'timeout'))
+)`;
+
+export interface JournalQuery extends EventQuery {
+  typePrefix?: string;
+  outcome?: EventOutcome;
+}
+
+interface RawEvent {
+  sequence: number;
+  event_id: string;
+  timestamp: string;
+  source: string;
+  event_type: string;
+  agent_alias: string | null;
+  context_id: string | null;
+  task_id: string | null;
+  payload_json: string;
+  metadata_json: string;
+}
+
+const fromRaw = (r: RawEvent): EventRow => ({
+  sequence: r.sequence,
+  eventId: r.event_id,
+  timestamp: r.timestamp,
+  source: r.source,
+  type: r.event_type,
+  agentAlias: r.agent_alias,
+  contextId: r.context_id,
+  taskId: r.task_id,
+  payload: JSON.parse(r.payload_json),
+  metadata: JSON.parse(r.metadata_json),
+});
+
+/** The SQL `journalEvents` runs for a query with a type prefix or an outcome (tests EXPLAIN it). */
+export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; params: unknown[] } {
+  const { typePrefix, outcome, limit, ...base } = query;
+  const inner = eventQuerySql(db, { ...base, limit: -1 });
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (typePrefix) (where.push(`event_type LIKE ? ESCAPE '\\'`), params.push(`${containsPattern(typePrefix).slice(1, -1)}%`));
+  if (outcome === 'failed') where.push(FAILED_SQL);
+  const order = query.afterSequence !== undefined ? 'ASC' : 'DESC';
+  const defaultLimit = query.afterSequence !== undefined ? 500 : 50;
+  return { sql: `SELECT * FROM (${inner.sql}) WHERE ${where.join(' AND ')} ORDER BY sequence ${order} LIMIT ?`, params: [...inner.params, ...params, limit ?? defaultLimit] };
+}
+
+/** `listEvents` with the journal's own filters: the newest `limit` matches oldest first, or the next after a cursor. */
+export function journalEvents(db: Db, query: JournalQuery): EventRow[] {
+  if (!query.typePrefix && !query.outcome) return listEvents(db, query);
+  const { sql, params } = journalQuerySql(db, query);
+  const rows = (db.prepare(sql).all(...params) as RawEvent[]).map(fromRaw);
+  return query.afterSequence !== undefined ? rows : rows.reverse();
+}

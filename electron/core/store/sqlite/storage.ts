@@ -1,0 +1,99 @@
+/**
+ * The storage interface over the embedded SQLite store: each call runs the synchronous repository function at once
+ * and returns its settled promise, so a SQLite command costs what it did before the interface (no pool, no queue).
+ *
+ * The journal's modules (its writer, its readers) load on first use: they bring the row ids' UUIDv7, whose random
+ * source is node:crypto, and `agent list` and the other reads of the registry need none of it (test/integration/
+ * cli-start.test.ts). A transaction loads the writer before it begins, so its appends settle at once inside it.
+ */
+import type { Store } from '../store.js';
+import type { Repositories, Storage } from '../storage.js';
+import * as agents from '../repos/agents.js';
+import * as authRefs from '../repos/auth-refs.js';
+import * as groups from '../repos/groups.js';
+import type { JournalReader } from '../storage.js';
+import { sequenceCursor } from './journal-cursor.js';
+
+type EventsModule = typeof import('../repos/events.js');
+let eventsModule: EventsModule | undefined;
+const loadEvents = async (): Promise<EventsModule> => (eventsModule ??= await import('../repos/events.js'));
+
+/** `fn(db, ...args)` as an async method: what it throws becomes the rejection, as with PostgreSQL. */
+const method =
+  <A extends unknown[], R>(store: Store, fn: (db: Store['db'], ...args: A) => R) =>
+  async (...args: A): Promise<R> =>
+    fn(store.db, ...args);
+
+function repositories(store: Store): Repositories {
+  const m = <A extends unknown[], R>(fn: (db: Store['db'], ...args: A) => R) => method(store, fn);
+  return {
+    agents: {
+      get: m(agents.getAgent),
+      list: m(agents.listAgents),
+      source: m(agents.agentSource),
+      seededAliases: m(agents.listSeededAliases),
+      insert: m(agents.insertAgent),
+      updateSeeded: m(agents.updateSeededAgent),
+      releaseSeeded: m(agents.releaseSeededAgent),
+      remove: m(agents.deleteAgent),
+      rename: m(agents.renameAgent),
+      setAuthRef: m(agents.setAuthRefName),
+      setClientTls: m(agents.setClientTls),
+      setCardKeys: m(agents.setCardKeys),
+      storeCard: m(agents.storeCard),
+      markCardValidated: m(agents.markCardValidated),
+      countTasks: m(agents.countAgentTasks),
+      aliasesByAuthRef: m(agents.agentAliasesByAuthRef),
+    },
+    authRefs: {
+      get: m(authRefs.getAuthRef),
+      list: m(authRefs.listAuthRefs),
+      upsert: m(authRefs.upsertAuthRef),
+      remove: m(authRefs.deleteAuthRef),
+    },
+    groups: {
+      insert: m(groups.insertGroup),
+      updateSettings: m(groups.updateGroupSettings),
+      updateMetadata: m(groups.updateGroupMetadata),
+      get: m(groups.getGroup),
+      list: m(groups.listGroups),
+      remove: m(groups.deleteGroup),
+      members: m(groups.listMembers),
+      upsertMember: m(groups.upsertMember),
+      removeMember: m(groups.removeMember),
+    },
+    journal: {
+      // Loaded already inside a transaction (see `transaction`): nothing is awaited between BEGIN and COMMIT but this.
+      append: async (event, knownSecrets) => (eventsModule ?? (await loadEvents())).appendEvent(store.db, event, knownSecrets),
+    },
+  };
+}
+
+export function sqliteStorage(store: Store): Storage {
+  const repos = repositories(store);
+  return {
+    kind: 'sqlite',
+    location: store.path,
+    journalReads: lazyJournalReads(store),
+    callEvents: { newest: async (...args) => (await import('../repos/history.js')).newestCallEvents(store.db, ...args) },
+    ...repos,
+    transaction: async (fn) => {
+      await loadEvents();
+      return store.transactionAsync(() => fn(repos));
+    },
+    // The store belongs to the core (it is closed with it): closing the interface leaves it open.
+    close: async () => {},
+  };
+}
+
+/** The journal's reader (journal-reads.ts), loaded when first read. */
+function lazyJournalReads(store: Store): JournalReader {
+  let reads: Promise<JournalReader> | undefined;
+  const reader = () => (reads ??= import('./journal-reads.js').then((m) => m.sqliteJournalReads(store.db)));
+  return {
+    list: async (query) => (await reader()).list(query),
+    end: async () => (await reader()).end(),
+    start: () => sequenceCursor(0),
+    after: async (query, cursor, limit) => (await reader()).after(query, cursor, limit),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * What runs on a shared PostgreSQL store so far (team mode, issue 24 part 1): the registry (agents and their cards,
+ * groups, auth refs) and the journal's reads. Every other command and IPC channel refuses a PostgreSQL store before it
+ * does anything (no request leaves, nothing is written anywhere) with `config::store_unsupported`; `core.store()`,
+ * the synchronous SQLite handle those services use, refuses it too, as the backstop.
+ */
+import { configError, type MissiveError } from '../../../shared/errors.js';
+
+/** CLI commands as "<group> <command>" (a whole group as "<group> *"), and single-word commands. */
+const TEAM_COMMANDS: ReadonlySet<string> = new Set([
+  'agent add',
+  'agent list',
+  'agent show',
+  'agent remove',
+  'agent rename',
+  'agent set',
+  'agent inspect',
+  'agent refresh',
+  'agent capabilities',
+  'group *',
+  'auth *',
+  'events list',
+  'events tail',
+  'events export',
+  'logs',
+  'config *',
+  'doctor',
+  'completion *',
+]);
+
+/** IPC channels (the desktop window, the web console, adapters). */
+const TEAM_CHANNELS: ReadonlySet<string> = new Set([
+  'app.info',
+  'agents.list',
+  'agents.add',
+  'agents.set',
+  'agents.remove',
+  'agents.inspect',
+  'agents.rawCard',
+  'agents.health',
+  'agents.refreshAll',
+  'groups.list',
+  'groups.show',
+  'groups.create',
+  'groups.addMember',
+  'groups.removeMember',
+  'groups.update',
+  'groups.delete',
+  'auth.list',
+  'auth.add',
+  'auth.update',
+  'auth.remove',
+  'auth.setSecret',
+  'auth.deleteSecret',
+  'auth.login',
+  'auth.status',
+  'auth.logout',
+  'events.query',
+  'dialogs.chooseDirectory',
+]);
+
+export const runsOnSharedStore = {
+  command: (path: readonly string[]): boolean => path.length === 0 || TEAM_COMMANDS.has(path.join(' ')) || TEAM_COMMANDS.has(`${path[0]} *`),
+  channel: (channel: string): boolean => TEAM_CHANNELS.has(channel),
+};
+
+/** The refusal of a service that still needs the profile's local SQLite store. */
+export function storeUnsupported(display: string, what = 'this command'): MissiveError {
+  return configError(
+    'store_unsupported',
+    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers agents, groups, auth refs and the journal's reads so far`,
+    "Unset MISSIVE_STORE_URL (and [store] url, --store) to use the profile's local SQLite store; docs/team.md lists what runs where.",
+  );
+}

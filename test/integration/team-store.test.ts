@@ -1,0 +1,101 @@
+/**
+ * Team mode: one PostgreSQL store shared by many hosts (here: many MISSIVE_HOMEs of the same machine, each its own
+ * state directory, config and keyring). What one writes the others read; profiles stay apart; the config's own agents
+ * stay with the user; a command not ported to the shared store refuses it instead of writing a local file.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sandbox, type Sandbox } from '../support/cli.js';
+import { freshPostgresUrl, type FreshDatabase } from '../support/postgres.js';
+
+let db: FreshDatabase;
+let alice: Sandbox;
+let bob: Sandbox;
+
+const aliases = (result: { json(): any }) => result.json().data.agents.map((a: { alias: string }) => a.alias);
+const sqliteFile = (box: Sandbox, profile = 'default') => join(box.home, `state/profiles/${profile}/missive.sqlite3`);
+
+function writeConfig(box: Sandbox, lines: string[]): void {
+  const dir = join(box.home, 'config');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'config.toml'), ['schema_version = "missive.config.v1"', ...lines].join('\n'));
+}
+
+beforeEach(async () => {
+  db = await freshPostgresUrl();
+  alice = sandbox({ MISSIVE_STORE_URL: db.url });
+  bob = sandbox({ MISSIVE_STORE_URL: db.url });
+});
+afterEach(async () => {
+  alice.dispose();
+  bob.dispose();
+  await db.drop();
+});
+
+describe('a PostgreSQL store shared by two homes', () => {
+  it('shows each home the agents, groups and auth refs the other registered, and never writes a local SQLite file', async () => {
+    expect((await alice.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000', '--tag', 'shared'])).code).toBe(0);
+    expect((await bob.run(['auth', 'add', 'team-token', '--env', 'TEAM_TOKEN'])).code).toBe(0);
+    expect((await bob.run(['agent', 'add', 'search', 'http://127.0.0.1:4001', '--auth-ref', 'team-token'])).code).toBe(0);
+    expect((await alice.run(['group', 'create', 'workers', '--member', 'echo', '--member', 'search'])).code).toBe(0);
+
+    expect(aliases(await bob.run(['agent', 'list', '--json']))).toEqual(['echo', 'search']);
+    expect((await alice.run(['agent', 'show', 'search', '--json'])).json().data.agent).toMatchObject({ auth_ref: 'team-token', source: 'local' });
+    const group = (await bob.run(['group', 'show', 'workers', '--json'])).json().data;
+    expect(group.members.map((m: { agent_alias: string; rank: number }) => [m.agent_alias, m.rank])).toEqual([
+      ['echo', 0],
+      ['search', 1],
+    ]);
+    const refs = (await alice.run(['auth', 'list', '--json'])).json().data.auth_refs;
+    expect(refs.map((r: { name: string; used_by: string[] }) => [r.name, r.used_by])).toEqual([['team-token', ['search']]]);
+
+    // A rename by one is what the other sees next, and the group follows the agent.
+    expect((await bob.run(['agent', 'rename', 'echo', 'echo2'])).code).toBe(0);
+    expect(aliases(await alice.run(['agent', 'list', '--json']))).toEqual(['echo2', 'search']);
+    expect((await alice.run(['group', 'show', 'workers', '--json'])).json().data.members.map((m: { agent_alias: string }) => m.agent_alias)).toEqual(['echo2', 'search']);
+
+    for (const box of [alice, bob]) expect(existsSync(sqliteFile(box))).toBe(false);
+  });
+
+  it('loses no registration when both homes register at the same time', async () => {
+    const adds = [alice, bob].flatMap((box, who) => Array.from({ length: 10 }, (_, i) => box.run(['agent', 'add', `a${who}-${i}`, `http://127.0.0.1:${5000 + who * 100 + i}`])));
+    const codes = (await Promise.all(adds)).map((r) => r.code);
+    expect(codes.every((c) => c === 0)).toBe(true);
+    expect(aliases(await bob.run(['agent', 'list', '--json']))).toHaveLength(20);
+    // The same alias from both at once: one wins, the other is told it exists.
+    const [x, y] = await Promise.all([alice.run(['agent', 'add', 'same', 'http://127.0.0.1:6000', '--json']), bob.run(['agent', 'add', 'same', 'http://127.0.0.1:6001', '--json'])]);
+    expect([x.code, y.code].sort()).toEqual([0, 64]);
+    const loser = x.code === 64 ? x : y;
+    expect(JSON.parse(loser.stderr).data.code).toBe('missive::validation::duplicate_agent');
+  });
+
+  it('keeps profiles apart inside the one database', async () => {
+    for (const box of [alice, bob]) writeConfig(box, ['[profiles.alpha]', '[profiles.beta]']);
+    expect((await alice.run(['--profile', 'alpha', 'agent', 'add', 'only-alpha', 'http://127.0.0.1:4000'])).code).toBe(0);
+    expect((await alice.run(['--profile', 'beta', 'agent', 'add', 'only-beta', 'http://127.0.0.1:4001'])).code).toBe(0);
+    expect(aliases(await bob.run(['--profile', 'alpha', 'agent', 'list', '--json']))).toEqual(['only-alpha']);
+    expect(aliases(await bob.run(['--profile', 'beta', 'agent', 'list', '--json']))).toEqual(['only-beta']);
+    expect(aliases(await bob.run(['agent', 'list', '--json']))).toEqual([]);
+  });
+
+  it("keeps the config's own agents with the user who wrote them, and says so", async () => {
+    writeConfig(alice, ['[agents.mine]', 'base_url = "http://127.0.0.1:4100"']);
+    const list = await alice.run(['agent', 'list', '--json']);
+    expect(list.code).toBe(0);
+    expect(aliases(list)).toEqual([]);
+    expect(list.stderr).toMatch(/seed the local SQLite store only, not the shared PostgreSQL store/);
+    expect(aliases(await bob.run(['agent', 'list', '--json']))).toEqual([]);
+  });
+
+  it('refuses a command not yet ported to the shared store (exit 78), writing nothing anywhere', async () => {
+    expect((await alice.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000'])).code).toBe(0);
+    const send = await alice.run(['send', 'echo', 'hello', '--json']);
+    expect(send.code).toBe(78);
+    const error = JSON.parse(send.stderr).data;
+    expect(error.code).toBe('missive::config::store_unsupported');
+    expect(error.message).toMatch(/does not run on a PostgreSQL store yet/);
+    expect(send.stderr).not.toContain(new URL(db.url).password);
+    expect(existsSync(sqliteFile(alice))).toBe(false);
+  });
+});

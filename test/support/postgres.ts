@@ -1,0 +1,227 @@
+/**
+ * PostgreSQL for the tests. As vitest's globalSetup (vitest.config.ts) it starts one throw-away cluster for the run:
+ * Debian's binaries (/usr/lib/postgresql/<version>/bin), a temp folder owned by the `postgres` user when we run as
+ * root, a free port on 127.0.0.1, SCRAM passwords over TCP, TLS on with a throw-away CA and a server certificate for
+ * 127.0.0.1 (so the sslmode tests are real), fsync off. The tests get its superuser URL (password included) and the
+ * CA file through `inject` (and the environment): MISSIVE_TEST_PG_URL, MISSIVE_TEST_PG_CA. Teardown stops it and
+ * removes the folder.
+ *
+ * With MISSIVE_TEST_PG_URL already set, that server is used and nothing is started (MISSIVE_TEST_PG_CA, if set, is
+ * its CA). Without PostgreSQL binaries the run fails, saying how to install them: it never skips quietly.
+ *
+ * For the tests: `freshPostgresUrl()` makes a database with a random name on that server and returns its URL and a
+ * `drop()` to call in afterAll / afterEach.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    MISSIVE_TEST_PG_URL: string;
+    MISSIVE_TEST_PG_CA: string;
+  }
+}
+
+const INSTALL_HELP =
+  'The tests need PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/<version>/bin: ' +
+  'install them with `apt-get install postgresql` (Debian/Ubuntu; .ci/run does), ' +
+  'or point MISSIVE_TEST_PG_URL at a server you run (postgres://user:password@127.0.0.1:port/postgres).';
+
+/** The newest Debian PostgreSQL bin folder, or undefined. */
+function binDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')) && existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] && join(root, versions[0], 'bin');
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** Runs a PostgreSQL tool, as the `postgres` user when we are root (initdb and postgres refuse root). */
+function asPostgres(command: string, args: string[]): string {
+  const [file, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A CA and a server certificate for 127.0.0.1 (EC keys: quick to make), in `dir`. */
+function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
+  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=missive test PostgreSQL CA']);
+  writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
+  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext']);
+  return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
+}
+
+/** Gives the folder (and all in it) to the `postgres` user when we are root. */
+function handOver(dir: string): void {
+  if (!isRoot()) return;
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  chownSync(dir, uid, gid);
+  for (const f of readdirSync(dir)) chownSync(join(dir, f), uid, gid);
+}
+
+interface Cluster {
+  url: string;
+  ca: string;
+  stop(): void;
+}
+
+async function startCluster(bin: string): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'missive-pg-'));
+  const data = join(dir, 'data');
+  const log = join(dir, 'postgres.log');
+  const password = randomBytes(18).toString('hex');
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    writeFileSync(join(dir, 'pwfile'), `${password}\n`, { mode: 0o600 });
+    const tls = makeCertificates(dir);
+    chmodSync(tls.key, 0o600);
+    chmodSync(dir, 0o755);
+    handOver(dir);
+    asPostgres(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-host=scram-sha-256', '--auth-local=trust', `--pwfile=${join(dir, 'pwfile')}`, '-E', 'UTF8', '--no-locale', '--no-sync']);
+    // Bounded: a port taken between freePort() and the start is tried again, three times at most.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      appendFileSync(
+        join(data, 'postgresql.conf'),
+        [
+          '',
+          `port = ${port}`,
+          "listen_addresses = '127.0.0.1'",
+          `unix_socket_directories = '${dir}'`,
+          'fsync = off',
+          'synchronous_commit = off',
+          'full_page_writes = off',
+          'max_connections = 300',
+          'ssl = on',
+          `ssl_cert_file = '${tls.cert}'`,
+          `ssl_key_file = '${tls.key}'`,
+          '',
+        ].join('\n'),
+      );
+      try {
+        asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', 'start']);
+      } catch (error) {
+        const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-15).join('\n') : '';
+        if (attempt < 3 && /already in use|could not bind/i.test(tail)) continue;
+        throw new Error(`PostgreSQL for the tests did not start: ${(error as Error).message}\n${tail}`);
+      }
+      return {
+        url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+        ca: tls.ca,
+        stop() {
+          try {
+            asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+          } finally {
+            cleanup();
+          }
+        },
+      };
+    }
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+}
+
+/** vitest globalSetup: the cluster for the run (or the one MISSIVE_TEST_PG_URL names); returns the teardown. */
+export default async function setup(project: TestProject): Promise<() => void> {
+  const given = process.env.MISSIVE_TEST_PG_URL;
+  if (given) {
+    project.provide('MISSIVE_TEST_PG_URL', given);
+    project.provide('MISSIVE_TEST_PG_CA', process.env.MISSIVE_TEST_PG_CA ?? '');
+    return () => undefined;
+  }
+  const bin = binDir();
+  if (!bin) throw new Error(`No PostgreSQL found. ${INSTALL_HELP}`);
+  const cluster = await startCluster(bin);
+  process.env.MISSIVE_TEST_PG_URL = cluster.url;
+  process.env.MISSIVE_TEST_PG_CA = cluster.ca;
+  project.provide('MISSIVE_TEST_PG_URL', cluster.url);
+  project.provide('MISSIVE_TEST_PG_CA', cluster.ca);
+  return () => {
+    delete process.env.MISSIVE_TEST_PG_URL;
+    delete process.env.MISSIVE_TEST_PG_CA;
+    cluster.stop();
+  };
+}
+
+/** The test server's superuser URL, password included. */
+export function postgresAdminUrl(): string {
+  const url = inject('MISSIVE_TEST_PG_URL') || process.env.MISSIVE_TEST_PG_URL;
+  if (!url) throw new Error(`MISSIVE_TEST_PG_URL is not set: is test/support/postgres.ts vitest's globalSetup? ${INSTALL_HELP}`);
+  return url;
+}
+
+/** The CA file that signed the test server's certificate (sslrootcert=); fails when the server given has none. */
+export function postgresCaFile(): string {
+  const ca = inject('MISSIVE_TEST_PG_CA') || process.env.MISSIVE_TEST_PG_CA;
+  if (!ca) throw new Error('MISSIVE_TEST_PG_CA is not set: the TLS tests need the CA of the server MISSIVE_TEST_PG_URL names (or unset both to start one)');
+  return ca;
+}
+
+/** `url` with another user, password and/or database. */
+export function withUrl(url: string, change: { user?: string; password?: string; database?: string; host?: string; port?: number; search?: string }): string {
+  const u = new URL(url);
+  if (change.user !== undefined) u.username = encodeURIComponent(change.user);
+  if (change.password !== undefined) u.password = encodeURIComponent(change.password);
+  if (change.database !== undefined) u.pathname = `/${encodeURIComponent(change.database)}`;
+  if (change.host !== undefined) u.hostname = change.host;
+  if (change.port !== undefined) u.port = String(change.port);
+  if (change.search !== undefined) u.search = change.search;
+  return u.toString();
+}
+
+/** Runs `fn` with a client of the server's superuser, on `database` (default: the admin URL's). */
+export async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>, database?: string): Promise<T> {
+  const client = new pg.Client({ connectionString: database ? withUrl(postgresAdminUrl(), { database }) : postgresAdminUrl() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface FreshDatabase {
+  /** The database's name (`missive_t_<random>`). */
+  name: string;
+  /** Its URL, as the superuser, password included. */
+  url: string;
+  /** Drops it, closing whatever connections are left. */
+  drop(): Promise<void>;
+}
+
+/** A new, empty database with a random name on the test server; call `drop()` when done (afterAll). */
+export async function freshPostgresUrl(): Promise<FreshDatabase> {
+  const name = `missive_t_${randomBytes(6).toString('hex')}`;
+  await withAdminClient((c) => c.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
+  return {
+    name,
+    url: withUrl(postgresAdminUrl(), { database: name }),
+    drop: () => withAdminClient((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(() => undefined),
+  };
+}
