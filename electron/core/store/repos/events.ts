@@ -35,16 +35,28 @@ export interface EventRow {
  * seen. `eventId` is given when the caller already names the event (an update's row id, a stream's message id).
  */
 export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly string[] = []): { sequence: number; eventId: string } | null {
+  const { eventId, values } = eventValues(event, knownSecrets);
+  const info = db.prepare(APPEND_SQL).run(...values);
+  if (info.changes === 0) return null;
+  return { sequence: Number(info.lastInsertRowid), eventId };
+}
+
+/** The columns an append writes, in the order of `eventValues`. */
+export const INSERTED_EVENT_COLUMNS = 'event_id, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json';
+const APPEND_SQL = `INSERT INTO events (${INSERTED_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING`;
+
+/**
+ * The values of the row `event` is appended as (INSERTED_EVENT_COLUMNS), payload and metadata redacted, and its id:
+ * what SQLite's append and PostgreSQL's (postgres/repos/journal.ts) write.
+ */
+export function eventValues(event: NewEvent, knownSecrets: readonly string[] = []): { eventId: string; values: unknown[] } {
   const eventId = event.eventId ?? rowId();
   // Only serialised here: redactShared copies nothing where there is nothing to redact (a stream's event usually).
   const payload = redactShared(event.payload ?? {}, knownSecrets);
   const metadata = event.metadata ? redactShared(event.metadata, knownSecrets) : {};
-  const info = db
-    .prepare(
-      `INSERT INTO events (event_id, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING`,
-    )
-    .run(
+  return {
+    eventId,
+    values: [
       eventId,
       event.source ?? currentEventSource(),
       event.type,
@@ -54,9 +66,8 @@ export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly stri
       event.dedupeKey ?? null,
       JSON.stringify(payload),
       JSON.stringify(metadata),
-    );
-  if (info.changes === 0) return null;
-  return { sequence: Number(info.lastInsertRowid), eventId };
+    ],
+  };
 }
 
 /** An `events` row as SQLite returns it. */
@@ -73,8 +84,9 @@ export interface RawEvent {
   metadata_json: string;
 }
 
-const fromRaw = (r: RawEvent): EventRow => ({
-  sequence: r.sequence,
+/** An `events` row decoded (PostgreSQL returns its BIGINT sequence as a string). */
+export const eventRowOf = (r: Omit<RawEvent, 'sequence'> & { sequence: number | string }): EventRow => ({
+  sequence: Number(r.sequence),
   eventId: r.event_id,
   timestamp: r.timestamp,
   source: r.source,
@@ -166,6 +178,6 @@ export function eventQuerySql(db: Db, query: EventQuery = {}): { sql: string; pa
 /** The newest `limit` matching events oldest first, or with `afterSequence` the next `limit` after it. */
 export function listEvents(db: Db, query: EventQuery = {}): EventRow[] {
   const { sql, params } = eventQuerySql(db, query);
-  const rows = (db.prepare(sql).all(...params) as RawEvent[]).map(fromRaw);
+  const rows = (db.prepare(sql).all(...params) as RawEvent[]).map(eventRowOf);
   return query.afterSequence !== undefined ? rows : rows.reverse();
 }

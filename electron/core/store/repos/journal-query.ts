@@ -5,7 +5,7 @@
  * (events/journal-query.ts parses them; postgres/repos/journal-reads.ts is PostgreSQL's reading of the same query.)
  */
 import type { Db } from '../db.js';
-import { containsPattern, eventQuerySql, listEvents, type EventQuery, type EventRow } from './events.js';
+import { containsPattern, eventQuerySql, eventRowOf, listEvents, type EventQuery, type EventRow, type RawEvent } from './events.js';
 
 export const EVENT_OUTCOMES = ['failed'] as const;
 export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
@@ -27,32 +27,6 @@ export interface JournalQuery extends EventQuery {
   outcome?: EventOutcome;
 }
 
-interface RawEvent {
-  sequence: number;
-  event_id: string;
-  timestamp: string;
-  source: string;
-  event_type: string;
-  agent_alias: string | null;
-  context_id: string | null;
-  task_id: string | null;
-  payload_json: string;
-  metadata_json: string;
-}
-
-const fromRaw = (r: RawEvent): EventRow => ({
-  sequence: r.sequence,
-  eventId: r.event_id,
-  timestamp: r.timestamp,
-  source: r.source,
-  type: r.event_type,
-  agentAlias: r.agent_alias,
-  contextId: r.context_id,
-  taskId: r.task_id,
-  payload: JSON.parse(r.payload_json),
-  metadata: JSON.parse(r.metadata_json),
-});
-
 /** The SQL `journalEvents` runs for a query with a type prefix or an outcome (tests EXPLAIN it). */
 export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; params: unknown[] } {
   const { typePrefix, outcome, limit, ...base } = query;
@@ -70,6 +44,6 @@ export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; par
 export function journalEvents(db: Db, query: JournalQuery): EventRow[] {
   if (!query.typePrefix && !query.outcome) return listEvents(db, query);
   const { sql, params } = journalQuerySql(db, query);
-  const rows = (db.prepare(sql).all(...params) as RawEvent[]).map(fromRaw);
+  const rows = (db.prepare(sql).all(...params) as RawEvent[]).map(eventRowOf);
   return query.afterSequence !== undefined ? rows : rows.reverse();
 }

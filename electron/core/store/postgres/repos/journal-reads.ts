@@ -30,7 +30,7 @@
  * `end()` is a snapshot taken now (tail shows what commits after it); `start()` is none: export's first call takes
  * one and pages through everything it sees, so an export is one consistent snapshot of the journal.
  */
-import type { EventRow, RawEvent } from '../../repos/events.js';
+import { eventRowOf, type EventRow, type RawEvent } from '../../repos/events.js';
 import { containsPattern } from '../../repos/events.js';
 import type { JournalCursor, JournalFilters, JournalReader } from '../../storage.js';
 import { run, type Query } from './query.js';
@@ -108,20 +108,6 @@ function bounds(snapshot: string): { xmin: string; xmax: string } {
   return { xmin, xmax };
 }
 
-/** pg returns a BIGINT as a string. */
-const fromRaw = (r: RawEvent & { sequence: number | string }): EventRow => ({
-  sequence: Number(r.sequence),
-  eventId: r.event_id,
-  timestamp: r.timestamp,
-  source: r.source,
-  type: r.event_type,
-  agentAlias: r.agent_alias,
-  contextId: r.context_id,
-  taskId: r.task_id,
-  payload: JSON.parse(r.payload_json),
-  metadata: JSON.parse(r.metadata_json),
-});
-
 /** The statement `list` runs (the bench and tests EXPLAIN it): the newest `limit` matches, newest first. */
 export function listSql(query: JournalFilters & { limit?: number }): { sql: string; params: unknown[] } {
   const p = new Params();
@@ -154,7 +140,7 @@ export function postgresJournalReads(query: Query): JournalReader {
   return {
     async list(q) {
       const { sql, params } = listSql(q);
-      return (await run<RawEvent>(query, 'journal.list', sql, params)).rows.map(fromRaw).reverse();
+      return (await run<RawEvent>(query, 'journal.list', sql, params)).rows.map(eventRowOf).reverse();
     },
 
     end: async () => encode({ seen: await snapshotNow() }),
@@ -164,7 +150,7 @@ export function postgresJournalReads(query: Query): JournalReader {
     async after(q, cursor, limit) {
       const { seen, upTo = await snapshotNow(), after = 0 } = snapshotCursor(cursor);
       const { sql, params } = afterSql(q, { seen, upTo, after }, limit);
-      const events = (await run<RawEvent>(query, 'journal.after', sql, params)).rows.map(fromRaw);
+      const events = (await run<RawEvent>(query, 'journal.after', sql, params)).rows.map(eventRowOf);
       // A full page: more of this poll's events may follow (by sequence, within the same two snapshots).
       const more = events.length === limit;
       return { events, more, cursor: encode(more ? { seen, upTo, after: events.at(-1)!.sequence } : { seen: upTo }) };
