@@ -236,6 +236,9 @@ describe('the desktop main process, booted from dist/ with a stand-in electron m
       expect((await invoke(first, 'agents.add', { alias: 'shared', baseUrl: 'http://127.0.0.1:4000' })).ok).toBe(true);
       const second = boot({ env: { MISSIVE_STORE_URL: db.url } });
       expect(await controlOf(second)).toMatchObject({ ready: true });
+      // The Settings view names the shared store, without its password, where it names the SQLite file otherwise.
+      const info = (await invoke(second, 'app.info')).data;
+      expect(info.database).toBe(`postgres://postgres:***@${new URL(db.url).host}/${db.name} (schema missive_default)`);
       const listed = await invoke(second, 'agents.list');
       expect(listed.data.agents.map((a: { alias: string }) => a.alias)).toEqual(['shared']);
       expect(await invoke(second, 'tasks.list', {})).toMatchObject({ ok: false, error: { code: 'missive::config::store_unsupported' } });

@@ -87,7 +87,15 @@ export function createRegistry(deps: RegistryDeps): Registry {
   const wireCalls = recordWireCalls(wireLog);
 
   const handlers: Handlers = {
-    'app.info': () => ({ version: VERSION, profile: core.config.profile, profiles: core.config.profiles, config: core.config.source.path ?? null, state: core.paths.state, database: core.paths.database }),
+    'app.info': () => ({
+      version: VERSION,
+      profile: core.config.profile,
+      profiles: core.config.profiles,
+      config: core.config.source.path ?? null,
+      state: core.paths.state,
+      // Where the journal is: the SQLite file, or the shared PostgreSQL store (its URL without the password, and schema).
+      database: core.storeSelection.kind === 'postgres' ? `${core.storeSelection.display} (schema ${core.storeSelection.schema})` : core.paths.database,
+    }),
     'agents.list': async () => ({ agents: await listAgentViews(core) }),
     'agents.add': ({ fetchCard, ...i }) => {
       const input = { ...i, clientTls: i.clientTls && { ...i.clientTls, baseDir: cwd }, cardKeys: i.cardKeys && { ...i.cardKeys, baseDir: cwd } };
