@@ -11,6 +11,7 @@ import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl, withoutUserinfo } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
 import { parseMetadata } from '../validation/metadata.js';
+import { storedText } from '../validation/stored-text.js';
 import type { AgentRow, CardKeys } from '../store/repos/agents.js';
 import type { Repositories } from '../store/storage.js';
 import { clientTlsPaths, type ClientTlsInput } from './client-tls-paths.js';
@@ -92,6 +93,7 @@ export async function addAgent(core: Core, input: AddAgentInput): Promise<AgentV
     return parsed.data;
   });
   const metadata = parseMetadata(input.metadata);
+  const notes = storedText(input.notes ?? null, '--notes');
   const trustedOrigins = [...new Set((input.trustedOrigins ?? []).map(parseTrustedOrigin))];
   const clientTls = clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd());
   const cardKeys = cardKeysOf(input.cardKeys ?? {});
@@ -108,7 +110,7 @@ export async function addAgent(core: Core, input: AddAgentInput): Promise<AgentV
       bindingPreference: [...new Set(preference)],
       authRefName: input.authRef ?? null,
       tags: input.tags,
-      notes: input.notes ?? null,
+      notes,
       metadata,
       trustedOrigins,
       clientTls,

@@ -8,6 +8,7 @@ import { envVarName, headerName, httpUrl } from '../config/schema.js';
 import { AUTH_FLOWS, API_KEY_PLACES, flowFromSection, flowSettingIssues, type AuthFlow, type AuthFlowName } from '../config/auth-flow.js';
 import type { AuthRefRow } from '../store/repos/auth-refs.js';
 import { validateAlias } from '../validation/alias.js';
+import { storedText } from '../validation/stored-text.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';
 import { refuseControlCharacters } from './oauth2/token-text.js';
 import { secretPersistence } from './session-secrets.js';
@@ -115,6 +116,9 @@ function flowOfInput(input: AddAuthInput): AuthFlow {
 /** The row `input` describes, checked like `auth add`'s flags. */
 function rowOfInput(input: AddAuthInput): AuthRefRow {
   validateAlias(input.name, 'auth ref name');
+  storedText(input.keyringService, '--keyring-service');
+  storedText(input.keyringAccount, '--keyring-account');
+  storedText(input.scheme, '--scheme');
   const keyring = input.keyringService !== undefined || input.keyringAccount !== undefined;
   if (!!input.env === keyring) throw usageError('invalid_auth_ref', 'give either --env VAR or --keyring-service and --keyring-account');
   if (input.env && !envVarName.safeParse(input.env).success) throw usageError('invalid_auth_ref', `--env "${input.env}" is not an environment variable name`);

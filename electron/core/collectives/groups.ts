@@ -7,6 +7,7 @@ import type { Core } from '../context.js';
 import { agentCapabilities } from '../agents/discovery.js';
 import { requireAgent } from '../agents/registry.js';
 import { validateAlias } from '../validation/alias.js';
+import { storedText } from '../validation/stored-text.js';
 import { ROUTE_POLICIES } from '../../../shared/route-policies.js';
 import type { GroupRow, MemberRow } from '../store/repos/groups.js';
 import type { Repositories } from '../store/storage.js';
@@ -66,6 +67,7 @@ export function assignRanks(existing: MemberRow[], specs: MemberSpec[]): Array<{
 
 export async function createGroup(core: Core, name: string, options: { members?: string[]; notes?: string; routingPolicy?: string } = {}): Promise<GroupView> {
   validateAlias(name, 'group name');
+  storedText(options.notes, '--notes');
   const storage = await core.storage();
   await refuseExistingGroup(storage, name);
   const specs = (options.members ?? []).map(parseMemberSpec);
@@ -125,7 +127,7 @@ export async function updateGroup(core: Core, name: string, settings: GroupSetti
   if (settings.routingPolicy !== undefined && !(ROUTE_POLICIES as readonly string[]).includes(policy)) {
     throw usageError('invalid_routing_policy', `unknown routing policy "${policy}"`, `Use one of: ${ROUTE_POLICIES.join(', ')}.`);
   }
-  const notes = settings.notes === undefined ? group.notes : settings.notes || null;
+  const notes = settings.notes === undefined ? group.notes : storedText(settings.notes, '--notes') || null;
   const storage = await core.storage();
   return storage.transaction(async (tx) => {
     await tx.groups.updateSettings(name, { routingPolicy: policy, notes });
