@@ -126,8 +126,13 @@ export function createCore(options: CoreOptions = {}): Core {
       return store;
     },
     storage() {
-      storage ??= openStorage(this, storeSelection);
-      return storage;
+      // A store that could not be opened (a PostgreSQL server down for a moment) is tried again at the next call: a
+      // long-running core (the desktop app, the web console) is not left failing until it restarts.
+      const opening = (storage ??= openStorage(this, storeSelection).catch((error: unknown) => {
+        if (storage === opening) storage = undefined;
+        throw error;
+      }));
+      return opening;
     },
     close() {
       store?.close();

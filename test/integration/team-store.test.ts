@@ -7,7 +7,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from '../support/cli.js';
-import { freshPostgresUrl, type FreshDatabase } from '../support/postgres.js';
+import { freshPostgresUrl, postgresAdminUrl, withAdminClient, withUrl, type FreshDatabase } from '../support/postgres.js';
+import { createCore } from '../../electron/core/context.js';
+import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
+import { randomBytes } from 'node:crypto';
 
 let db: FreshDatabase;
 let alice: Sandbox;
@@ -97,5 +100,20 @@ describe('a PostgreSQL store shared by two homes', () => {
     expect(error.message).toMatch(/does not run on a PostgreSQL store yet/);
     expect(send.stderr).not.toContain(new URL(db.url).password);
     expect(existsSync(sqliteFile(alice))).toBe(false);
+  });
+
+  it('lets a long-running core (the desktop app, the web console) reach the store once it is there, without a restart', async () => {
+    const name = `missive_t_${randomBytes(6).toString('hex')}`;
+    const url = withUrl(postgresAdminUrl(), { database: name });
+    const core = createCore({ env: { MISSIVE_HOME: alice.home, HOME: alice.home, MISSIVE_STORE_URL: url }, cwd: alice.home, secrets: createMemorySecretStore() });
+    try {
+      await expect(core.storage()).rejects.toMatchObject({ code: 'missive::storage::store_database_missing' });
+      await withAdminClient((c) => c.query(`CREATE DATABASE ${name}`));
+      const storage = await core.storage();
+      expect(await storage.agents.list()).toEqual([]);
+    } finally {
+      core.close();
+      await withAdminClient((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    }
   });
 });
