@@ -13,14 +13,20 @@ export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
 /**
  * What `--outcome failed` keeps: a failed call or run (types ending in .failed, .rejected, .timeout or .error: sends,
  * streams, card fetches, refused callbacks, collective members, reduces, jobs), a task that ended failed or rejected
- * (as send, stream, task get|wait|cancel or barrier saw it), and a collective whose summary is not a success.
+ * (as send, stream, task get|wait|cancel or barrier saw it), and a collective whose summary is not a success. `field`
+ * writes the engine's expression of a payload field by its path (SQLite here, PostgreSQL in postgres/repos/journal-reads.ts).
  */
-const FAILED_SQL = `(
+export function failedOutcomeSql(field: (path: readonly string[]) => string): string {
+  return `(
   event_type LIKE '%.failed' OR event_type LIKE '%.rejected' OR event_type LIKE '%.timeout' OR event_type LIKE '%.error'
-  OR (event_type = 'a2a.send.completed' AND json_extract(payload_json, '$.task.state') IN ('failed', 'rejected'))
-  OR (event_type IN ('a2a.stream.completed', 'a2a.task.updated', 'a2a.task.cancel_requested') AND json_extract(payload_json, '$.state') IN ('failed', 'rejected'))
-  OR (event_type LIKE 'missive.%.completed' AND json_extract(payload_json, '$.status') IN ('failed', 'partial_failure', 'timeout'))
+  OR (event_type = 'a2a.send.completed' AND ${field(['task', 'state'])} IN ('failed', 'rejected'))
+  OR (event_type IN ('a2a.stream.completed', 'a2a.task.updated', 'a2a.task.cancel_requested') AND ${field(['state'])} IN ('failed', 'rejected'))
+  OR (event_type LIKE 'missive.%.completed' AND ${field(['status'])} IN ('failed', 'partial_failure', 'timeout'))
 )`;
+}
+
+/** SQLite's: a payload field read by json_extract. */
+const FAILED_SQL = failedOutcomeSql((path) => `json_extract(payload_json, '$.${path.join('.')}')`);
 
 export interface JournalQuery extends EventQuery {
   typePrefix?: string;

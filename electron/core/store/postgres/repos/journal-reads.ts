@@ -32,21 +32,17 @@
  */
 import { eventRowOf, type EventRow, type RawEvent } from '../../repos/events.js';
 import { containsPattern } from '../../repos/events.js';
+import { failedOutcomeSql } from '../../repos/journal-query.js';
 import type { JournalCursor, JournalFilters, JournalReader } from '../../storage.js';
 import { run, type Query } from './query.js';
 
 const COLUMNS = 'sequence, event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json';
 
 /**
- * repos/journal-query.ts's FAILED_SQL in PostgreSQL: json_text_path (v2) reads a field as SQLite's json_extract
- * does. The type tests come first, so only the few rows of those types have their payload read.
+ * What `--outcome failed` keeps (repos/journal-query.ts), a payload field read by json_text_path (v2) as SQLite's
+ * json_extract reads it. The type tests come first, so only the few rows of those types have their payload read.
  */
-const FAILED_SQL = `(
-  event_type LIKE '%.failed' OR event_type LIKE '%.rejected' OR event_type LIKE '%.timeout' OR event_type LIKE '%.error'
-  OR (event_type = 'a2a.send.completed' AND json_text_path(payload_json, '{task,state}') IN ('failed', 'rejected'))
-  OR (event_type IN ('a2a.stream.completed', 'a2a.task.updated', 'a2a.task.cancel_requested') AND json_text_path(payload_json, '{state}') IN ('failed', 'rejected'))
-  OR (event_type LIKE 'missive.%.completed' AND json_text_path(payload_json, '{status}') IN ('failed', 'partial_failure', 'timeout'))
-)`;
+const FAILED_SQL = failedOutcomeSql((path) => `json_text_path(payload_json, '{${path.join(',')}}')`);
 
 /** Numbered parameters, as pg takes them. */
 class Params {
