@@ -5,21 +5,16 @@
  * stores: the embedded SQLite file and a shared PostgreSQL database (team mode), where health reads each agent's last
  * calls through idx_events_calls as SQLite does.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../electron/core/context.js';
-import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
-import { createRegistry, type Registry } from '../../electron/core/ipc/registry.js';
+import { describe, expect, it } from 'vitest';
+import type { Core } from '../../electron/core/context.js';
+import type { Registry } from '../../electron/core/ipc/registry.js';
 import { newestCallEventsSql } from '../../electron/core/store/postgres/repos/call-events.js';
 import type { AgentHealth } from '../../shared/ipc/contract.js';
 import { closedPortUrl, startAgents } from '../support/agents.js';
 import { json, minimalCard, startRawServer } from '../support/raw-server.js';
-import { STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
+import { STORES, registryOnStoreEach, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
 
-let home: string;
 let core: Core;
 let registry: Registry;
 let store: StoreUnderTest;
@@ -33,20 +28,7 @@ async function call(channel: string, input: unknown): Promise<any> {
 const healthOf = async (alias: string): Promise<AgentHealth> => (await call('agents.health', {})).agents.find((a: AgentHealth) => a.alias === alias);
 
 /** A core and the IPC registry on a fresh store of `kind`, for each test of the describe block it is called in. */
-function onStore(kind: StoreKindUnderTest): void {
-  beforeEach(async () => {
-    store = await storeUnderTest(kind);
-    home = mkdtempSync(join(tmpdir(), 'missive-health-'));
-    core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, ...store.env }, cwd: home, secrets: createMemorySecretStore() });
-    registry = createRegistry({ core, cwd: home, emit: () => undefined });
-  });
-  afterEach(async () => {
-    await registry.dispose();
-    core.close();
-    await store.release();
-    rmSync(home, { recursive: true, force: true });
-  });
-}
+const onStore = (kind: StoreKindUnderTest) => registryOnStoreEach(kind, (opened) => ({ core, registry, store } = opened));
 
 describe.each(STORES)('on the %s store', (kind) => {
   onStore(kind);

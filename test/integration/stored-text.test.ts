@@ -3,35 +3,16 @@
  * adapters: the command line cannot carry one): refused alike on both stores, before anything is written, as a usage
  * error naming the field. PostgreSQL's text cannot hold it at all; SQLite used to keep it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../electron/core/context.js';
-import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
-import { createRegistry, type Registry } from '../../electron/core/ipc/registry.js';
-import { STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
+import { describe, expect, it } from 'vitest';
+import type { Registry } from '../../electron/core/ipc/registry.js';
+import { STORES, registryOnStoreEach } from '../support/stores.js';
 
-let home: string;
-let core: Core;
 let registry: Registry;
-let store: StoreUnderTest;
 
 const refused = (field: string) => ({ ok: false, error: { code: 'missive::validation::invalid_text', exit_code: 64, message: expect.stringContaining(`${field} contains a NUL character`) } });
 
 describe.each(STORES)('text with a NUL character (%s store)', (kind) => {
-  beforeEach(async () => {
-    store = await storeUnderTest(kind);
-    home = mkdtempSync(join(tmpdir(), 'missive-text-'));
-    core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, ...store.env }, cwd: home, secrets: createMemorySecretStore() });
-    registry = createRegistry({ core, cwd: home, emit: () => undefined });
-  });
-  afterEach(async () => {
-    await registry.dispose();
-    core.close();
-    await store.release();
-    rmSync(home, { recursive: true, force: true });
-  });
+  registryOnStoreEach(kind, (opened) => ({ registry } = opened));
 
   it("is refused in an agent's notes, a group's notes and an auth ref's keyring coordinates, and nothing is stored", async () => {
     expect(await registry.invoke('agents.add', { alias: 'nul', baseUrl: 'http://127.0.0.1:9', notes: 'a\u0000b' })).toMatchObject(refused('--notes'));
