@@ -117,8 +117,10 @@ describe('command palette and shortcuts', () => {
     await expect.poll(() => palette.isVisible(), POLL).toBe(false);
     await expect.poll(() => shown(g, 'tasks'), POLL).toBe(true);
 
-    // The agents are there too, and the actions: switching the theme from the palette.
+    // The agents are there too, and the actions: switching the theme from the palette. Typed once it is open, as the
+    // first time: keys pressed before the dialog shows go to the page.
     await page.keyboard.press('Control+k');
+    await expect.poll(() => palette.isVisible(), POLL).toBe(true);
     await page.keyboard.type('planner');
     await expect.poll(() => page.getByTestId('palette-option').allInnerTexts(), POLL).toEqual(['Agent planner: open in Agents', 'Agent planner: compose a message']);
     await page.getByTestId('palette-input').fill('theme');
