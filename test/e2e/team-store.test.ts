@@ -77,9 +77,9 @@ describe('two web consoles on one PostgreSQL store', () => {
     expect(await b.getByTestId('refresh-result').getAttribute('data-ok')).toBe('true');
     await bob.gui.shot('team-agents');
 
-    // History, Tasks and Contexts need the local SQLite store for now: each view says so, and claims no empty list.
+    // History and Contexts need the local SQLite store for now: each view says so, and claims no empty list.
     const password = new URL(db.url).password;
-    for (const view of ['history', 'tasks', 'contexts'] as const) {
+    for (const view of ['history', 'contexts'] as const) {
       await b.getByTestId(`nav-${view}`).click();
       const shown = b.getByTestId(`view-${view}`);
       await expect.poll(() => shown.isVisible(), POLL).toBe(true);

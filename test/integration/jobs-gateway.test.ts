@@ -62,7 +62,7 @@ describe('durable jobs in the gateway', () => {
     const gw = inProcess();
     await until('the job to finish', () => job(started.job_id).state === 'succeeded', 15_000);
     await gw.stop();
-    const view = showJob(core, started.job_id);
+    const view = await showJob(core, started.job_id);
     expect(view).toMatchObject({ state: 'succeeded', outcome: 'completed', exit_code: 0, attempts: 1 });
     expect(view.task_id).toBeTruthy();
     expect(view.result).toMatchObject({ state: 'completed', task_id: view.task_id });
@@ -75,7 +75,7 @@ describe('durable jobs in the gateway', () => {
     const gw = inProcess();
     await until('the job to finish', () => ['succeeded', 'failed'].includes(job(started.job_id).state));
     await gw.stop();
-    expect(showJob(core, started.job_id)).toMatchObject({ state: 'failed', outcome: 'failed', exit_code: 80, attempts: 1 });
+    expect(await showJob(core, started.job_id)).toMatchObject({ state: 'failed', outcome: 'failed', exit_code: 80, attempts: 1 });
     expect(sendsStarted()).toBe(1);
   });
 
@@ -94,7 +94,7 @@ describe('durable jobs in the gateway', () => {
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
     // The killed attempt resumes under its own number: never more attempts than --max-attempts (1).
-    expect(showJob(core, started.job_id)).toMatchObject({ state: 'succeeded', outcome: 'completed', attempts: 1 });
+    expect(await showJob(core, started.job_id)).toMatchObject({ state: 'succeeded', outcome: 'completed', attempts: 1 });
     expect(sendsStarted()).toBe(1);
     const attempts = readDb(box, (d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'missive.job.attempt' ORDER BY sequence`).all() as any[]).map((e) => JSON.parse(e.payload_json)));
     expect(attempts.map((a) => [a.attempt, a.resumed])).toEqual([
@@ -114,7 +114,7 @@ describe('durable jobs in the gateway', () => {
     await until('the job to end', () => ['succeeded', 'failed'].includes(job(started.job_id).state));
     child.kill('SIGTERM');
     await exited(child);
-    const view = showJob(core, started.job_id);
+    const view = await showJob(core, started.job_id);
     expect(view).toMatchObject({ state: 'failed', exit_code: 70 });
     expect((view.result as any).error.code).toBe('missive::orchestration::job_dispatch_unconfirmed');
     expect(sendsStarted()).toBe(1);
@@ -133,8 +133,8 @@ describe('durable jobs in the gateway', () => {
     await fleet.agents.quick!.resume();
     await until('the job to finish', () => job(started.job_id).state === 'succeeded', 15_000);
     await gw.stop();
-    expect(showJob(core, started.job_id)).toMatchObject({ state: 'succeeded', outcome: 'completed' });
-    expect(showJob(core, started.job_id).attempts).toBeGreaterThanOrEqual(2);
+    expect(await showJob(core, started.job_id)).toMatchObject({ state: 'succeeded', outcome: 'completed' });
+    expect((await showJob(core, started.job_id)).attempts).toBeGreaterThanOrEqual(2);
     expect(jobEvents(started.job_id)).toContain('missive.job.retrying');
     const answered = readDb(box, (d) => (d.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.send.completed'`).get() as any).n);
     expect(answered).toBe(1);
@@ -146,7 +146,7 @@ describe('durable jobs in the gateway', () => {
     const gw = inProcess();
     await until('the job to fail', () => job(started.job_id).state === 'failed', 15_000);
     await gw.stop();
-    const view = showJob(core, started.job_id);
+    const view = await showJob(core, started.job_id);
     expect(view).toMatchObject({ state: 'failed', attempts: 2, exit_code: 69 });
     expect((view.result as any).error.code).toBe('missive::transport::connection_refused');
   }, 30_000);
@@ -171,7 +171,7 @@ describe('durable jobs in the gateway', () => {
     const gw = inProcess();
     await until('the job to fail', () => job(started.job_id).state === 'failed');
     await gw.stop();
-    const view = showJob(core, started.job_id);
+    const view = await showJob(core, started.job_id);
     expect(view).toMatchObject({ attempts: 1, exit_code: 64 });
     expect((view.result as any).error.code).toBe('missive::validation::no_outputs');
   });
@@ -190,7 +190,7 @@ describe('durable jobs in the gateway', () => {
     const gw = inProcess();
     await until('the job to finish', () => job(started.job_id).state === 'succeeded', 15_000);
     await gw.stop();
-    expect(showJob(core, started.job_id)).toMatchObject({ outcome: 'completed', task_id: sent.task.task_id, exit_code: 0 });
+    expect(await showJob(core, started.job_id)).toMatchObject({ outcome: 'completed', task_id: sent.task.task_id, exit_code: 0 });
     expect(sendsStarted()).toBe(1);
   });
 
@@ -214,7 +214,7 @@ describe('durable jobs in the gateway', () => {
     // A gateway claimed it and was killed: the attempt never finished and its claim has expired.
     const db = core.store().db;
     expect(claimJob(db, started.job_id, 'gateway:killed', new Date(Date.now() - 1000).toISOString())).toBe(true);
-    expect(showJob(core, started.job_id)).toMatchObject({ state: 'running', attempts: 1, max_attempts: 1 });
+    expect(await showJob(core, started.job_id)).toMatchObject({ state: 'running', attempts: 1, max_attempts: 1 });
     const gw = inProcess();
     await until('the resumed job to finish', () => ['succeeded', 'failed'].includes(job(started.job_id).state), 15_000);
     await gw.stop();

@@ -93,12 +93,12 @@ describe('a PostgreSQL store shared by two homes', () => {
 
   it('refuses a command not yet ported to the shared store (exit 78), writing nothing anywhere', async () => {
     expect((await alice.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000'])).code).toBe(0);
-    const send = await alice.run(['send', 'echo', 'hello', '--json']);
-    expect(send.code).toBe(78);
-    const error = JSON.parse(send.stderr).data;
+    const stream = await alice.run(['stream', 'echo', 'hello', '--json']);
+    expect(stream.code).toBe(78);
+    const error = JSON.parse(stream.stderr).data;
     expect(error.code).toBe('missive::config::store_unsupported');
     expect(error.message).toMatch(/does not run on a PostgreSQL store yet/);
-    expect(send.stderr).not.toContain(new URL(db.url).password);
+    expect(stream.stderr).not.toContain(new URL(db.url).password);
     expect(existsSync(sqliteFile(alice))).toBe(false);
   });
 

@@ -48,8 +48,16 @@ function specOf({ core, deps }: CommandContext, o: ServiceFlags): ServiceSpec {
 
 const runnerOf = ({ deps }: CommandContext) => deps.service?.runner ?? execRunner;
 
-/** The `running` line of `gateway status`: who holds the profile's lease, or why a lease left behind no longer does. */
-function runningText(running: boolean, lease: LeaseView | null): string {
+/**
+ * The `running` line of `gateway status`: who holds the profile's lease, or why a lease left behind no longer does;
+ * on a PostgreSQL store, the pool's gateways that run.
+ */
+function runningText(running: boolean, lease: LeaseView | null, pool: LeaseView[] | null): string {
+  if (pool) {
+    const live = pool.filter((g) => !g.expired);
+    if (live.length === 0) return 'no';
+    return `yes (${live.length} gateway${live.length === 1 ? '' : 's'} sharing the queue: ${live.map((g) => `pid ${g.pid} on ${g.host} since ${g.started_at}`).join('; ')})`;
+  }
   if (!lease) return 'no';
   const who = `pid ${lease.pid} on ${lease.host}`;
   if (running) return `yes (${who}, since ${lease.started_at}; lease until ${lease.expires_at})`;
@@ -109,10 +117,10 @@ export function registerGatewayCommands(program: Command, action: Action): void 
         // Without --system, a system-wide service is reported when no user one is installed.
         const spec = o.system || existsSync(user.path) ? user : specOf(ctx, { ...o, system: true });
         const service = await serviceStatus(existsSync(spec.path) ? spec : user, { runner: runnerOf(ctx) });
-        return out.result('gateway_status', { ...gatewayStatus(core), service }, (s: ReturnType<typeof gatewayStatus> & { service: typeof service }) =>
+        return out.result('gateway_status', { ...(await gatewayStatus(core)), service }, (s: Awaited<ReturnType<typeof gatewayStatus>> & { service: typeof service }) =>
           [
             keyValues([
-              ['running', runningText(s.running, s.lease)],
+              ['running', runningText(s.running, s.lease, s.gateways)],
               ['jobs', Object.entries(s.jobs).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
               ['service', s.service.installed ? `${s.service.name} (${s.service.scope}) ${Object.entries(s.service.state ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')}`.trim() : 'not installed'],
               ['service file', s.service.path],

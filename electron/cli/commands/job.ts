@@ -9,7 +9,7 @@ import { attachJob, attachStoppedError, jobError, jobExitCode } from '../../core
 import { startCheckedJob } from '../../core/jobs/credentials.js';
 import { cancelJob, listJobs, showJob, JOB_STATES, type CancelResult, type JobView } from '../../core/jobs/queue.js';
 import type { JobRequest, StoredSendInput } from '../../core/jobs/requests.js';
-import { gatewayStatus } from '../../core/gateway/gateway.js';
+import { gatewayRuns } from '../../core/gateway/gateway.js';
 import type { Action, CommandContext } from '../command-context.js';
 import { keyValues, table } from '../human.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
@@ -146,7 +146,7 @@ async function start(ctx: CommandContext, request: JobRequest, o: Record<string,
   const { core, out } = ctx;
   if (ctx.flags.header.length > 0 || ctx.flags.bearerTokenEnv) out.warning('--header and --bearer-token-env are not stored with a job: the gateway authenticates with the agent\'s auth ref');
   const job = await startCheckedJob(core, request, { maxAttempts: o.maxAttempts });
-  if (!gatewayStatus(core).running) out.warning('no gateway runs for this profile: the job waits until `missive gateway run` (or the installed service) executes it');
+  if (!(await gatewayRuns(core))) out.warning('no gateway runs for this profile: the job waits until `missive gateway run` (or the installed service) executes it');
   if (!o.attach) {
     return out.result('job_started', job, (j: JobView) => `${jobLine(j)}\n${keyValues([['job', j.job_id], ['follow', `missive job wait ${shortId(j.job_id)}`]])}`);
   }
@@ -191,12 +191,12 @@ export function registerJobCommands(program: Command, action: Action): void {
     .description('operator jobs, newest first')
     .option('--state <state>', `only jobs in this state (${JOB_STATES.join(', ')})`)
     .option('--limit <n>', 'at most this many, 1 to 10000 (default 50)', integer('--limit', 1, 10_000))
-    .action(action(async ({ core, out }, o: { state?: string; limit?: number }) => out.result('job_list', { jobs: listJobs(core, { state: o.state, limit: o.limit }) }, (d: { jobs: JobView[] }) => listText(d.jobs, o.state))));
+    .action(action(async ({ core, out }, o: { state?: string; limit?: number }) => out.result('job_list', { jobs: await listJobs(core, { state: o.state, limit: o.limit }) }, (d: { jobs: JobView[] }) => listText(d.jobs, o.state))));
 
   job
     .command('show <id>')
     .description('one job (full id or an unambiguous prefix): its summary, attempts, claim, outcome')
-    .action(action(async ({ core, out }, id: string) => out.result('job_show', showJob(core, id), jobText)));
+    .action(action(async ({ core, out }, id: string) => out.result('job_show', await showJob(core, id), jobText)));
 
   job
     .command('cancel <id>')

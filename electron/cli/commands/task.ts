@@ -41,7 +41,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .addOption(bindingOption())
     .action(
       action(async ({ core, out }, id: string, o: { remote?: boolean; agent?: string; historyLength?: number; binding?: (typeof BINDINGS)[number] }) => {
-        const v = o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength, binding: o.binding }) : localTask(core, id);
+        const v = o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength, binding: o.binding }) : await localTask(core, id);
         out.result('task_get', answered(core, v), taskText);
       }),
     );

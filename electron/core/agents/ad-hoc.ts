@@ -9,8 +9,8 @@ import { usageError } from '../../../shared/errors.js';
 import { REDACTED } from '../security/redact.js';
 import { withoutUserinfo } from '../validation/url.js';
 import { httpUrl } from '../config/schema.js';
-import { getAgent, insertAgent, type AgentRow } from '../store/repos/agents.js';
-import { appendEvent } from '../store/repos/events.js';
+import type { AgentRow } from '../store/repos/agents.js';
+import type { Storage } from '../store/storage.js';
 import { baseUrlFromCard, isCardUrl } from './card-source.js';
 import { downloadCard, keepCard } from './card-fetch.js';
 import { holdUrlCredentials } from './url-credentials.js';
@@ -62,24 +62,23 @@ export async function resolveAgentTarget(core: Core, target: string): Promise<st
   if (!isUrlTarget(target)) return target;
   const parts = splitUrl(target);
   holdUrlCredentials(core, parts.alias, { username: parts.username, password: parts.password, query: parts.query });
-  const db = core.store().db;
-  if (getAgent(db, parts.alias)) return parts.alias;
+  const storage = await core.storage();
+  if (await storage.agents.get(parts.alias)) return parts.alias;
   const row = discoveredRow(parts.alias, parts.address);
   if (!isCardUrl(parts.address)) {
-    insertDiscovered(core, row, parts.address);
+    await insertDiscovered(storage, row, parts.address);
     return parts.alias;
   }
   const fetched = await downloadCard(core, row, { only: parts.address });
-  insertDiscovered(core, { ...row, baseUrl: baseUrlFromCard(fetched.card, parts.address) }, parts.address);
+  await insertDiscovered(storage, { ...row, baseUrl: baseUrlFromCard(fetched.card, parts.address) }, parts.address);
   await keepCard(core, parts.alias, fetched);
   return parts.alias;
 }
 
-function insertDiscovered(core: Core, row: AgentRow, url: string): void {
-  const store = core.store();
-  store.transaction(() => {
-    insertAgent(store.db, { alias: row.alias, source: 'discovered', baseUrl: row.baseUrl, bindingPreference: [] });
-    appendEvent(store.db, { type: 'missive.agent.discovered', agentAlias: row.alias, payload: { alias: row.alias, base_url: row.baseUrl, from: url } });
+async function insertDiscovered(storage: Storage, row: AgentRow, url: string): Promise<void> {
+  await storage.transaction(async (tx) => {
+    await tx.agents.insert({ alias: row.alias, source: 'discovered', baseUrl: row.baseUrl, bindingPreference: [] });
+    await tx.journal.append({ type: 'missive.agent.discovered', agentAlias: row.alias, payload: { alias: row.alias, base_url: row.baseUrl, from: url } });
   });
 }
 

@@ -31,10 +31,31 @@ export function resolveContextId(db: Db, ref: string): string {
 
 /** Refuses to continue a context that was closed locally. */
 export function assertContextOpen(db: Db, id: string): void {
-  const row = getContext(db, id);
+  refuseClosed(getContext(db, id));
+}
+
+const refuseClosed = (row: ContextRow | undefined): void => {
   if (row && row.state !== 'open') {
     throw usageError('context_closed', `context ${row.name ?? row.context_id} is ${row.state}`, `Fork it to continue: missive context fork ${row.context_id}`);
   }
+};
+
+/** The known context an id or a name names, on either store. */
+async function findContext(core: Core, ref: string): Promise<ContextRow | undefined> {
+  const { conversation } = await core.storage();
+  return (await conversation.getContext(ref)) ?? (await conversation.getContextByName(ref));
+}
+
+/** `resolveContextId` on either store. */
+export async function contextIdOf(core: Core, ref: string): Promise<string> {
+  return (await findContext(core, ref))?.context_id ?? ref;
+}
+
+/** An id or a name → the id of a context to continue (send, stream, a job's send): one closed locally is refused. */
+export async function openContextId(core: Core, ref: string): Promise<string> {
+  const row = await findContext(core, ref);
+  refuseClosed(row);
+  return row?.context_id ?? ref;
 }
 
 export function requireContext(core: Core, ref: string): ContextRow {

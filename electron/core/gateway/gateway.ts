@@ -1,23 +1,27 @@
 /**
- * The gateway daemon: one per profile (a lease row, lease.ts), durable `gateway_jobs` rows. Each scan queues a job for every
- * local in-flight task; due jobs run concurrently: subscriptions stay open until the task settles, polls run every
- * interval. A broken stream or failed poll leaves the job `retrying` with bounded backoff and jitter on the row;
- * a restart reclaims whatever a killed gateway left running. Operator jobs (`missive job start`) run on the same
- * bounded pool (core/jobs/run.ts): claimed for `claimTtlMs` at a time and renewed while they run; the profile's lease
- * lasts as long and is renewed as often. Each job runs under its own abort signal, aborted when the gateway stops (one
- * listener per job on the gateway's signal would pass Node's limit of 10 at 11 jobs). SIGTERM stops cleanly.
+ * The gateway daemon. On SQLite one runs per profile (a lease row, lease.ts); on PostgreSQL any number share the
+ * profile's queue, on any hosts (membership.ts). Jobs are durable `gateway_jobs` rows. Each scan queues a follow job
+ * for every in-flight task; the gateway then claims as many due jobs as it has free slots (JobRepository.claimDue: on
+ * PostgreSQL `FOR UPDATE SKIP LOCKED`, so two gateways never claim one job), each for `claimTtlMs` and renewed every
+ * third of it while it runs (a dead gateway's jobs are due again once their claims expire). An idle gateway wakes
+ * when a job is queued on any host (PostgreSQL's LISTEN/NOTIFY), when one of its jobs ends, and at every interval.
+ * Subscriptions stay open until the task settles, polls run every interval. A broken stream or failed poll leaves the
+ * job `retrying` with bounded backoff and jitter on the row. Operator jobs (`missive job start`) run on the same slots
+ * (core/jobs/run.ts). Each job runs under its own abort signal, aborted when the gateway stops (one listener per job
+ * on the gateway's signal would pass Node's limit of 10 at 11 jobs). SIGTERM stops cleanly.
  */
 import { randomUUID } from 'node:crypto';
-import pLimit from 'p-limit';
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { nowIso } from '../store/db.js';
-import { appendEvent } from '../store/repos/events.js';
-import { claimJob, dueJobs, finishJob, isOperatorKind, jobCounts, queueJob, reclaimOrphans, retryJob, tasksNeedingJobs, unfinishedJobs, type JobRow } from '../store/repos/gateway-jobs.js';
+import { isOperatorKind, type JobRow } from '../store/repos/gateway-jobs.js';
+import { reclaimOrphans } from '../store/repos/gateway-jobs.js';
+import type { Storage } from '../store/storage.js';
 import { runOperatorJob } from '../jobs/run.js';
 import { backoffMs } from '../jobs/backoff.js';
+import { renewClaimWhileRunning } from '../jobs/claim-renewal.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
-import { acquireLease, leaseStatus } from './lease.js';
+import { leaseStatus } from './lease.js';
+import { joinGateways, poolStatus } from './membership.js';
 
 export interface GatewayOptions {
   once?: boolean;
@@ -25,25 +29,30 @@ export interface GatewayOptions {
   maxAttempts?: number;
   concurrency?: number;
   /**
-   * How long an operator job's claim and the profile's lease last without renewal (default 30 s, renewed every third
-   * of it): a dead gateway's jobs, and its profile, are free this late.
+   * How long a job's claim and the gateway's lease (or pool row) last without renewal (default 30 s, renewed every
+   * third of it): a dead gateway's jobs, and its profile, are free this late.
    */
   claimTtlMs?: number;
   signal?: AbortSignal;
   onRecord?: (kind: string, data: Record<string, unknown>) => void;
 }
 
+const until = (ms: number) => new Date(Date.now() + ms).toISOString();
+
 export async function runGateway(core: Core, options: GatewayOptions = {}) {
+  const storage = await core.storage();
+  const { jobs } = storage;
   const owner = `gateway:${process.pid}:${randomUUID().slice(0, 8)}`;
   const ttl = Math.max(60, options.claimTtlMs ?? 30_000);
-  const lease = acquireLease(core, { holder: owner, ttlMs: ttl });
+  const membership = await joinGateways(core, storage, { holder: owner, ttlMs: ttl });
   const interval = Math.max(50, options.intervalMs ?? 2000);
-  const limit = pLimit(Math.max(1, options.concurrency ?? 16));
+  const concurrency = Math.max(1, options.concurrency ?? 16);
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   options.signal?.addEventListener('abort', onAbort);
-  const db = core.store().db;
   const record = (kind: string, data: Record<string, unknown>) => options.onRecord?.(kind, data);
+  const event = (type: string, payload: Record<string, unknown>, about: { agentAlias?: string | null; taskId?: string | null } = {}) =>
+    storage.journal.append({ type, source: 'gateway', agentAlias: about.agentAlias ?? null, taskId: about.taskId ?? null, payload });
   const active = new Map<string, Promise<void>>();
   const totals = { scans: 0, jobs_started: 0, settled: 0, retried: 0, failed: 0, jobs_succeeded: 0, jobs_failed: 0 };
 
@@ -61,38 +70,52 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
     }
   };
 
-  const taken = lease.takenFrom ? { holder: lease.takenFrom.holder, pid: lease.takenFrom.pid, host: lease.takenFrom.host, expires_at: lease.takenFrom.expires_at } : null;
-  let reclaimed: number;
+  // Woken early (a job queued on any host, one of ours ended) rather than at the next interval; a wake that comes while
+  // the gateway is busy claiming is kept for when it would sleep.
+  let wake: (() => void) | undefined;
+  let woken = false;
+  const wakeUp = () => {
+    woken = true;
+    wake?.();
+  };
+  let stopListening: (() => Promise<void>) | undefined;
+  const taken = membership.takenFrom ? { holder: membership.takenFrom.holder, pid: membership.takenFrom.pid, host: membership.takenFrom.host, expires_at: membership.takenFrom.expires_at } : null;
+  let reclaimed = 0;
   try {
-    reclaimed = reclaimOrphans(db);
-    appendEvent(db, { type: 'missive.gateway.started', source: 'gateway', payload: { pid: process.pid, owner, host: lease.row.host, reclaimed_jobs: reclaimed, once: options.once === true, lease_taken_from: taken } });
+    // SQLite: the profile's lease is this gateway's alone, so whatever is still running was left by a dead one.
+    // PostgreSQL: other gateways run those jobs; a dead one's are due again once their claims expire.
+    if (storage.kind === 'sqlite') reclaimed = reclaimOrphans(core.store().db);
+    stopListening = await storage.onJobQueued(wakeUp);
+    await event('missive.gateway.started', { pid: process.pid, owner, host: membership.row.host, reclaimed_jobs: reclaimed, once: options.once === true, lease_taken_from: taken, store: storage.kind });
   } catch (error) {
     options.signal?.removeEventListener('abort', onAbort);
-    lease.release();
+    await stopListening?.().catch(() => undefined);
+    await membership.release().catch(() => undefined);
     throw error;
   }
-  record('gateway_started', { pid: process.pid, holder: owner, host: lease.row.host, lease_expires_at: lease.row.expires_at, reclaimed_jobs: reclaimed, lease_taken_from: taken });
+  record('gateway_started', { pid: process.pid, holder: owner, host: membership.row.host, lease_expires_at: membership.row.expires_at, reclaimed_jobs: reclaimed, lease_taken_from: taken, store: storage.kind });
 
   // Renewed every third of its life; a lease another gateway took over (this one hung past its expiry) stops this one.
   let leaseLost = false;
   const renewal = setInterval(() => {
     if (leaseLost) return;
-    try {
-      if (lease.renew()) return;
-      leaseLost = true;
-      record('gateway_lease_lost', { holder: owner });
-      stop.abort();
-    } catch (error) {
+    membership.renew().then(
+      (held) => {
+        if (held || leaseLost) return;
+        leaseLost = true;
+        record('gateway_lease_lost', { holder: owner });
+        stop.abort();
+      },
       // A busy store: the next renewal tries again while the lease still runs.
-      record('gateway_error', { error: toMissiveError(error).toReport() });
-    }
+      (error: unknown) => record('gateway_error', { error: toMissiveError(error).toReport() }),
+    );
   }, Math.max(20, Math.floor(ttl / 3)));
 
   const scan = async () => {
-    for (const t of tasksNeedingJobs(db)) {
+    for (const t of await jobs.tasksNeedingJobs()) {
       try {
         const kind = await jobKindFor(core, t.agent_alias);
-        queueJob(db, { kind, taskId: t.task_id, agentAlias: t.agent_alias, contextId: t.context_id, maxAttempts: options.maxAttempts ?? 50 });
+        await jobs.queueFollow({ kind, taskId: t.task_id, agentAlias: t.agent_alias, contextId: t.context_id, maxAttempts: options.maxAttempts ?? 50 });
       } catch (error) {
         record('gateway_error', { task_id: t.task_id, error: toMissiveError(error).toReport() });
       }
@@ -101,7 +124,7 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
 
   const runOperator = async (job: JobRow) => {
     const end = await withJobSignal((signal) => runOperatorJob(core, job, { owner, signal, pollMs: interval, claimTtlMs: ttl, record }));
-    if (end === 'not_claimed') return;
+    if (end === 'gone') return;
     totals.jobs_started++;
     if (end === 'succeeded') totals.jobs_succeeded++;
     else if (end === 'failed') totals.jobs_failed++;
@@ -110,71 +133,58 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
 
   const runJob = async (job: JobRow) => {
     if (isOperatorKind(job.kind)) return runOperator(job);
-    if (!claimJob(db, job.job_id, owner)) return;
-    totals.jobs_started++;
-    record('job_started', { job_id: job.job_id, kind: job.kind, task_id: job.task_id, attempt: job.retry_count + 1 });
-    let outcome: FollowOutcome | null = null;
-    let error: string | null = null;
-    try {
-      outcome = job.kind === 'task_subscription' ? await withJobSignal((signal) => subscribeTask(core, job.agent_alias!, job.task_id, signal)) : await pollTask(core, job.agent_alias!, job.task_id);
-    } catch (e) {
-      error = stop.signal.aborted ? 'gateway stopped' : toMissiveError(e).message;
-    }
-    if (outcome?.settled) {
-      finishJob(db, job.job_id, 'succeeded', outcome);
-      totals.settled++;
-      appendEvent(db, { type: 'missive.gateway.job.succeeded', source: 'gateway', agentAlias: job.agent_alias, taskId: job.task_id, payload: { job_id: job.job_id, state: outcome.state, events: outcome.events } });
-      record('job_settled', { job_id: job.job_id, task_id: job.task_id, state: outcome.state });
-      return;
-    }
-    if (stop.signal.aborted) {
-      // Stopping is not a failure: the next gateway resumes the job at once.
-      retryJob(db, job.job_id, { error: 'gateway stopped', backoffMs: 0, nextRunAt: nowIso(), countAttempt: false });
-      return;
-    }
-    const polling = job.kind === 'task_poll' && !error;
-    const attempts = job.retry_count + (polling ? 0 : 1);
-    if (!polling && attempts >= job.max_attempts) {
-      finishJob(db, job.job_id, 'failed', outcome, error);
-      totals.failed++;
-      appendEvent(db, { type: 'missive.gateway.job.failed', source: 'gateway', agentAlias: job.agent_alias, taskId: job.task_id, payload: { job_id: job.job_id, attempts, error } });
-      record('job_failed', { job_id: job.job_id, task_id: job.task_id, error });
-      return;
-    }
-    const delay = polling ? interval : backoffMs(attempts);
-    retryJob(db, job.job_id, { error: error ?? (polling ? null : 'the subscription closed before the task settled'), backoffMs: delay, nextRunAt: new Date(Date.now() + delay).toISOString(), countAttempt: !polling });
-    if (!polling) {
-      totals.retried++;
-      appendEvent(db, { type: 'missive.gateway.job.retrying', source: 'gateway', agentAlias: job.agent_alias, taskId: job.task_id, payload: { job_id: job.job_id, attempt: attempts, backoff_ms: delay, error } });
-      record('job_retrying', { job_id: job.job_id, task_id: job.task_id, attempt: attempts, backoff_ms: delay, error });
-    }
+    return runFollow(core, storage, job, { owner, ttl, interval, stop: stop.signal, withJobSignal, record, totals });
   };
 
-  const startDue = () => {
-    for (const job of dueJobs(db, nowIso())) {
-      if (active.has(job.job_id)) continue;
-      const work = limit(() => runJob(job)).finally(() => active.delete(job.job_id));
+  /** Claims as many jobs due by `dueBy` (default now) as there are free slots and starts them; how many. */
+  const startDue = async (dueBy?: string) => {
+    const free = concurrency - active.size;
+    if (free <= 0 || stop.signal.aborted) return 0;
+    const claimed = await jobs.claimDue(owner, until(ttl), free, dueBy);
+    for (const job of claimed) {
+      const work = runJob(job)
+        .catch((error: unknown) => record('gateway_error', { job_id: job.job_id, error: toMissiveError(error).toReport() }))
+        .finally(() => {
+          active.delete(job.job_id);
+          wakeUp();
+        });
       active.set(job.job_id, work);
     }
+    return claimed.length;
   };
 
   try {
-    while (!stop.signal.aborted) {
+    if (options.once) {
+      // Every job due now, once: a job retried meanwhile (a poll of a task still working) is due later, not again now.
       totals.scans++;
       await scan();
-      startDue();
-      if (options.once) {
-        await Promise.all(active.values());
-        break;
+      const dueBy = new Date().toISOString();
+      while (!stop.signal.aborted && ((await startDue(dueBy)) > 0 || active.size > 0)) await Promise.race(active.values());
+    }
+    let scanned = 0;
+    while (!options.once && !stop.signal.aborted) {
+      // A scan every interval; between scans, a woken gateway only claims.
+      if (Date.now() - scanned >= interval) {
+        totals.scans++;
+        scanned = Date.now();
+        await scan();
+      }
+      await startDue();
+      if (woken) {
+        woken = false;
+        continue;
       }
       await new Promise<void>((resolve) => {
-        const wake = () => {
+        const done = () => {
           clearTimeout(timer);
-          stop.signal.removeEventListener('abort', wake);
+          stop.signal.removeEventListener('abort', done);
+          wake = undefined;
+          woken = false;
           resolve();
         };
-        const timer = setTimeout(wake, interval);
-        stop.signal.addEventListener('abort', wake);
+        const timer = setTimeout(done, Math.max(0, interval - (Date.now() - scanned)));
+        stop.signal.addEventListener('abort', done);
+        wake = done;
       });
     }
   } finally {
@@ -182,20 +192,88 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
     await Promise.allSettled(active.values());
     clearInterval(renewal);
     options.signal?.removeEventListener('abort', onAbort);
-    appendEvent(db, { type: 'missive.gateway.stopped', source: 'gateway', payload: { ...totals, lease_lost: leaseLost } });
-    if (!leaseLost) lease.release();
+    await stopListening?.().catch(() => undefined);
+    await event('missive.gateway.stopped', { ...totals, lease_lost: leaseLost }).catch(() => undefined);
+    if (!leaseLost) await membership.release().catch(() => undefined);
   }
   if (leaseLost) {
     throw new MissiveError('orchestration', 'gateway_lease_lost', 'another gateway took over this profile: this one stopped (it did not renew its lease in time)', {
       help: 'See `missive gateway status`. A gateway whose event loop stalls longer than --claim-ttl loses the profile.',
     });
   }
-  return { ...totals, jobs: jobCounts(db), unfinished: unfinishedJobs(db).length };
+  return { ...totals, jobs: await jobs.counts(), unfinished: (await jobs.unfinished()).length };
 }
 
-/** Whether a gateway holds this profile (its lease), and the jobs. */
-export function gatewayStatus(core: Core) {
-  const db = core.store().db;
-  return { ...leaseStatus(core), jobs: jobCounts(db), unfinished: unfinishedJobs(db) };
+interface FollowContext {
+  owner: string;
+  ttl: number;
+  interval: number;
+  stop: AbortSignal;
+  withJobSignal: <T>(fn: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+  record: (kind: string, data: Record<string, unknown>) => void;
+  totals: { jobs_started: number; settled: number; retried: number; failed: number };
 }
 
+/** Follows one claimed in-flight task (a subscription, or one poll) and records how it went. */
+async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowContext): Promise<void> {
+  const { jobs } = storage;
+  const event = (type: string, payload: Record<string, unknown>) => storage.journal.append({ type, source: 'gateway', agentAlias: job.agent_alias, taskId: job.task_id, payload });
+  c.totals.jobs_started++;
+  c.record('job_started', { job_id: job.job_id, kind: job.kind, task_id: job.task_id, attempt: job.retry_count + 1 });
+  let outcome: FollowOutcome | null = null;
+  let error: string | null = null;
+  const run = new AbortController();
+  const renewal = renewClaimWhileRunning(jobs, { jobId: job.job_id, owner: c.owner, ttlMs: c.ttl }, { lost: () => run.abort(), error: (e) => c.record('gateway_error', { job_id: job.job_id, error: e.toReport() }) });
+  try {
+    outcome =
+      job.kind === 'task_subscription'
+        ? await c.withJobSignal((signal) => subscribeTask(core, job.agent_alias!, job.task_id, AbortSignal.any([signal, run.signal])))
+        : await pollTask(core, job.agent_alias!, job.task_id);
+  } catch (e) {
+    error = c.stop.aborted ? 'gateway stopped' : toMissiveError(e).message;
+  } finally {
+    renewal.stop();
+  }
+  if (outcome?.settled) {
+    if (!(await jobs.finish(job.job_id, 'succeeded', outcome, null, c.owner))) return;
+    c.totals.settled++;
+    await event('missive.gateway.job.succeeded', { job_id: job.job_id, state: outcome.state, events: outcome.events });
+    c.record('job_settled', { job_id: job.job_id, task_id: job.task_id, state: outcome.state });
+    return;
+  }
+  if (c.stop.aborted) {
+    // Stopping is not a failure: the next gateway resumes the job at once.
+    await jobs.retry(job.job_id, { error: 'gateway stopped', backoffMs: 0, nextRunAt: until(0), countAttempt: false }, c.owner);
+    return;
+  }
+  const polling = job.kind === 'task_poll' && !error;
+  const attempts = job.retry_count + (polling ? 0 : 1);
+  if (!polling && attempts >= job.max_attempts) {
+    if (!(await jobs.finish(job.job_id, 'failed', outcome, error, c.owner))) return;
+    c.totals.failed++;
+    await event('missive.gateway.job.failed', { job_id: job.job_id, attempts, error });
+    c.record('job_failed', { job_id: job.job_id, task_id: job.task_id, error });
+    return;
+  }
+  const delay = polling ? c.interval : backoffMs(attempts);
+  if (!(await jobs.retry(job.job_id, { error: error ?? (polling ? null : 'the subscription closed before the task settled'), backoffMs: delay, nextRunAt: until(delay), countAttempt: !polling }, c.owner))) return;
+  if (!polling) {
+    c.totals.retried++;
+    await event('missive.gateway.job.retrying', { job_id: job.job_id, attempt: attempts, backoff_ms: delay, error });
+    c.record('job_retrying', { job_id: job.job_id, task_id: job.task_id, attempt: attempts, backoff_ms: delay, error });
+  }
+}
+
+/** Whether a gateway runs for this profile (SQLite: the lease's holder; PostgreSQL: any gateway of the pool). */
+async function runningGateways(core: Core, storage: Storage) {
+  const pool = await poolStatus(core, storage);
+  return pool ? { running: pool.some((g) => !g.expired), lease: null, gateways: pool } : { ...leaseStatus(core), gateways: null };
+}
+
+export const gatewayRuns = async (core: Core): Promise<boolean> => (await runningGateways(core, await core.storage())).running;
+
+/** Whether gateways run for this profile, which (PostgreSQL: the pool's), and the jobs. */
+export async function gatewayStatus(core: Core) {
+  const storage = await core.storage();
+  return { ...(await runningGateways(core, storage)), jobs: await storage.jobs.counts(), unfinished: await storage.jobs.unfinished() };
+}

@@ -48,7 +48,7 @@ const pause = (ms: number, signal?: AbortSignal) =>
 /** Follows job `id` (a full id or an unambiguous prefix) until it finishes, the signal aborts or the deadline passes. */
 export async function attachJob(core: Core, id: string, options: AttachOptions = {}): Promise<AttachResult> {
   const interval = Math.max(20, options.intervalMs ?? 200);
-  let job = showJob(core, id);
+  let job = await showJob(core, id);
   options.onChange?.(job, null);
   for (;;) {
     if (isFinished(job.state)) return { job, finished: true, stopped: null };
@@ -56,7 +56,7 @@ export async function attachJob(core: Core, id: string, options: AttachOptions =
     const now = Date.now();
     if (options.deadline !== undefined && now >= options.deadline) return { job, finished: false, stopped: 'deadline' };
     await pause(options.deadline === undefined ? interval : Math.min(interval, options.deadline - now), options.signal);
-    const next = showJob(core, job.job_id);
+    const next = await showJob(core, job.job_id);
     if (changed(job, next)) options.onChange?.(next, job);
     job = next;
   }

@@ -1,6 +1,6 @@
 /**
  * A job keeps its request in `gateway_jobs` until the gateway runs it, so a message that holds a credential would put
- * that credential in SQLite. `refuseCredentials` checks the request's text against the literal credentials it could
+ * that credential in the store. `refuseCredentials` checks the request's text against the literal credentials it could
  * hold, read locally (environment and keyring, never the network): the secret of the auth ref of every agent the job
  * sends to (the agent, a bcast group's members, a reducer agent), this invocation's `--header` / `--bearer-token-env`
  * values, and every credential this process already sent. A match is a usage error and nothing is recorded.
@@ -9,8 +9,6 @@ import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { parseHeaderFlag, refSecret } from '../auth/resolve.js';
 import { requireGroup } from '../collectives/groups.js';
-import { getAgent } from '../store/repos/agents.js';
-import { getAuthRef } from '../store/repos/auth-refs.js';
 import type { JobRequest } from './requests.js';
 import { startJob, type JobView, type StartJobOptions } from './queue.js';
 
@@ -32,10 +30,10 @@ async function aliasesOf(core: Core, request: JobRequest): Promise<string[]> {
 /** Literal credentials that must not be in the request, each with where it comes from (for the message). */
 async function credentialsFor(core: Core, request: JobRequest): Promise<Array<{ value: string; source: string }>> {
   const found: Array<{ value: string; source: string }> = [];
-  const db = core.store().db;
+  const storage = await core.storage();
   for (const alias of new Set(await aliasesOf(core, request))) {
-    const refName = getAgent(db, alias)?.authRefName;
-    const ref = refName ? getAuthRef(db, refName) : undefined;
+    const refName = (await storage.agents.get(alias))?.authRefName;
+    const ref = refName ? await storage.authRefs.get(refName) : undefined;
     const secret = ref ? await refSecret(ref, core.env, core.secrets, true).catch(() => null) : null;
     if (secret) found.push({ value: secret, source: `the auth ref "${ref!.name}" of agent "${alias}"` });
   }

@@ -12,9 +12,9 @@ import { bcast } from '../collectives/bcast.js';
 import { reduce } from '../collectives/reduce.js';
 import { responseText, sendMessage } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
-import type { Db } from '../store/db.js';
 import { rowId } from '../store/row-id.js';
-import { markDispatched, setTargetTask, type StoredJob } from '../store/repos/gateway-jobs.js';
+import { setTargetTask, type StoredJob } from '../store/repos/gateway-jobs.js';
+import type { Storage } from '../store/storage.js';
 import { refreshTask, WAIT_OUTCOMES } from '../tasks/service.js';
 import type { JobRequest } from './requests.js';
 
@@ -86,49 +86,49 @@ async function settle(core: Core, taskId: string, agent: string | undefined, opt
   }
 }
 
-/** The local rows of a send made under `messageId`: its task, once the agent answered with one. */
-const sentRow = (db: Db, messageId: string) => db.prepare(`SELECT task_id, context_id FROM messages WHERE message_id = ? AND direction = 'request'`).get(messageId) as { task_id: string | null; context_id: string | null } | undefined;
-
 /**
  * Where a send or stream job stands before it (re)sends: its task is known (wait on it), or the request it marked as
  * out was recorded (sent: resume on its task, or fail as unconfirmed), or nothing left: the message id to send under
  * (the stored one, or a fresh one when an earlier attempt's request failed without reaching the agent).
  */
-function resumePoint(db: Db, job: StoredJob, storedMessageId: string): { taskId: string } | { messageId: string } {
+async function resumePoint(storage: Storage, job: StoredJob, storedMessageId: string): Promise<{ taskId: string } | { messageId: string }> {
   if (job.target_task_id) return { taskId: job.target_task_id };
   const mark = markOf(job);
-  const marked = mark?.message_id ? sentRow(db, mark.message_id) : undefined;
+  const marked = mark?.message_id ? await storage.conversation.requestOf(mark.message_id) : undefined;
   if (marked?.task_id) {
-    setTargetTask(db, job.job_id, marked.task_id, marked.context_id);
+    await storage.jobs.setTargetTask(job.job_id, marked.task_id, marked.context_id);
     return { taskId: marked.task_id };
   }
   if (marked || (mark && !mark.message_id)) throw unconfirmed(job);
   // No row under the mark: the gateway stopped before the request was recorded, so it never left.
   if (mark?.message_id) return { messageId: mark.message_id };
-  return { messageId: sentRow(db, storedMessageId) ? rowId() : storedMessageId };
+  return { messageId: (await storage.conversation.requestOf(storedMessageId)) ? rowId() : storedMessageId };
 }
 
 async function sendJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'send' }>, options: ExecuteOptions): Promise<JobResult> {
-  const db = core.store().db;
+  const storage = await core.storage();
   const agent = request.input.agent;
-  const point = resumePoint(db, job, request.input.messageId);
+  const point = await resumePoint(storage, job, request.input.messageId);
   if ('taskId' in point) return settle(core, point.taskId, agent, options);
-  markDispatched(db, job.job_id, point.messageId);
+  await storage.jobs.markDispatched(job.job_id, point.messageId);
   // The agent answers with its task at once; the job then waits on it by GetTask, which a restart can resume.
   const sent = await sendMessage(core, { ...request.input, messageId: point.messageId, returnImmediately: true });
   if (!sent.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response) };
-  setTargetTask(db, job.job_id, sent.task.task_id, sent.task.context_id);
+  await storage.jobs.setTargetTask(job.job_id, sent.task.task_id, sent.task.context_id);
   const code = WAIT_OUTCOMES[sent.task.state];
   if (code !== undefined) return { outcome: sent.task.state, exit_code: code, task_id: sent.task.task_id, context_id: sent.task.context_id, state: sent.task.state, text: responseText(sent.response) };
   return settle(core, sent.task.task_id, agent, options);
 }
 
 async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'stream' }>, options: ExecuteOptions): Promise<JobResult> {
-  const db = core.store().db;
+  const storage = await core.storage();
   const agent = request.input.agent;
-  const point = resumePoint(db, job, request.input.messageId);
+  const point = await resumePoint(storage, job, request.input.messageId);
   if ('taskId' in point) return settle(core, point.taskId, agent, options);
-  markDispatched(db, job.job_id, point.messageId);
+  await storage.jobs.markDispatched(job.job_id, point.messageId);
+  // Streams run on the SQLite store only so far (`job start` refuses a stream job on PostgreSQL): the task id is
+  // recorded synchronously as its first event arrives.
+  const db = core.store().db;
   let recorded = false;
   const streamed = await streamMessage(core, {
     ...request.input,
@@ -150,9 +150,8 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
 }
 
 async function bcastJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'bcast' }>): Promise<JobResult> {
-  const db = core.store().db;
   if (wasDispatched(job)) throw unconfirmed(job);
-  markDispatched(db, job.job_id);
+  await (await core.storage()).jobs.markDispatched(job.job_id);
   const result = await bcast(core, request.inputs, { group: request.group, contextId: request.contextId, execution: request.execution, maxConcurrency: request.maxConcurrency, failurePolicy: request.failurePolicy });
   return {
     outcome: result.status,
@@ -168,7 +167,7 @@ async function reduceJob(core: Core, job: StoredJob, request: Extract<JobRequest
   // A local strategy reads the journal only and may run again; a reducer agent is sent to at most once.
   if (request.input.reducerAgent) {
     if (wasDispatched(job)) throw unconfirmed(job);
-    markDispatched(core.store().db, job.job_id);
+    await (await core.storage()).jobs.markDispatched(job.job_id);
   }
   const result = await reduce(core, request.input);
   return {

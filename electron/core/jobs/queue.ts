@@ -7,10 +7,9 @@ import { MissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from '../collectives/groups.js';
-import { requireContext, resolveContextId } from '../contexts/service.js';
-import { ensureContext } from '../store/repos/conversation.js';
-import { appendEvent } from '../store/repos/events.js';
-import { cancelJobRow, findOperatorJobs, getOperatorJob, insertOperatorJob, listOperatorJobs, type JobState, type StoredJob } from '../store/repos/gateway-jobs.js';
+import { contextIdOf, requireContext } from '../contexts/service.js';
+import type { JobState, OperatorKind, StoredJob } from '../store/repos/gateway-jobs.js';
+import { storeUnsupported } from '../store/team-scope.js';
 import { cancelTask } from '../tasks/service.js';
 import { summarise, type JobRequest, type JobSummary } from './requests.js';
 
@@ -73,9 +72,12 @@ export interface StartJobOptions {
   maxAttempts?: number;
 }
 
+/** The kinds a gateway runs on a PostgreSQL store so far (the others still need the profile's SQLite store). */
+const SHARED_STORE_KINDS: readonly OperatorKind[] = ['send', 'wait'];
+
 /** Checks the request against the registry (agent, group, context, parts) and records it, queued to run at once. */
 export async function startJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
-  const db = core.store().db;
+  if (core.storeSelection.kind === 'postgres' && !SHARED_STORE_KINDS.includes(request.kind)) throw storeUnsupported(core.storeSelection.display, `a ${request.kind} job`);
   const maxAttempts = options.maxAttempts ?? 1;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
   const summary = await summarise(core, request);
@@ -85,7 +87,7 @@ export async function startJob(core: Core, request: JobRequest, options: StartJo
   let target: string | null = null;
   if (request.kind === 'send' || request.kind === 'stream') {
     agent = (await requireAgent(core, request.input.agent)).alias;
-    if (request.input.contextId) request.input.contextId = contextId = resolveContextId(db, request.input.contextId);
+    if (request.input.contextId) request.input.contextId = contextId = await contextIdOf(core, request.input.contextId);
   } else if (request.kind === 'wait') {
     if (request.agent) agent = (await requireAgent(core, request.agent)).alias;
     target = request.taskId;
@@ -96,32 +98,32 @@ export async function startJob(core: Core, request: JobRequest, options: StartJo
     if (request.input.reducerAgent) agent = (await requireAgent(core, request.input.reducerAgent)).alias;
   } else {
     group = (await requireGroup(core, request.group)).group_name;
-    if (request.contextId) request.contextId = contextId = resolveContextId(db, request.contextId);
+    if (request.contextId) request.contextId = contextId = await contextIdOf(core, request.contextId);
   }
   // Random (v4), not time-ordered: the 8-character short ids `job list` prints must tell jobs of the same minute apart.
   const jobId = randomUUID();
-  core.store().transaction(() => {
+  await (await core.storage()).transaction(async (tx) => {
     // A send may open a context of the caller's choosing: known from now on, as `missive send --context` makes it.
-    if (contextId && request.kind !== 'reduce') ensureContext(db, contextId, agent);
-    insertOperatorJob(db, { jobId, kind: request.kind, agentAlias: agent, groupName: group, contextId, targetTaskId: target, request, summary: { ...summary }, maxAttempts });
-    appendEvent(db, { type: 'missive.job.started', source: 'cli', agentAlias: agent, contextId, payload: { job_id: jobId, ...summary, max_attempts: maxAttempts } });
+    if (contextId && request.kind !== 'reduce') await tx.conversation.ensureContext(contextId, agent);
+    await tx.jobs.insertOperator({ jobId, kind: request.kind, agentAlias: agent, groupName: group, contextId, targetTaskId: target, request, summary: { ...summary }, maxAttempts });
+    await tx.journal.append({ type: 'missive.job.started', source: 'cli', agentAlias: agent, contextId, payload: { job_id: jobId, ...summary, max_attempts: maxAttempts } });
   });
   return showJob(core, jobId);
 }
 
 /** The job `id` names: a full id or an unambiguous prefix (the short ids `job list` prints). */
-export function findJob(core: Core, id: string): StoredJob {
-  const matches = findOperatorJobs(core.store().db, id.trim());
+export async function findJob(core: Core, id: string): Promise<StoredJob> {
+  const matches = await (await core.storage()).jobs.findOperator(id.trim());
   if (matches.length === 0 || !id.trim()) throw usageError('unknown_job', `no job "${id}"`, 'See `missive job list`.');
   if (matches.length > 1 && matches[0]!.job_id !== id) throw usageError('ambiguous_job', `"${id}" names more than one job`, 'Give more of the job id.');
   return matches[0]!;
 }
 
-export const showJob = (core: Core, id: string): JobView => jobView(findJob(core, id));
+export const showJob = async (core: Core, id: string): Promise<JobView> => jobView(await findJob(core, id));
 
-export function listJobs(core: Core, options: { state?: string; limit?: number } = {}): JobView[] {
+export async function listJobs(core: Core, options: { state?: string; limit?: number } = {}): Promise<JobView[]> {
   if (options.state && !(JOB_STATES as readonly string[]).includes(options.state)) throw usageError('invalid_state', `unknown job state "${options.state}"`, `Use one of: ${JOB_STATES.join(', ')}.`);
-  return listOperatorJobs(core.store().db, { state: options.state as JobState | undefined, limit: options.limit ?? 50 }).map(jobView);
+  return (await (await core.storage()).jobs.listOperator({ state: options.state as JobState | undefined, limit: options.limit ?? 50 })).map(jobView);
 }
 
 export interface CancelResult {
@@ -136,24 +138,24 @@ export interface CancelResult {
  * refused with `validation::job_finished`, with or without `remote`, and nothing is sent.
  */
 export async function cancelJob(core: Core, id: string, options: { remote?: boolean } = {}): Promise<CancelResult> {
-  const db = core.store().db;
-  const row = findJob(core, id);
-  const cancelled = core.store().transaction(() => {
-    const changed = cancelJobRow(db, row.job_id);
-    if (changed) appendEvent(db, { type: 'missive.job.cancelled', source: 'cli', agentAlias: row.agent_alias, contextId: row.context_id, payload: { job_id: row.job_id, kind: row.kind, remote: options.remote === true } });
+  const storage = await core.storage();
+  const row = await findJob(core, id);
+  const cancelled = await storage.transaction(async (tx) => {
+    const changed = await tx.jobs.cancel(row.job_id);
+    if (changed) await tx.journal.append({ type: 'missive.job.cancelled', source: 'cli', agentAlias: row.agent_alias, contextId: row.context_id, payload: { job_id: row.job_id, kind: row.kind, remote: options.remote === true } });
     return changed;
   });
   if (!cancelled) {
-    const now = showJob(core, row.job_id);
+    const now = await showJob(core, row.job_id);
     const task = options.remote && now.task_id ? ` To ask the agent to cancel its task anyway: missive task cancel ${now.task_id}` : '';
     throw usageError('job_finished', `job ${row.job_id} already ${now.state}`, `Only queued, retrying and running jobs can be cancelled.${task}`);
   }
   let remote: CancelResult['remote'] = null;
   if (options.remote) {
-    const taskId = row.target_task_id ?? getOperatorJob(db, row.job_id)?.target_task_id ?? null;
+    const taskId = row.target_task_id ?? (await storage.jobs.getOperator(row.job_id))?.target_task_id ?? null;
     if (!taskId) throw new MissiveError('orchestration', 'job_without_task', `job ${row.job_id} has no task to cancel remotely (the job itself is cancelled)`, { help: 'It has not reached an agent yet, or its agent answered with a message.' });
     const view = await cancelTask(core, taskId, row.agent_alias ?? undefined);
     remote = { task_id: taskId, state: view.task.state };
   }
-  return { job: showJob(core, row.job_id), cancelled, remote };
+  return { job: await showJob(core, row.job_id), cancelled, remote };
 }

@@ -1,5 +1,5 @@
 /**
- * The gateway's side of one operator job: claim it for a while (`locked_until`), renew the claim while it runs,
+ * The gateway's side of one operator job it has claimed for a while (`locked_until`): renew the claim while it runs,
  * execute it (execute.ts), then record how it ended: `succeeded` (exit code 0), `failed` (a task outcome other than
  * completed, a permanent error, or the last attempt), or `retrying` with backoff on the row. A claim that cannot be
  * renewed (the operator cancelled the job) aborts the execution; a gateway that stops leaves the job to the next one.
@@ -7,12 +7,13 @@
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { backoffMs } from './backoff.js';
-import { appendEvent } from '../store/repos/events.js';
-import { claimJob, clearDispatched, finishJob, getOperatorJob, renewClaim, retryJob, type JobRow } from '../store/repos/gateway-jobs.js';
+import { renewClaimWhileRunning } from './claim-renewal.js';
+import type { JobRow } from '../store/repos/gateway-jobs.js';
+import type { Storage } from '../store/storage.js';
 import { executeJob, isPermanent, notActedOn, wasDispatched, type JobResult } from './execute.js';
 
 export interface OperatorRunOptions {
-  /** Who claims (the gateway's owner id). */
+  /** Who claimed it (the gateway's owner id). */
   owner: string;
   /** The gateway stopping: the job goes back to the queue, its attempt not counted. */
   signal: AbortSignal;
@@ -23,40 +24,44 @@ export interface OperatorRunOptions {
   record: (kind: string, data: Record<string, unknown>) => void;
 }
 
-export type OperatorRunEnd = 'succeeded' | 'failed' | 'retrying' | 'cancelled' | 'stopped' | 'not_claimed';
+export type OperatorRunEnd = 'succeeded' | 'failed' | 'retrying' | 'cancelled' | 'stopped' | 'gone';
 
 const until = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 /** A failure as stored in `result_json`: what `job show` prints and `--attach` exits with. */
 const failure = (error: MissiveError): JobResult => ({ outcome: 'error', exit_code: error.exitCode, error: error.toReport() });
 
-/** Runs one due operator job if this gateway can claim it. Never throws. */
-export async function runOperatorJob(core: Core, due: JobRow, options: OperatorRunOptions): Promise<OperatorRunEnd> {
-  const db = core.store().db;
+/**
+ * Runs one operator job this gateway has claimed (JobRepository.claimDue). Throws only when the store fails; the
+ * claim then expires and another gateway (or this one, later) takes the job up again.
+ */
+export async function runOperatorJob(core: Core, claimed: JobRow, options: OperatorRunOptions): Promise<OperatorRunEnd> {
+  const storage = await core.storage();
+  const { jobs } = storage;
   const { owner } = options;
-  if (!claimJob(db, due.job_id, owner, until(options.claimTtlMs))) return 'not_claimed';
-  const job = getOperatorJob(db, due.job_id);
-  if (!job) return 'not_claimed';
+  const job = await jobs.getOperator(claimed.job_id);
+  if (!job) return 'gone';
   const event = (type: string, payload: Record<string, unknown>) =>
-    appendEvent(db, { type: `missive.job.${type}`, source: 'gateway', agentAlias: job.agent_alias, contextId: job.context_id, taskId: job.target_task_id, payload: { job_id: job.job_id, kind: job.kind, ...payload } });
-  event('attempt', { attempt: job.attempts, max_attempts: job.max_attempts, resumed: job.target_task_id !== null || wasDispatched(job) });
+    storage.journal.append({ type: `missive.job.${type}`, source: 'gateway', agentAlias: job.agent_alias, contextId: job.context_id, taskId: job.target_task_id, payload: { job_id: job.job_id, kind: job.kind, ...payload } });
+  await event('attempt', { attempt: job.attempts, max_attempts: job.max_attempts, resumed: job.target_task_id !== null || wasDispatched(job) });
   options.record('job_started', { job_id: job.job_id, kind: job.kind, attempt: job.attempts });
 
   const run = new AbortController();
   const stopRun = () => run.abort();
   options.signal.addEventListener('abort', stopRun, { once: true });
   let lost = false;
-  const renewal = setInterval(() => {
-    if (!renewClaim(db, job.job_id, owner, until(options.claimTtlMs))) {
+  const renewal = renewClaimWhileRunning(jobs, { jobId: job.job_id, owner, ttlMs: options.claimTtlMs }, {
+    lost: () => {
       lost = true;
       run.abort();
-    }
-  }, Math.max(20, Math.floor(options.claimTtlMs / 3)));
+    },
+    error: (error) => options.record('gateway_error', { job_id: job.job_id, error: error.toReport() }),
+  });
   try {
     const result = await executeJob(core, job, { signal: run.signal, pollMs: options.pollMs });
     const state = result.exit_code === 0 ? 'succeeded' : 'failed';
-    if (!finishJob(db, job.job_id, state, result, state === 'failed' ? `ended ${result.outcome}` : null, owner)) return 'cancelled';
-    event(state, { outcome: result.outcome, exit_code: result.exit_code, task_id: result.task_id ?? null });
+    if (!(await jobs.finish(job.job_id, state, result, state === 'failed' ? `ended ${result.outcome}` : null, owner))) return 'cancelled';
+    await event(state, { outcome: result.outcome, exit_code: result.exit_code, task_id: result.task_id ?? null });
     options.record(`job_${state}`, { job_id: job.job_id, outcome: result.outcome, exit_code: result.exit_code });
     return state;
   } catch (thrown) {
@@ -64,33 +69,33 @@ export async function runOperatorJob(core: Core, due: JobRow, options: OperatorR
     if (lost) return 'cancelled';
     if (options.signal.aborted) {
       // Stopping is not a failure: the next gateway resumes the job at once, this attempt not counted.
-      retryJob(db, job.job_id, { error: 'gateway stopped', backoffMs: 0, nextRunAt: until(0), countAttempt: false }, owner);
+      await jobs.retry(job.job_id, { error: 'gateway stopped', backoffMs: 0, nextRunAt: until(0), countAttempt: false }, owner);
       return 'stopped';
     }
     // A request that may have reached the agent is never sent again (at most once): only a refused one is retried.
-    const mayHaveArrived = !isPermanent(error) && wasDispatchedNow(core, job.job_id) && !notActedOn(error);
+    const mayHaveArrived = !isPermanent(error) && (await wasDispatchedNow(storage, job.job_id)) && !notActedOn(error);
     if (isPermanent(error) || mayHaveArrived || job.attempts >= job.max_attempts) {
       const final = mayHaveArrived ? withUnconfirmedHelp(error) : error;
-      if (!finishJob(db, job.job_id, 'failed', failure(final), final.message, owner)) return 'cancelled';
-      event('failed', { attempt: job.attempts, error: final.toReport() });
+      if (!(await jobs.finish(job.job_id, 'failed', failure(final), final.message, owner))) return 'cancelled';
+      await event('failed', { attempt: job.attempts, error: final.toReport() });
       options.record('job_failed', { job_id: job.job_id, error: final.toReport() });
       return 'failed';
     }
-    clearDispatched(db, job.job_id);
+    await jobs.clearDispatched(job.job_id);
     const delay = backoffMs(job.attempts);
-    if (!retryJob(db, job.job_id, { error: error.message, backoffMs: delay, nextRunAt: until(delay), countAttempt: true }, owner)) return 'cancelled';
-    event('retrying', { attempt: job.attempts, backoff_ms: delay, error: error.toReport() });
+    if (!(await jobs.retry(job.job_id, { error: error.message, backoffMs: delay, nextRunAt: until(delay), countAttempt: true }, owner))) return 'cancelled';
+    await event('retrying', { attempt: job.attempts, backoff_ms: delay, error: error.toReport() });
     options.record('job_retrying', { job_id: job.job_id, attempt: job.attempts, backoff_ms: delay, error: error.message });
     return 'retrying';
   } finally {
-    clearInterval(renewal);
+    renewal.stop();
     options.signal.removeEventListener('abort', stopRun);
   }
 }
 
 /** Whether the row still says the request went out (execute.ts marks it before sending). */
-function wasDispatchedNow(core: Core, jobId: string): boolean {
-  const row = getOperatorJob(core.store().db, jobId);
+async function wasDispatchedNow(storage: Storage, jobId: string): Promise<boolean> {
+  const row = await storage.jobs.getOperator(jobId);
   return row !== undefined && wasDispatched(row);
 }
 

@@ -11,13 +11,12 @@ import type { WireCapture } from '../a2a/wire.js';
 import type { CardResult } from '../agents/discovery.js';
 import type { Outbound } from '../agents/outbound.js';
 import { connect } from '../agents/connection.js';
-import { assertContextOpen, resolveContextId } from '../contexts/service.js';
+import { openContextId } from '../contexts/service.js';
 import { parseMetadata } from '../validation/metadata.js';
 import { validateBaseUrl } from '../validation/url.js';
-import type { Db } from '../store/db.js';
-import { appendEvent } from '../store/repos/events.js';
-import { ensureContext, insertMessage, linkMessageToContext, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
-import { canonicalTask, persistTask } from '../tasks/persist.js';
+import type { TaskStateName } from '../store/repos/conversation.js';
+import { call, commitSteps, journal, runStepsSync, type Steps } from '../store/steps.js';
+import { canonicalTask, persistTaskSteps } from '../tasks/persist.js';
 import { redactUrl, redactValue, scrubSecrets } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
 import { answerOfResponse } from './answer-text.js';
@@ -55,11 +54,9 @@ export interface SendResult {
 }
 
 /** `--context` may be a local name: resolve it to the id, and refuse a context closed locally. */
-function withContext<T extends { contextId?: string }>(core: Core, input: T): T {
+async function withContext<T extends { contextId?: string }>(core: Core, input: T): Promise<T> {
   if (!input.contextId) return input;
-  const contextId = resolveContextId(core.store().db, input.contextId);
-  assertContextOpen(core.store().db, contextId);
-  return { ...input, contextId };
+  return { ...input, contextId: await openContextId(core, input.contextId) };
 }
 
 /** The inline push config of `--push-url` (its token from `--push-token-env`), or undefined. */
@@ -105,7 +102,7 @@ export interface PreparedSend {
 }
 
 export async function buildSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
-  input = withContext(core, input);
+  input = await withContext(core, input);
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
   const push = inlinePush(core, input);
@@ -147,19 +144,23 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null, pushUrl: push ? redactUrl(push.url) : null, deadline: input.deadline ?? null };
 }
 
-/** Writes the request row and `a2a.<op>.started`; call inside a transaction (fan-outs record every member in one). */
-export function recordRequest(core: Core, p: PreparedSend): void {
-  const db = core.store().db;
-  if (p.contextId) ensureContext(db, p.contextId, p.alias);
+/** The request row and `a2a.<op>.started`. */
+function* requestSteps(p: PreparedSend): Steps<void> {
+  if (p.contextId) yield* call('ensureContext', p.contextId, p.alias);
   // The agent gets the message as typed; the journal never keeps our own credentials, even when typed into it.
-  insertMessage(db, { messageId: p.messageId, agentAlias: p.alias, contextId: p.contextId, taskId: null, direction: 'request', role: 'user', protocolMessageId: p.messageId, content: scrubSecrets(p.message, p.outbound.secrets), metadata: p.meta });
-  appendEvent(db, { type: `a2a.${p.operation}.started`, agentAlias: p.alias, contextId: p.contextId, payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes, push_url: p.pushUrl } }, p.outbound.secrets);
+  yield* call('insertMessage', { messageId: p.messageId, agentAlias: p.alias, contextId: p.contextId, taskId: null, direction: 'request', role: 'user', protocolMessageId: p.messageId, content: scrubSecrets(p.message, p.outbound.secrets), metadata: p.meta });
+  yield* journal({ type: `a2a.${p.operation}.started`, agentAlias: p.alias, contextId: p.contextId, payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes, push_url: p.pushUrl } }, p.outbound.secrets);
 }
 
-/** Builds and records the request in one step (send and stream). */
+/** Writes the request row and `a2a.<op>.started` on SQLite; call inside a transaction (fan-outs record every member in one). */
+export function recordRequest(core: Core, p: PreparedSend): void {
+  runStepsSync(core.store().db, requestSteps(p));
+}
+
+/** Builds and records the request in one step (send and stream), on either store. */
 export async function prepareSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
   const prepared = await buildSend(core, input, operation, checkCard);
-  core.store().transaction(() => recordRequest(core, prepared));
+  await commitSteps(core, () => requestSteps(prepared));
   return prepared;
 }
 
@@ -168,24 +169,31 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
 }
 
 /**
- * Sends a recorded request and persists the answer: call the agent (a failure is journaled and thrown), then, in one
- * savepoint of a group commit (`Store.batch`), persist the message or task answer and journal the completion.
- * `inTransaction` runs in that savepoint too, so a caller's own journal rows (a fan-out's member event) commit with
- * the answer; the promise settles once the group's transaction has committed.
+ * Sends a recorded request and persists the answer: call the agent (a failure is journaled and thrown), then persist
+ * the message or task answer and journal the completion in one transaction: on SQLite a savepoint of a group commit
+ * (`Store.batch`), on PostgreSQL a transaction of its own. `inTransaction` (SQLite only: the collectives) runs in that
+ * savepoint too, so a caller's own journal rows (a fan-out's member event) commit with the answer; the promise
+ * settles once the transaction has committed.
  */
 export async function deliverSend(core: Core, prepared: PreparedSend, inTransaction?: (result: SendResult) => void): Promise<SendResult> {
   const answer = await callAgent(core, prepared);
   const responseMessageId = rowId();
-  const db = core.store().db;
-  return core.store().batch(() => {
-    let task: SendResult['task'] = null;
-    if (answer.task) task = persistTaskAnswer(db, prepared, answer.task, responseMessageId);
-    else persistMessageAnswer(db, prepared, answer.message, responseMessageId);
-    journalCompletion(db, prepared, answer, responseMessageId, task);
-    const sent = sendResult(prepared, answer, responseMessageId, task);
-    inTransaction?.(sent);
+  if (!inTransaction) return commitSteps(core, () => answerSteps(prepared, answer, responseMessageId), { group: true });
+  const store = core.store();
+  return store.batch(() => {
+    const sent = runStepsSync(store.db, answerSteps(prepared, answer, responseMessageId));
+    inTransaction(sent);
     return sent;
   });
+}
+
+/** What an answer leaves: the message or the task (and its artifacts), and `a2a.send.completed`. */
+function* answerSteps(prepared: PreparedSend, answer: SendAnswer, responseMessageId: string): Steps<SendResult> {
+  let task: SendResult['task'] = null;
+  if (answer.task) task = yield* persistTaskAnswer(prepared, answer.task, responseMessageId);
+  else yield* persistMessageAnswer(prepared, answer.message, responseMessageId);
+  yield* journalCompletion(prepared, answer, responseMessageId, task);
+  return sendResult(prepared, answer, responseMessageId, task);
 }
 
 /** A decoded SendMessage answer, our own secrets scrubbed: a task or a direct message. */
@@ -208,7 +216,7 @@ async function callAgent(core: Core, prepared: PreparedSend): Promise<SendAnswer
     return decodeAnswer(await callUnary(call, 'SendMessage', prepared.request), prepared.outbound.secrets);
   } catch (error) {
     const err = toMissiveError(error);
-    recordSendFailure(core.store().db, prepared, err);
+    await recordSendFailure(core, prepared, err);
     throw err;
   }
 }
@@ -221,18 +229,18 @@ function decodeAnswer(raw: unknown, secrets: readonly string[]): SendAnswer {
 }
 
 /** Journals `a2a.send.failed` with the error report (autocommit: it must survive whatever the caller does next). */
-function recordSendFailure(db: Db, prepared: PreparedSend, err: MissiveError): void {
-  appendEvent(db, { type: 'a2a.send.failed', agentAlias: prepared.alias, contextId: prepared.contextId, payload: { message_id: prepared.messageId, error: err.toReport() } }, prepared.outbound.secrets);
+async function recordSendFailure(core: Core, prepared: PreparedSend, err: MissiveError): Promise<void> {
+  await (await core.storage()).journal.append({ type: 'a2a.send.failed', agentAlias: prepared.alias, contextId: prepared.contextId, payload: { message_id: prepared.messageId, error: err.toReport() } }, prepared.outbound.secrets);
 }
 
 /** A direct message answer: its context (when it names one; the request joins it) and the response row. */
-function persistMessageAnswer(db: Db, prepared: PreparedSend, message: Record<string, unknown>, responseMessageId: string): void {
+function* persistMessageAnswer(prepared: PreparedSend, message: Record<string, unknown>, responseMessageId: string): Steps<void> {
   const m = message as { messageId?: string; contextId?: string };
   if (m.contextId) {
-    ensureContext(db, m.contextId, prepared.alias);
-    linkMessageToContext(db, prepared.messageId, m.contextId);
+    yield* call('ensureContext', m.contextId, prepared.alias);
+    yield* call('linkMessageToContext', prepared.messageId, m.contextId);
   }
-  insertMessage(db, {
+  yield* call('insertMessage', {
     messageId: responseMessageId,
     agentAlias: prepared.alias,
     contextId: m.contextId ?? prepared.contextId,
@@ -249,13 +257,13 @@ function persistMessageAnswer(db: Db, prepared: PreparedSend, message: Record<st
  * A task answer: the task and its artifacts, the request linked to it, and a response row holding the task's status
  * message (or, when it has none, a synthetic system row naming the state).
  */
-function persistTaskAnswer(db: Db, prepared: PreparedSend, rawTask: Record<string, unknown>, responseMessageId: string): NonNullable<SendResult['task']> {
+function* persistTaskAnswer(prepared: PreparedSend, rawTask: Record<string, unknown>, responseMessageId: string): Steps<NonNullable<SendResult['task']>> {
   const task = canonicalTask(rawTask);
-  const persisted = persistTask(db, prepared.alias, task, { protocolVersion: prepared.iface.protocol_version, metadata: prepared.meta, lastMessageId: responseMessageId, fallbackContextId: prepared.contextId ?? undefined });
+  const persisted = yield* persistTaskSteps(prepared.alias, task, { protocolVersion: prepared.iface.protocol_version, metadata: prepared.meta, lastMessageId: responseMessageId, fallbackContextId: prepared.contextId ?? undefined });
   const contextId = persisted.context_id;
-  linkMessageToTask(db, prepared.messageId, task.id, contextId);
+  yield* call('linkMessageToTask', prepared.messageId, task.id, contextId);
   const statusMessage = task.status?.message;
-  insertMessage(db, {
+  yield* call('insertMessage', {
     messageId: responseMessageId,
     agentAlias: prepared.alias,
     contextId,
@@ -270,9 +278,8 @@ function persistTaskAnswer(db: Db, prepared: PreparedSend, rawTask: Record<strin
 }
 
 /** Journals `a2a.send.completed`: the answer's shape, the response row and the task (if any). */
-function journalCompletion(db: Db, prepared: PreparedSend, answer: SendAnswer, responseMessageId: string, task: SendResult['task']): void {
-  appendEvent(
-    db,
+function* journalCompletion(prepared: PreparedSend, answer: SendAnswer, responseMessageId: string, task: SendResult['task']): Steps<void> {
+  yield* journal(
     {
       type: 'a2a.send.completed',
       agentAlias: prepared.alias,

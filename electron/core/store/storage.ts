@@ -14,6 +14,9 @@ import type { EventRow, NewEvent } from './repos/events.js';
 import type { JournalQuery } from './repos/journal-query.js';
 import type { GroupRow, MemberRow } from './repos/groups.js';
 import type { CallEventType, JournalRow } from './repos/history.js';
+import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredTask, TaskQuery, TaskUpsert } from './repos/conversation.js';
+import type { ContextRow } from './repos/contexts.js';
+import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './repos/gateway-jobs.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -112,12 +115,101 @@ export interface CallEventReader {
   newest(agents: readonly string[], types: readonly CallEventType[]): Promise<JournalRow[]>;
 }
 
+/**
+ * Contexts, messages, tasks and artifacts: what A2A exchanges leave (repos/conversation.ts and repos/contexts.ts hold
+ * SQLite's statements and the row types; each method does what the SQLite function of the same name does).
+ */
+export interface ConversationRepository {
+  /** Inserts the context row if it is new (the agent it was opened with, its metadata); an existing one is kept. */
+  ensureContext(contextId: string, agentAlias: string | null, metadata?: Record<string, unknown>): Promise<void>;
+  /** A task's messages are numbered (`ordinal`) in the insert: the next after the task's highest. */
+  insertMessage(message: NewMessage): Promise<void>;
+  linkMessageToContext(messageId: string, contextId: string): Promise<void>;
+  linkMessageToTask(messageId: string, taskId: string, contextId: string | null): Promise<void>;
+  getTask(taskId: string): Promise<StoredTask | undefined>;
+  /** `updated_at` moves only when the state or the remote JSON changed. */
+  upsertTask(task: TaskUpsert): Promise<void>;
+  /** A new artifact, a new chunk (append) or new content (replace), each bumping the version; the stored version. */
+  writeArtifact(artifact: ArtifactWrite): Promise<number>;
+  listArtifactsOfTask(taskId: string): Promise<ArtifactSummary[]>;
+  /** Local tasks, most recently updated first (task id breaks ties). */
+  listTasks(query: TaskQuery): Promise<StoredTask[]>;
+  /** The request row sent under `messageId` (a job's dispatch mark): the task and context its answer gave it. */
+  requestOf(messageId: string): Promise<{ task_id: string | null; context_id: string | null } | undefined>;
+  getContext(contextId: string): Promise<ContextRow | undefined>;
+  getContextByName(name: string): Promise<ContextRow | undefined>;
+}
+
+/** One gateway as the pool lists it (`gateway status`): SQLite's single lease row, or a member of a PostgreSQL pool. */
+export interface GatewayRow {
+  holder: string;
+  pid: number;
+  host: string;
+  started_at: string;
+  renewed_at: string;
+  expires_at: string;
+}
+
+/**
+ * The gateways of a profile on a PostgreSQL store: a pool, one row per running gateway (migration 0003), renewed while
+ * it runs and deleted when it stops; a row whose expiry passed is a gateway that died or hung. (On SQLite one gateway
+ * holds the profile by a lease instead: core/gateway/lease.ts.)
+ */
+export interface GatewayPoolRepository {
+  /** Adds this gateway's row. */
+  join(row: GatewayRow): Promise<void>;
+  /** Extends `holder`'s row; false when it is gone (pruned as expired: the gateway must stop). */
+  renew(holder: string, renewedAt: string, expiresAt: string): Promise<boolean>;
+  leave(holder: string): Promise<void>;
+  /** Every row, live or expired, oldest start first. */
+  list(): Promise<GatewayRow[]>;
+  /** Deletes the rows that expired before `before`; how many. */
+  prune(before: string): Promise<number>;
+}
+
+/**
+ * Durable gateway jobs (repos/gateway-jobs.ts holds SQLite's statements and the row types). Claims carry an expiry
+ * (`locked_until`): a claim whose expiry passed is due again, whoever held it.
+ */
+export interface JobRepository {
+  /** In-flight local tasks without an unfinished follow or operator job. */
+  tasksNeedingJobs(): Promise<Array<{ task_id: string; agent_alias: string; context_id: string | null }>>;
+  /** Queues a follow job (one per kind and task; a succeeded one is queued again). */
+  queueFollow(job: { kind: FollowKind; taskId: string; agentAlias: string; contextId: string | null; maxAttempts: number }): Promise<void>;
+  /**
+   * Claims up to `limit` due jobs (queued or retrying whose time came by `dueBy`, default now; running whose claim
+   * expired) for `owner` until
+   * `lockedUntil`, oldest due first, and returns them as claimed (state running, attempts counted as claimJob does).
+   * Two gateways claiming at once never get the same job: PostgreSQL skips the rows another claim holds
+   * (FOR UPDATE SKIP LOCKED); SQLite claims in one IMMEDIATE transaction.
+   */
+  claimDue(owner: string, lockedUntil: string, limit: number, dueBy?: string): Promise<JobRow[]>;
+  /** Extends `owner`'s claim; false when the job is no longer its own running job (cancelled, or taken over). */
+  renewClaim(jobId: string, owner: string, lockedUntil: string): Promise<boolean>;
+  /** `owner`, when given, must still hold the running job. */
+  finish(jobId: string, state: 'succeeded' | 'failed' | 'cancelled', result: unknown, error?: string | null, owner?: string | null): Promise<boolean>;
+  retry(jobId: string, retry: { error: string | null; backoffMs: number; nextRunAt: string; countAttempt: boolean }, owner?: string | null): Promise<boolean>;
+  insertOperator(job: { jobId: string; kind: OperatorKind; agentAlias: string | null; groupName: string | null; contextId: string | null; targetTaskId: string | null; request: unknown; summary: Record<string, unknown>; maxAttempts: number }): Promise<void>;
+  /** Operator jobs whose id is `id` or starts with it (at most 2). */
+  findOperator(id: string): Promise<StoredJob[]>;
+  getOperator(jobId: string): Promise<StoredJob | undefined>;
+  listOperator(options: { state?: JobState; limit: number }): Promise<Array<Omit<StoredJob, 'request_json'>>>;
+  setTargetTask(jobId: string, taskId: string, contextId: string | null): Promise<void>;
+  markDispatched(jobId: string, messageId?: string | null): Promise<void>;
+  clearDispatched(jobId: string): Promise<void>;
+  cancel(jobId: string): Promise<boolean>;
+  counts(): Promise<Partial<Record<JobState, number>>>;
+  unfinished(): Promise<JobRow[]>;
+}
+
 /** What one transaction (or the store outside any) offers. */
 export interface Repositories {
   readonly agents: AgentRepository;
   readonly authRefs: AuthRefRepository;
   readonly groups: GroupRepository;
   readonly journal: JournalWriter;
+  readonly conversation: ConversationRepository;
+  readonly jobs: JobRepository;
 }
 
 export interface Storage extends Repositories {
@@ -134,5 +226,13 @@ export interface Storage extends Repositories {
    * refused as a programming error); on PostgreSQL it holds one pooled connection.
    */
   transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Wakes `listener` when a job is queued by any host (PostgreSQL: LISTEN/NOTIFY on the profile's channel), so an idle
+   * gateway starts it at once instead of at its next scan. SQLite has nothing to listen to (one host, and the gateway
+   * scans): it never calls the listener. Resolves to the function that stops listening.
+   */
+  onJobQueued(listener: () => void): Promise<() => Promise<void>>;
+  /** PostgreSQL only: the profile's pool of gateways. */
+  readonly gatewayPool?: GatewayPoolRepository;
   close(): Promise<void>;
 }

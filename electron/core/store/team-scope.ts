@@ -1,6 +1,6 @@
 /**
- * What runs on a shared PostgreSQL store so far (team mode, issue 24 part 1): the registry (agents and their cards,
- * groups, auth refs) and the journal's reads. Every other command and IPC channel refuses a PostgreSQL store before it
+ * What runs on a shared PostgreSQL store so far (team mode): the registry (agents and their cards, groups, auth refs),
+ * the journal's reads, `send` and the tasks it leaves, and the shared job queue (send and wait jobs, gateways). Every other command and IPC channel refuses a PostgreSQL store before it
  * does anything (no request leaves, nothing is written anywhere) with `config::store_unsupported`; `core.store()`,
  * the synchronous SQLite handle those services use, refuses it too, as the backstop.
  */
@@ -17,6 +17,19 @@ const TEAM_COMMANDS: ReadonlySet<string> = new Set([
   'agent inspect',
   'agent refresh',
   'agent capabilities',
+  'send',
+  'task get',
+  'task list',
+  'task cancel',
+  'task wait',
+  'job start send',
+  'job start wait',
+  'job list',
+  'job show',
+  'job cancel',
+  'job wait',
+  'gateway run',
+  'gateway status',
   'group *',
   'auth *',
   'events list',
@@ -39,6 +52,11 @@ const TEAM_CHANNELS: ReadonlySet<string> = new Set([
   'agents.rawCard',
   'agents.health',
   'agents.refreshAll',
+  'messages.send',
+  'tasks.list',
+  'tasks.get',
+  'tasks.cancel',
+  'tasks.wait',
   'groups.list',
   'groups.show',
   'groups.create',
@@ -68,7 +86,7 @@ export const runsOnSharedStore = {
 export function storeUnsupported(display: string, what = 'this command'): MissiveError {
   return configError(
     'store_unsupported',
-    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers agents, groups, auth refs and the journal's reads so far`,
+    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers agents, groups, auth refs, the journal's reads, send, tasks, and send and wait jobs with their gateways so far`,
     "Unset MISSIVE_STORE_URL (and [store] url, --store) to use the profile's local SQLite store; docs/team.md lists what runs where.",
   );
 }

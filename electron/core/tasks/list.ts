@@ -5,10 +5,10 @@ import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
-import { appendEvent } from '../store/repos/events.js';
-import { listTasks, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
+import type { StoredTask, TaskStateName } from '../store/repos/conversation.js';
+import { commitSteps, journal } from '../store/steps.js';
 import { TASK_STATE_NAMES, wireTaskState } from './task-state.js';
-import { canonicalTask, persistTask, type PersistedTask } from './persist.js';
+import { canonicalTask, persistTaskSteps, type PersistedTask } from './persist.js';
 
 export interface TaskListInput {
   remote?: boolean;
@@ -59,7 +59,7 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
   const size = pageSize(input.pageSize);
   if (!input.remote) {
     const offset = decodeOffset(input.pageToken);
-    const rows = listTasks(core.store().db, { agent: input.agent, contextId: input.contextId, state, limit: size + 1, offset });
+    const rows = await (await core.storage()).conversation.listTasks({ agent: input.agent, contextId: input.contextId, state, limit: size + 1, offset });
     return { source: 'local', agent: input.agent ?? null, tasks: rows.slice(0, size), next_page_token: rows.length > size ? encodeOffset(offset + size) : null, total_size: null };
   }
   if (!input.agent) throw usageError('agent_required', '`task list --remote` needs --agent <alias>: ListTasks asks one agent');
@@ -79,19 +79,19 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
   }
   // Pagination fields are optional in practice: absent means "no more pages".
   const decoded = ListTasksResponse.fromJSON(raw);
-  const store = core.store();
-  const tasks = store.transaction(() =>
-    ((raw as { tasks?: unknown[] }).tasks ?? []).map((t) => {
-      const persisted = persistTask(store.db, alias, canonicalTask(t), { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
+  const tasks = await commitSteps(core, function* () {
+    const persistedTasks: Array<PersistedTask & { agent_alias: string }> = [];
+    for (const t of (raw as { tasks?: unknown[] }).tasks ?? []) {
+      const persisted = yield* persistTaskSteps(alias, canonicalTask(t), { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
       if (persisted.changed) {
-        appendEvent(
-          store.db,
+        yield* journal(
           { type: 'a2a.task.updated', agentAlias: alias, contextId: persisted.context_id, taskId: persisted.task_id, payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: 'task list' } },
           outbound.secrets,
         );
       }
-      return { ...persisted, agent_alias: alias };
-    }),
-  );
+      persistedTasks.push({ ...persisted, agent_alias: alias });
+    }
+    return persistedTasks;
+  });
   return { source: 'remote', agent: alias, tasks, next_page_token: decoded.nextPageToken || null, total_size: decoded.totalSize || null };
 }

@@ -1,7 +1,8 @@
 /** Persists an A2A Task as returned by any operation: the task row (raw JSON, mapped state) and versioned artifacts. */
 import { Task } from '@a2a-js/sdk';
 import type { Db } from '../store/db.js';
-import { ensureContext, getTask, writeArtifact, upsertTask, type ArtifactKind, type TaskStateName } from '../store/repos/conversation.js';
+import type { ArtifactKind, TaskStateName } from '../store/repos/conversation.js';
+import { call, runStepsSync, type Steps } from '../store/steps.js';
 import { localTaskState } from './task-state.js';
 import { scrubSecrets } from '../security/redact.js';
 
@@ -31,18 +32,25 @@ export function artifactKind(parts: Array<Record<string, unknown>>): ArtifactKin
 /** Decodes through the SDK codec (the type boundary) and keeps the canonical JSON. */
 export const canonicalTask = (raw: unknown): WireTask => Task.toJSON(Task.fromJSON(raw as object)) as WireTask;
 
-export function persistTask(
-  db: Db,
-  alias: string,
-  task: WireTask,
-  options: { protocolVersion: string | null; metadata?: Record<string, unknown>; lastMessageId?: string | null; fallbackContextId?: string | null; secrets?: readonly string[] },
-): PersistedTask {
+export interface PersistOptions {
+  protocolVersion: string | null;
+  metadata?: Record<string, unknown>;
+  lastMessageId?: string | null;
+  fallbackContextId?: string | null;
+  secrets?: readonly string[];
+}
+
+/** Persists `task` now, on SQLite's synchronous repositories (inside the caller's transaction or group commit). */
+export const persistTask = (db: Db, alias: string, task: WireTask, options: PersistOptions): PersistedTask => runStepsSync(db, persistTaskSteps(alias, task, options));
+
+/** The writes that persist a task (its context, its row, its artifacts), on either engine (store/steps.ts). */
+export function* persistTaskSteps(alias: string, task: WireTask, options: PersistOptions): Steps<PersistedTask> {
   if (options.secrets?.length) task = scrubSecrets(task, options.secrets);
-  const before = getTask(db, task.id);
+  const before = yield* call('getTask', task.id);
   const contextId = task.contextId || options.fallbackContextId || null;
-  if (contextId) ensureContext(db, contextId, alias);
+  if (contextId) yield* call('ensureContext', contextId, alias);
   const state = localTaskState(task.status?.state);
-  upsertTask(db, {
+  yield* call('upsertTask', {
     taskId: task.id,
     agentAlias: alias,
     contextId,
@@ -53,9 +61,10 @@ export function persistTask(
     lastMessageId: options.lastMessageId ?? null,
     metadata: options.metadata,
   });
-  const artifacts = (task.artifacts ?? []).map((a) => {
+  const artifacts: PersistedTask['artifacts'] = [];
+  for (const a of task.artifacts ?? []) {
     const parts = (a.parts as Array<Record<string, unknown>> | undefined) ?? [];
-    const version = writeArtifact(db, {
+    const version = yield* call('writeArtifact', {
       artifactId: String(a.artifactId),
       taskId: task.id,
       contextId,
@@ -64,7 +73,7 @@ export function persistTask(
       kind: artifactKind(parts),
       content: a,
     });
-    return { artifact_id: String(a.artifactId), version };
-  });
+    artifacts.push({ artifact_id: String(a.artifactId), version });
+  }
   return { task_id: task.id, context_id: contextId, state, remote_state: task.status?.state ?? null, changed: before?.state !== state || before?.remote_state !== (task.status?.state ?? null), artifacts };
 }

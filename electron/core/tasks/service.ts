@@ -4,30 +4,30 @@ import type { Core } from '../context.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
-import { appendEvent } from '../store/repos/events.js';
-import { getTask, listArtifactsOfTask, type StoredTask, type TaskStateName } from '../store/repos/conversation.js';
-import { canonicalTask, persistTask } from './persist.js';
+import type { ArtifactSummary, StoredTask, TaskStateName } from '../store/repos/conversation.js';
+import { commitSteps, journal } from '../store/steps.js';
+import { canonicalTask, persistTaskSteps } from './persist.js';
 
 export interface TaskView {
   task: StoredTask;
-  artifacts: ReturnType<typeof listArtifactsOfTask>;
+  artifacts: ArtifactSummary[];
   source: 'local' | 'remote';
 }
 
-const view = (core: Core, taskId: string, source: TaskView['source']): TaskView => {
-  const db = core.store().db;
-  return { task: getTask(db, taskId)!, artifacts: listArtifactsOfTask(db, taskId), source };
-};
+async function view(core: Core, taskId: string, source: TaskView['source']): Promise<TaskView> {
+  const { conversation } = await core.storage();
+  return { task: (await conversation.getTask(taskId))!, artifacts: await conversation.listArtifactsOfTask(taskId), source };
+}
 
-function agentOf(core: Core, taskId: string, agent?: string): string {
-  const local = getTask(core.store().db, taskId);
+async function agentOf(core: Core, taskId: string, agent?: string): Promise<string> {
   if (agent) return agent;
+  const local = await (await core.storage()).conversation.getTask(taskId);
   if (local) return local.agent_alias;
   throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Pass --agent <alias> to ask an agent about it.');
 }
 
-export function localTask(core: Core, taskId: string): TaskView {
-  if (!getTask(core.store().db, taskId)) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Try --remote --agent <alias>.');
+export async function localTask(core: Core, taskId: string): Promise<TaskView> {
+  if (!(await (await core.storage()).conversation.getTask(taskId))) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Try --remote --agent <alias>.');
   return view(core, taskId, 'local');
 }
 
@@ -39,19 +39,18 @@ export interface TaskCallOptions {
 
 export async function refreshTask(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, options: TaskCallOptions = {}) {
   const { historyLength, binding } = options;
-  const alias = agentOf(core, taskId, agent);
+  const alias = await agentOf(core, taskId, agent);
   const { iface, outbound, call, meta } = await connect(core, alias, { binding });
   const raw = await callUnary(
     call,
     method,
     { id: taskId, ...(historyLength !== undefined ? { historyLength } : {}), ...(iface.tenant ? { tenant: iface.tenant } : {}) },
   );
-  const store = core.store();
-  return store.transaction(() => {
-    const persisted = persistTask(store.db, alias, canonicalTask(raw), { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
+  const task = canonicalTask(raw);
+  return commitSteps(core, function* () {
+    const persisted = yield* persistTaskSteps(alias, task, { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
     if (persisted.changed || method === 'CancelTask') {
-      appendEvent(
-        store.db,
+      yield* journal(
         { type: method === 'CancelTask' ? 'a2a.task.cancel_requested' : 'a2a.task.updated', agentAlias: alias, contextId: persisted.context_id, taskId: persisted.task_id, payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: observedBy } },
         outbound.secrets,
       );
@@ -93,12 +92,12 @@ export async function waitForTask(core: Core, taskId: string, options: { agent?:
   let attempts = 0;
   for (;;) {
     attempts++;
-    const state = options.local ? localTask(core, taskId).task.state : (await refreshTask(core, taskId, options.agent, 'GetTask', 'task wait', { binding: options.binding })).state;
+    const state = options.local ? (await localTask(core, taskId)).task.state : (await refreshTask(core, taskId, options.agent, 'GetTask', 'task wait', { binding: options.binding })).state;
     const code = WAIT_OUTCOMES[state];
     const elapsed = Date.now() - started;
-    if (code !== undefined) return { ...view(core, taskId, options.local ? 'local' : 'remote'), outcome: state, exit_code: code, attempts, elapsed_ms: elapsed };
+    if (code !== undefined) return { ...(await view(core, taskId, options.local ? 'local' : 'remote')), outcome: state, exit_code: code, attempts, elapsed_ms: elapsed };
     if (elapsed + interval > core.timeoutMs) {
-      return { ...view(core, taskId, options.local ? 'local' : 'remote'), outcome: 'timeout', exit_code: OUTCOME_EXIT_CODES.timeout, attempts, elapsed_ms: elapsed };
+      return { ...(await view(core, taskId, options.local ? 'local' : 'remote')), outcome: 'timeout', exit_code: OUTCOME_EXIT_CODES.timeout, attempts, elapsed_ms: elapsed };
     }
     await new Promise((r) => setTimeout(r, interval));
   }

@@ -4,17 +4,23 @@
  * the schema. Outside `transaction` each call runs on whichever pooled connection is free; inside, every call of `tx`
  * runs on the one connection holding the transaction.
  */
-import type { Pool, PoolClient } from 'pg';
+import type { Notification, Pool, PoolClient } from 'pg';
 import { MissiveError, storageError } from '../../../../shared/errors.js';
 import type { Repositories, Storage } from '../storage.js';
 import { queryFailure } from './query-errors.js';
 import { agentRepository } from './repos/agents.js';
 import { authRefRepository } from './repos/auth-refs.js';
 import { callEventReader } from './repos/call-events.js';
+import { jobRepository } from './repos/gateway-jobs.js';
+import { gatewayPoolRepository } from './repos/gateway-pool.js';
+import { conversationRepository } from './repos/conversation.js';
 import { groupRepository } from './repos/groups.js';
 import { journalWriter } from './repos/journal.js';
 import { postgresJournalReads } from './repos/journal-reads.js';
 import type { Query } from './repos/query.js';
+
+/** The channel every schema's gateway_jobs notifies when a job becomes runnable (migration 0003), the schema as payload. */
+const JOBS_CHANNEL = 'missive_jobs';
 
 function repositories(query: Query): Repositories {
   return {
@@ -22,6 +28,8 @@ function repositories(query: Query): Repositories {
     authRefs: authRefRepository(query),
     groups: groupRepository(query),
     journal: journalWriter(query),
+    jobs: jobRepository(query),
+    conversation: conversationRepository(query),
   };
 }
 
@@ -77,13 +85,65 @@ export function postgresStorage(pool: Pool, schema: string, location: string): S
     }
   }
 
+  /** The listeners' stops, so that closing the storage stops them (the pool ends once every client is back). */
+  const listening = new Set<() => Promise<void>>();
+
+  /**
+   * LISTEN on a connection of its own, held until the returned function stops it. Every schema of the database
+   * notifies the one channel (migration 0003), its name as payload: another profile's jobs are not this one's. A lost
+   * connection ends the listening quietly (the gateway's scans still find the jobs): its error is kept from crashing
+   * the process, and the connection is discarded when the listening stops.
+   */
+  async function onJobQueued(listener: () => void): Promise<() => Promise<void>> {
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw queryFailure(error, 'listening for queued jobs');
+    }
+    let broken: Error | undefined;
+    const onNotification = (n: Notification) => {
+      if (n.channel === JOBS_CHANNEL && n.payload === schema) listener();
+    };
+    const onError = (error: Error) => {
+      broken ??= error;
+      client.removeListener('notification', onNotification);
+    };
+    client.on('error', onError);
+    client.on('notification', onNotification);
+    const release = () => {
+      client.removeListener('notification', onNotification);
+      client.release(broken ?? false);
+      // Released: the pool listens for the idle connection's errors again.
+      client.removeListener('error', onError);
+    };
+    try {
+      await client.query(`LISTEN ${JOBS_CHANNEL}`);
+    } catch (error) {
+      broken ??= error as Error;
+      release();
+      throw queryFailure(error, 'listening for queued jobs');
+    }
+    let stopped: Promise<void> | undefined;
+    const stop = () =>
+      (stopped ??= (async () => {
+        listening.delete(stop);
+        if (!broken) await client.query(`UNLISTEN ${JOBS_CHANNEL}`).catch((error: Error) => void (broken ??= error));
+        release();
+      })());
+    listening.add(stop);
+    return stop;
+  }
+
   return {
     kind: 'postgres',
     location,
     ...repositories(onPool),
     journalReads: postgresJournalReads(onPool),
     callEvents: callEventReader(onPool),
+    gatewayPool: gatewayPoolRepository(onPool),
     transaction,
-    close: () => (closed ??= pool.end()),
+    onJobQueued,
+    close: () => (closed ??= Promise.all([...listening].map((stop) => stop())).then(() => pool.end())),
   };
 }

@@ -15,16 +15,18 @@ export interface ContextRow {
   updated_at: string;
 }
 
-type Raw = Omit<ContextRow, 'metadata'> & { metadata_json: string; summary: string | null };
-const fromRaw = ({ metadata_json, summary: _, ...rest }: Raw): ContextRow => ({ ...rest, metadata: JSON.parse(metadata_json) as Record<string, unknown> });
+/** A contexts row as stored (`SELECT *`). */
+export type RawContext = Omit<ContextRow, 'metadata'> & { metadata_json: string; summary: string | null };
+/** A stored row as a ContextRow: metadata parsed, `summary` dropped. */
+export const fromRaw = ({ metadata_json, summary: _, ...rest }: RawContext): ContextRow => ({ ...rest, metadata: JSON.parse(metadata_json) as Record<string, unknown> });
 
 export const getContext = (db: Db, id: string): ContextRow | undefined => {
-  const row = db.prepare(`SELECT * FROM contexts WHERE context_id = ?`).get(id) as Raw | undefined;
+  const row = db.prepare(`SELECT * FROM contexts WHERE context_id = ?`).get(id) as RawContext | undefined;
   return row && fromRaw(row);
 };
 
 export const getContextByName = (db: Db, name: string): ContextRow | undefined => {
-  const row = db.prepare(`SELECT * FROM contexts WHERE name = ?`).get(name) as Raw | undefined;
+  const row = db.prepare(`SELECT * FROM contexts WHERE name = ?`).get(name) as RawContext | undefined;
   return row && fromRaw(row);
 };
 
@@ -62,7 +64,7 @@ export const listContexts = (db: Db, limit: number): ContextSummary[] =>
            (SELECT count(*) FROM events e WHERE e.context_id = c.context_id) AS events
          FROM contexts c ORDER BY c.updated_at DESC, c.context_id LIMIT ?`,
       )
-      .all(limit) as Array<Raw & { messages: number; tasks: number; events: number }>
+      .all(limit) as Array<RawContext & { messages: number; tasks: number; events: number }>
   ).map((r) => ({ ...fromRaw(r), messages: r.messages, tasks: r.tasks, events: r.events }));
 
 const parseJsonColumns = (row: Record<string, unknown>) =>

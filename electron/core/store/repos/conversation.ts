@@ -55,6 +55,12 @@ export function linkMessageToTask(db: Db, messageId: string, taskId: string, con
   db.prepare(`UPDATE messages SET task_id = ?, context_id = coalesce(context_id, ?) WHERE message_id = ?`).run(taskId, contextId, messageId);
 }
 
+/** The request row sent under `messageId` (a job's dispatch mark): the task and context its answer gave it. */
+export const requestOf = (db: Db, messageId: string) =>
+  db.prepare(`SELECT task_id, context_id FROM messages WHERE message_id = ? AND direction = 'request'`).get(messageId) as
+    | { task_id: string | null; context_id: string | null }
+    | undefined;
+
 export interface TaskUpsert {
   taskId: string;
   agentAlias: string;
@@ -142,7 +148,8 @@ export interface ArtifactWrite {
 
 export type ArtifactKind = 'text' | 'json' | 'file' | 'bytes' | 'mixed' | 'unknown';
 
-const splitArtifact = (content: Record<string, unknown>) => {
+/** An artifact's JSON split into its header (all but `parts`) and its parts (an array, empty when it has none). */
+export const splitArtifact = (content: Record<string, unknown>) => {
   const { parts, ...header } = content;
   return { header, parts: Array.isArray(parts) ? parts : [] };
 };

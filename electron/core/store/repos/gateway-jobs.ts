@@ -3,8 +3,10 @@
  * `stream`, `wait`, `reduce`, `bcast`, from `missive job start`): a request, a public summary, the target task once
  * known, attempts, whether its request left (`dispatched`, with the message id it left under). Every row carries its
  * claim (`locked_by` + `locked_until`), retry count, backoff and next run time.
+ *
+ * node:crypto (a follow job's id) is loaded when first used: the storage interface over SQLite loads this module for
+ * every command, and `agent list` needs no crypto (test/integration/cli-start.test.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
 
@@ -72,7 +74,7 @@ export function queueJob(db: Db, j: { kind: FollowKind; taskId: string; agentAli
      VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?)
      ON CONFLICT(kind, task_id) DO UPDATE SET state = 'queued', retry_count = 0, last_error = NULL, next_run_at = excluded.next_run_at,
        completed_at = NULL, updated_at = excluded.next_run_at WHERE gateway_jobs.state = 'succeeded'`,
-  ).run(randomUUID(), j.kind, j.agentAlias, j.contextId, j.taskId, JSON.stringify({ task_id: j.taskId }), j.maxAttempts, nowIso());
+  ).run(process.getBuiltinModule('node:crypto').randomUUID(), j.kind, j.agentAlias, j.contextId, j.taskId, JSON.stringify({ task_id: j.taskId }), j.maxAttempts, nowIso());
 }
 
 /** Jobs to run now: queued or retrying ones whose time came, and running ones whose claim expired. */
@@ -94,6 +96,24 @@ export function claimJob(db: Db, jobId: string, owner: string, lockedUntil: stri
       )
       .run(owner, lockedUntil, now, jobId, now).changes === 1
   );
+}
+
+/**
+ * Claims up to `limit` due jobs (dueJobs' order) for `owner` until `lockedUntil`, each as claimJob claims it, in one
+ * IMMEDIATE transaction: no other connection writes between the read and the claims, so two gateways claiming at once
+ * never get the same job. The claimed rows as they are now (state running, attempts counted), oldest due first.
+ */
+export function claimDueJobs(db: Db, owner: string, lockedUntil: string, limit: number): JobRow[] {
+  return db
+    .transaction(() => {
+      const now = nowIso();
+      const due = db
+        .prepare(`SELECT job_id FROM gateway_jobs WHERE (state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= ?)) OR ${EXPIRED} ORDER BY next_run_at, job_id LIMIT ?`)
+        .all(now, now, limit) as Array<{ job_id: string }>;
+      const read = db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE job_id = ?`);
+      return due.filter((j) => claimJob(db, j.job_id, owner, lockedUntil)).map((j) => read.get(j.job_id) as JobRow);
+    })
+    .immediate();
 }
 
 /** Extends `owner`'s claim; false when the job is no longer its own running job (cancelled, or taken over). */

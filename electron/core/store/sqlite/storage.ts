@@ -10,6 +10,9 @@ import type { Store } from '../store.js';
 import type { Repositories, Storage } from '../storage.js';
 import * as agents from '../repos/agents.js';
 import * as authRefs from '../repos/auth-refs.js';
+import * as contexts from '../repos/contexts.js';
+import * as conversation from '../repos/conversation.js';
+import * as jobs from '../repos/gateway-jobs.js';
 import * as groups from '../repos/groups.js';
 import type { JournalReader } from '../storage.js';
 import { sequenceCursor } from './journal-cursor.js';
@@ -66,6 +69,38 @@ function repositories(store: Store): Repositories {
       // Loaded already inside a transaction (see `transaction`): nothing is awaited between BEGIN and COMMIT but this.
       append: async (event, knownSecrets) => (eventsModule ?? (await loadEvents())).appendEvent(store.db, event, knownSecrets),
     },
+    jobs: {
+      tasksNeedingJobs: m(jobs.tasksNeedingJobs),
+      queueFollow: m(jobs.queueJob),
+      claimDue: m(jobs.claimDueJobs),
+      renewClaim: m(jobs.renewClaim),
+      finish: m(jobs.finishJob),
+      retry: m(jobs.retryJob),
+      insertOperator: m(jobs.insertOperatorJob),
+      findOperator: m(jobs.findOperatorJobs),
+      getOperator: m(jobs.getOperatorJob),
+      listOperator: m(jobs.listOperatorJobs),
+      setTargetTask: m(jobs.setTargetTask),
+      markDispatched: m(jobs.markDispatched),
+      clearDispatched: m(jobs.clearDispatched),
+      cancel: m(jobs.cancelJobRow),
+      counts: m(jobs.jobCounts),
+      unfinished: m(jobs.unfinishedJobs),
+    },
+    conversation: {
+      ensureContext: m(conversation.ensureContext),
+      insertMessage: m(conversation.insertMessage),
+      linkMessageToContext: m(conversation.linkMessageToContext),
+      linkMessageToTask: m(conversation.linkMessageToTask),
+      getTask: m(conversation.getTask),
+      upsertTask: m(conversation.upsertTask),
+      writeArtifact: m(conversation.writeArtifact),
+      listArtifactsOfTask: m(conversation.listArtifactsOfTask),
+      listTasks: m(conversation.listTasks),
+      requestOf: m(conversation.requestOf),
+      getContext: m(contexts.getContext),
+      getContextByName: m(contexts.getContextByName),
+    },
   };
 }
 
@@ -81,6 +116,8 @@ export function sqliteStorage(store: Store): Storage {
       await loadEvents();
       return store.transactionAsync(() => fn(repos));
     },
+    // One host, and its gateway scans the queue: nothing to listen to.
+    onJobQueued: async () => async () => {},
     // The store belongs to the core (it is closed with it): closing the interface leaves it open.
     close: async () => {},
   };

@@ -1,6 +1,7 @@
 import type { Migration } from '../../migrations/index.js';
 import * as init from './0001-init.js';
 import * as journalReads from './0002-journal-reads.js';
+import * as jobQueue from './0003-job-queue.js';
 
 /**
  * The PostgreSQL store's migrations: ordered, append-only, their own versions and checksums (ledger in each profile's
@@ -10,4 +11,5 @@ import * as journalReads from './0002-journal-reads.js';
 export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 1, name: init.name, sql: init.sql },
   { version: 2, name: journalReads.name, sql: journalReads.sql },
+  { version: 3, name: jobQueue.name, sql: jobQueue.sql },
 ];
