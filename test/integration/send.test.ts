@@ -1,16 +1,22 @@
-/** `missive send` against real SDK agents on both bindings; rows asserted in the SQLite file. */
+/**
+ * `missive send` against real SDK agents on both bindings, on both stores (the embedded SQLite file and a shared
+ * PostgreSQL database): what it leaves is read back through `events list`, the storage interface (what `task get`
+ * shows) and, for the message rows no command shows yet, the same SQL on either engine.
+ */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmbeddedAgent, type EmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
+import { storeRows, withStorage } from '../support/store-reads.js';
+import { STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
 
 let echo: EmbeddedAgent;
 let tasks: EmbeddedAgent;
 let raw: RawServer;
 let box: Sandbox;
+let store: StoreUnderTest;
 
 beforeAll(async () => {
   [echo, tasks, raw] = await Promise.all([startEmbeddedAgent({ name: 'Echo', behaviour: 'echo' }), startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' }), startRawServer()]);
@@ -20,16 +26,26 @@ beforeAll(async () => {
   raw.route('/rpc', (_req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32004, message: 'Unsupported operation' } }));
 });
 afterAll(async () => void (await Promise.all([echo.close(), tasks.close(), raw.close()])));
-beforeEach(async () => {
-  box = sandbox({ SEND_TOKEN: 'send-secret-abcdef' });
-  await box.run(['agent', 'add', 'echo', echo.baseUrl]);
-  await box.run(['agent', 'add', 'tasks', tasks.baseUrl]);
-});
-afterEach(() => box.dispose());
 
-const db = () => new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
+/** The journal's events of `type` (a type or a prefix ending in .*), oldest first, as `events list` shows them. */
+const events = async (type: string): Promise<Array<{ type: string; payload: any }>> => {
+  const res = await box.run(['events', 'list', '--type', type, '--limit', '1000', '--json']);
+  expect(res.code, res.stderr).toBe(0);
+  return res.json().data.events;
+};
 
-describe('send', () => {
+describe.each(STORES)('send (%s store)', (kind) => {
+  beforeEach(async () => {
+    store = await storeUnderTest(kind);
+    box = sandbox({ SEND_TOKEN: 'send-secret-abcdef', ...store.env });
+    expect((await box.run(['agent', 'add', 'echo', echo.baseUrl])).code).toBe(0);
+    expect((await box.run(['agent', 'add', 'tasks', tasks.baseUrl])).code).toBe(0);
+  });
+  afterEach(async () => {
+    box.dispose();
+    await store.release();
+  });
+
   for (const binding of ['http+json', 'json-rpc'] as const) {
     it(`gets a direct Message over ${binding} and stores request and response rows`, async () => {
       const res = await box.run(['send', 'echo', 'hello there', '--binding', binding, '--context', 'ctx-a', '--json']);
@@ -37,16 +53,13 @@ describe('send', () => {
       const data = res.json().data;
       expect(data).toMatchObject({ response_shape: 'message', selected_interface: { binding }, request: { context_id: 'ctx-a', parts: 1 } });
       expect(data.response.message.parts[0].text).toBe('echo: hello there');
-      const d = db();
-      const rows = d.prepare('SELECT message_id, direction, role, context_id FROM messages ORDER BY rowid').all() as any[];
+      const rows = await storeRows(box, 'SELECT message_id, direction, role, context_id FROM messages ORDER BY rowid');
       expect(rows.map((r) => [r.direction, r.role, r.context_id])).toEqual([
         ['request', 'user', 'ctx-a'],
         ['response', 'agent', 'ctx-a'],
       ]);
-      expect(rows[0].message_id).toBe(data.request.message_id);
-      const events = (d.prepare('SELECT event_type FROM events WHERE event_type LIKE ? ORDER BY sequence').all('a2a.send.%') as any[]).map((e) => e.event_type);
-      expect(events).toEqual(['a2a.send.started', 'a2a.send.completed']);
-      d.close();
+      expect(rows[0]!.message_id).toBe(data.request.message_id);
+      expect((await events('a2a.send.*')).map((e) => e.type)).toEqual(['a2a.send.started', 'a2a.send.completed']);
     });
 
     it(`persists a Task with its artifacts over ${binding}`, async () => {
@@ -55,15 +68,15 @@ describe('send', () => {
       const data = res.json().data;
       expect(data.response_shape).toBe('task');
       expect(data.task).toMatchObject({ state: 'completed', artifacts: [{ artifact_id: 'result', version: 1 }] });
-      const d = db();
-      const task = d.prepare('SELECT state, remote_state, context_id, protocol_version, remote_task_json FROM tasks WHERE task_id = ?').get(data.task.task_id) as any;
+      // What `task get` shows (read through the storage interface: `task get` itself refuses PostgreSQL for now; see tasks.test.ts).
+      const [storedOn, task, artifacts] = await withStorage(box, (s) => Promise.all([s.kind, s.conversation.getTask(data.task.task_id), s.conversation.listArtifactsOfTask(data.task.task_id)]));
+      expect(storedOn).toBe(kind);
       expect(task).toMatchObject({ state: 'completed', remote_state: 'TASK_STATE_COMPLETED', protocol_version: '1.0' });
-      expect(JSON.parse(task.remote_task_json).id).toBe(data.task.task_id);
-      const artifact = d.prepare('SELECT kind, name, content_json FROM artifacts WHERE task_id = ?').get(data.task.task_id) as any;
-      expect(artifact).toMatchObject({ kind: 'text', name: 'result.txt' });
-      const linked = d.prepare('SELECT direction FROM messages WHERE task_id = ? ORDER BY ordinal').all(data.task.task_id) as any[];
+      expect(artifacts).toMatchObject([{ kind: 'text', name: 'result.txt' }]);
+      const [stored] = await storeRows(box, 'SELECT remote_task_json FROM tasks WHERE task_id = ?', [data.task.task_id]);
+      expect(JSON.parse(stored!.remote_task_json).id).toBe(data.task.task_id);
+      const linked = await storeRows(box, 'SELECT direction FROM messages WHERE task_id = ? ORDER BY ordinal', [data.task.task_id]);
       expect(linked.map((m) => m.direction)).toEqual(['request', 'response']);
-      d.close();
     });
   }
 
@@ -74,9 +87,8 @@ describe('send', () => {
     writeFileSync(bin, Buffer.from([0, 1, 2, 255]));
     const res = await box.run(['send', 'echo', 'first', '--part', 'text=second', '--file', txt, '--file-url', txt, '--file-bytes', bin, '--json-part', '{"k":1}', '--json']);
     expect(res.code).toBe(0);
-    const d = db();
-    const request = JSON.parse((d.prepare(`SELECT content_json FROM messages WHERE direction = 'request'`).get() as any).content_json);
-    d.close();
+    const [row] = await storeRows(box, `SELECT content_json FROM messages WHERE direction = 'request'`);
+    const request = JSON.parse(row!.content_json);
     expect(request.parts).toEqual([
       { text: 'first' },
       { text: 'second' },
@@ -103,10 +115,9 @@ describe('send', () => {
     expect(res.code).toBe(76);
     expect(JSON.parse(res.stderr).data.code).toBe('missive::protocol::unsupported_operation');
     expect(raw.requests.at(-1)!.headers.authorization).toBe('Bearer send-secret-abcdef');
-    const d = db();
-    const failed = d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.send.failed'`).get() as any;
-    d.close();
-    expect(JSON.parse(failed.payload_json).error.exit_code).toBe(76);
+    const failed = await events('a2a.send.failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.payload.error.exit_code).toBe(76);
     expect(res.stderr + res.stdout).not.toContain('send-secret-abcdef');
   });
 

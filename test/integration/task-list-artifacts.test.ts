@@ -1,16 +1,23 @@
-/** `task list` (local and ListTasks on both bindings) and `task artifact list|show|save|export`. */
+/**
+ * `task list` (local and ListTasks on both bindings), on both stores (SQLite and PostgreSQL), and
+ * `task artifact list|show|save|export`, on SQLite only: `task artifact *` (and `stream`, which the first of those
+ * tests sends with) do not run on a PostgreSQL store yet (core/store/team-scope.ts), they refuse it with exit 78.
+ */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmbeddedAgent, type EmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
 import { readDb, sandbox, type Sandbox } from '../support/cli.js';
+import { withStorage } from '../support/store-reads.js';
+import { STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
 
 let tasks: EmbeddedAgent;
 let chunks: EmbeddedAgent;
 let raw: RawServer;
 let box: Sandbox;
+let store: StoreUnderTest;
 
 const rawTask = {
   id: 'raw-1',
@@ -32,17 +39,28 @@ beforeAll(async () => {
   raw.route('/a2a/rest/tasks/a%2Fb%20c', (_req, res) => json(res, 200, { id: 'a/b c', contextId: 'ctx-odd', status: { state: 'TASK_STATE_WORKING' } }));
 });
 afterAll(async () => void (await Promise.all([tasks.close(), chunks.close(), raw.close()])));
-beforeEach(async () => {
-  box = sandbox();
-  await box.run(['agent', 'add', 'tasks', tasks.baseUrl]);
-  await box.run(['agent', 'add', 'chunks', chunks.baseUrl]);
-  await box.run(['agent', 'add', 'raw', raw.url]);
-});
-afterEach(() => box.dispose());
+
+/** A sandbox on `store` with the three agents registered. */
+async function boxWithAgents(on: StoreUnderTest): Promise<Sandbox> {
+  const b = sandbox(on.env);
+  expect((await b.run(['agent', 'add', 'tasks', tasks.baseUrl])).code).toBe(0);
+  expect((await b.run(['agent', 'add', 'chunks', chunks.baseUrl])).code).toBe(0);
+  expect((await b.run(['agent', 'add', 'raw', raw.url])).code).toBe(0);
+  return b;
+}
 
 const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 
-describe('task list', () => {
+describe.each(STORES)('task list (%s store)', (kind) => {
+  beforeEach(async () => {
+    store = await storeUnderTest(kind);
+    box = await boxWithAgents(store);
+  });
+  afterEach(async () => {
+    box.dispose();
+    await store.release();
+  });
+
   it('pages through the local journal with filters', async () => {
     for (const text of ['one', 'two', 'three']) expect((await box.run(['send', 'tasks', text])).code).toBe(0);
     await box.run(['send', 'chunks', 'four', '--context', 'ctx-four']);
@@ -69,42 +87,56 @@ describe('task list', () => {
   for (const binding of ['http+json', 'json-rpc'] as const) {
     it(`asks an agent with ListTasks over ${binding} and records tasks it did not know`, async () => {
       const sent = (await box.run(['send', 'tasks', 'remember me', '--json'])).json().data;
-      const other = sandbox();
+      // Another user, on a store of the same engine that has never seen the task.
+      const otherStore = await storeUnderTest(kind);
+      const other = sandbox(otherStore.env);
       try {
         expect((await other.run(['agent', 'add', 'tasks', tasks.baseUrl, '--binding-preference', binding])).code).toBe(0);
+        const onWire = () => tasks.requests.filter((r) => (binding === 'http+json' ? r.method === 'GET' && r.path.endsWith('/tasks') : r.path.endsWith('/jsonrpc'))).length;
+        const before = onWire();
         const res = await other.run(['task', 'list', '--remote', '--agent', 'tasks', '--status', 'completed', '--page-size', '100', '--json']);
         expect(res.code).toBe(0);
         const listed = res.json().data;
         expect(listed.source).toBe('remote');
-        const wire = tasks.requests.filter((r) => (binding === 'http+json' ? r.method === 'GET' && r.path.endsWith('/tasks') : r.path.endsWith('/jsonrpc')));
-        expect(wire.length).toBeGreaterThan(0);
+        expect(onWire()).toBeGreaterThan(before);
         expect(listed.tasks.map((t: any) => t.task_id)).toContain(sent.task.task_id);
-        const d = new Database(join(other.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
-        const row = d.prepare('SELECT state, agent_alias FROM tasks WHERE task_id = ?').get(sent.task.task_id);
-        const artifacts = d.prepare('SELECT count(*) AS n FROM artifacts WHERE task_id = ?').get(sent.task.task_id) as any;
-        d.close();
-        expect(row).toEqual({ state: 'completed', agent_alias: 'tasks' });
-        expect(artifacts.n).toBe(0);
+        const [storedOn, row, artifacts] = await withStorage(other, (s) => Promise.all([s.kind, s.conversation.getTask(sent.task.task_id), s.conversation.listArtifactsOfTask(sent.task.task_id)]));
+        expect(storedOn).toBe(kind);
+        expect(row).toMatchObject({ state: 'completed', agent_alias: 'tasks' });
+        expect(artifacts).toEqual([]);
         const withArtifacts = await other.run(['task', 'list', '--remote', '--agent', 'tasks', '--include-artifacts', '--json']);
         expect(withArtifacts.json().data.tasks.find((t: any) => t.task_id === sent.task.task_id).artifacts).toEqual([{ artifact_id: 'result', version: 1 }]);
       } finally {
         other.dispose();
+        await otherStore.release();
       }
     });
   }
 
-  it('tolerates a ListTasksResponse without pagination fields and percent-encodes ids', async () => {
+  it('tolerates a ListTasksResponse without pagination fields', async () => {
+    const asked = () => raw.requests.filter((r) => r.path === '/a2a/rest/tasks').length;
+    const before = asked();
     const res = await box.run(['task', 'list', '--remote', '--agent', 'raw', '--context', 'ctx raw/1', '--json']);
     expect(res.code).toBe(0);
     expect(res.json().data).toMatchObject({ next_page_token: null, total_size: null, tasks: [{ task_id: 'raw-1', state: 'completed' }] });
-    expect(raw.requests.some((r) => r.path === '/a2a/rest/tasks')).toBe(true);
+    expect(asked()).toBeGreaterThan(before);
+  });
+
+  // PostgreSQL: see lead (`task get` reads the task's answer text through core.store(), the SQLite handle: exit 78).
+  it.skipIf(kind === 'postgres')('percent-encodes task ids in GetTask', async () => {
     const got = await box.run(['task', 'get', 'a/b c', '--remote', '--agent', 'raw', '--json']);
     expect(got.code).toBe(0);
     expect(got.json().data.task).toMatchObject({ task_id: 'a/b c', state: 'working' });
   });
 });
 
-describe('task artifact', () => {
+// SQLite only: `task artifact *` and `stream` refuse a PostgreSQL store for now (see the top of the file).
+describe('task artifact (SQLite store)', () => {
+  beforeEach(async () => {
+    box = await boxWithAgents(await storeUnderTest('sqlite'));
+  });
+  afterEach(() => box.dispose());
+
   it('lists, shows and saves a streamed artifact; no overwrite without --force', async () => {
     const streamed = (await box.run(['stream', 'chunks', 'story', '--json'])).json().data;
     const id = streamed.task.task_id;

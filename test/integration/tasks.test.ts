@@ -1,26 +1,32 @@
-/** `missive task get|wait|cancel` against real SDK agents on both bindings. */
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
+/** `missive task get|wait|cancel` against real SDK agents on both bindings, on both stores (SQLite and PostgreSQL). */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmbeddedAgent, type EmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
+import { STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
 
 let done: EmbeddedAgent;
 let asks: EmbeddedAgent;
 let box: Sandbox;
+let store: StoreUnderTest;
 beforeAll(async () => void ([done, asks] = await Promise.all([startEmbeddedAgent({ behaviour: 'task' }), startEmbeddedAgent({ behaviour: 'input' })])));
 afterAll(async () => void (await Promise.all([done.close(), asks.close()])));
-beforeEach(async () => {
-  box = sandbox();
-  await box.run(['agent', 'add', 'done', done.baseUrl]);
-  await box.run(['agent', 'add', 'asks', asks.baseUrl, '--binding-preference', 'json-rpc']);
-});
-afterEach(() => box.dispose());
 
 const send = async (agent: string) => (await box.run(['send', agent, 'work', '--json'])).json().data.task.task_id as string;
 
-describe('task', () => {
-  it('gets a task locally and remotely over both bindings, journaling a2a.task.updated only on change', async () => {
+describe.each(STORES)('task (%s store)', (kind) => {
+  beforeEach(async () => {
+    store = await storeUnderTest(kind);
+    box = sandbox(store.env);
+    expect((await box.run(['agent', 'add', 'done', done.baseUrl])).code).toBe(0);
+    expect((await box.run(['agent', 'add', 'asks', asks.baseUrl, '--binding-preference', 'json-rpc'])).code).toBe(0);
+  });
+  afterEach(async () => {
+    box.dispose();
+    await store.release();
+  });
+
+  // PostgreSQL: see lead (`task get` reads the task's answer text through core.store(), the SQLite handle: exit 78).
+  it.skipIf(kind === 'postgres')('gets a task locally and remotely over both bindings, journaling a2a.task.updated only on change', async () => {
     for (const agent of ['done', 'asks']) {
       const id = await send(agent);
       const local = (await box.run(['task', 'get', id, '--json'])).json();
@@ -29,9 +35,9 @@ describe('task', () => {
       expect(remote.code).toBe(0);
       expect(remote.json().data).toMatchObject({ source: 'remote', task: { state: agent === 'done' ? 'completed' : 'input_required' } });
     }
-    const db = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'), { readonly: true });
-    expect((db.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.task.updated'`).get() as { n: number }).n).toBe(0);
-    db.close();
+    const updated = await box.run(['events', 'list', '--type', 'a2a.task.updated', '--json']);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.json().data.count).toBe(0);
   });
 
   it('waits: completed exits 0, input-required exits 83 with the result on stdout and the error on stderr', async () => {

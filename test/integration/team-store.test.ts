@@ -10,7 +10,9 @@ import { sandbox, type Sandbox } from '../support/cli.js';
 import { freshPostgresUrl, postgresAdminUrl, withAdminClient, withUrl, type FreshDatabase } from '../support/postgres.js';
 import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
+import { startEmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
 import { randomBytes } from 'node:crypto';
+import { withStorage } from '../support/store-reads.js';
 
 let db: FreshDatabase;
 let alice: Sandbox;
@@ -58,6 +60,51 @@ describe('a PostgreSQL store shared by two homes', () => {
     expect(aliases(await alice.run(['agent', 'list', '--json']))).toEqual(['echo2', 'search']);
     expect((await alice.run(['group', 'show', 'workers', '--json'])).json().data.members.map((m: { agent_alias: string }) => m.agent_alias)).toEqual(['echo2', 'search']);
 
+    for (const box of [alice, bob]) expect(existsSync(sqliteFile(box))).toBe(false);
+  });
+
+  it("shows one home the task, artifacts and journal of what the other sent, and never writes a local SQLite file", async () => {
+    const agent = await startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' });
+    try {
+      expect((await alice.run(['agent', 'add', 'tasks', agent.baseUrl])).code).toBe(0);
+      const sent = await alice.run(['send', 'tasks', 'summarise this', '--json']);
+      expect(sent.code, sent.stderr).toBe(0);
+      const task = sent.json().data.task;
+      expect(task).toMatchObject({ state: 'completed', artifacts: [{ artifact_id: 'result', version: 1 }] });
+
+      const listed = await bob.run(['task', 'list', '--json']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.json().data.tasks).toMatchObject([{ task_id: task.task_id, agent_alias: 'tasks', state: 'completed', context_id: task.context_id }]);
+      // What bob's `task get` shows (see the next test), read through the storage interface of a core of his.
+      const artifacts = await withStorage(bob, (s) => s.conversation.listArtifactsOfTask(task.task_id));
+      expect(artifacts).toMatchObject([{ artifact_id: 'result', name: 'result.txt', kind: 'text', version: 1 }]);
+
+      const events = await bob.run(['events', 'list', '--type', 'a2a.send.completed', '--json']);
+      expect(events.code, events.stderr).toBe(0);
+      expect(events.json().data.events).toMatchObject([{ type: 'a2a.send.completed', agent: 'tasks', task_id: task.task_id, payload: { response_shape: 'task', task: { task_id: task.task_id, state: 'completed' } } }]);
+      expect(events.stdout + listed.stdout).not.toContain(new URL(db.url).password);
+    } finally {
+      await agent.close();
+    }
+    for (const box of [alice, bob]) expect(existsSync(sqliteFile(box))).toBe(false);
+  });
+
+  // PostgreSQL: see lead (`task get` reads the task's answer text through core.store(), the SQLite handle: exit 78).
+  it.skip("shows one home the other's task with its artifacts in `task get`", async () => {
+    const agent = await startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' });
+    try {
+      expect((await alice.run(['agent', 'add', 'tasks', agent.baseUrl])).code).toBe(0);
+      const task = (await alice.run(['send', 'tasks', 'summarise this', '--json'])).json().data.task;
+      const got = await bob.run(['task', 'get', task.task_id, '--json']);
+      expect(got.code, got.stderr).toBe(0);
+      expect(got.json().data).toMatchObject({
+        source: 'local',
+        task: { task_id: task.task_id, agent_alias: 'tasks', state: 'completed' },
+        artifacts: [{ artifact_id: 'result', name: 'result.txt', kind: 'text', version: 1 }],
+      });
+    } finally {
+      await agent.close();
+    }
     for (const box of [alice, bob]) expect(existsSync(sqliteFile(box))).toBe(false);
   });
 

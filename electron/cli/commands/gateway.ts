@@ -86,11 +86,11 @@ export function registerGatewayCommands(program: Command, action: Action): void 
   const gateway = program.command('gateway').description('follow in-flight tasks in the background: SubscribeToTask or GetTask polling, durable jobs');
   gateway
     .command('run')
-    .description('run the gateway for this profile until Ctrl-C / SIGTERM (or --timeout); one per profile')
+    .description('run the gateway for this profile until Ctrl-C / SIGTERM (or --timeout); one per profile on SQLite, a pool of any number on a shared PostgreSQL store')
     .option('--once', 'one scan: follow every due job once, then exit')
     .option('--interval <duration>', 'scan and poll interval (default 2s)')
     .option('--concurrency <n>', 'jobs run at once, follow and operator jobs together, 1 to 256 (default 16)', integer('--concurrency', 1, 256))
-    .option('--claim-ttl <duration>', 'how long the profile lease and each operator job claim last without renewal; a gateway that dies frees them this late (default 30s)')
+    .option('--claim-ttl <duration>', 'how long the profile lease (or pool row) and each job claim last without renewal; a gateway that dies frees them this late (default 30s)')
     .action(
       action(async ({ core, out, flags }, o: { once?: boolean; interval?: string; concurrency?: number; claimTtl?: string }) => {
         const stop = new AbortController();

@@ -14,7 +14,6 @@ import { unaryHttpRequest } from '../a2a/bindings.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { streamRequest } from '../a2a/sse.js';
 import { wireRequestOf, type OutgoingRequest } from '../a2a/wire.js';
-import { getGroup, listMembers } from '../store/repos/groups.js';
 import { buildSend, type PreparedSend } from './send.js';
 
 export interface PreviewInput {
@@ -36,11 +35,11 @@ export interface PreviewedRequest {
 const METHOD = { send: 'SendMessage', stream: 'SendStreamingMessage' } as const;
 
 /** The agents a target names: the agent itself, or a group's members in rank order. */
-function targetAgents(core: Core, target: PreviewInput['target']): string[] {
+async function targetAgents(core: Core, target: PreviewInput['target']): Promise<string[]> {
   if ('agent' in target) return [target.agent];
-  const db = core.store().db;
-  if (!getGroup(db, target.group)) throw usageError('unknown_group', `no group named "${target.group}"`, 'List groups with: missive group list');
-  return listMembers(db, target.group)
+  const { groups } = await core.storage();
+  if (!(await groups.get(target.group))) throw usageError('unknown_group', `no group named "${target.group}"`, 'List groups with: missive group list');
+  return (await groups.members(target.group))
     .sort((a, b) => a.rank - b.rank)
     .map((m) => m.agent_alias);
 }
@@ -77,7 +76,7 @@ async function previewOne(core: Core, agent: string, input: PreviewInput): Promi
  * gets `request: null` and the error as its note; for a single agent the error is thrown.
  */
 export async function previewRequests(core: Core, input: PreviewInput): Promise<{ requests: PreviewedRequest[] }> {
-  const agents = targetAgents(core, input.target);
+  const agents = await targetAgents(core, input.target);
   if ('agent' in input.target) return { requests: [await previewOne(core, agents[0]!, input)] };
   const requests: PreviewedRequest[] = [];
   for (const agent of agents) {

@@ -53,6 +53,7 @@ const TEAM_CHANNELS: ReadonlySet<string> = new Set([
   'agents.health',
   'agents.refreshAll',
   'messages.send',
+  'requests.preview',
   'tasks.list',
   'tasks.get',
   'tasks.cancel',

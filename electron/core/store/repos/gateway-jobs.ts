@@ -99,17 +99,17 @@ export function claimJob(db: Db, jobId: string, owner: string, lockedUntil: stri
 }
 
 /**
- * Claims up to `limit` due jobs (dueJobs' order) for `owner` until `lockedUntil`, each as claimJob claims it, in one
+ * Claims up to `limit` due jobs (dueJobs' order; queued and retrying ones due by `dueBy`, default now) for `owner` until `lockedUntil`, each as claimJob claims it, in one
  * IMMEDIATE transaction: no other connection writes between the read and the claims, so two gateways claiming at once
  * never get the same job. The claimed rows as they are now (state running, attempts counted), oldest due first.
  */
-export function claimDueJobs(db: Db, owner: string, lockedUntil: string, limit: number): JobRow[] {
+export function claimDueJobs(db: Db, owner: string, lockedUntil: string, limit: number, dueBy?: string): JobRow[] {
   return db
     .transaction(() => {
       const now = nowIso();
       const due = db
         .prepare(`SELECT job_id FROM gateway_jobs WHERE (state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= ?)) OR ${EXPIRED} ORDER BY next_run_at, job_id LIMIT ?`)
-        .all(now, now, limit) as Array<{ job_id: string }>;
+        .all(dueBy ?? now, now, limit) as Array<{ job_id: string }>;
       const read = db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE job_id = ?`);
       return due.filter((j) => claimJob(db, j.job_id, owner, lockedUntil)).map((j) => read.get(j.job_id) as JobRow);
     })

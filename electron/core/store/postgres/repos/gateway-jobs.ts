@@ -15,9 +15,12 @@ const OPERATOR_IN = `(${OPERATOR_KINDS.map((k) => `'${k}'`).join(',')})`;
 const OPERATOR_COLUMNS = `${COLUMNS}, summary_json, result_json, dispatched, dispatch_message_id`;
 /** Claim order: oldest run time first (a null one first, as SQLite orders nulls), then id. */
 const DUE_ORDER = `next_run_at NULLS FIRST, job_id`;
-/** Queued or retrying jobs whose time came, and running ones whose claim expired (`now` is parameter `$n`). */
-const due = (n: number) =>
-  `((state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= $${n})) OR (state = 'running' AND locked_until IS NOT NULL AND locked_until <= $${n}))`;
+/**
+ * Queued or retrying jobs whose time came by `dueBy` (parameter `$by`), and running ones whose claim expired by now
+ * (parameter `$now`).
+ */
+const due = (now: number, by = now) =>
+  `((state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= $${by})) OR (state = 'running' AND locked_until IS NOT NULL AND locked_until <= $${now}))`;
 /** `owner` (parameter `$n`), when given, must still hold the running job (a cancel or a takeover wins over a late finish). */
 const owned = (n: number) => `($${n}::text IS NULL OR (state = 'running' AND locked_by = $${n}))`;
 
@@ -57,21 +60,22 @@ export function jobRepository(query: Query): JobRepository {
      * planner may run the subquery again for each row it updates (a nested-loop semi join), and each run skips the
      * rows the statement has just updated and picks the next n: one claim took every due job.
      */
-    async claimDue(owner, lockedUntil, limit) {
+    async claimDue(owner, lockedUntil, limit, dueBy) {
+      const now = nowIso();
       const { rows } = await run<JobRow>(
         query,
         'jobs.claimDue',
         `WITH picked AS MATERIALIZED (
-           SELECT job_id FROM gateway_jobs WHERE ${due(3)} ORDER BY ${DUE_ORDER} LIMIT $4 FOR UPDATE SKIP LOCKED
+           SELECT job_id FROM gateway_jobs WHERE ${due(3, 5)} ORDER BY ${DUE_ORDER} LIMIT $4 FOR UPDATE SKIP LOCKED
          ),
          claimed AS (
            UPDATE gateway_jobs SET state = 'running', locked_by = $1, locked_until = $2,
              attempts = CASE WHEN kind IN ${OPERATOR_IN} THEN retry_count + 1 ELSE attempts + 1 END, updated_at = $3
-           WHERE job_id IN (SELECT job_id FROM picked) AND ${due(3)}
+           WHERE job_id IN (SELECT job_id FROM picked) AND ${due(3, 5)}
            RETURNING ${COLUMNS}
          )
          SELECT * FROM claimed ORDER BY ${DUE_ORDER}`,
-        [owner, lockedUntil, nowIso(), limit],
+        [owner, lockedUntil, now, limit, dueBy ?? now],
       );
       return rows;
     },
