@@ -20,6 +20,7 @@ import { createCore } from '../electron/core/context.js';
 import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
 import { addAgent } from '../electron/core/agents/registry.js';
 import { ensurePlaceholderTask } from '../electron/core/store/repos/conversation.js';
+import { callbackStore } from '../electron/core/webhook/callback-store.js';
 import { createReceiver } from '../electron/core/webhook/receiver.js';
 import { paired, quantile, ratioLine } from './_stats.js';
 
@@ -80,7 +81,7 @@ const bare = createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => void res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}'));
 });
-const receiver = createReceiver(() => core.store());
+const receiver = createReceiver(callbackStore(core));
 let allJournaled = true;
 try {
   // Set-up, not timed: the agent and its tasks, so callbacks link to them.

@@ -250,6 +250,126 @@ describe.each<StoreKindUnderTest>(STORES)('conversation rows on %s', (kind) => {
     expect((await c.listTasks({ agent: 'other', limit: 5, offset: 0 }))[0]).toEqual(await c.getTask('t-c'));
   });
 
+  it('ensurePlaceholderTask makes an unknown task row and keeps an existing one', async () => {
+    const c = storage.conversation;
+    for (const id of ['ctx-1', 'ctx-2', 'ctx-9']) await c.ensureContext(id, 'echo');
+    await c.ensurePlaceholderTask('t-new', 'echo', 'ctx-1');
+    await c.ensurePlaceholderTask('t-bare', 'other');
+    expect(await c.getTask('t-new')).toMatchObject({ agent_alias: 'echo', context_id: 'ctx-1', state: 'unknown', remote_state: null });
+    expect(await c.getTask('t-bare')).toMatchObject({ agent_alias: 'other', context_id: null, state: 'unknown' });
+    expect(await c.getTaskJson('t-new')).toBeNull();
+    expect(await rows(`SELECT source FROM tasks WHERE task_id = ?`, ['t-new'])).toEqual([{ source: 'placeholder' }]);
+
+    await c.upsertTask(task('t-1', 'working', { contextId: 'ctx-9' }));
+    const before = await c.getTask('t-1');
+    await c.ensurePlaceholderTask('t-1', 'other', 'ctx-2');
+    expect(await c.getTask('t-1')).toEqual(before);
+    expect(await c.getTaskJson('t-1')).toEqual({ id: 't-1', status: { state: 'working' } });
+    expect(await rows(`SELECT source FROM tasks WHERE task_id = ?`, ['t-1'])).not.toEqual([{ source: 'placeholder' }]);
+  });
+
+  it('updateTaskStatus: false without a row; replaces status in the stored JSON where it was (or last), moving updated_at only on change', async () => {
+    const c = storage.conversation;
+    const status = (state: TaskStateName, more: Record<string, unknown> = {}) => ({
+      taskId: 't-1',
+      contextId: null,
+      state,
+      remoteState: state,
+      protocolVersion: null,
+      status: { state, ...more },
+      lastMessageId: null,
+    });
+    expect(await c.updateTaskStatus(status('working'))).toBe(false);
+    expect(await c.getTask('t-1')).toBeUndefined();
+    for (const id of ['ctx-1', 'ctx-3']) await c.ensureContext(id, 'echo');
+
+    // status in the middle of the JSON stays there; the other keys and their order are kept.
+    const stored = { id: 't-1', contextId: 'ctx-1', status: { state: 'submitted' }, history: [{ n: 1 }], metadata: { a: 'é' } };
+    await c.upsertTask(task('t-1', 'submitted', { contextId: 'ctx-1', lastMessageId: 'm-1', remoteJson: stored }));
+    const created = (await c.getTask('t-1'))!;
+    await clockPast(created.updated_at);
+    expect(await c.updateTaskStatus(status('working', { message: { text: 'busy' } }))).toBe(true);
+    const expected = { ...stored, status: { state: 'working', message: { text: 'busy' } } };
+    expect(JSON.stringify(await c.getTaskJson('t-1'))).toBe(JSON.stringify(expected));
+    const working = (await c.getTask('t-1'))!;
+    // Nulls keep what was stored (context, protocol version, last message).
+    expect(working).toMatchObject({ state: 'working', remote_state: 'working', context_id: 'ctx-1', protocol_version: '1.0', last_message_id: 'm-1' });
+    expect(working.updated_at > created.updated_at).toBe(true);
+    const completedAt = async () => (await rows(`SELECT completed_at FROM tasks WHERE task_id = ?`, ['t-1']))[0]!.completed_at;
+    expect(await completedAt()).toBeNull();
+
+    // The same status again: nothing changed, updated_at stays.
+    await clockPast(working.updated_at);
+    expect(await c.updateTaskStatus(status('working', { message: { text: 'busy' } }))).toBe(true);
+    expect(await c.getTask('t-1')).toEqual(working);
+
+    // Terminal: completed_at set once, with the given context, protocol version and last message.
+    expect(await c.updateTaskStatus({ ...status('completed'), contextId: 'ctx-1', protocolVersion: '0.3', lastMessageId: 'm-2' })).toBe(true);
+    const done = (await c.getTask('t-1'))!;
+    expect(done).toMatchObject({ state: 'completed', protocol_version: '0.3', last_message_id: 'm-2' });
+    expect(done.updated_at > working.updated_at).toBe(true);
+    expect(await completedAt()).toBe(done.updated_at);
+    expect(JSON.stringify(await c.getTaskJson('t-1'))).toBe(JSON.stringify({ ...stored, status: { state: 'completed' } }));
+    await clockPast(done.updated_at);
+    expect(await c.updateTaskStatus(status('completed', { note: 'again' }))).toBe(true);
+    expect((await c.getTask('t-1'))!.updated_at > done.updated_at).toBe(true);
+    expect(await completedAt()).toBe(done.updated_at);
+
+    // JSON without status: it is added last.
+    await c.upsertTask(task('t-2', 'working', { remoteJson: { id: 't-2', kind: 'task' } }));
+    expect(await c.updateTaskStatus({ ...status('working'), taskId: 't-2' })).toBe(true);
+    expect(JSON.stringify(await c.getTaskJson('t-2'))).toBe(JSON.stringify({ id: 't-2', kind: 'task', status: { state: 'working' } }));
+
+    // A placeholder (no JSON yet): it starts as {id, contextId}, or {id} without a context.
+    await c.ensurePlaceholderTask('t-3', 'echo');
+    expect(await c.updateTaskStatus({ ...status('working'), taskId: 't-3', contextId: 'ctx-3' })).toBe(true);
+    expect(JSON.stringify(await c.getTaskJson('t-3'))).toBe(JSON.stringify({ id: 't-3', contextId: 'ctx-3', status: { state: 'working' } }));
+    expect(await c.getTask('t-3')).toMatchObject({ state: 'working', context_id: 'ctx-3' });
+    await c.ensurePlaceholderTask('t-4', 'echo');
+    expect(await c.updateTaskStatus({ ...status('working'), taskId: 't-4' })).toBe(true);
+    expect(JSON.stringify(await c.getTaskJson('t-4'))).toBe(JSON.stringify({ id: 't-4', status: { state: 'working' } }));
+  });
+
+  it('getTaskJson: null for an unknown task; hasEventKey: whether an event with that dedupe key was journaled', async () => {
+    expect(await storage.conversation.getTaskJson('nope')).toBeNull();
+    expect(await storage.conversation.hasEventKey('push:t-1:1')).toBe(false);
+    expect(await storage.journal.append({ type: 'a2a.push.received', dedupeKey: 'push:t-1:1', payload: {} })).not.toBeNull();
+    await storage.journal.append({ type: 'a2a.push.received', payload: {} });
+    expect(await storage.conversation.hasEventKey('push:t-1:1')).toBe(true);
+    expect(await storage.conversation.hasEventKey('push:t-1:2')).toBe(false);
+  });
+
+  it('getArtifact: the stored header with the parts of its chunks joined in order; undefined when there is none', async () => {
+    const c = storage.conversation;
+    await c.upsertTask(task('t-1', 'working'));
+    expect(await c.getArtifact('t-1', 'art-1')).toBeUndefined();
+    await c.writeArtifact(artifact([text('a')], { metadata: { m: 1 } }));
+    const fresh = await c.getArtifact('t-1', 'art-1');
+    expect(fresh).toEqual({
+      artifact_id: 'art-1',
+      task_id: 't-1',
+      context_id: null,
+      name: 'report',
+      mime_type: 'text/plain',
+      kind: 'text',
+      version: 1,
+      last_chunk: false,
+      content: { artifactId: 'art-1', name: 'report', parts: [text('a')] },
+      updated_at: expect.stringMatching(/Z$/),
+    });
+    await c.writeArtifact(artifact([text('b'), text('c')], { mode: 'append' }));
+    await c.writeArtifact(
+      artifact([{ kind: 'data', data: { n: 1 } }], { mode: 'append', kind: 'json', lastChunk: true, content: { artifactId: 'art-1', description: 'more', parts: [{ kind: 'data', data: { n: 1 } }] } }),
+    );
+    expect(await c.getArtifact('t-1', 'art-1')).toMatchObject({
+      kind: 'mixed',
+      version: 3,
+      last_chunk: true,
+      content: { artifactId: 'art-1', name: 'report', description: 'more', parts: [text('a'), text('b'), text('c'), { kind: 'data', data: { n: 1 } }] },
+    });
+    expect(await c.getArtifact('t-2', 'art-1')).toBeUndefined();
+  });
+
   it('a transaction that throws leaves none of its rows; one that returns keeps them all', async () => {
     const boom = new Error('boom');
     await expect(
@@ -343,6 +463,37 @@ describe('conversation rows on PostgreSQL: two hosts writing one artifact at onc
       [text('from A')],
       [text('from B')],
     ]);
+  });
+
+  it('a status update behind another host’s task write goes on from that write’s JSON: neither is lost', async () => {
+    const [hostA, hostB] = hosts as [(typeof hosts)[number], (typeof hosts)[number]];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    const first = hostA.storage.transaction(async (tx) => {
+      await tx.conversation.upsertTask(task('t-1', 'working', { remoteJson: { id: 't-1', status: { state: 'working' }, artifacts: [{ artifactId: 'a' }] } }));
+      wrote();
+      await held;
+    });
+    await written;
+    const second = hostB.storage.conversation.updateTaskStatus({
+      taskId: 't-1',
+      contextId: null,
+      state: 'completed',
+      remoteState: 'completed',
+      protocolVersion: null,
+      status: { state: 'completed' },
+      lastMessageId: null,
+    });
+    await someoneWaits(hostA);
+    release();
+    await first;
+    expect(await second).toBe(true);
+    expect(JSON.stringify(await hostA.storage.conversation.getTaskJson('t-1'))).toBe(
+      JSON.stringify({ id: 't-1', status: { state: 'completed' }, artifacts: [{ artifactId: 'a' }] }),
+    );
+    expect(await hostA.storage.conversation.getTask('t-1')).toMatchObject({ state: 'completed' });
   });
 
   it('two transactions writing a new artifact at once: the second goes on from the first’s row', async () => {

@@ -25,6 +25,8 @@ const UNCONFIRMED = 'missive::orchestration::job_dispatch_unconfirmed';
 interface JobView {
   job_id: string;
   state: string;
+  task_id: string | null;
+  locked_by: string | null;
   summary: { message_id?: string } | null;
   exit_code: number | null;
   result: { error?: { code?: string } } | null;
@@ -101,15 +103,26 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
     expect(new Set(jobOfText.values()).size).toBe(JOBS);
     expect(agent.received).toHaveLength(0);
 
+    const textOf = new Map([...jobOfText].map(([text, id]) => [id, text]));
     const first = launchGateway(alice);
     const second = launchGateway(bob);
+    // Gateway 1 is killed with jobs of its own in flight, at least one of them waiting on its task at the agent (the
+    // task recorded: whoever takes the job over must wait on that task, not send again).
+    const holder = (await eventually('gateway 1 to start', async () => first.of('gateway_started')[0], 30_000, 20)).data.holder as string;
+    const sentUnfinished = () => {
+      const ended = endedBy(first);
+      const arrived = new Set(agent.received.map((m) => m.text));
+      return [...startedBy(first)].filter((id) => !ended.has(id) && arrived.has(textOf.get(id)!));
+    };
+    const waitingOnTask = async () => (ok(await alice.run(['job', 'list', '--state', 'running', '--limit', '1000', '--json']), 'job list').jobs as JobView[]).filter((j) => j.locked_by === holder && j.task_id);
+    let resumable: JobView[] = [];
     await eventually(
-      'gateway 1 to have jobs of its own in flight',
+      'gateway 1 to have jobs of its own waiting on their tasks',
       async () => {
         if (first.child.exitCode !== null) throw new Error(`gateway 1 exited early (${first.child.exitCode}): ${first.stderr()}`);
-        const started = startedBy(first);
-        const ended = endedBy(first);
-        return started.size >= STARTED_BEFORE_KILL && [...started].some((id) => !ended.has(id));
+        if (startedBy(first).size < STARTED_BEFORE_KILL) return false;
+        resumable = await waitingOnTask();
+        return resumable.length > 0;
       },
       60_000,
       20,
@@ -118,6 +131,8 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
     expect(await first.exited).toBeNull();
     const claimedByFirst = startedBy(first);
     const finishedByFirst = endedBy(first);
+    // What had reached the agent from gateway 1's unfinished jobs when it died (more may arrive from its last writes).
+    const atAgentWhenKilled = sentUnfinished();
 
     const list = async (): Promise<JobView[]> => ok(await bob.run(['job', 'list', '--limit', '1000', '--json']), 'job list').jobs;
     const jobs = await eventually(
@@ -147,7 +162,6 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
 
     // Each succeeded job's message reached the agent exactly once, under the message id fixed at `job start`.
     const succeeded = jobs.filter((j) => j.state === 'succeeded');
-    const textOf = new Map([...jobOfText].map(([text, id]) => [id, text]));
     expect(succeeded.filter((j) => arrived.get(textOf.get(j.job_id)!) !== 1).map((j) => textOf.get(j.job_id))).toEqual([]);
     expect(succeeded.filter((j) => idsArrived.get(j.summary?.message_id ?? '') !== 1).map((j) => textOf.get(j.job_id))).toEqual([]);
 
@@ -159,10 +173,14 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
     const neverArrived = [...jobOfText].filter(([text]) => !arrived.has(text));
     expect(neverArrived.filter(([, id]) => byId.get(id)?.state !== 'failed').map(([text]) => text)).toEqual([]);
 
-    // Gateway 2 took over jobs gateway 1 had claimed and not finished, and ended them.
+    // Gateway 2 took over the jobs gateway 1 had claimed and not finished, and ended them; those whose message had
+    // already reached the agent were not sent again (each text arrived once, above).
     const takenOver = [...claimedByFirst].filter((id) => !finishedByFirst.has(id) && startedBy(second).has(id));
     expect(takenOver.length).toBeGreaterThan(0);
     expect(takenOver.filter((id) => !endedBy(second).has(id))).toEqual([]);
+    expect(atAgentWhenKilled.filter((id) => !takenOver.includes(id)).map((id) => textOf.get(id))).toEqual([]);
+    // A job whose task was recorded when its gateway died is resumed on that task: it succeeds, sent once.
+    expect(resumable.map((j) => [textOf.get(j.job_id), byId.get(j.job_id)?.state, byId.get(j.job_id)?.task_id === j.task_id])).toEqual(resumable.map((j) => [textOf.get(j.job_id), 'succeeded', true]));
     // Between them the two gateways ran every job.
     expect(jobs.filter((j) => !claimedByFirst.has(j.job_id) && !startedBy(second).has(j.job_id)).map((j) => textOf.get(j.job_id))).toEqual([]);
 
@@ -171,7 +189,7 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
 
     console.info(
       `gateway pool: ${JOBS} jobs, ${succeeded.length} succeeded, ${failed.length} failed as unconfirmed (${neverArrived.length} of them never reached the agent); ` +
-        `gateway 1 started ${claimedByFirst.size} and finished ${finishedByFirst.size} before SIGKILL, gateway 2 took over ${takenOver.length}`,
+        `gateway 1 started ${claimedByFirst.size} and finished ${finishedByFirst.size} before SIGKILL (${atAgentWhenKilled.length} of the others at the agent, ${resumable.length} waiting on their tasks), gateway 2 took over ${takenOver.length}`,
     );
   }, 240_000);
 });

@@ -122,8 +122,7 @@ describe.each(STORES)('task list (%s store)', (kind) => {
     expect(asked()).toBeGreaterThan(before);
   });
 
-  // PostgreSQL: see lead (`task get` reads the task's answer text through core.store(), the SQLite handle: exit 78).
-  it.skipIf(kind === 'postgres')('percent-encodes task ids in GetTask', async () => {
+  it('percent-encodes task ids in GetTask', async () => {
     const got = await box.run(['task', 'get', 'a/b c', '--remote', '--agent', 'raw', '--json']);
     expect(got.code).toBe(0);
     expect(got.json().data.task).toMatchObject({ task_id: 'a/b c', state: 'working' });

@@ -89,8 +89,7 @@ describe('a PostgreSQL store shared by two homes', () => {
     for (const box of [alice, bob]) expect(existsSync(sqliteFile(box))).toBe(false);
   });
 
-  // PostgreSQL: see lead (`task get` reads the task's answer text through core.store(), the SQLite handle: exit 78).
-  it.skip("shows one home the other's task with its artifacts in `task get`", async () => {
+  it("shows one home the other's task with its artifacts in `task get`", async () => {
     const agent = await startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' });
     try {
       expect((await alice.run(['agent', 'add', 'tasks', agent.baseUrl])).code).toBe(0);
@@ -140,12 +139,12 @@ describe('a PostgreSQL store shared by two homes', () => {
 
   it('refuses a command not yet ported to the shared store (exit 78), writing nothing anywhere', async () => {
     expect((await alice.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000'])).code).toBe(0);
-    const stream = await alice.run(['stream', 'echo', 'hello', '--json']);
-    expect(stream.code).toBe(78);
-    const error = JSON.parse(stream.stderr).data;
+    const probe = await alice.run(['conformance', 'echo', '--json']);
+    expect(probe.code).toBe(78);
+    const error = JSON.parse(probe.stderr).data;
     expect(error.code).toBe('missive::config::store_unsupported');
     expect(error.message).toMatch(/does not run on a PostgreSQL store yet/);
-    expect(stream.stderr).not.toContain(new URL(db.url).password);
+    expect(probe.stderr).not.toContain(new URL(db.url).password);
     expect(existsSync(sqliteFile(alice))).toBe(false);
   });
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../electron/core/store/store.js';
 import { ensureContext, ensurePlaceholderTask } from '../../electron/core/store/repos/conversation.js';
+import { sqliteCallbackStore } from '../../electron/core/webhook/callback-store.js';
 import { createReceiver, type Receiver } from '../../electron/core/webhook/receiver.js';
 
 let dir: string;
@@ -34,7 +35,7 @@ beforeEach(async () => {
     prepared.push(sql);
     return prepare(sql);
   }) as typeof store.db.prepare;
-  receiver = createReceiver(() => store);
+  receiver = createReceiver(sqliteCallbackStore(() => store));
   url = (await receiver.start()).url;
 });
 afterEach(async () => {

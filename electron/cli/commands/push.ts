@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { usageError } from '../../../shared/errors.js';
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, type PushCallOptions } from '../../core/push/service.js';
 import { BINDINGS } from '../../core/config/schema.js';
+import { callbackStore } from '../../core/webhook/callback-store.js';
 import { createReceiver, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY, isLoopbackHost, type Arrival } from '../../core/webhook/receiver.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { webhookAuth } from '../../core/webhook/auth.js';
@@ -106,7 +107,7 @@ export function registerPushCommands(program: Command, action: Action): void {
           if (!token) throw usageError('token_env_missing', `--auth-token-env ${o.authTokenEnv} is not set in the environment`);
           auth = webhookAuth(token, { header: o.authHeader, scheme: o.authScheme });
         } else if (o.authHeader || o.authScheme) throw usageError('token_required', '--auth-header and --auth-scheme need --auth-token-env');
-        const receiver = createReceiver(() => core.store(), {
+        const receiver = createReceiver(callbackStore(core), {
           host: o.host,
           port: o.port,
           path: o.path,

@@ -1,6 +1,6 @@
 /** `missive task get|cancel|wait`. */
 import { Option, type Command } from 'commander';
-import { cancelTask, localTask, remoteTask, waitError, waitForTask, type TaskView, type WaitResult } from '../../core/tasks/service.js';
+import { cancelTask, localTask, remoteTask, taskAnswer, waitError, waitForTask, type TaskView, type WaitResult } from '../../core/tasks/service.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { listTaskPage, type TaskListResult } from '../../core/tasks/list.js';
 import { exportArtifacts, listArtifacts, saveArtifact, showArtifact } from '../../core/artifacts/service.js';
@@ -13,11 +13,10 @@ import { BINDINGS } from '../../core/config/schema.js';
 /** `--binding` of the commands that call the agent: every call of the invocation goes over it. */
 const bindingOption = () => new Option('--binding <binding>', 'require this binding when calling the agent').choices([...BINDINGS]);
 import type { Core } from '../../core/context.js';
-import { answerOfStoredTask } from '../../core/messaging/answer-text.js';
 
 /** A task view with the task's answer as journaled (answer-text.ts): status message, else artifacts. */
 type AnsweredTask = TaskView & { answer_text: string | null };
-const answered = (core: Core, v: TaskView): AnsweredTask => ({ ...v, answer_text: answerOfStoredTask(core.store().db, v.task.task_id) });
+const answered = async (core: Core, v: TaskView): Promise<AnsweredTask> => ({ ...v, answer_text: await taskAnswer(core, v.task.task_id) });
 
 const taskText = (v: TaskView & { answer_text?: string | null }) =>
   keyValues([
@@ -42,7 +41,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .action(
       action(async ({ core, out }, id: string, o: { remote?: boolean; agent?: string; historyLength?: number; binding?: (typeof BINDINGS)[number] }) => {
         const v = o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength, binding: o.binding }) : await localTask(core, id);
-        out.result('task_get', answered(core, v), taskText);
+        out.result('task_get', await answered(core, v), taskText);
       }),
     );
 

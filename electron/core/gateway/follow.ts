@@ -11,10 +11,9 @@ import { openStream } from '../a2a/sse.js';
 import type { StreamRecord } from '../a2a/stream-response.js';
 import { connect } from '../agents/connection.js';
 import { loadCard } from '../agents/discovery.js';
-import { appendEvent } from '../store/repos/events.js';
 import type { TaskStateName } from '../store/repos/conversation.js';
 import type { FollowKind } from '../store/repos/gateway-jobs.js';
-import { applyUpdate } from '../tasks/apply-update.js';
+import { updateWriter } from '../tasks/update-writer.js';
 import { refreshTask } from '../tasks/service.js';
 import { SETTLED_STATES } from '../tasks/task-state.js';
 
@@ -37,24 +36,27 @@ export async function pollTask(core: Core, alias: string, taskId: string): Promi
 
 export async function subscribeTask(core: Core, alias: string, taskId: string, signal: AbortSignal): Promise<FollowOutcome> {
   const conn = await connect(core, alias);
-  const store = core.store();
+  const storage = await core.storage();
   const meta = conn.meta;
   let events = 0;
   let state: TaskStateName | null = null;
-  appendEvent(store.db, { type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } }, conn.outbound.secrets);
-  // Events commit in groups, one per tick of network data (see Store.grouped), as `missive stream` does.
-  const writer = store.grouped();
+  await storage.journal.append({ type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } }, conn.outbound.secrets);
+  // Events are applied as `missive stream` applies them (tasks/update-writer.ts).
+  const writer = updateWriter(core, storage);
   const ensured = new Set<string>();
   try {
     try {
       for await (const record of openStream({ ...conn.call, signal }, 'SubscribeToTask', { id: taskId, ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}) })) {
-        const applied = writer.write(() =>
-          applyUpdate(
-            store.db,
-            { eventPrefix: 'a2a.subscription', alias, protocolVersion: conn.iface.protocol_version, metadata: meta, secrets: conn.outbound.secrets, dedupeKey: dedupeKey(taskId, record), payload: { sequence: record.sequence }, ensured, tick: writer },
-            record,
-          ),
-        );
+        const applied = await writer.apply(record, {
+          eventPrefix: 'a2a.subscription',
+          alias,
+          protocolVersion: conn.iface.protocol_version,
+          metadata: meta,
+          secrets: conn.outbound.secrets,
+          dedupeKey: dedupeKey(taskId, record),
+          payload: { sequence: record.sequence },
+          ensured,
+        });
         if (!applied.duplicate) events++;
         if (applied.state) state = applied.state;
         if (state && SETTLED_STATES.includes(state)) return { settled: true, state, events };
@@ -71,7 +73,7 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
     }
     throw err;
   }
-  appendEvent(store.db, { type: 'a2a.subscription.closed', source: 'gateway', agentAlias: alias, taskId, payload: { events, state } });
+  await storage.journal.append({ type: 'a2a.subscription.closed', source: 'gateway', agentAlias: alias, taskId, payload: { events, state } });
   return { settled: false, state, events };
 }
 

@@ -3,6 +3,7 @@
  * pushed to the renderer. What `webhook.status` reports is always the receiver's own state, never a guess.
  */
 import type { Core } from '../context.js';
+import { callbackStore } from '../webhook/callback-store.js';
 import { createReceiver, type Receiver } from '../webhook/receiver.js';
 
 export interface WebhookStats {
@@ -25,7 +26,7 @@ export function createWebhookHost(core: Core, onArrival: (arrival: unknown) => v
   return {
     async start(port = 0) {
       if (!receiver) {
-        const started = createReceiver(() => core.store(), { port });
+        const started = createReceiver(callbackStore(core), { port });
         started.onArrival(onArrival);
         await started.start();
         receiver = started;

@@ -13,7 +13,7 @@ import { reduce } from '../collectives/reduce.js';
 import { responseText, sendMessage } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
 import { rowId } from '../store/row-id.js';
-import { setTargetTask, type StoredJob } from '../store/repos/gateway-jobs.js';
+import type { StoredJob } from '../store/repos/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
 import { refreshTask, WAIT_OUTCOMES } from '../tasks/service.js';
 import type { JobRequest } from './requests.js';
@@ -126,10 +126,8 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
   const point = await resumePoint(storage, job, request.input.messageId);
   if ('taskId' in point) return settle(core, point.taskId, agent, options);
   await storage.jobs.markDispatched(job.job_id, point.messageId);
-  // Streams run on the SQLite store only so far (`job start` refuses a stream job on PostgreSQL): the task id is
-  // recorded synchronously as its first event arrives.
-  const db = core.store().db;
-  let recorded = false;
+  // The task is recorded as soon as the first event names it (a restart then waits on it rather than sending again).
+  let recorded: Promise<void> | undefined;
   const streamed = await streamMessage(core, {
     ...request.input,
     messageId: point.messageId,
@@ -137,10 +135,12 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
     signal: options.signal,
     onEvent: (event) => {
       if (recorded || !event.task_id) return;
-      recorded = true;
-      setTargetTask(db, job.job_id, event.task_id, event.context_id);
+      recorded = storage.jobs.setTargetTask(job.job_id, event.task_id, event.context_id);
+      // Awaited below; a failure must not go unhandled meanwhile.
+      recorded.catch(() => undefined);
     },
   });
+  await recorded;
   const common = { events: streamed.events, counts: streamed.counts, context_id: streamed.context_id, text: streamed.answer_text };
   if (!streamed.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', ...common };
   const code = streamed.task.state ? WAIT_OUTCOMES[streamed.task.state] : undefined;

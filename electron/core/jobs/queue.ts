@@ -73,7 +73,7 @@ export interface StartJobOptions {
 }
 
 /** The kinds a gateway runs on a PostgreSQL store so far (the others still need the profile's SQLite store). */
-const SHARED_STORE_KINDS: readonly OperatorKind[] = ['send', 'wait'];
+const SHARED_STORE_KINDS: readonly OperatorKind[] = ['send', 'stream', 'wait'];
 
 /** Checks the request against the registry (agent, group, context, parts) and records it, queued to run at once. */
 export async function startJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {

@@ -4,9 +4,8 @@
  * carry their answer only there. Parts read as: text as-is, data as compact JSON, files summarised by name, media type
  * and size (bytes) or URL, never their content.
  */
-import type { Db } from '../store/db.js';
 import { partContent } from '../artifacts/parts-content.js';
-import { getArtifact, getTaskJson, listArtifactsOfTask } from '../store/repos/conversation.js';
+import { call, type Steps } from '../store/steps.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -52,10 +51,17 @@ export function answerOfResponse(response: unknown): string | null {
   return answerOfTask(response.task);
 }
 
-/** A journaled task's answer: its last known status message, else its stored artifacts (as streamed, chunks joined). */
-export function answerOfStoredTask(db: Db, taskId: string): string | null {
-  const fromStatus = answerOfTask({ status: (getTaskJson(db, taskId) as Json | null)?.status });
+/**
+ * A journaled task's answer: its last known status message, else its stored artifacts (as streamed, chunks joined).
+ * Reads only: run it with `readSteps` (store/steps.ts) on either store.
+ */
+export function* storedTaskAnswer(taskId: string): Steps<string | null> {
+  const fromStatus = answerOfTask({ status: (yield* call('getTaskJson', taskId))?.status });
   if (fromStatus) return fromStatus;
-  const artifacts = listArtifactsOfTask(db, taskId).map((a) => getArtifact(db, taskId, a.artifact_id)?.content);
-  return answerOfArtifacts(artifacts.filter(Boolean));
+  const artifacts: unknown[] = [];
+  for (const a of yield* call('listArtifactsOfTask', taskId)) {
+    const stored = yield* call('getArtifact', taskId, a.artifact_id);
+    if (stored) artifacts.push(stored.content);
+  }
+  return answerOfArtifacts(artifacts);
 }

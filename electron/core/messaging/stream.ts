@@ -10,11 +10,12 @@ import { capabilityView } from '../a2a/capabilities.js';
 import { openStream } from '../a2a/sse.js';
 import type { StreamRecord } from '../a2a/stream-response.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
-import { appendEvent } from '../store/repos/events.js';
-import { linkMessageToContext, linkMessageToTask, type TaskStateName } from '../store/repos/conversation.js';
-import { applyUpdate, type AppliedUpdate } from '../tasks/apply-update.js';
+import type { TaskStateName } from '../store/repos/conversation.js';
+import { call, readSteps, type Steps } from '../store/steps.js';
+import type { AppliedUpdate } from '../tasks/apply-update.js';
+import { updateWriter } from '../tasks/update-writer.js';
 import { prepareSend, type SendInput } from './send.js';
-import { answerOfStoredTask } from './answer-text.js';
+import { storedTaskAnswer } from './answer-text.js';
 
 export interface StreamInput extends SendInput {
   /** Stream even when the Agent Card does not advertise capabilities.streaming. */
@@ -43,6 +44,12 @@ export interface StreamResult {
 
 const COUNT_KEY = { task: 'task', message: 'message', statusUpdate: 'status_update', artifactUpdate: 'artifact_update' } as const;
 
+/** The request joins the task and the context the agent's first answer names. */
+function* linkRequest(messageId: string, applied: AppliedUpdate, known: { taskId: string | null; contextId: string | null }): Steps<void> {
+  if (applied.task_id && known.taskId === null) yield* call('linkMessageToTask', messageId, applied.task_id, applied.context_id);
+  else if (applied.context_id && known.contextId === null) yield* call('linkMessageToContext', messageId, applied.context_id);
+}
+
 export async function streamMessage(core: Core, input: StreamInput): Promise<StreamResult> {
   const prepared = await prepareSend(core, input, 'stream', (card) => {
     if (!input.force && !capabilityView(card.card).streaming) {
@@ -54,7 +61,8 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
     }
   });
   const { alias, iface, outbound, messageId, request, requestBytes, parts, meta } = prepared;
-  const store = core.store();
+  const storage = await core.storage();
+  const writer = updateWriter(core, storage);
   const counts: StreamResult['counts'] = { task: 0, message: 0, status_update: 0, artifact_update: 0 };
   const artifacts = new Map<string, { artifact_id: string; version: number; last_chunk: boolean }>();
   let events = 0;
@@ -62,32 +70,24 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
   let contextId: string | null = prepared.contextId;
   let state: TaskStateName | null = null;
   let lastText: string | null = null;
-  const writer = store.grouped();
   const ensured = new Set<string>();
 
   try {
     for await (const record of openStream({ ...prepared.call, signal: input.signal }, 'SendStreamingMessage', request)) {
-      const applied = writer.write(() => {
-        const result = applyUpdate(
-          store.db,
-          {
-            eventPrefix: 'a2a.stream',
-            alias,
-            protocolVersion: iface.protocol_version,
-            metadata: meta,
-            fallbackContextId: contextId,
-            secrets: outbound.secrets,
-            payload: { sequence: record.sequence, request_message_id: messageId },
-            ensured,
-            tick: writer,
-          },
-          record,
-        );
-        // The request joins the task and the context the agent's first answer names.
-        if (result.task_id && taskId === null) linkMessageToTask(store.db, messageId, result.task_id, result.context_id);
-        else if (result.context_id && contextId === null) linkMessageToContext(store.db, messageId, result.context_id);
-        return result;
-      });
+      const applied = await writer.apply(
+        record,
+        {
+          eventPrefix: 'a2a.stream',
+          alias,
+          protocolVersion: iface.protocol_version,
+          metadata: meta,
+          fallbackContextId: contextId,
+          secrets: outbound.secrets,
+          payload: { sequence: record.sequence, request_message_id: messageId },
+          ensured,
+        },
+        (applied) => linkRequest(messageId, applied, { taskId, contextId }),
+      );
       events++;
       counts[COUNT_KEY[record.variant]]++;
       taskId ??= applied.task_id;
@@ -100,9 +100,9 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
   } catch (error) {
     const err = toMissiveError(error);
     // A store closed under the stream (the app quitting) cannot journal the failure: its own error says so.
-    if (!store.db.open) throw err;
-    appendEvent(
-      store.db,
+    if (!writer.open()) throw err;
+    writer.flush();
+    await storage.journal.append(
       { type: 'a2a.stream.failed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events_received: events, error: err.toReport() } },
       outbound.secrets,
     );
@@ -119,9 +119,9 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
     counts,
     task: taskId ? { task_id: taskId, context_id: contextId, state, artifacts: [...artifacts.values()] } : null,
     last_message_text: lastText,
-    answer_text: lastText ?? (taskId ? answerOfStoredTask(store.db, taskId) : null),
+    answer_text: lastText ?? (taskId ? await readSteps(core, storedTaskAnswer(taskId)) : null),
     context_id: contextId,
   };
-  appendEvent(store.db, { type: 'a2a.stream.completed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events, counts, state } }, outbound.secrets);
+  await storage.journal.append({ type: 'a2a.stream.completed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events, counts, state } }, outbound.secrets);
   return result;
 }

@@ -5,13 +5,14 @@
  * - `runStepsSync` on SQLite: the repositories' synchronous functions, so a sequence runs inside the store's group
  *   commits (`Store.batch`, a stream's `GroupWriter`) without awaiting anything while it holds the write lock;
  * - `runSteps` on any engine: the asynchronous repositories (PostgreSQL's, in one transaction).
- * `commitSteps` runs a sequence in one transaction of the core's store, whichever engine holds it.
+ * `commitSteps` runs a sequence in one transaction of the core's store, whichever engine holds it; `readSteps` runs
+ * one that only reads, outside any.
  */
 import type { Core } from '../context.js';
 import type { Db } from './db.js';
 import * as conversation from './repos/conversation.js';
 import * as contexts from './repos/contexts.js';
-import { appendEvent, type NewEvent } from './repos/events.js';
+import { appendEvent, hasEventKey, type NewEvent } from './repos/events.js';
 import type { ConversationRepository, Repositories } from './storage.js';
 
 type Method = keyof ConversationRepository;
@@ -47,6 +48,11 @@ export const SQLITE_CONVERSATION: { [K in Method]: (db: Db, ...args: Args<K>) =>
   requestOf: conversation.requestOf,
   getContext: contexts.getContext,
   getContextByName: contexts.getContextByName,
+  ensurePlaceholderTask: conversation.ensurePlaceholderTask,
+  updateTaskStatus: conversation.updateTaskStatus,
+  getTaskJson: conversation.getTaskJson,
+  hasEventKey,
+  getArtifact: conversation.getArtifact,
 };
 
 /** Runs `steps` on SQLite's synchronous functions, now (inside the caller's transaction, if any). */
@@ -84,4 +90,10 @@ export async function commitSteps<T>(core: Core, make: () => Steps<T>, options: 
   }
   const storage = await core.storage();
   return storage.transaction((tx) => runSteps(tx, make()));
+}
+
+/** `steps` that only read, outside any transaction, on the core's store. */
+export async function readSteps<T>(core: Core, steps: Steps<T>): Promise<T> {
+  if (core.storeSelection.kind === 'sqlite') return runStepsSync(core.store().db, steps);
+  return runSteps(await core.storage(), steps);
 }

@@ -14,7 +14,7 @@ import type { EventRow, NewEvent } from './repos/events.js';
 import type { JournalQuery } from './repos/journal-query.js';
 import type { GroupRow, MemberRow } from './repos/groups.js';
 import type { CallEventType, JournalRow } from './repos/history.js';
-import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredTask, TaskQuery, TaskUpsert } from './repos/conversation.js';
+import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './repos/conversation.js';
 import type { ContextRow } from './repos/contexts.js';
 import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './repos/gateway-jobs.js';
 
@@ -138,6 +138,19 @@ export interface ConversationRepository {
   requestOf(messageId: string): Promise<{ task_id: string | null; context_id: string | null } | undefined>;
   getContext(contextId: string): Promise<ContextRow | undefined>;
   getContextByName(name: string): Promise<ContextRow | undefined>;
+  /** A task row for a task known only by id (a push or a subscription came first); an existing row is kept. */
+  ensurePlaceholderTask(taskId: string, agentAlias: string, contextId?: string | null): Promise<void>;
+  /**
+   * A status update of a task whose row exists: `status` replaced inside the stored task JSON (where it was, or last),
+   * the state columns set as upsertTask sets them; false when there is no row (the caller upserts instead).
+   */
+  updateTaskStatus(write: TaskStatusWrite): Promise<boolean>;
+  /** The last remote JSON stored for a task, or null when the task is unknown or has none. */
+  getTaskJson(taskId: string): Promise<Record<string, unknown> | null>;
+  /** Whether the journal holds an event with this dedupe key (a resumed subscription, a callback delivered twice). */
+  hasEventKey(dedupeKey: string): Promise<boolean>;
+  /** An artifact with its content, the parts of its chunks joined in order; undefined when there is none. */
+  getArtifact(taskId: string, artifactId: string): Promise<StoredArtifact | undefined>;
 }
 
 /** One gateway as the pool lists it (`gateway status`): SQLite's single lease row, or a member of a PostgreSQL pool. */
@@ -232,6 +245,8 @@ export interface Storage extends Repositories {
    * scans): it never calls the listener. Resolves to the function that stops listening.
    */
   onJobQueued(listener: () => void): Promise<() => Promise<void>>;
+  /** Resolves when the store accepts writes now (a webhook receiver's /readyz); rejects with why not. */
+  checkWritable(): Promise<void>;
   /** PostgreSQL only: the profile's pool of gateways. */
   readonly gatewayPool?: GatewayPoolRepository;
   close(): Promise<void>;

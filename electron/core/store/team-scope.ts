@@ -1,6 +1,7 @@
 /**
  * What runs on a shared PostgreSQL store so far (team mode): the registry (agents and their cards, groups, auth refs),
- * the journal's reads, `send` and the tasks it leaves, and the shared job queue (send and wait jobs, gateways). Every other command and IPC channel refuses a PostgreSQL store before it
+ * the journal's reads, `send` and `stream` and the tasks they leave, the webhook receiver (a pool of them on one
+ * journal), and the shared job queue (send, stream and wait jobs, gateways). Every other command and IPC channel refuses a PostgreSQL store before it
  * does anything (no request leaves, nothing is written anywhere) with `config::store_unsupported`; `core.store()`,
  * the synchronous SQLite handle those services use, refuses it too, as the backstop.
  */
@@ -18,17 +19,20 @@ const TEAM_COMMANDS: ReadonlySet<string> = new Set([
   'agent refresh',
   'agent capabilities',
   'send',
+  'stream',
   'task get',
   'task list',
   'task cancel',
   'task wait',
   'job start send',
+  'job start stream',
   'job start wait',
   'job list',
   'job show',
   'job cancel',
   'job wait',
   'gateway run',
+  'webhook run',
   'gateway status',
   'group *',
   'auth *',
@@ -53,6 +57,7 @@ const TEAM_CHANNELS: ReadonlySet<string> = new Set([
   'agents.health',
   'agents.refreshAll',
   'messages.send',
+  'messages.stream',
   'requests.preview',
   'tasks.list',
   'tasks.get',
@@ -75,6 +80,9 @@ const TEAM_CHANNELS: ReadonlySet<string> = new Set([
   'auth.status',
   'auth.logout',
   'events.query',
+  'webhook.start',
+  'webhook.stop',
+  'webhook.status',
   'dialogs.chooseDirectory',
 ]);
 
@@ -87,7 +95,7 @@ export const runsOnSharedStore = {
 export function storeUnsupported(display: string, what = 'this command'): MissiveError {
   return configError(
     'store_unsupported',
-    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers agents, groups, auth refs, the journal's reads, send, tasks, and send and wait jobs with their gateways so far`,
+    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers agents, groups, auth refs, the journal's reads, send, stream, tasks, the webhook receiver, and send, stream and wait jobs with their gateways so far`,
     "Unset MISSIVE_STORE_URL (and [store] url, --store) to use the profile's local SQLite store; docs/team.md lists what runs where.",
   );
 }

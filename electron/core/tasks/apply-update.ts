@@ -4,30 +4,24 @@
  */
 import { rowId } from '../store/row-id.js';
 import type { Db } from '../store/db.js';
-import { appendEvent, hasEventKey } from '../store/repos/events.js';
 import {
   appendArtifactChunk,
   appendedHead,
   artifactHead,
-  ensureContext,
-  ensurePlaceholderTask,
-  getTaskJson,
   partsOf,
   saveArtifactHead,
-  updateTaskStatus,
-  writeArtifact,
-  upsertTask,
   type ArtifactHead,
   type ArtifactWrite,
   type TaskStateName,
   type TaskStatusWrite,
 } from '../store/repos/conversation.js';
 import type { GroupWriter } from '../store/store.js';
+import { call, journal, runStepsSync, type Steps } from '../store/steps.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
 import { scrubSecrets } from '../security/redact.js';
 import { localTaskState, SETTLED_STATES } from './task-state.js';
 import { textOfParts } from '../a2a/part-text.js';
-import { artifactKind, canonicalTask, persistTask } from './persist.js';
+import { artifactKind, canonicalTask, persistTaskSteps } from './persist.js';
 
 export interface UpdateSource {
   /** Journal prefix: `a2a.stream`, `a2a.subscription` or `a2a.push`. */
@@ -47,9 +41,9 @@ export interface UpdateSource {
    */
   ensured?: Set<string>;
   /**
-   * The group writer whose `write` applies this update: the status updates of a task and the chunks appended to an
-   * artifact within one tick write the task's and the artifact's row once, when the tick commits (Store.grouped).
-   * Without it (a batch), every update writes them.
+   * SQLite's group writer whose `write` applies this update (`applyUpdate` only): the status updates of a task and the
+   * chunks appended to an artifact within one tick write the task's and the artifact's row once, when the tick
+   * commits (Store.grouped). Without it (a batch, a PostgreSQL transaction), every update writes them.
    */
   tick?: Pick<GroupWriter, 'get' | 'set' | 'settle'>;
 }
@@ -65,10 +59,16 @@ export function knownTaskRows(task: { task_id: string; context_id: string | null
 }
 
 /** Runs `ensure` unless the sequence already did for `key`. */
-function once(source: UpdateSource, key: string, ensure: () => void): void {
+function* once(source: UpdateSource, key: string, ensure: () => Steps<void>): Steps<void> {
   if (source.ensured?.has(key)) return;
-  ensure();
+  yield* ensure();
   source.ensured?.add(key);
+}
+
+/** A group writer's tick and the SQLite handle its saves write through (SQLite only). */
+interface Tick {
+  writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>;
+  db: Db;
 }
 
 export interface AppliedUpdate {
@@ -85,31 +85,31 @@ export interface AppliedUpdate {
   final: boolean;
 }
 
-function applyStatus(db: Db, source: UpdateSource, update: Record<string, any>, contextId: string | null, messageId: string) {
+function* applyStatus(source: UpdateSource, tick: Tick | undefined, update: Record<string, any>, contextId: string | null, messageId: string): Steps<{ state: TaskStateName; remote: string | null }> {
   const taskId = String(update.taskId);
   const state = localTaskState(update.status?.state);
   const remoteState = (update.status?.state as string | undefined) ?? null;
   const write: TaskStatusWrite = { taskId, contextId, state, remoteState, protocolVersion: source.protocolVersion, status: update.status, lastMessageId: messageId };
   const key = taskKey(taskId);
   // The status updates of one tick write the task row once, with the last of them, when the tick commits.
-  if (source.tick && update.status !== undefined) source.tick.set(key, write, (last: TaskStatusWrite) => saveStatus(db, source, last));
+  if (tick && update.status !== undefined) tick.writer.set(key, write, (last: TaskStatusWrite) => runStepsSync(tick.db, saveStatus(source, last)));
   else {
-    source.tick?.settle(key);
-    saveStatus(db, source, write);
+    tick?.writer.settle(key);
+    yield* saveStatus(source, write);
   }
   return { state, remote: remoteState };
 }
 
-function saveStatus(db: Db, source: UpdateSource, write: TaskStatusWrite): void {
-  // The row exists (a placeholder at least): SQLite sets the status inside the stored JSON, nothing is read back.
-  if (write.status !== undefined && updateTaskStatus(db, write)) return;
-  const previous = getTaskJson(db, write.taskId) ?? { id: write.taskId, ...(write.contextId ? { contextId: write.contextId } : {}) };
+function* saveStatus(source: UpdateSource, write: TaskStatusWrite): Steps<void> {
+  // The row exists (a placeholder at least): the status is set inside the stored JSON, nothing is read back on SQLite.
+  if (write.status !== undefined && (yield* call('updateTaskStatus', write))) return;
+  const previous = (yield* call('getTaskJson', write.taskId)) ?? { id: write.taskId, ...(write.contextId ? { contextId: write.contextId } : {}) };
   const json = { ...previous, status: write.status };
   const { taskId, contextId, state, remoteState, protocolVersion, lastMessageId } = write;
-  upsertTask(db, { taskId, agentAlias: source.alias, contextId, state, remoteState, protocolVersion, remoteJson: json, lastMessageId, metadata: source.metadata });
+  yield* call('upsertTask', { taskId, agentAlias: source.alias, contextId, state, remoteState, protocolVersion, remoteJson: json, lastMessageId, metadata: source.metadata });
 }
 
-function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>, contextId: string | null) {
+function* applyArtifact(tick: Tick | undefined, update: Record<string, any>, contextId: string | null): Steps<NonNullable<AppliedUpdate['artifact']>> {
   const taskId = String(update.taskId);
   const incoming = update.artifact as Record<string, any>;
   const artifactId = String(incoming.artifactId);
@@ -129,55 +129,62 @@ function applyArtifact(db: Db, source: UpdateSource, update: Record<string, any>
   };
   const result = (version: number) => ({ artifact_id: artifactId, version, append, last_chunk: lastChunk });
   const key = artifactKey(taskId, artifactId);
-  const tick = source.tick;
   // A chunk appended in a tick: the chunk row now, the artifact row (version, header) once, when the tick commits.
-  const head = tick && append ? tick.get(key, () => artifactHead(db, taskId, artifactId)) : undefined;
+  const head = tick && append ? tick.writer.get(key, () => artifactHead(tick.db, taskId, artifactId)) : undefined;
   if (!tick || !head) {
-    tick?.settle(key);
-    return result(writeArtifact(db, write));
+    tick?.writer.settle(key);
+    return result(yield* call('writeArtifact', write));
   }
-  appendArtifactChunk(db, taskId, artifactId, partsOf(write));
+  appendArtifactChunk(tick.db, taskId, artifactId, partsOf(write));
   const next = appendedHead(head, write);
-  tick.set(key, next, (saved: ArtifactHead) => saveArtifactHead(db, taskId, artifactId, saved));
+  tick.writer.set(key, next, (saved: ArtifactHead) => saveArtifactHead(tick.db, taskId, artifactId, saved));
   return result(next.version);
 }
 
 /**
- * Applies the update inside the caller's transaction. The update is stored once, as its journal event (`events`:
- * payload and metadata); the message-shaped views of it (threads, answers, member outputs) read those events
- * (store/repos/update-rows.ts). Its id is the event's, and the task's `last_message_id` names it.
+ * Applies the update inside the caller's transaction on SQLite, with the source's group writer if it has one. The
+ * update is stored once, as its journal event (`events`: payload and metadata); the message-shaped views of it
+ * (threads, answers, member outputs) read those events (store/repos/update-rows.ts). Its id is the event's, and the
+ * task's `last_message_id` names it.
  */
 export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord): AppliedUpdate {
+  return runStepsSync(db, updateSteps(source, record, source.tick ? { writer: source.tick, db } : undefined));
+}
+
+/** `applyUpdate` as steps (store/steps.ts), on either store; without a tick (`source.tick` is SQLite's). */
+export const applyUpdateSteps = (source: Omit<UpdateSource, 'tick'>, record: StreamRecord): Steps<AppliedUpdate> => updateSteps(source, record, undefined);
+
+function* updateSteps(source: UpdateSource, record: StreamRecord, tick: Tick | undefined): Steps<AppliedUpdate> {
   const secrets = source.secrets ?? [];
   const p = scrubSecrets(record.payload, secrets);
   const messageId = rowId();
   const taskId: string | null = record.variant === 'task' ? String(p.id) : ((p.taskId as string | undefined) ?? null);
   const contextId: string | null = (p.contextId as string | undefined) || source.fallbackContextId || null;
   const eventType = `${source.eventPrefix}.${VARIANT_EVENT[record.variant]}`;
-  if (source.dedupeKey && hasEventKey(db, source.dedupeKey)) {
+  if (source.dedupeKey && (yield* call('hasEventKey', source.dedupeKey))) {
     return { variant: record.variant, event_type: eventType, message_id: messageId, task_id: taskId, context_id: contextId, duplicate: true, state: null, remote_state: null, artifact: null, text: null, final: false };
   }
 
-  if (contextId) once(source, contextKey(contextId), () => ensureContext(db, contextId, source.alias));
+  if (contextId) yield* once(source, contextKey(contextId), () => call('ensureContext', contextId, source.alias));
   // A task never seen whole (a subscription or push came first) still gets its row, so updates have an owner.
-  if (taskId && record.variant !== 'task') once(source, taskKey(taskId), () => ensurePlaceholderTask(db, taskId, source.alias, contextId));
+  if (taskId && record.variant !== 'task') yield* once(source, taskKey(taskId), () => call('ensurePlaceholderTask', taskId, source.alias, contextId));
   let state: TaskStateName | null = null;
   let remote: string | null = null;
   let artifact: AppliedUpdate['artifact'] = null;
   let text: string | null;
   if (record.variant === 'task') {
     // The task is rewritten from its JSON: what the tick holds for its row and its artifacts is saved first.
-    source.tick?.settle(taskKey(String(taskId)));
-    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) source.tick?.settle(artifactKey(String(taskId), String(a.artifactId)));
-    const persisted = persistTask(db, source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId, secrets: source.secrets });
+    tick?.writer.settle(taskKey(String(taskId)));
+    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) tick?.writer.settle(artifactKey(String(taskId), String(a.artifactId)));
+    const persisted = yield* persistTaskSteps(source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId, secrets: source.secrets });
     state = persisted.state;
     remote = persisted.remote_state;
     text = textOfParts(p.status?.message?.parts);
   } else if (record.variant === 'statusUpdate') {
-    ({ state, remote } = applyStatus(db, source, p, contextId, messageId));
+    ({ state, remote } = yield* applyStatus(source, tick, p, contextId, messageId));
     text = textOfParts(p.status?.message?.parts);
   } else if (record.variant === 'artifactUpdate') {
-    artifact = applyArtifact(db, source, p, contextId);
+    artifact = yield* applyArtifact(tick, p, contextId);
     text = textOfParts(p.artifact?.parts);
   } else {
     text = textOfParts(p.parts);
@@ -185,7 +192,7 @@ export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord):
   // The journal's own fields first, then the update under its variant's key (`{sequence, …, artifactUpdate: {…}}`).
   const payload: Record<string, unknown> = { ...source.payload };
   payload[record.variant] = p;
-  appendEvent(db, { eventId: messageId, type: eventType, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload, metadata: source.metadata }, secrets);
+  yield* journal({ eventId: messageId, type: eventType, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload, metadata: source.metadata }, secrets);
   const terminal = state !== null && SETTLED_STATES.includes(state);
   return {
     variant: record.variant,

@@ -5,7 +5,8 @@ import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
 import type { ArtifactSummary, StoredTask, TaskStateName } from '../store/repos/conversation.js';
-import { commitSteps, journal } from '../store/steps.js';
+import { commitSteps, journal, readSteps } from '../store/steps.js';
+import { storedTaskAnswer } from '../messaging/answer-text.js';
 import { canonicalTask, persistTaskSteps } from './persist.js';
 
 export interface TaskView {
@@ -25,6 +26,9 @@ async function agentOf(core: Core, taskId: string, agent?: string): Promise<stri
   if (local) return local.agent_alias;
   throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Pass --agent <alias> to ask an agent about it.');
 }
+
+/** A journaled task's answer text (its status message, else its artifacts), on either store. */
+export const taskAnswer = (core: Core, taskId: string): Promise<string | null> => readSteps(core, storedTaskAnswer(taskId));
 
 export async function localTask(core: Core, taskId: string): Promise<TaskView> {
   if (!(await (await core.storage()).conversation.getTask(taskId))) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Try --remote --agent <alias>.');

@@ -10,14 +10,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
-import type { Store } from '../store/store.js';
 import { VARIANT_EVENT } from '../a2a/stream-response.js';
 import { readCallback } from './callback-body.js';
-import { appendEvent } from '../store/repos/events.js';
-import { getTask } from '../store/repos/conversation.js';
-import { applyUpdate, knownTaskRows } from '../tasks/apply-update.js';
+import { call, journal } from '../store/steps.js';
+import { applyUpdateSteps, knownTaskRows } from '../tasks/apply-update.js';
 import { authorised, type WebhookAuth } from './auth.js';
-import { commitGroups } from './commit-group.js';
+import type { CallbackStore } from './callback-store.js';
 import { isMissiveError, usageError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 
@@ -79,7 +77,7 @@ function checkTimeout(flag: string, ms: number): number {
 }
 
 
-export function createReceiver(store: () => Store, options: ReceiverOptions = {}): Receiver {
+export function createReceiver(store: CallbackStore, options: ReceiverOptions = {}): Receiver {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host) && !options.allowRemote) {
     throw usageError('remote_bind', `refusing to listen on ${host}: callbacks would be reachable from the network`, 'Pass --allow-remote, and put TLS in front of it.');
@@ -95,7 +93,6 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
   let last: Arrival | null = null;
   let server: Server | undefined;
   let url: string | null = null;
-  const persist = commitGroups((fn) => store().batch(fn));
 
   const reply = (res: ServerResponse, status: number, body: unknown) => void res.writeHead(status, JSON_HEADERS).end(JSON.stringify(body));
 
@@ -114,8 +111,8 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     for (const listener of listeners) listener(last);
   };
 
-  const reject = (req: IncomingMessage, res: ServerResponse, status: number, reason: string) => {
-    appendEvent(store().db, {
+  const reject = async (req: IncomingMessage, res: ServerResponse, status: number, reason: string) => {
+    await store.append({
       type: 'a2a.push.rejected',
       source: 'webhook',
       payload: { status, reason, remote_address: req.socket.remoteAddress ?? null, content_length: req.headers['content-length'] ?? null, a2a_version: req.headers['a2a-version'] ?? null },
@@ -152,7 +149,7 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     if (options.auth && !authorised(options.auth, req.headers)) return reject(req, res, 401, 'missing or wrong callback credentials');
     const body = await readBody(req);
     if (body === 'too_large') {
-      reject(req, res, 413, `body over ${maxBody} bytes`);
+      await reject(req, res, 413, `body over ${maxBody} bytes`);
       req.destroy();
       return;
     }
@@ -173,24 +170,22 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     const taskId = record.variant === 'task' ? String(record.payload.id) : ((record.payload.taskId as string | undefined) ?? null);
     const a2aVersion = (req.headers['a2a-version'] as string | undefined) ?? null;
     const eventType = `a2a.push.${VARIANT_EVENT[record.variant]}`;
-    // Group commit (commitGroups, then Store.batch): this callback's rows get their own savepoint in a transaction shared
-    // with the callbacks of the same burst and every batch write of that tick (fan-out answers); the 202 goes out only
-    // once that transaction has committed.
-    const alias = await persist(() => {
-      const db = store().db;
+    // On SQLite a group commit (commitGroups, then Store.batch): this callback's rows share a transaction with the
+    // callbacks of the same burst and every batch write of that tick (fan-out answers); on PostgreSQL a transaction of
+    // their own (callback-store.ts). The 202 goes out only once that transaction has committed.
+    const alias = await store.persist(function* () {
       // The task's row names its owner. (A push config cannot name one for a task without a row: push_configs.task_id
       // references tasks, so `push create` writes a placeholder task first.)
-      const task = taskId ? getTask(db, taskId) : undefined;
+      const task = taskId ? yield* call('getTask', taskId) : undefined;
       const owner = task?.agent_alias ?? null;
       if (task && owner) {
-        applyUpdate(
-          db,
+        yield* applyUpdateSteps(
           { eventPrefix: 'a2a.push', alias: owner, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect }, ensured: knownTaskRows(task) },
           record,
         );
       } else {
         // Nothing links it to a known agent: journal it, unlinked, rather than drop it.
-        appendEvent(db, { type: eventType, source: 'webhook', contextId: null, taskId, payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload } });
+        yield* journal({ type: eventType, source: 'webhook', contextId: null, taskId, payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload } });
       }
       return owner;
     });
@@ -198,19 +193,16 @@ export function createReceiver(store: () => Store, options: ReceiverOptions = {}
     res.writeHead(202, JSON_HEADERS).end(alias !== null ? ACCEPTED.linked : ACCEPTED.unlinked);
   }
 
-  const readyz = (res: ServerResponse) => {
-    try {
-      store().transaction(() => store().db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run());
-      reply(res, 200, { ok: true, store: 'writable' });
-    } catch (error) {
-      reply(res, 503, { ok: false, store: (error as Error).message });
-    }
-  };
+  const readyz = (res: ServerResponse) =>
+    store.checkWritable().then(
+      () => reply(res, 200, { ok: true, store: 'writable' }),
+      (error: unknown) => reply(res, 503, { ok: false, store: (error as Error).message }),
+    );
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const route = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && route === '/healthz') return reply(res, 200, { ok: true });
-    if (req.method === 'GET' && route === '/readyz') return readyz(res);
+    if (req.method === 'GET' && route === '/readyz') return void readyz(res);
     if (route !== path) return reply(res, 404, { error: { code: 404, message: `callbacks go to ${path}` } });
     if (req.method !== 'POST') return reply(res, 405, { error: { code: 405, message: 'POST callbacks only' } });
     const work = handleCallback(req, res)

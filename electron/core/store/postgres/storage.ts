@@ -17,7 +17,7 @@ import { conversationRepository } from './repos/conversation.js';
 import { groupRepository } from './repos/groups.js';
 import { journalWriter } from './repos/journal.js';
 import { postgresJournalReads } from './repos/journal-reads.js';
-import type { Query } from './repos/query.js';
+import { run, type Query } from './repos/query.js';
 
 /** The channel every schema's gateway_jobs notifies when a job becomes runnable (migration 0003), the schema as payload. */
 const JOBS_CHANNEL = 'missive_jobs';
@@ -144,6 +144,8 @@ export function postgresStorage(pool: Pool, schema: string, location: string): S
     gatewayPool: gatewayPoolRepository(onPool),
     transaction,
     onJobQueued,
+    // A write that changes nothing: refused by a read-only server (a standby, default_transaction_read_only) or role.
+    checkWritable: async () => void (await run(onPool, 'store.checkWritable', `UPDATE schema_migrations SET version = version WHERE false`)),
     close: () => (closed ??= Promise.all([...listening].map((stop) => stop())).then(() => pool.end())),
   };
 }

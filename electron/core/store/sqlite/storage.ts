@@ -100,6 +100,12 @@ function repositories(store: Store): Repositories {
       requestOf: m(conversation.requestOf),
       getContext: m(contexts.getContext),
       getContextByName: m(contexts.getContextByName),
+      ensurePlaceholderTask: m(conversation.ensurePlaceholderTask),
+      updateTaskStatus: m(conversation.updateTaskStatus),
+      getTaskJson: m(conversation.getTaskJson),
+      // Loaded lazily as `journal.append` is (see there).
+      hasEventKey: async (dedupeKey) => (eventsModule ?? (await loadEvents())).hasEventKey(store.db, dedupeKey),
+      getArtifact: m(conversation.getArtifact),
     },
   };
 }
@@ -118,6 +124,7 @@ export function sqliteStorage(store: Store): Storage {
     },
     // One host, and its gateway scans the queue: nothing to listen to.
     onJobQueued: async () => async () => {},
+    checkWritable: async () => void store.transaction(() => store.db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run()),
     // The store belongs to the core (it is closed with it): closing the interface leaves it open.
     close: async () => {},
   };

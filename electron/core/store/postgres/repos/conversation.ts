@@ -16,13 +16,28 @@ import {
   type ArtifactKind,
   type ArtifactSummary,
   type ArtifactWrite,
+  type StoredArtifact,
   type StoredTask,
+  type TaskStatusWrite,
 } from '../../repos/conversation.js';
 import type { ConversationRepository } from '../../storage.js';
 import { storageError } from '../../../../../shared/errors.js';
 import { changed, run, type Query } from './query.js';
 
 const TASK_COLUMNS = `task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at`;
+
+/** Tries of updateTaskStatus outside a transaction, where another host may rewrite the task JSON between read and write. */
+const STATUS_TRIES = 5;
+
+/**
+ * The stored task JSON with `status` replaced (where it was, or last), as SQLite's json_set leaves it: a task without
+ * JSON starts as `{id}` or `{id, contextId}`; JSON that is no object is kept as it is.
+ */
+function withStatus(stored: string | null, t: TaskStatusWrite): string {
+  const previous: unknown = stored === null ? (t.contextId === null ? { id: t.taskId } : { id: t.taskId, contextId: t.contextId }) : JSON.parse(stored);
+  if (previous === null || typeof previous !== 'object' || Array.isArray(previous)) return stored!;
+  return JSON.stringify({ ...previous, status: t.status ?? null });
+}
 
 export function conversationRepository(query: Query): ConversationRepository {
   /** The artifact's head, its row locked until the transaction ends. */
@@ -38,10 +53,10 @@ export function conversationRepository(query: Query): ConversationRepository {
   }
 
   /** The stored parts, concatenated in chunk order, as JSON text (as JSON.stringify writes it, as SQLite's partsText). */
-  async function partsText(taskId: string, artifactId: string): Promise<string> {
+  async function partsText(taskId: string, artifactId: string, what = 'conversation.writeArtifact'): Promise<string> {
     const { rows } = await run<{ parts_json: string }>(
       query,
-      'conversation.writeArtifact',
+      what,
       `SELECT parts_json FROM artifact_chunks WHERE task_id = $1 AND artifact_id = $2 ORDER BY chunk_index`,
       [taskId, artifactId],
     );
@@ -229,6 +244,69 @@ export function conversationRepository(query: Query): ConversationRepository {
     async getContextByName(name) {
       const { rows } = await run<RawContext>(query, 'conversation.getContextByName', `SELECT * FROM contexts WHERE name = $1`, [name]);
       return rows[0] && fromRaw(rows[0]);
+    },
+
+    async ensurePlaceholderTask(taskId, agentAlias, contextId = null) {
+      await run(
+        query,
+        'conversation.ensurePlaceholderTask',
+        `INSERT INTO tasks (task_id, agent_alias, context_id, state, source) VALUES ($1, $2, $3, 'unknown', 'placeholder') ON CONFLICT (task_id) DO NOTHING`,
+        [taskId, agentAlias, contextId],
+      );
+    },
+
+    /**
+     * The JSON is read (its row locked) and written back with `status` replaced. Inside a transaction the lock holds
+     * until it ends; outside one, the write applies only over the JSON it read, and reads again when another host
+     * changed it in between (no status update lost).
+     */
+    async updateTaskStatus(t) {
+      const what = 'conversation.updateTaskStatus';
+      for (let attempt = 1; ; attempt++) {
+        const { rows } = await run<{ remote_task_json: string | null }>(query, what, `SELECT remote_task_json FROM tasks WHERE task_id = $1 FOR UPDATE`, [t.taskId]);
+        const row = rows[0];
+        if (!row) return false;
+        const json = withStatus(row.remote_task_json, t);
+        const now = nowIso();
+        const updated = await run(
+          query,
+          what,
+          `UPDATE tasks SET state = $1, remote_state = $2, context_id = coalesce($3, context_id), protocol_version = coalesce($4, protocol_version),
+             remote_task_json = $5, last_message_id = coalesce($6, last_message_id), completed_at = coalesce(completed_at, $7),
+             updated_at = CASE WHEN state IS NOT DISTINCT FROM $1 AND remote_task_json IS NOT DISTINCT FROM $5 THEN updated_at ELSE $8 END
+           WHERE task_id = $9 AND remote_task_json IS NOT DISTINCT FROM $10`,
+          [t.state, t.remoteState, t.contextId, t.protocolVersion, json, t.lastMessageId, TERMINAL_STATES.includes(t.state) ? now : null, now, t.taskId, row.remote_task_json],
+        );
+        if (changed(updated) > 0) return true;
+        if (attempt >= STATUS_TRIES) {
+          throw storageError('conflict', `conversation.updateTaskStatus kept colliding with other missives updating task ${t.taskId} at the same time`, 'Run the command again.');
+        }
+      }
+    },
+
+    async getTaskJson(taskId) {
+      const { rows } = await run<{ remote_task_json: string | null }>(query, 'conversation.getTaskJson', `SELECT remote_task_json FROM tasks WHERE task_id = $1`, [taskId]);
+      const json = rows[0]?.remote_task_json;
+      return json ? (JSON.parse(json) as Record<string, unknown>) : null;
+    },
+
+    async hasEventKey(dedupeKey) {
+      const { rows } = await run(query, 'conversation.hasEventKey', `SELECT 1 FROM events WHERE dedupe_key = $1`, [dedupeKey]);
+      return rows.length > 0;
+    },
+
+    async getArtifact(taskId, artifactId) {
+      const { rows } = await run<Omit<StoredArtifact, 'content' | 'last_chunk'> & { content_json: string; last_chunk: number }>(
+        query,
+        'conversation.getArtifact',
+        `SELECT artifact_id, task_id, context_id, name, mime_type, kind, version, last_chunk, content_json, updated_at FROM artifacts WHERE task_id = $1 AND artifact_id = $2`,
+        [taskId, artifactId],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      const { content_json, last_chunk, ...rest } = row;
+      const parts = JSON.parse(await partsText(taskId, artifactId, 'conversation.getArtifact')) as unknown[];
+      return { ...rest, last_chunk: last_chunk === 1, content: { ...(JSON.parse(content_json) as Record<string, unknown>), parts } };
     },
   };
 }
