@@ -1,8 +1,10 @@
 /**
  * The shared job queue's throughput (team mode, issue 24): JOBS send jobs queued on one PostgreSQL database, then run
  * by 1, 2 and 3 `missive gateway run` processes sharing that queue, against slow agents (the SDK's server, embedded
- * here, each task completing AGENT_DELAY_MS after it arrived). Prints jobs/s for each pool size and the ratio against
- * one gateway, the baseline measured in the same run (each size on a fresh database: the same table, the same plans).
+ * here, each task completing a fixed delay after it arrived: 50 ms, then 500 ms, AGENT_DELAYS_MS). Prints jobs/s for
+ * each pool size and the ratio against one gateway, the baseline measured in the same run (each size on a fresh
+ * database: the same table, the same plans), how full the gateways' slots were, and the CPU per job of the gateways
+ * and of the agents.
  *
  * The clock starts when the gateways are spawned (their start-up counts, the same for every size) and stops when the
  * last job has ended; every job must have succeeded. The gateways are the built CLI (`npm run build`), each in its
@@ -12,8 +14,8 @@
  *   MISSIVE_BENCH_PG_URL=postgres://user:pw@127.0.0.1:5432/postgres npm run bench -- team [JOBS] [ROUNDS]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -32,19 +34,25 @@ const ROUNDS = Number(process.argv[3]) || 1;
 /** Pool sizes measured; the first is the baseline. */
 const POOLS = [1, 2, 3];
 /**
- * How long each task takes at the agent. A job's time is then mostly waiting on its agent, as a real (model-backed)
- * agent's is, not the gateway's CPU: what a second gateway adds is more jobs waited on at once, the point of a pool.
- * Short enough for 1,000 jobs to run in seconds, long enough to dominate a send's own cost (~1–2 ms in process).
+ * How long each task takes at the agent, one pass per value. A job's time is then mostly waiting on its agent, as a
+ * real (model-backed) agent's is: what a second gateway adds is more jobs waited on at once, the point of a pool.
+ * 50 ms: a job costs the machine about as much CPU (gateway, PostgreSQL, agent) as it waits, so on a small machine
+ * the cores, not the gateways' slots, are the limit: what a pool costs. 500 ms: one gateway's slots are the limit
+ * (CONCURRENCY jobs per ~0.6–0.75 s), far below the cores': what a pool gains.
  */
-const AGENT_DELAY_MS = 50;
+const AGENT_DELAYS_MS = [50, 500];
 /**
  * Jobs each gateway runs at once: `gateway run`'s default. One gateway's throughput is bounded by CONCURRENCY / the
- * time of one job (AGENT_DELAY_MS plus a GetTask poll interval plus the rows written); every gateway in the pool adds
- * CONCURRENCY slots.
+ * time of one job (the agent's delay plus up to a poll interval plus the rows written); every gateway in the pool
+ * adds CONCURRENCY slots.
  */
 const CONCURRENCY = 16;
-/** Scan and GetTask poll interval: a job whose task is still working when sent is polled this often. */
-const INTERVAL = '100ms';
+/**
+ * Scan and GetTask poll interval: a job whose task is still working when sent is polled this often. Every running
+ * job's poll is a request to the agents, which live in this process: at 100 ms, 48 running jobs would cost the agents
+ * more CPU than the gateways' own work, and the bench would measure its agents.
+ */
+const INTERVAL = '250ms';
 /** Slow agents the jobs are spread over (round robin). */
 const AGENTS = 3;
 /** Bound of one pool's run: a run that has not ended by then fails. */
@@ -75,6 +83,17 @@ interface Gateway {
   exited: Promise<number | null>;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    // The fields after the command name (which may hold spaces): state (field 3) first; utime and stime are 14 and 15.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 function spawnGateway(url: string): Gateway {
   const home = mkdtempSync(join(tmpdir(), 'missive-bench-team-gw-'));
   const env = { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, MISSIVE_STORE_URL: url };
@@ -92,6 +111,12 @@ function spawnGateway(url: string): Gateway {
 
 interface PoolRun {
   gateways: number;
+  /** Jobs running at once (claimed), on average from the first claim to the end: how full the gateways' slots were. */
+  meanRunning: number;
+  /** CPU the gateways used per job, in ms (null off Linux). */
+  cpuPerJobMs: number | null;
+  /** CPU this process (the agents, and the bench's own polling) used per job, in ms. */
+  agentCpuPerJobMs: number;
   seconds: number;
   jobsPerSecond: number;
   /** Seconds from the spawn to the first job claimed (process start-up, joining the pool). */
@@ -132,11 +157,14 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
     };
 
     t0 = performance.now();
+    const ownCpu = process.cpuUsage();
     for (let i = 0; i < size; i++) gateways.push(spawnGateway(url));
     let firstClaim = 0;
+    const running: number[] = [];
     for (;;) {
       const s = await states();
       const now = performance.now();
+      if (firstClaim) running.push(s.running ?? 0);
       if (!firstClaim && (s.running || s.succeeded || s.failed)) firstClaim = now - t0;
       if ((s.succeeded ?? 0) + (s.failed ?? 0) + (s.cancelled ?? 0) === JOBS) {
         if (s.succeeded !== JOBS) throw new Error(`${size} gateway(s): ${JSON.stringify(s)}: every job should have succeeded`);
@@ -148,10 +176,14 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
       await new Promise((r) => setTimeout(r, 25));
     }
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = gateways.map((g) => cpuSeconds(g.child.pid));
+    const cpuPerJobMs = cpu.every((c) => c !== null) ? (cpu.reduce((a, b) => a! + b!, 0)! * 1000) / JOBS : null;
+    const own = process.cpuUsage(ownCpu);
+    const agentCpuPerJobMs = (own.user + own.system) / 1000 / JOBS;
     for (const g of gateways) g.child.kill('SIGTERM');
     const codes = await Promise.all(gateways.map((g) => g.exited));
     if (codes.some((c) => c !== 0)) throw new Error(`a gateway stopped with ${codes.join(', ')}: ${gateways.map((g) => g.stderr.slice(0, 500)).join('\n')}`);
-    return { gateways: size, seconds, jobsPerSecond: JOBS / seconds, firstClaim: firstClaim / 1000, perGateway: gateways.map((g) => g.ended), queuedPerSecond };
+    return { gateways: size, cpuPerJobMs, agentCpuPerJobMs, meanRunning: running.reduce((a, b) => a + b, 0) / Math.max(1, running.length), seconds, jobsPerSecond: JOBS / seconds, firstClaim: firstClaim / 1000, perGateway: gateways.map((g) => g.ended), queuedPerSecond };
   } finally {
     for (const g of gateways) if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
     await Promise.all(gateways.map((g) => g.exited));
@@ -165,35 +197,39 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
   }
 }
 
-const agents = await Promise.all(Array.from({ length: AGENTS }, (_, i) => startEmbeddedAgent({ name: `slow-${i}`, behaviour: 'slow', delayMs: AGENT_DELAY_MS, streaming: false })));
-try {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  const version = (await admin.query<{ v: string }>('SHOW server_version')).rows[0]!.v;
-  await admin.end();
-  console.log(
-    `team: ${JOBS.toLocaleString('en')} send jobs on one PostgreSQL ${version} database, ${AGENTS} slow agents (${AGENT_DELAY_MS} ms per task), ` +
-      `gateways of --concurrency ${CONCURRENCY} --interval ${INTERVAL}; ${ROUNDS} round(s), medians`,
-  );
-  const runs = new Map<number, PoolRun[]>(POOLS.map((n) => [n, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    // Alternate the order from round to round, so no pool size always runs on the warmest (or the busiest) machine.
-    for (const size of round % 2 === 0 ? POOLS : [...POOLS].reverse()) {
-      const run = await runPool(size, agents);
-      runs.get(size)!.push(run);
-      console.log(
-        `  round ${round + 1}, ${size} gateway(s): ${run.seconds.toFixed(2)} s, ${run.jobsPerSecond.toFixed(1)} jobs/s ` +
-          `(first claim after ${run.firstClaim.toFixed(2)} s; jobs per gateway ${run.perGateway.join(' / ')}; queued at ${run.queuedPerSecond.toFixed(0)} jobs/s)`,
-      );
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+const version = (await admin.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
+await admin.end();
+console.log(
+  `team: ${JOBS.toLocaleString('en')} send jobs on one PostgreSQL ${version} database, ${AGENTS} slow agents, gateways of --concurrency ${CONCURRENCY} ` +
+    `--interval ${INTERVAL}; ${ROUNDS} round(s) (medians); load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+);
+for (const delay of AGENT_DELAYS_MS) {
+  const agents = await Promise.all(Array.from({ length: AGENTS }, (_, i) => startEmbeddedAgent({ name: `slow-${i}`, behaviour: 'slow', delayMs: delay, streaming: false })));
+  try {
+    console.log(`agents taking ${delay} ms per task:`);
+    const runs = new Map<number, PoolRun[]>(POOLS.map((n) => [n, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate the order from round to round, so no pool size always runs on the warmest (or the busiest) machine.
+      for (const size of round % 2 === 0 ? POOLS : [...POOLS].reverse()) {
+        const run = await runPool(size, agents);
+        runs.get(size)!.push(run);
+        console.log(
+          `  round ${round + 1}, ${size} gateway(s): ${run.seconds.toFixed(2)} s, ${run.jobsPerSecond.toFixed(1)} jobs/s ` +
+            `(first claim after ${run.firstClaim.toFixed(2)} s; ${run.meanRunning.toFixed(1)} running at once on average; jobs per gateway ${run.perGateway.join(' / ')}; ` +
+            `CPU per job: gateways ${run.cpuPerJobMs === null ? 'n/a' : `${run.cpuPerJobMs.toFixed(1)} ms`}, agents ${run.agentCpuPerJobMs.toFixed(1)} ms; queued at ${run.queuedPerSecond.toFixed(0)} jobs/s)`,
+        );
+      }
     }
+    const rate = (size: number) => median(runs.get(size)!.map((r) => r.jobsPerSecond));
+    const baseline = rate(POOLS[0]!);
+    for (const size of POOLS) {
+      const r = rate(size);
+      console.log(`${delay} ms agents, ${size} gateway(s): ${r.toFixed(1)} jobs/s, ratio ${(r / baseline).toFixed(2)} against 1 gateway (${size}.00 would be linear)`);
+    }
+  } finally {
+    await Promise.all(agents.map((a) => a.close()));
   }
-  const rate = (size: number) => median(runs.get(size)!.map((r) => r.jobsPerSecond));
-  const baseline = rate(POOLS[0]!);
-  for (const size of POOLS) {
-    const r = rate(size);
-    console.log(`${size} gateway(s): ${r.toFixed(1)} jobs/s, ratio ${(r / baseline).toFixed(2)} against 1 gateway (${size}.00 would be linear)`);
-  }
-} finally {
-  await closeSharedDispatcher();
-  await Promise.all(agents.map((a) => a.close()));
 }
+await closeSharedDispatcher();

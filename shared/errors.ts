@@ -76,6 +76,13 @@ export class MissiveError extends Error {
 
 export const isMissiveError = (value: unknown): value is MissiveError => value instanceof MissiveError;
 
+/** The error a report was made of (`toReport`), as a process that only has the report (a job's result) rebuilds it. */
+export function errorFromReport(report: ErrorReport): MissiveError {
+  const prefix = `${report.category} error: `;
+  const message = report.message.startsWith(prefix) ? report.message.slice(prefix.length) : report.message;
+  return new MissiveError(report.category, report.code.split('::').at(-1) ?? 'unexpected', message, { help: report.help, exitCode: report.exit_code });
+}
+
 /** Wraps anything thrown into a MissiveError; unknown failures are internal (exit 70). */
 export function toMissiveError(error: unknown): MissiveError {
   if (isMissiveError(error)) return error;

@@ -8,8 +8,12 @@ export const addFanOutOptions = (cmd: Command) =>
     .option('--max-concurrency <n>', 'members in flight at once, 1 to 10000 (default 16)', integer('--max-concurrency', 1, 10_000))
     .addOption(new Option('--failure-policy <policy>', 'stop: no new sends after a failure (exit 70); continue: send to all, exit 0 if any succeeded').choices(['stop', 'continue']).default('stop'));
 
+/** `--via-jobs`: the members' sends go on the shared job queue, for the gateways (on any host) to make. */
+export const addViaJobsOption = (cmd: Command) =>
+  cmd.option('--via-jobs', "put each member's send on the job queue: the running gateways (any host) send, this command waits and prints the same summary");
+
 /** The fan-out settings the parsed options hold. */
-export const fanOutFlags = (o: Record<string, any>) => ({ execution: o.execution, maxConcurrency: o.maxConcurrency, failurePolicy: o.failurePolicy });
+export const fanOutFlags = (o: Record<string, any>) => ({ execution: o.execution, maxConcurrency: o.maxConcurrency, failurePolicy: o.failurePolicy, viaJobs: o.viaJobs === true });
 
 export const addReduceOptions = (cmd: Command) =>
   cmd

@@ -1,20 +1,26 @@
-/** `missive stream` over SSE on both bindings: SDK agents for the real flows, a raw server for broken streams. */
+/**
+ * `missive stream` over SSE on both bindings, on both stores (the embedded SQLite file and a shared PostgreSQL
+ * database): SDK agents for the real flows, a raw server for broken streams. What a stream leaves is read back through
+ * `task get` and `events list`, the storage interface, and (the message rows, which no team-mode command shows yet) the
+ * same SQL on either engine.
+ */
 import type { ServerResponse } from 'node:http';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmbeddedAgent, type EmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
 import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { streamMessage } from '../../electron/core/messaging/stream.js';
 import { minimalCard, json, startRawServer, type RawServer } from '../support/raw-server.js';
-import { readDb, sandbox, type Sandbox } from '../support/cli.js';
+import { sandbox, type Sandbox } from '../support/cli.js';
+import { storeRows, withStorage } from '../support/store-reads.js';
+import { STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
 
 let chunks: EmbeddedAgent;
 let echo: EmbeddedAgent;
 let noStream: EmbeddedAgent;
 let raw: RawServer;
 let box: Sandbox;
+let store: StoreUnderTest;
 
 const status = (state: string, text = '') => ({ statusUpdate: { taskId: 'raw-task', contextId: 'raw-ctx', status: { state, ...(text ? { message: { messageId: `m-${text.length}-${state}`, role: 'ROLE_AGENT', parts: [{ text }] } } : {}) } } });
 const task = { task: { id: 'raw-task', contextId: 'raw-ctx', status: { state: 'TASK_STATE_WORKING' } } };
@@ -56,201 +62,215 @@ beforeAll(async () => {
   raw.route('/rpc', (_req, res, body) => rawScript(res, body));
 });
 afterAll(async () => void (await Promise.all([chunks.close(), echo.close(), noStream.close(), raw.close()])));
-beforeEach(async () => {
-  box = sandbox();
-  for (const [alias, agent] of [['chunks', chunks], ['echo', echo], ['plain', noStream]] as const) await box.run(['agent', 'add', alias, agent.baseUrl]);
-  await box.run(['agent', 'add', 'raw', raw.url]);
-});
-afterEach(() => box.dispose());
 
-const dbPath = () => join(box.home, 'state/profiles/default/missive.sqlite3');
-const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
-/** A context's messages as `missive context export` shows them (each stream update among them, in order). */
-const exportedMessages = async (context: string): Promise<Array<Record<string, any>>> => {
-  const res = await box.run(['context', 'export', context, '--json']);
-  expect(res.code).toBe(0);
-  return res.json().data.messages;
+/** The journal's events of `type` (a type or a prefix ending in .*), oldest first, as `events list` shows them. */
+const events = async (type: string, filter: string[] = []): Promise<Array<{ type: string; payload: any; context_id: string | null }>> => {
+  const res = await box.run(['events', 'list', '--type', type, ...filter, '--limit', '100000', '--json']);
+  expect(res.code, res.stderr).toBe(0);
+  return res.json().data.events;
 };
-const streamEventTypes = () => withDb((d) => (d.prepare(`SELECT event_type FROM events WHERE event_type LIKE 'a2a.stream.%' ORDER BY sequence`).all() as any[]).map((r) => r.event_type));
+const streamEventTypes = async () => (await events('a2a.stream.*')).map((e) => e.type);
+const VARIANTS = ['task', 'message', 'statusUpdate', 'artifactUpdate'];
+/** The stream's updates as `events list` shows them (each stored once, as its event): the variant each payload holds. */
+const streamUpdates = async (filter: string[]) =>
+  (await events('a2a.stream.*', filter)).filter((e) => !/\.(started|completed|failed)$/.test(e.type)).map((e) => ({ ...e, variant: Object.keys(e.payload).find((k) => VARIANTS.includes(k)) }));
+/** A task as `task get` shows it. */
+const taskGet = async (taskId: string) => {
+  const res = await box.run(['task', 'get', taskId, '--json']);
+  expect(res.code, res.stderr).toBe(0);
+  return res.json().data;
+};
+/** The message rows of requests and answers (no team-mode command shows them yet), in the order they were stored. */
+const messageRows = (where: 'task_id' | 'context_id', id: string) => storeRows(box, `SELECT direction, role, context_id FROM messages WHERE ${where} = ? ORDER BY rowid`, [id]);
 
-describe('stream against SDK agents', () => {
-  for (const binding of ['http+json', 'json-rpc'] as const) {
-    it(`follows a task with appended artifact chunks over ${binding}, rendering each event as it arrives`, async () => {
-      const res = await box.run(['stream', 'chunks', 'write a poem', '--binding', binding, '--ndjson']);
-      expect(res.code).toBe(0);
-      const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
-      expect(lines.map((l) => l.kind)).toEqual([...Array(6).fill('stream_event'), 'stream_result']);
-      expect(lines.slice(0, 6).map((l) => l.data.variant)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
-      expect(lines.map((l) => l.sequence)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-      const result = lines[6].data;
-      expect(result).toMatchObject({ events: 6, counts: { task: 1, status_update: 2, artifact_update: 3 }, task: { state: 'completed', artifacts: [{ artifact_id: 'result', version: 3, last_chunk: true }] } });
+describe.each(STORES)('stream (%s store)', (kind) => {
+  beforeEach(async () => {
+    store = await storeUnderTest(kind);
+    box = sandbox(store.env);
+    for (const [alias, agent] of [['chunks', chunks], ['echo', echo], ['plain', noStream]] as const) expect((await box.run(['agent', 'add', alias, agent.baseUrl])).code).toBe(0);
+    expect((await box.run(['agent', 'add', 'raw', raw.url])).code).toBe(0);
+  });
+  afterEach(async () => {
+    box.dispose();
+    await store.release();
+  });
 
-      withDb((d) => {
-        const taskRow = d.prepare('SELECT state, remote_state, protocol_version, context_id FROM tasks WHERE task_id = ?').get(result.task.task_id) as any;
-        expect(taskRow).toMatchObject({ state: 'completed', remote_state: 'TASK_STATE_COMPLETED', protocol_version: '1.0', context_id: result.context_id });
-        const artifact = d.prepare('SELECT version, last_chunk, kind FROM artifacts WHERE task_id = ?').get(result.task.task_id) as any;
-        expect(artifact).toEqual({ version: 3, last_chunk: 1, kind: 'text' });
-        const parts = (d.prepare('SELECT parts_json FROM artifact_chunks WHERE task_id = ? ORDER BY chunk_index').all(result.task.task_id) as any[]).flatMap((r) => JSON.parse(r.parts_json));
-        expect(parts.map((p: any) => p.text)).toEqual(['chunk 1 of 3 for: write a poem\n', 'chunk 2 of 3 for: write a poem\n', 'chunk 3 of 3 for: write a poem\n']);
+  describe('stream against SDK agents', () => {
+    for (const binding of ['http+json', 'json-rpc'] as const) {
+      it(`follows a task with appended artifact chunks over ${binding}, rendering each event as it arrives`, async () => {
+        const res = await box.run(['stream', 'chunks', 'write a poem', '--binding', binding, '--ndjson']);
+        expect(res.code).toBe(0);
+        const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+        expect(lines.map((l) => l.kind)).toEqual([...Array(6).fill('stream_event'), 'stream_result']);
+        expect(lines.slice(0, 6).map((l) => l.data.variant)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+        expect(lines.map((l) => l.sequence)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+        const result = lines[6].data;
+        expect(result).toMatchObject({ events: 6, counts: { task: 1, status_update: 2, artifact_update: 3 }, task: { state: 'completed', artifacts: [{ artifact_id: 'result', version: 3, last_chunk: true }] } });
+
+        const shown = await taskGet(result.task.task_id);
+        expect(shown.task).toMatchObject({ state: 'completed', remote_state: 'TASK_STATE_COMPLETED', protocol_version: '1.0', context_id: result.context_id });
+        expect(shown.artifacts).toMatchObject([{ artifact_id: 'result', version: 3, last_chunk: 1, kind: 'text', chunks: 3 }]);
+        const artifact = await withStorage(box, (s) => s.conversation.getArtifact(result.task.task_id, 'result'));
+        expect((artifact!.content.parts as any[]).map((p) => p.text)).toEqual(['chunk 1 of 3 for: write a poem\n', 'chunk 2 of 3 for: write a poem\n', 'chunk 3 of 3 for: write a poem\n']);
+        expect((await messageRows('task_id', result.task.task_id)).map((m) => m.direction)).toEqual(['request']);
+        const updates = await streamUpdates(['--task', result.task.task_id]);
+        expect(updates.map((u) => u.variant)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+        expect(updates.every((u) => u.context_id === result.context_id)).toBe(true);
+        expect(await streamEventTypes()).toEqual([
+          'a2a.stream.started',
+          'a2a.stream.task',
+          'a2a.stream.status_update',
+          'a2a.stream.artifact_update',
+          'a2a.stream.artifact_update',
+          'a2a.stream.artifact_update',
+          'a2a.stream.status_update',
+          'a2a.stream.completed',
+        ]);
       });
-      const messages = (await exportedMessages(result.context_id)).filter((m) => m.task_id === result.task.task_id);
-      expect(messages.map((m) => m.direction)).toEqual(['request', ...Array(6).fill('stream_event')]);
-      expect(messages.slice(1).map((m) => Object.keys(m.content)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
-      expect(streamEventTypes()).toEqual([
-        'a2a.stream.started',
-        'a2a.stream.task',
-        'a2a.stream.status_update',
-        'a2a.stream.artifact_update',
-        'a2a.stream.artifact_update',
-        'a2a.stream.artifact_update',
-        'a2a.stream.status_update',
-        'a2a.stream.completed',
-      ]);
-    });
-  }
-
-  it('prints one human line per event and a summary; --json prints only the final stream_result', async () => {
-    const human = await box.run(['stream', 'chunks', 'hi']);
-    expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^#1 task submitted\n#2 statusUpdate working\n#3 artifactUpdate result v1: chunk 1 of 3 for: hi\n/);
-    expect(human.stdout).toContain('#6 statusUpdate completed: done: hi');
-    const single = await box.run(['stream', 'chunks', 'hi', '--json']);
-    expect(single.json()).toMatchObject({ kind: 'stream_result', data: { events: 6 } });
-  });
-
-  it('streams a direct Message from an agent that answers with one', async () => {
-    const res = await box.run(['stream', 'echo', 'ping', '--context', 'ctx-echo', '--json']);
-    expect(res.code).toBe(0);
-    expect(res.json().data).toMatchObject({ events: 1, counts: { message: 1 }, task: null, last_message_text: 'echo: ping', context_id: 'ctx-echo' });
-    const rows = (await exportedMessages('ctx-echo')).map(({ direction, role, context_id }) => ({ direction, role, context_id }));
-    expect(rows).toEqual([
-      { direction: 'request', role: 'user', context_id: 'ctx-echo' },
-      { direction: 'stream_event', role: 'agent', context_id: 'ctx-echo' },
-    ]);
-  });
-
-  it('refuses before connecting when the card lacks capabilities.streaming, unless --force', async () => {
-    await box.run(['agent', 'inspect', 'plain']);
-    const before = noStream.requests.length;
-    const refused = await box.run(['stream', 'plain', 'hi']);
-    expect(refused.code).toBe(64);
-    expect(refused.stderr).toContain('does not advertise capabilities.streaming');
-    expect(noStream.requests.length).toBe(before);
-    // --force skips the local check: the request reaches the agent, whose own refusal is reported.
-    const forced = await box.run(['stream', 'plain', 'hi', '--force']);
-    expect(forced.code).not.toBe(64);
-    expect(noStream.requests.some((r) => r.method === 'POST' && r.path.endsWith('message:stream'))).toBe(true);
-  });
-});
-
-describe('stream edge cases (raw server)', () => {
-  it('fails with exit 76 and the sequence number on malformed JSON, keeping the events before it', async () => {
-    rawScript = (res) => sse(res, [JSON.stringify(task), JSON.stringify(status('TASK_STATE_WORKING', 'step')), '{"statusUpdate": ']);
-    const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json']);
-    expect(res.code).toBe(76);
-    expect(res.stderr).toContain('stream event #3 is not valid JSON');
-    expect(res.stdout).toContain('#2 statusUpdate working: step');
-    expect(streamEventTypes()).toEqual(['a2a.stream.started', 'a2a.stream.task', 'a2a.stream.status_update', 'a2a.stream.failed']);
-    withDb((d) => expect(d.prepare(`SELECT state FROM tasks WHERE task_id = 'raw-task'`).get()).toEqual({ state: 'working' }));
-  });
-
-  it('rejects an unknown stream variant with its sequence number', async () => {
-    rawScript = (res) => sse(res, [JSON.stringify(task), JSON.stringify({ progress: { percent: 5 } })]);
-    const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json', '--json']);
-    expect(res.code).toBe(76);
-    const err = JSON.parse(res.stderr).data;
-    expect(err).toMatchObject({ category: 'protocol', code: 'missive::protocol::unknown_stream_variant' });
-    expect(err.message).toContain('stream event #2');
-  });
-
-  it('keeps received events when the connection breaks mid-stream (exit 69)', async () => {
-    rawScript = (res) => sse(res, [JSON.stringify(task), JSON.stringify(status('TASK_STATE_WORKING', 'half'))], 'destroy');
-    const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json']);
-    expect(res.code).toBe(69);
-    expect(res.stderr).toMatch(/broke after 2 event/);
-    const failed = withDb((d) => d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.stream.failed'`).get() as any);
-    expect(JSON.parse(failed.payload_json)).toMatchObject({ events_received: 2 });
-    expect((await exportedMessages('raw-ctx')).filter((m) => m.direction === 'stream_event')).toHaveLength(2);
-  });
-
-  it('turns a JSON-RPC error event into a protocol error', async () => {
-    rawScript = (res, body) => {
-      const id = JSON.parse(body).id;
-      expect(JSON.parse(body).method).toBe('SendStreamingMessage');
-      return sse(res, [JSON.stringify({ jsonrpc: '2.0', id, result: task }), JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'model overloaded' } })]);
-    };
-    const res = await box.run(['stream', 'raw', 'hi', '--binding', 'json-rpc']);
-    expect(res.code).toBe(76);
-    expect(res.stderr).toContain('in stream event #2 with JSON-RPC error -32603: model overloaded');
-  });
-
-  it('maps a JSON-RPC error answered instead of a stream, and an HTTP failure', async () => {
-    rawScript = async (res, body) => json(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32004, message: 'Unsupported operation' } });
-    const rpc = await box.run(['stream', 'raw', 'hi', '--binding', 'json-rpc']);
-    expect(rpc.code).toBe(76);
-    expect(rpc.stderr).toContain('Unsupported operation');
-    rawScript = async (res) => json(res, 503, { error: { code: 503, message: 'busy' } });
-    const http = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json']);
-    expect(http.code).toBe(69);
-    expect(http.stderr).toContain('HTTP 503');
-  });
-
-  it('never stores or prints a token the agent echoes back in events and artifacts', async () => {
-    const token = 'stream-secret-0123456789';
-    rawScript = async (res) => {
-      const echoed = String(raw.requests.at(-1)?.headers.authorization ?? '');
-      expect(echoed).toBe(`Bearer ${token}`);
-      await sse(res, [
-        JSON.stringify(task),
-        JSON.stringify(status('TASK_STATE_WORKING', `you sent ${echoed}`)),
-        JSON.stringify({ artifactUpdate: { taskId: 'raw-task', contextId: 'raw-ctx', artifact: { artifactId: 'a', parts: [{ text: `token=${token}` }] } } }),
-        JSON.stringify(status('TASK_STATE_COMPLETED')),
-      ]);
-    };
-    const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json', '--bearer-token-env', 'STREAM_TOKEN', '--ndjson'], { env: { STREAM_TOKEN: token } });
-    expect(res.code).toBe(0);
-    expect(res.stdout + res.stderr).not.toContain(token);
-    const dump = withDb((d) =>
-      ['tasks', 'messages', 'artifacts', 'artifact_chunks', 'events'].map((t) => JSON.stringify(d.prepare(`SELECT * FROM ${t}`).all())).join('\n'),
-    );
-    expect(dump).toMatch(/you sent (Bearer )?\[REDACTED\]/);
-    expect(dump).not.toContain(token);
-  });
-
-  it('streams 10,000 events with flat memory and records every one', async () => {
-    const total = 10_000;
-    const filler = 'x'.repeat(4000);
-    rawScript = (res) =>
-      sse(
-        res,
-        (function* () {
-          yield JSON.stringify(task);
-          for (let i = 1; i < total; i++) yield JSON.stringify(status('TASK_STATE_WORKING', `${i} ${filler}`));
-        })(),
-      );
-    const core = createCore({ env: box.env, cwd: box.home, secrets: createMemorySecretStore() });
-    const heap: number[] = [];
-    try {
-      const result = await streamMessage(core, {
-        agent: 'raw',
-        text: 'long',
-        cwd: box.home,
-        binding: 'http+json',
-        onEvent: (e) => {
-          if (e.sequence % 1000 === 0) {
-            (globalThis as { gc?: () => void }).gc?.();
-            heap.push(process.memoryUsage().heapUsed);
-          }
-        },
-      });
-      expect(result.events).toBe(total);
-    } finally {
-      core.close();
     }
-    // ~40 MB of SSE went through; holding it would grow the heap by at least that much between the samples.
-    const growth = Math.max(...heap.slice(1)) - heap[0]!;
-    expect(heap).toHaveLength(10);
-    expect(growth).toBeLessThan(8 * 1024 * 1024);
-    withDb((d) => expect((d.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.stream.status_update'`).get() as any).n).toBe(total - 1));
-  }, 120_000);
+
+    it('prints one human line per event and a summary; --json prints only the final stream_result', async () => {
+      const human = await box.run(['stream', 'chunks', 'hi']);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(/^#1 task submitted\n#2 statusUpdate working\n#3 artifactUpdate result v1: chunk 1 of 3 for: hi\n/);
+      expect(human.stdout).toContain('#6 statusUpdate completed: done: hi');
+      const single = await box.run(['stream', 'chunks', 'hi', '--json']);
+      expect(single.json()).toMatchObject({ kind: 'stream_result', data: { events: 6 } });
+    });
+
+    it('streams a direct Message from an agent that answers with one', async () => {
+      const res = await box.run(['stream', 'echo', 'ping', '--context', 'ctx-echo', '--json']);
+      expect(res.code).toBe(0);
+      expect(res.json().data).toMatchObject({ events: 1, counts: { message: 1 }, task: null, last_message_text: 'echo: ping', context_id: 'ctx-echo' });
+      expect(await messageRows('context_id', 'ctx-echo')).toEqual([{ direction: 'request', role: 'user', context_id: 'ctx-echo' }]);
+      const updates = await streamUpdates(['--context', 'ctx-echo']);
+      expect(updates.map((u) => u.variant)).toEqual(['message']);
+      expect(updates[0]!.payload.message.parts).toEqual([{ text: 'echo: ping' }]);
+    });
+
+    it('refuses before connecting when the card lacks capabilities.streaming, unless --force', async () => {
+      await box.run(['agent', 'inspect', 'plain']);
+      const before = noStream.requests.length;
+      const refused = await box.run(['stream', 'plain', 'hi']);
+      expect(refused.code).toBe(64);
+      expect(refused.stderr).toContain('does not advertise capabilities.streaming');
+      expect(noStream.requests.length).toBe(before);
+      // --force skips the local check: the request reaches the agent, whose own refusal is reported.
+      const forced = await box.run(['stream', 'plain', 'hi', '--force']);
+      expect(forced.code).not.toBe(64);
+      expect(noStream.requests.some((r) => r.method === 'POST' && r.path.endsWith('message:stream'))).toBe(true);
+    });
+  });
+
+  describe('stream edge cases (raw server)', () => {
+    it('fails with exit 76 and the sequence number on malformed JSON, keeping the events before it', async () => {
+      rawScript = (res) => sse(res, [JSON.stringify(task), JSON.stringify(status('TASK_STATE_WORKING', 'step')), '{"statusUpdate": ']);
+      const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json']);
+      expect(res.code).toBe(76);
+      expect(res.stderr).toContain('stream event #3 is not valid JSON');
+      expect(res.stdout).toContain('#2 statusUpdate working: step');
+      expect(await streamEventTypes()).toEqual(['a2a.stream.started', 'a2a.stream.task', 'a2a.stream.status_update', 'a2a.stream.failed']);
+      expect((await taskGet('raw-task')).task.state).toBe('working');
+    });
+
+    it('rejects an unknown stream variant with its sequence number', async () => {
+      rawScript = (res) => sse(res, [JSON.stringify(task), JSON.stringify({ progress: { percent: 5 } })]);
+      const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json', '--json']);
+      expect(res.code).toBe(76);
+      const err = JSON.parse(res.stderr).data;
+      expect(err).toMatchObject({ category: 'protocol', code: 'missive::protocol::unknown_stream_variant' });
+      expect(err.message).toContain('stream event #2');
+    });
+
+    it('keeps received events when the connection breaks mid-stream (exit 69)', async () => {
+      rawScript = (res) => sse(res, [JSON.stringify(task), JSON.stringify(status('TASK_STATE_WORKING', 'half'))], 'destroy');
+      const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json']);
+      expect(res.code).toBe(69);
+      expect(res.stderr).toMatch(/broke after 2 event/);
+      const failed = await events('a2a.stream.failed');
+      expect(failed).toHaveLength(1);
+      expect(failed[0]!.payload).toMatchObject({ events_received: 2 });
+      expect((await streamUpdates(['--context', 'raw-ctx'])).map((u) => u.variant)).toEqual(['task', 'statusUpdate']);
+    });
+
+    it('turns a JSON-RPC error event into a protocol error', async () => {
+      rawScript = (res, body) => {
+        const id = JSON.parse(body).id;
+        expect(JSON.parse(body).method).toBe('SendStreamingMessage');
+        return sse(res, [JSON.stringify({ jsonrpc: '2.0', id, result: task }), JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'model overloaded' } })]);
+      };
+      const res = await box.run(['stream', 'raw', 'hi', '--binding', 'json-rpc']);
+      expect(res.code).toBe(76);
+      expect(res.stderr).toContain('in stream event #2 with JSON-RPC error -32603: model overloaded');
+    });
+
+    it('maps a JSON-RPC error answered instead of a stream, and an HTTP failure', async () => {
+      rawScript = async (res, body) => json(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32004, message: 'Unsupported operation' } });
+      const rpc = await box.run(['stream', 'raw', 'hi', '--binding', 'json-rpc']);
+      expect(rpc.code).toBe(76);
+      expect(rpc.stderr).toContain('Unsupported operation');
+      rawScript = async (res) => json(res, 503, { error: { code: 503, message: 'busy' } });
+      const http = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json']);
+      expect(http.code).toBe(69);
+      expect(http.stderr).toContain('HTTP 503');
+    });
+
+    it('never stores or prints a token the agent echoes back in events and artifacts', async () => {
+      const token = 'stream-secret-0123456789';
+      rawScript = async (res) => {
+        const echoed = String(raw.requests.at(-1)?.headers.authorization ?? '');
+        expect(echoed).toBe(`Bearer ${token}`);
+        await sse(res, [
+          JSON.stringify(task),
+          JSON.stringify(status('TASK_STATE_WORKING', `you sent ${echoed}`)),
+          JSON.stringify({ artifactUpdate: { taskId: 'raw-task', contextId: 'raw-ctx', artifact: { artifactId: 'a', parts: [{ text: `token=${token}` }] } } }),
+          JSON.stringify(status('TASK_STATE_COMPLETED')),
+        ]);
+      };
+      const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json', '--bearer-token-env', 'STREAM_TOKEN', '--ndjson'], { env: { STREAM_TOKEN: token } });
+      expect(res.code).toBe(0);
+      expect(res.stdout + res.stderr).not.toContain(token);
+      const dump = (await Promise.all(['tasks', 'messages', 'artifacts', 'artifact_chunks', 'events'].map(async (t) => JSON.stringify(await storeRows(box, `SELECT * FROM ${t}`))))).join('\n');
+      expect(dump).toMatch(/you sent (Bearer )?\[REDACTED\]/);
+      expect(dump).not.toContain(token);
+    });
+
+    it('streams 10,000 events with flat memory and records every one', async () => {
+      const total = 10_000;
+      const filler = 'x'.repeat(4000);
+      rawScript = (res) =>
+        sse(
+          res,
+          (function* () {
+            yield JSON.stringify(task);
+            for (let i = 1; i < total; i++) yield JSON.stringify(status('TASK_STATE_WORKING', `${i} ${filler}`));
+          })(),
+        );
+      const core = createCore({ env: box.env, cwd: box.home, secrets: createMemorySecretStore() });
+      const heap: number[] = [];
+      try {
+        const result = await streamMessage(core, {
+          agent: 'raw',
+          text: 'long',
+          cwd: box.home,
+          binding: 'http+json',
+          onEvent: (e) => {
+            if (e.sequence % 1000 === 0) {
+              (globalThis as { gc?: () => void }).gc?.();
+              heap.push(process.memoryUsage().heapUsed);
+            }
+          },
+        });
+        expect(result.events).toBe(total);
+      } finally {
+        core.close();
+      }
+      // ~40 MB of SSE went through; holding it would grow the heap by at least that much between the samples.
+      const growth = Math.max(...heap.slice(1)) - heap[0]!;
+      expect(heap).toHaveLength(10);
+      expect(growth).toBeLessThan(8 * 1024 * 1024);
+      const [counted] = await storeRows(box, `SELECT count(*) AS n FROM events WHERE event_type = 'a2a.stream.status_update'`);
+      expect(Number(counted!.n)).toBe(total - 1);
+    }, 120_000);
+  });
 });

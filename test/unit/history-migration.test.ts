@@ -48,7 +48,7 @@ function journalSend(db: Db, alias: string, text: string, outcome: 'completed' |
 }
 
 describe('history indexes (schema v6)', () => {
-  it('indexes a v5 journal when migrating: its sends are found by message id, by agent and by type, with their answers', () => {
+  it('indexes a v5 journal when migrating: its sends are found by message id, by agent and by type, with their answers', async () => {
     const home = tempDir();
     const core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH }, cwd: home, secrets: createMemorySecretStore() });
     try {
@@ -70,7 +70,7 @@ describe('history indexes (schema v6)', () => {
       expect(latestCallEvent(db, 'old', 'a2a.agent_card.fetched')?.type).toBe('a2a.agent_card.fetched');
       expect(latestCallEvent(db, 'old', 'a2a.stream.completed')).toBeUndefined();
       // A v5 completion does not name its response row: the agent's next direct answer is the one.
-      expect(listHistory(core, {}).entries.map((e) => [e.outcome, e.request_text, e.answer_text, e.error?.code ?? null])).toEqual([
+      expect((await listHistory(core, {})).entries.map((e) => [e.outcome, e.request_text, e.answer_text, e.error?.code ?? null])).toEqual([
         ['failed', 'failed before the upgrade', null, 'missive::transport::connection_refused'],
         ['completed', 'before the upgrade', 'answered before the upgrade', null],
       ]);
@@ -79,7 +79,7 @@ describe('history indexes (schema v6)', () => {
     }
   });
 
-  it('lists the first page of a 100,000-event journal from indexes', () => {
+  it('lists the first page of a 100,000-event journal from indexes', async () => {
     const home = tempDir();
     const core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH }, cwd: home, secrets: createMemorySecretStore() });
     try {
@@ -96,11 +96,11 @@ describe('history indexes (schema v6)', () => {
       })();
       expect((db.prepare(`SELECT count(*) AS n FROM events`).get() as { n: number }).n).toBeGreaterThanOrEqual(100_000);
 
-      const page = listHistory(core, { limit: 50 });
+      const page = await listHistory(core, { limit: 50 });
       expect(page.entries).toHaveLength(50);
       expect(page.entries[0]).toMatchObject({ message_id: sent.at(-1), agent_alias: 'rare', outcome: 'completed', request_text: `request ${(sent.length - 1) * 500}` });
       expect(page.entries.map((e) => e.sequence)).toEqual([...page.entries.map((e) => e.sequence as number)].sort((a, b) => b - a));
-      const next = listHistory(core, { agent: 'rare', limit: 50, beforeSequence: page.next_before_sequence! });
+      const next = await listHistory(core, { agent: 'rare', limit: 50, beforeSequence: page.next_before_sequence! });
       expect(next.entries[0]!.message_id).toBe(sent.at(-51));
 
       const plans = [

@@ -15,7 +15,7 @@ import { collect, integer } from '../options.js';
 import { barrierText, fanOutText, reduceText, stepText } from '../collective-text.js';
 import { MemberProgress } from '../progress.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
-import { addContextTargetOptions, addFanOutOptions, addReduceOptions, addReduceTargetOptions, fanOutFlags, reduceInputOf } from '../collective-options.js';
+import { addContextTargetOptions, addFanOutOptions, addReduceOptions, addReduceTargetOptions, addViaJobsOption, fanOutFlags, reduceInputOf } from '../collective-options.js';
 import { collectiveContextId } from '../../core/collectives/bcast-document.js';
 
 function fanOutRun(ctx: CommandContext) {
@@ -52,11 +52,11 @@ async function readBcastDoc(path: string, ctx: CommandContext): Promise<unknown>
 /** The context of a gather or reduce: `--from-bcast`'s document (read from a file or stdin) or `--context`. */
 async function targetContext(ctx: CommandContext, command: string, group: string, o: { context?: string; fromBcast?: string }): Promise<string> {
   const doc = o.fromBcast ? await readBcastDoc(o.fromBcast, ctx) : undefined;
-  return collectiveContextId(ctx.core.store().db, command, group, { contextId: o.context, fromBcast: doc });
+  return collectiveContextId(ctx.core, command, group, { contextId: o.context, fromBcast: doc });
 }
 
 export function registerCollectiveCommands(program: Command, action: Action): void {
-  addFanOutOptions(addMessageInputOptions(program.command('bcast <group> [message]').description('send one message to every member (one shared context, a fresh message id each)'))).action(
+  addViaJobsOption(addFanOutOptions(addMessageInputOptions(program.command('bcast <group> [message]').description('send one message to every member (one shared context, a fresh message id each)')))).action(
     action(async (ctx, name: string, message: string | undefined, o: Record<string, any>) => {
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
@@ -65,7 +65,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     }),
   );
 
-  addFanOutOptions(
+  addViaJobsOption(addFanOutOptions(
     program
       .command('scatter <group>')
       .description('deal inputs out: input i goes to member i mod N, one shared context')
@@ -73,7 +73,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
       .option('--context <id>', 'A2A contextId to continue')
       .option('--metadata <k=v>', 'non-secret message metadata (repeatable)', collect, [])
       .option('--accepted-output-mode <mime>', 'acceptable output media type (repeatable)', collect, []),
-  ).action(
+  )).action(
     action(async (ctx, name: string, o: Record<string, any>) => {
       const run = fanOutRun(ctx);
       const items = readScatterInputs(o.inputs, ctx.deps.cwd, ctx.core.config.qos.maxRequestBytes);
@@ -128,7 +128,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     }),
   );
 
-  addReduceOptions(addFanOutOptions(addMessageInputOptions(program.command('round <group> [message]').description('bcast → barrier → gather → reduce in one context, with one summary')))).action(
+  addReduceOptions(addViaJobsOption(addFanOutOptions(addMessageInputOptions(program.command('round <group> [message]').description('bcast → barrier → gather → reduce in one context, with one summary'))))).action(
     action(async (ctx, name: string, message: string | undefined, o: Record<string, any>) => {
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);

@@ -25,7 +25,7 @@ export function registerHistoryCommands(program: Command, action: Action): void 
     .option('--before <sequence>', 'the page before this journal sequence (next_before_sequence of the last page)', integer('--before', 1))
     .action(
       action(async ({ core, out }, o: { agent?: string; operation?: 'send' | 'stream'; limit: number; before?: number }) => {
-        const page = listHistory(core, { agent: o.agent, operation: o.operation, limit: o.limit, beforeSequence: o.before });
+        const page = await listHistory(core, { agent: o.agent, operation: o.operation, limit: o.limit, beforeSequence: o.before });
         out.result('history_list', page, (d: typeof page) =>
           d.entries.length
             ? [
@@ -44,9 +44,9 @@ export function registerHistoryCommands(program: Command, action: Action): void 
     .description('one request by its message id (or a unique prefix of it): what was sent, what came back, and the command to run it again')
     .action(
       action(async ({ core, out }, idOrPrefix: string) => {
-        const messageId = findRequestMessageId(core.store().db, idOrPrefix);
+        const messageId = await findRequestMessageId(core, idOrPrefix);
         // The CLI process keeps no wire between runs: `missive send --show-wire` prints it as it happens.
-        const shown = getHistoryEntry(core, messageId, () => null);
+        const shown = await getHistoryEntry(core, messageId, () => null);
         out.result('history_show', { ...shown, rerun: rerun(shown.entry) }, (d: typeof shown & { rerun: string | null }) =>
           [
             keyValues([

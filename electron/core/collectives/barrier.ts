@@ -11,12 +11,12 @@ import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError, usageError, type ErrorReport } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
-import { appendEvent } from '../store/repos/events.js';
-import { directResponsesOf, ensureContext, getTask, latestTaskOf, TERMINAL_STATES, type TaskStateName } from '../store/repos/conversation.js';
+import { TERMINAL_STATES, type TaskStateName } from '../store/repos/conversation.js';
+import { call, commitSteps, journal } from '../store/steps.js';
 import { refreshTask } from '../tasks/service.js';
 import { TASK_STATE_NAMES } from '../tasks/task-state.js';
 import { requireGroup } from './groups.js';
-import { resolveContextId } from '../contexts/service.js';
+import { contextIdOf } from '../contexts/service.js';
 import type { FailurePolicy } from './fan-out.js';
 import { readBcastDocument } from './bcast-document.js';
 
@@ -77,7 +77,7 @@ function parseStates(states: string[] | undefined): { targets: TaskStateName[]; 
 
 export async function barrier(core: Core, input: BarrierInput): Promise<BarrierResult> {
   const group = await requireGroup(core, input.group);
-  if (input.contextId) input = { ...input, contextId: resolveContextId(core.store().db, input.contextId) };
+  if (input.contextId) input = { ...input, contextId: await contextIdOf(core, input.contextId) };
   if (!input.contextId && input.fromBcast === undefined) throw usageError('context_required', 'barrier needs --context ID or --from-bcast PATH|-');
   const fromBcast = input.fromBcast !== undefined ? readBcastDocument(input.fromBcast, group.group_name, input.contextId) : null;
   const contextId = fromBcast?.contextId ?? input.contextId!;
@@ -89,16 +89,21 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
   const interval = Math.min(Math.max(input.intervalMs ?? 1000, 10), 5000);
   const started = Date.now();
   const operationId = randomUUID();
-  const db = core.store().db;
-  ensureContext(db, contextId, null);
-  appendEvent(db, { type: 'missive.barrier.started', contextId, payload: { operation_id: operationId, group: group.group_name, required, target_states: targets, success_states: successes, local: input.local === true } });
-
-  const members: BarrierMember[] = group.members.map((m) => {
-    const known = fromBcast?.tasks.get(m.agent_alias);
-    const taskId = fromBcast ? (known?.taskId ?? null) : (latestTaskOf(db, m.agent_alias, contextId)?.task_id ?? null);
-    const direct = fromBcast ? known?.message === true : !taskId && directResponsesOf(db, m.agent_alias, contextId).length > 0;
-    return { alias: m.agent_alias, rank: m.rank, task_id: taskId, state: direct ? 'message' : null, status: 'pending', interface: null, polls: 0, error: null };
+  const storage = await core.storage();
+  const { conversation } = storage;
+  await commitSteps(core, function* () {
+    yield* call('ensureContext', contextId, null);
+    yield* journal({ type: 'missive.barrier.started', contextId, payload: { operation_id: operationId, group: group.group_name, required, target_states: targets, success_states: successes, local: input.local === true } });
   });
+
+  const members: BarrierMember[] = await Promise.all(
+    group.members.map(async (m): Promise<BarrierMember> => {
+      const known = fromBcast?.tasks.get(m.agent_alias);
+      const taskId = fromBcast ? (known?.taskId ?? null) : ((await conversation.latestTaskOf(m.agent_alias, contextId))?.task_id ?? null);
+      const direct = fromBcast ? known?.message === true : !taskId && (await conversation.directResponsesOf(m.agent_alias, contextId)).length > 0;
+      return { alias: m.agent_alias, rank: m.rank, task_id: taskId, state: direct ? 'message' : null, status: 'pending', interface: null, polls: 0, error: null };
+    }),
+  );
 
   const classify = (m: BarrierMember, state: TaskStateName): BarrierMemberStatus => {
     if (successes.includes(state)) return 'satisfied';
@@ -120,7 +125,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
     m.polls++;
     try {
       if (input.local) {
-        m.state = getTask(db, m.task_id)?.state ?? null;
+        m.state = (await conversation.getTask(m.task_id))?.state ?? null;
       } else {
         const refreshed = await refreshTask(core, m.task_id, m.alias, 'GetTask', 'barrier', { historyLength: input.historyLength });
         m.state = refreshed.state;
@@ -175,7 +180,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
     await Promise.all(members.filter((m) => !decided(m)).map(observe));
     for (const m of members) {
       if (m.status !== before.get(m.alias) && decided(m)) {
-        appendEvent(db, { type: `missive.barrier.member.${m.status}`, agentAlias: m.alias, contextId, taskId: m.task_id, payload: { operation_id: operationId, rank: m.rank, state: m.state, error: m.error } });
+        await storage.journal.append({ type: `missive.barrier.member.${m.status}`, agentAlias: m.alias, contextId, taskId: m.task_id, payload: { operation_id: operationId, rank: m.rank, state: m.state, error: m.error } });
       }
     }
     outcome = decide();
@@ -185,7 +190,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
     await new Promise((r) => setTimeout(r, interval));
   }
   const result = snapshot(outcome);
-  appendEvent(db, { type: 'missive.barrier.completed', contextId, payload: { operation_id: operationId, status: result.status, quorum: result.quorum, counts: result.counts, attempts } });
+  await storage.journal.append({ type: 'missive.barrier.completed', contextId, payload: { operation_id: operationId, status: result.status, quorum: result.quorum, counts: result.counts, attempts } });
   return result;
 }
 

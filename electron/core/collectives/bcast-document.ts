@@ -1,7 +1,7 @@
 /** A `bcast --json` document as barrier, gather and reduce read it (`--from-bcast FILE|-`): its context and tasks. */
 import { usageError } from '../../../shared/errors.js';
-import type { Db } from '../store/db.js';
-import { resolveContextId } from '../contexts/service.js';
+import type { Core } from '../context.js';
+import { contextIdOf } from '../contexts/service.js';
 import type { FanOutResult } from './fan-out.js';
 
 export interface BcastDocument {
@@ -25,8 +25,8 @@ export function readBcastDocument(doc: unknown, group: string, contextId: string
  * The context a gather or reduce works on: the `--from-bcast` document's (checked against the group and any
  * `--context`, by id or name), else `--context`; one of them is needed.
  */
-export function collectiveContextId(db: Db, command: string, group: string, input: { contextId?: string; fromBcast?: unknown }): string {
-  const named = input.contextId ? resolveContextId(db, input.contextId) : undefined;
+export async function collectiveContextId(core: Core, command: string, group: string, input: { contextId?: string; fromBcast?: unknown }): Promise<string> {
+  const named = input.contextId ? await contextIdOf(core, input.contextId) : undefined;
   if (input.fromBcast !== undefined) return readBcastDocument(input.fromBcast, group, named).contextId;
   if (!named) throw usageError('context_required', `${command} needs --context ID or --from-bcast PATH|-`, `Pass the context a bcast used, or its \`bcast --json\` output: missive ${command} ${group} --from-bcast b.json`);
   return named;

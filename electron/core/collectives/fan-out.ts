@@ -2,18 +2,21 @@
  * The engine behind bcast and scatter: one SendMessage per member, one shared contextId, a fresh message id each.
  * Concurrent (p-limit, over the one pooled undici dispatcher) or sequential; every answer is persisted by the send
  * path as it arrives; results are reported in rank order. One deadline (--timeout) bounds the whole run.
+ * `--via-jobs`: each member's send is a job on the shared queue instead (fan-out-queue.ts), so the gateways, on any
+ * hosts, make the sends; the run waits for their jobs and reports the same summary.
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { MissiveError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
-import { appendEvent } from '../store/repos/events.js';
-import { ensureContext, type TaskStateName } from '../store/repos/conversation.js';
+import type { TaskStateName } from '../store/repos/conversation.js';
+import { call, commitSteps, journal, type Steps } from '../store/steps.js';
 import { buildParts } from '../messaging/parts.js';
-import { buildSend, deliverSend, recordRequest, type PreparedSend, type SendInput } from '../messaging/send.js';
+import { buildSend, deliverSend, requestSteps, type PreparedSend, type SendInput } from '../messaging/send.js';
 import { requireGroup, type GroupView } from './groups.js';
-import { assertContextOpen, resolveContextId } from '../contexts/service.js';
+import { openContextId } from '../contexts/service.js';
+import { sendThroughQueue } from './fan-out-queue.js';
 
 export type Execution = 'concurrent' | 'sequential';
 export type FailurePolicy = 'stop' | 'continue';
@@ -61,16 +64,18 @@ export interface FanOutInput {
   execution?: Execution;
   maxConcurrency?: number;
   failurePolicy?: FailurePolicy;
+  /** Each member's send goes on the shared job queue, for the gateways to make (fan-out-queue.ts). */
+  viaJobs?: boolean;
   onMember?: (member: MemberResult) => void;
 }
 
 /** Task states that mean the agent took the message but the work failed. */
-const FAILED_STATES = new Set<TaskStateName>(['failed', 'rejected']);
+export const FAILED_STATES = new Set<TaskStateName>(['failed', 'rejected']);
 
 type PlannedSend = ReturnType<FanOutInput['plan']>[number];
 
 /** One fan-out in progress: what was decided before the first send, and the members' results as they come in. */
-interface FanOutRun {
+export interface FanOutRun {
   core: Core;
   kind: FanOutResult['kind'];
   group: GroupView;
@@ -90,14 +95,16 @@ interface FanOutRun {
   request: { parts: number | null; bytes: number | null };
   /** Set once a member failed or timed out under `--failure-policy stop`: members not sent yet are skipped. */
   stopped: boolean;
+  viaJobs: boolean;
   onMember?: (member: MemberResult) => void;
 }
 
 export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanOutInput): Promise<FanOutResult> {
   const run = await planRun(core, kind, input);
   checkInputsOnce(run);
-  journalStart(run);
-  if (run.execution === 'sequential') await sendOneByOne(run);
+  await journalStart(run);
+  if (run.viaJobs) await sendThroughQueue(run, { mayStillSend, finishMember });
+  else if (run.execution === 'sequential') await sendOneByOne(run);
   else await sendConcurrently(run);
   return collectOutcome(run);
 }
@@ -108,10 +115,8 @@ async function planRun(core: Core, kind: FanOutResult['kind'], input: FanOutInpu
   if (group.members.length === 0) throw new MissiveError('validation', 'empty_group', `group "${group.group_name}" has no members`, { help: `Add one with: missive group add ${group.group_name} <alias>` });
   const started = Date.now();
   const execution = input.execution ?? 'concurrent';
-  const db = core.store().db;
-  const contextId = input.contextId ? resolveContextId(db, input.contextId) : randomUUID();
-  assertContextOpen(db, contextId);
-  const contextCreated = !input.contextId || !db.prepare(`SELECT 1 FROM contexts WHERE context_id = ?`).get(contextId);
+  const contextId = input.contextId ? await openContextId(core, input.contextId) : randomUUID();
+  const contextCreated = !input.contextId || !(await (await core.storage()).conversation.getContext(contextId));
   const plan = input.plan(group.members.length).sort((a, b) => a.member - b.member || (a.inputIndex ?? 0) - (b.inputIndex ?? 0));
   return {
     core,
@@ -129,6 +134,7 @@ async function planRun(core: Core, kind: FanOutResult['kind'], input: FanOutInpu
     members: plan.map((p) => pendingMember(group, p, contextId)),
     request: { parts: null, bytes: null },
     stopped: false,
+    viaJobs: input.viaJobs === true,
     onMember: input.onMember,
   };
 }
@@ -157,11 +163,10 @@ function checkInputsOnce(run: FanOutRun): void {
 }
 
 /** The shared context and `missive.<kind>.started`, in one transaction. */
-function journalStart(run: FanOutRun): void {
-  const store = run.core.store();
-  store.transaction(() => {
-    ensureContext(store.db, run.contextId, null, { created_by: run.kind, group: run.group.group_name });
-    appendEvent(store.db, {
+async function journalStart(run: FanOutRun): Promise<void> {
+  await commitSteps(run.core, function* () {
+    yield* call('ensureContext', run.contextId, null, { created_by: run.kind, group: run.group.group_name });
+    yield* journal({
       type: `missive.${run.kind}.started`,
       contextId: run.contextId,
       payload: {
@@ -171,6 +176,7 @@ function journalStart(run: FanOutRun): void {
         execution: run.execution,
         max_concurrency: run.maxConcurrency,
         failure_policy: run.failurePolicy,
+        via_jobs: run.viaJobs,
       },
     });
   });
@@ -178,12 +184,11 @@ function journalStart(run: FanOutRun): void {
 
 /** Sequential: each member is built, recorded and sent before the next one starts. */
 async function sendOneByOne(run: FanOutRun): Promise<void> {
-  const store = run.core.store();
   for (let i = 0; i < run.members.length; i++) {
-    if (!mayStillSend(run, run.members[i]!)) continue;
+    if (!(await mayStillSend(run, run.members[i]!))) continue;
     const prepared = await prepareMember(run, i);
     if (!prepared) continue;
-    store.transaction(() => recordRequest(run.core, prepared));
+    await commitSteps(run.core, () => requestSteps(prepared));
     await deliverToMember(run, i, prepared);
   }
 }
@@ -191,8 +196,10 @@ async function sendOneByOne(run: FanOutRun): Promise<void> {
 /** Concurrent: build every member (at most `maxConcurrency` at once), record every request in one transaction, then send them all. */
 async function sendConcurrently(run: FanOutRun): Promise<void> {
   const limit = pLimit(run.maxConcurrency);
-  const prepared = await Promise.all(run.members.map((m, i) => limit(async () => (mayStillSend(run, m) ? prepareMember(run, i) : null))));
-  run.core.store().transaction(() => prepared.forEach((p) => p && recordRequest(run.core, p)));
+  const prepared = await Promise.all(run.members.map((m, i) => limit(async () => ((await mayStillSend(run, m)) ? prepareMember(run, i) : null))));
+  await commitSteps(run.core, function* () {
+    for (const p of prepared) if (p) yield* requestSteps(p);
+  });
   await Promise.all(prepared.map((p, i) => (p ? limit(() => deliverToMember(run, i, p)) : undefined)));
 }
 
@@ -207,7 +214,7 @@ async function prepareMember(run: FanOutRun, index: number): Promise<PreparedSen
     run.request.bytes ??= prepared.requestBytes;
     return prepared;
   } catch (error) {
-    failMember(run, member, error);
+    await failMember(run, member, error);
     return null;
   }
 }
@@ -218,7 +225,7 @@ async function prepareMember(run: FanOutRun, index: number): Promise<PreparedSen
  */
 async function deliverToMember(run: FanOutRun, index: number, prepared: PreparedSend): Promise<void> {
   const member = run.members[index]!;
-  if (!mayStillSend(run, member)) return;
+  if (!(await mayStillSend(run, member))) return;
   member.status = 'running';
   run.onMember?.(member);
   const t0 = performance.now();
@@ -229,41 +236,42 @@ async function deliverToMember(run: FanOutRun, index: number, prepared: Prepared
       member.task_id = result.task?.task_id ?? null;
       member.state = result.task?.state ?? null;
       if (member.state && FAILED_STATES.has(member.state)) {
-        recordOutcome(run, member, 'failed', new MissiveError('orchestration', `task_${member.state}`, `the agent answered with a ${member.state} task`, { exitCode: 80 }));
-      } else recordOutcome(run, member, 'succeeded', null);
+        return outcomeSteps(run, member, 'failed', new MissiveError('orchestration', `task_${member.state}`, `the agent answered with a ${member.state} task`, { exitCode: 80 }));
+      }
+      return outcomeSteps(run, member, 'succeeded', null);
     });
     run.onMember?.(member);
   } catch (error) {
     member.latency_ms = Math.round(performance.now() - t0);
-    failMember(run, member, error);
+    await failMember(run, member, error);
   }
 }
 
 /** False (and the member finished as skipped or timed out) once the run stopped or its deadline passed. */
-function mayStillSend(run: FanOutRun, member: MemberResult): boolean {
-  if (run.stopped) finishMember(run, member, 'skipped', null);
-  else if (Date.now() >= run.deadline) finishMember(run, member, 'timeout', new MissiveError('transport', 'timeout', 'the deadline passed before this member was sent'));
+async function mayStillSend(run: FanOutRun, member: MemberResult): Promise<boolean> {
+  if (run.stopped) await finishMember(run, member, 'skipped', null);
+  else if (Date.now() >= run.deadline) await finishMember(run, member, 'timeout', new MissiveError('transport', 'timeout', 'the deadline passed before this member was sent'));
   else return true;
   return false;
 }
 
 /** A member's failure: a timeout when the error is one, else failed. */
-function failMember(run: FanOutRun, member: MemberResult, error: unknown): void {
+async function failMember(run: FanOutRun, member: MemberResult, error: unknown): Promise<void> {
   const err = toMissiveError(error);
-  finishMember(run, member, err.code === 'missive::transport::timeout' ? 'timeout' : 'failed', err);
+  await finishMember(run, member, err.code === 'missive::transport::timeout' ? 'timeout' : 'failed', err);
 }
 
 /** Records the member's final status and reports it to `onMember`. */
-function finishMember(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): void {
-  recordOutcome(run, member, status, error);
+async function finishMember(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): Promise<void> {
+  await commitSteps(run.core, () => outcomeSteps(run, member, status, error));
   run.onMember?.(member);
 }
 
 /** Sets the member's status, journals `missive.<kind>.member.<status>`, and stops the run on a failure under `stop`. */
-function recordOutcome(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): void {
+function* outcomeSteps(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): Steps<void> {
   member.status = status;
   member.error = error ? error.toReport() : null;
-  appendEvent(run.core.store().db, {
+  yield* journal({
     type: `missive.${run.kind}.member.${status}`,
     agentAlias: member.alias,
     contextId: run.contextId,
@@ -274,7 +282,7 @@ function recordOutcome(run: FanOutRun, member: MemberResult, status: MemberStatu
 }
 
 /** Counts the members' outcomes into the run's status and exit code, and journals `missive.<kind>.completed`. */
-function collectOutcome(run: FanOutRun): FanOutResult {
+async function collectOutcome(run: FanOutRun): Promise<FanOutResult> {
   const counts = { succeeded: 0, failed: 0, timeout: 0, skipped: 0 };
   for (const m of run.members) if (m.status in counts) counts[m.status as keyof typeof counts]++;
   const status: FanOutResult['status'] =
@@ -293,7 +301,7 @@ function collectOutcome(run: FanOutRun): FanOutResult {
     elapsed_ms: Date.now() - run.started,
     exit_code: status === 'timeout' ? 82 : status === 'failed' ? 70 : 0,
   };
-  appendEvent(run.core.store().db, { type: `missive.${run.kind}.completed`, contextId: run.contextId, payload: { operation_id: run.operationId, status, counts, elapsed_ms: result.elapsed_ms } });
+  await (await run.core.storage()).journal.append({ type: `missive.${run.kind}.completed`, contextId: run.contextId, payload: { operation_id: run.operationId, status, counts, elapsed_ms: result.elapsed_ms } });
   return result;
 }
 

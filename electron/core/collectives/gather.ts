@@ -2,11 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Core } from '../context.js';
-import { appendEvent } from '../store/repos/events.js';
-import { ensureContext } from '../store/repos/conversation.js';
+import { call, commitSteps, journal, readSteps } from '../store/steps.js';
 import { writeArtifactFiles, type ArtifactFile } from '../artifacts/write-files.js';
 import { requireGroup } from './groups.js';
-import { resolveContextId } from '../contexts/service.js';
+import { contextIdOf } from '../contexts/service.js';
 import { memberOutput, type MemberOutput } from './member-output.js';
 
 export interface GatherResult {
@@ -20,14 +19,18 @@ export interface GatherResult {
 
 export async function gather(core: Core, input: { group: string; contextId: string; outputDir?: string; force?: boolean; cwd: string }): Promise<GatherResult> {
   const group = await requireGroup(core, input.group);
-  const store = core.store();
-  input = { ...input, contextId: resolveContextId(store.db, input.contextId) };
+  const contextId = await contextIdOf(core, input.contextId);
+  input = { ...input, contextId };
   const operationId = randomUUID();
-  ensureContext(store.db, input.contextId, null);
-  appendEvent(store.db, { type: 'missive.gather.started', contextId: input.contextId, payload: { operation_id: operationId, group: group.group_name } });
-  const outputs = group.members.map((m) => memberOutput(store.db, { alias: m.agent_alias, rank: m.rank }, input.contextId));
+  await commitSteps(core, function* () {
+    yield* call('ensureContext', contextId, null);
+    yield* journal({ type: 'missive.gather.started', contextId, payload: { operation_id: operationId, group: group.group_name } });
+  });
+  const outputs = [];
+  for (const m of group.members) outputs.push(await readSteps(core, memberOutput({ alias: m.agent_alias, rank: m.rank }, contextId)));
+  const storage = await core.storage();
   for (const o of outputs) {
-    appendEvent(store.db, {
+    await storage.journal.append({
       type: `missive.gather.member.${o.status}`,
       agentAlias: o.alias,
       contextId: input.contextId,
@@ -46,7 +49,7 @@ export async function gather(core: Core, input: { group: string; contextId: stri
   const counts = { gathered: 0, missing_task: 0, empty_output: 0 };
   for (const o of outputs) counts[o.status]++;
   const members = outputs.map(({ stored_artifacts: _, ...rest }) => rest);
-  appendEvent(store.db, { type: 'missive.gather.completed', contextId: input.contextId, payload: { operation_id: operationId, counts, exported_files: exported?.files.length ?? 0 } });
+  await storage.journal.append({ type: 'missive.gather.completed', contextId: input.contextId, payload: { operation_id: operationId, counts, exported_files: exported?.files.length ?? 0 } });
   return { operation_id: operationId, group: group.group_name, context_id: input.contextId, counts, members, export: exported };
 }
 

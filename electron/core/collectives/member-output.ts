@@ -5,19 +5,13 @@
  * Text order: the latest non-request message with text, then the task's status message, then the first text
  * artifact. A member with no task and no direct answer is `missing_task`; one with nothing to show is `empty_output`.
  */
-import type { Db } from '../store/db.js';
 import { textOfParts } from '../a2a/part-text.js';
-import {
-  directResponsesOf,
-  getArtifact,
-  getTaskJson,
-  latestTaskOf,
-  listArtifactsOfTask,
-  responsesOfTask,
-  type ArtifactSummary,
-  type StoredArtifact,
-  type StoredMessage,
-  type TaskStateName,
+import { call, type Steps } from '../store/steps.js';
+import type {
+  ArtifactSummary,
+  StoredArtifact,
+  StoredMessage,
+  TaskStateName,
 } from '../store/repos/conversation.js';
 
 export type GatherStatus = 'gathered' | 'missing_task' | 'empty_output';
@@ -63,11 +57,12 @@ const firstWithText = (rows: StoredMessage[]) => {
   return null;
 };
 
-export function memberOutput(db: Db, member: { alias: string; rank: number }, contextId: string): MemberOutput & { stored_artifacts: StoredArtifact[] } {
+/** What `member` produced in `contextId` (reads only: run it with `readSteps`, store/steps.ts, on either store). */
+export function* memberOutput(member: { alias: string; rank: number }, contextId: string): Steps<MemberOutput & { stored_artifacts: StoredArtifact[] }> {
   const base = { alias: member.alias, rank: member.rank, artifacts: [], stored_artifacts: [], message_count: 0, score: null, data: [] };
-  const task = latestTaskOf(db, member.alias, contextId);
+  const task = yield* call('latestTaskOf', member.alias, contextId);
   if (!task) {
-    const direct = directResponsesOf(db, member.alias, contextId);
+    const direct = yield* call('directResponsesOf', member.alias, contextId);
     if (!direct.length) return { ...base, status: 'missing_task', task_id: null, state: null, text: null, text_source: null, source_message_id: null };
     const found = firstWithText(direct);
     const row = found?.row ?? direct.find((m) => dataParts(m.content.parts).length > 0);
@@ -85,14 +80,18 @@ export function memberOutput(db: Db, member: { alias: string; rank: number }, co
       data,
     };
   }
-  const messages = responsesOfTask(db, task.task_id);
-  const summaries = listArtifactsOfTask(db, task.task_id);
-  const stored = summaries.map((a) => getArtifact(db, task.task_id, a.artifact_id)!).filter(Boolean);
+  const messages = yield* call('responsesOfTask', task.task_id);
+  const summaries = yield* call('listArtifactsOfTask', task.task_id);
+  const stored: StoredArtifact[] = [];
+  for (const a of summaries) {
+    const artifact = yield* call('getArtifact', task.task_id, a.artifact_id);
+    if (artifact) stored.push(artifact);
+  }
   const artifacts = summaries.map(({ artifact_id, name, kind, version }) => ({ artifact_id, name, kind, version }));
   let text: string | null = null;
   let source: MemberOutput['text_source'] = null;
   let sourceId: string | null = null;
-  const taskJson = getTaskJson(db, task.task_id) as { metadata?: unknown; status?: { message?: { parts?: unknown } } } | null;
+  const taskJson = (yield* call('getTaskJson', task.task_id)) as { metadata?: unknown; status?: { message?: { parts?: unknown } } } | null;
   const fromMessage = firstWithText(messages.filter((m) => !m.content.artifactUpdate));
   if (fromMessage) {
     text = fromMessage.text;

@@ -6,12 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { appendEvent } from '../store/repos/events.js';
-import { ensureContext, insertMessage } from '../store/repos/conversation.js';
+import { call, commitSteps, journal, readSteps } from '../store/steps.js';
 import { responseText, sendMessage } from '../messaging/send.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from './groups.js';
-import { resolveContextId } from '../contexts/service.js';
+import { contextIdOf } from '../contexts/service.js';
 import { memberOutput, type MemberOutput } from './member-output.js';
 import { defaultPrompt, localReduction, renderTemplate, STRATEGIES, type ReduceContext, type Strategy } from './reduce-strategies.js';
 import { runReducerCommand } from './reduce-command.js';
@@ -70,9 +69,13 @@ export async function checkReduceInput(core: Core, input: Pick<ReduceInput, 'str
 export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResult> {
   const strategy = await checkReduceInput(core, input);
   const group = await requireGroup(core, input.group);
-  const db = core.store().db;
-  input = { ...input, contextId: resolveContextId(db, input.contextId) };
-  const outputs = group.members.map((m) => memberOutput(db, { alias: m.agent_alias, rank: m.rank }, input.contextId)).map(({ stored_artifacts: _, ...rest }) => rest);
+  const contextId = await contextIdOf(core, input.contextId);
+  input = { ...input, contextId };
+  const outputs: MemberOutput[] = [];
+  for (const m of group.members) {
+    const { stored_artifacts: _, ...output } = await readSteps(core, memberOutput({ alias: m.agent_alias, rank: m.rank }, contextId));
+    outputs.push(output);
+  }
   const gathered = outputs.filter((o) => o.status === 'gathered');
   if (gathered.length === 0) {
     throw usageError('no_outputs', `no member of "${group.group_name}" has output in context ${input.contextId}`, `Run \`missive bcast ${group.group_name} ... --context ${input.contextId}\` first, or check the context id.`);
@@ -83,9 +86,12 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
   const defaultReduction = localReduction(strategy === 'custom' ? 'summarise' : strategy, ctx);
   const rendered = input.template ? renderTemplate(input.template, { ...ctx, strategy, defaultReduction }) : null;
   if (rendered !== null && !rendered.trim()) throw usageError('empty_template', 'the template rendered to nothing');
-  ensureContext(db, input.contextId, null);
-  appendEvent(db, { type: 'missive.reduce.started', contextId: input.contextId, payload: { operation_id: operationId, group: group.group_name, strategy, reducer: input.reducerAgent ? 'agent' : input.command ? 'command' : 'local' } });
-  for (const o of outputs) appendEvent(db, { type: `missive.reduce.input.${o.status}`, agentAlias: o.alias, contextId: input.contextId, taskId: o.task_id, payload: { operation_id: operationId, rank: o.rank, text_source: o.text_source } });
+  await commitSteps(core, function* () {
+    yield* call('ensureContext', contextId, null);
+    yield* journal({ type: 'missive.reduce.started', contextId, payload: { operation_id: operationId, group: group.group_name, strategy, reducer: input.reducerAgent ? 'agent' : input.command ? 'command' : 'local' } });
+  });
+  const storage = await core.storage();
+  for (const o of outputs) await storage.journal.append({ type: `missive.reduce.input.${o.status}`, agentAlias: o.alias, contextId, taskId: o.task_id, payload: { operation_id: operationId, rank: o.rank, text_source: o.text_source } });
 
   const prompt = rendered ?? defaultPrompt({ ...ctx, strategy, defaultReduction });
   let method: ReduceResult['reducer']['method'] = 'local';
@@ -113,7 +119,7 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
     }
   } catch (error) {
     const err = toMissiveError(error);
-    appendEvent(db, { type: 'missive.reduce.failed', contextId: input.contextId, payload: { operation_id: operationId, error: err.toReport() } });
+    await storage.journal.append({ type: 'missive.reduce.failed', contextId: input.contextId, payload: { operation_id: operationId, error: err.toReport() } });
     throw err;
   }
 
@@ -128,8 +134,8 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
     artifacts: o.artifacts.map((a) => ({ artifact_id: a.artifact_id, version: a.version })),
   }));
   const reducedMessageId = randomUUID();
-  core.store().transaction(() => {
-    insertMessage(db, {
+  await commitSteps(core, function* () {
+    yield* call('insertMessage', {
       messageId: reducedMessageId,
       agentAlias: input.reducerAgent ?? null,
       contextId: input.contextId,
@@ -140,7 +146,7 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
       content: { parts: [{ text: reducedText }] },
       metadata: { 'missive.collective': 'reduce', operation_id: operationId, strategy, group: group.group_name, reducer: method, provenance },
     });
-    appendEvent(db, { type: 'missive.reduce.completed', contextId: input.contextId, payload: { operation_id: operationId, strategy, reducer: method, inputs: gathered.length, reduced_message_id: reducedMessageId } });
+    yield* journal({ type: 'missive.reduce.completed', contextId: input.contextId, payload: { operation_id: operationId, strategy, reducer: method, inputs: gathered.length, reduced_message_id: reducedMessageId } });
   });
   return {
     operation_id: operationId,

@@ -10,10 +10,8 @@ import type { Core } from '../context.js';
 import type { Db } from '../store/db.js';
 import { redactValue } from '../security/redact.js';
 import { writePrivateFile } from '../security/private-files.js';
-import { appendEvent } from '../store/repos/events.js';
-import { getArtifact } from '../store/repos/conversation.js';
-import { closeContextRow, contextRows, getContext, getContextByName, insertContext, listContexts, renameContext, type ContextRow, type ContextSummary } from '../store/repos/contexts.js';
-import { firstRequestsOfContext } from '../store/repos/history.js';
+import type { Repositories, Storage } from '../store/storage.js';
+import { getContext, getContextByName, type ContextRow, type ContextSummary } from '../store/repos/contexts.js';
 import { textOfParts } from '../a2a/part-text.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -23,13 +21,16 @@ function validateName(name: string): string {
   return name;
 }
 
-/** An id or a name → the context id. Unknown values are taken as new ids (A2A context ids are opaque). */
+/**
+ * An id or a name → the context id. Unknown values are taken as new ids (A2A context ids are opaque). SQLite only:
+ * `contextIdOf` runs on either store.
+ */
 export function resolveContextId(db: Db, ref: string): string {
   if (getContext(db, ref)) return ref;
   return getContextByName(db, ref)?.context_id ?? ref;
 }
 
-/** Refuses to continue a context that was closed locally. */
+/** Refuses to continue a context that was closed locally. SQLite only: `openContextId` runs on either store. */
 export function assertContextOpen(db: Db, id: string): void {
   refuseClosed(getContext(db, id));
 }
@@ -58,37 +59,50 @@ export async function openContextId(core: Core, ref: string): Promise<string> {
   return row?.context_id ?? ref;
 }
 
-export function requireContext(core: Core, ref: string): ContextRow {
-  const db = core.store().db;
-  const row = getContext(db, ref) ?? getContextByName(db, ref);
+const known = (ref: string, row: ContextRow | undefined): ContextRow => {
   if (!row) throw usageError('unknown_context', `no context with id or name "${ref}"`, 'List contexts with: missive context list');
   return row;
+};
+
+/** The known context an id or a name names, on either store; `unknown_context` when there is none. */
+export async function knownContext(core: Core, ref: string): Promise<ContextRow> {
+  return known(ref, await findContext(core, ref));
 }
 
-export function createContext(core: Core, options: { name?: string; id?: string } = {}): ContextRow {
+/** `knownContext` on the SQLite store only (its callers are being ported to `knownContext`). */
+export function requireContext(core: Core, ref: string): ContextRow {
   const db = core.store().db;
+  return known(ref, getContext(db, ref) ?? getContextByName(db, ref));
+}
+
+/** Refuses a name another context holds (the store's unique key backs it: another host may take it meanwhile). */
+async function refuseTakenName(tx: Repositories, name: string | undefined, self?: string): Promise<void> {
+  const holder = name ? await tx.conversation.getContextByName(name) : undefined;
+  if (holder && holder.context_id !== self) throw usageError('context_name_taken', `the name "${name}" is already used${self ? ` by ${holder.context_id}` : ''}`);
+}
+
+export async function createContext(core: Core, options: { name?: string; id?: string } = {}): Promise<ContextRow> {
+  const storage = await core.storage();
   const id = options.id ?? randomUUID();
   if (options.name) validateName(options.name);
-  if (getContext(db, id)) throw usageError('context_exists', `context ${id} already exists`);
-  if (options.name && getContextByName(db, options.name)) throw usageError('context_name_taken', `the name "${options.name}" is already used`);
-  core.store().transaction(() => {
-    insertContext(db, { id, name: options.name ?? null, parent: null });
-    appendEvent(db, { type: 'missive.context.created', contextId: id, payload: { name: options.name ?? null } });
+  return storage.transaction(async (tx) => {
+    if (await tx.conversation.getContext(id)) throw usageError('context_exists', `context ${id} already exists`);
+    await refuseTakenName(tx, options.name);
+    await tx.history.insertContext({ id, name: options.name ?? null, parent: null });
+    await tx.journal.append({ type: 'missive.context.created', contextId: id, payload: { name: options.name ?? null } });
+    return (await tx.conversation.getContext(id))!;
   });
-  return getContext(db, id)!;
 }
 
-export function nameContext(core: Core, ref: string, name: string): ContextRow {
-  const row = requireContext(core, ref);
+export async function nameContext(core: Core, ref: string, name: string): Promise<ContextRow> {
+  const row = await knownContext(core, ref);
   validateName(name);
-  const db = core.store().db;
-  const holder = getContextByName(db, name);
-  if (holder && holder.context_id !== row.context_id) throw usageError('context_name_taken', `the name "${name}" is already used by ${holder.context_id}`);
-  core.store().transaction(() => {
-    renameContext(db, row.context_id, name);
-    appendEvent(db, { type: 'missive.context.named', contextId: row.context_id, payload: { name, previous: row.name } });
+  return (await core.storage()).transaction(async (tx) => {
+    await refuseTakenName(tx, name, row.context_id);
+    await tx.history.renameContext(row.context_id, name);
+    await tx.journal.append({ type: 'missive.context.named', contextId: row.context_id, payload: { name, previous: row.name } });
+    return (await tx.conversation.getContext(row.context_id))!;
   });
-  return getContext(db, row.context_id)!;
 }
 
 /** A context's first message text as a one-line preview of at most this many characters. */
@@ -104,8 +118,8 @@ export interface ContextListItem extends ContextSummary {
 }
 
 /** The first request's text (among the first few), on one line and shortened, with its message id; null when none has text. */
-function firstMessage(db: Db, contextId: string): { text: string; messageId: string; agent: string | null } | null {
-  for (const row of firstRequestsOfContext(db, contextId, 8)) {
+async function firstMessage(storage: Storage, contextId: string): Promise<{ text: string; messageId: string; agent: string | null } | null> {
+  for (const row of await storage.history.firstRequestsOfContext(contextId, 8)) {
     const text = textOfParts((row.content as { parts?: unknown }).parts)?.replace(/\s+/g, ' ').trim();
     if (text) return { text: text.length > CONTEXT_PREVIEW ? `${text.slice(0, CONTEXT_PREVIEW - 1)}…` : text, messageId: row.message_id, agent: row.agent_alias };
   }
@@ -113,17 +127,20 @@ function firstMessage(db: Db, contextId: string): { text: string; messageId: str
 }
 
 /** The newest contexts with their counts, their agent and the first message as a preview (what a list shows). */
-export function listContextSummaries(core: Core, limit = 100): ContextListItem[] {
-  const db = core.store().db;
-  return listContexts(db, limit).map((c) => {
-    const first = c.messages > 0 ? firstMessage(db, c.context_id) : null;
-    return { ...c, agent: c.agent_alias ?? first?.agent ?? null, preview: first?.text ?? null, first_message_id: first?.messageId ?? null };
-  });
+export async function listContextSummaries(core: Core, limit = 100): Promise<ContextListItem[]> {
+  const storage = await core.storage();
+  const contexts = await storage.history.listContexts(limit);
+  return Promise.all(
+    contexts.map(async (c) => {
+      const first = c.messages > 0 ? await firstMessage(storage, c.context_id) : null;
+      return { ...c, agent: c.agent_alias ?? first?.agent ?? null, preview: first?.text ?? null, first_message_id: first?.messageId ?? null };
+    }),
+  );
 }
 
-export function showContext(core: Core, ref: string) {
-  const row = requireContext(core, ref);
-  const rows = contextRows(core.store().db, row.context_id);
+export async function showContext(core: Core, ref: string) {
+  const row = await knownContext(core, ref);
+  const rows = await (await core.storage()).history.contextRows(row.context_id);
   return {
     context: row,
     counts: { messages: rows.messages.length, tasks: rows.tasks.length, artifacts: rows.artifacts.length, events: rows.events.length },
@@ -131,40 +148,40 @@ export function showContext(core: Core, ref: string) {
   };
 }
 
-export function forkContext(core: Core, ref: string, name?: string): ContextRow {
-  const parent = requireContext(core, ref);
+export async function forkContext(core: Core, ref: string, name?: string): Promise<ContextRow> {
+  const parent = await knownContext(core, ref);
   if (name) validateName(name);
-  const db = core.store().db;
-  if (name && getContextByName(db, name)) throw usageError('context_name_taken', `the name "${name}" is already used`);
   const id = randomUUID();
-  core.store().transaction(() => {
-    insertContext(db, { id, name: name ?? null, parent: parent.context_id, metadata: { forked_from: parent.context_id } });
-    appendEvent(db, { type: 'missive.context.forked', contextId: id, payload: { parent_context_id: parent.context_id, name: name ?? null } });
+  return (await core.storage()).transaction(async (tx) => {
+    await refuseTakenName(tx, name);
+    await tx.history.insertContext({ id, name: name ?? null, parent: parent.context_id, metadata: { forked_from: parent.context_id } });
+    await tx.journal.append({ type: 'missive.context.forked', contextId: id, payload: { parent_context_id: parent.context_id, name: name ?? null } });
+    return (await tx.conversation.getContext(id))!;
   });
-  return getContext(db, id)!;
 }
 
-export function closeContext(core: Core, ref: string): ContextRow {
-  const row = requireContext(core, ref);
-  const db = core.store().db;
-  core.store().transaction(() => {
-    closeContextRow(db, row.context_id);
-    appendEvent(db, { type: 'missive.context.closed', contextId: row.context_id, payload: {} });
+export async function closeContext(core: Core, ref: string): Promise<ContextRow> {
+  const row = await knownContext(core, ref);
+  return (await core.storage()).transaction(async (tx) => {
+    await tx.history.closeContextRow(row.context_id);
+    await tx.journal.append({ type: 'missive.context.closed', contextId: row.context_id, payload: {} });
+    return (await tx.conversation.getContext(row.context_id))!;
   });
-  return getContext(db, row.context_id)!;
 }
 
 /** The context with its messages, tasks, artifacts (parts included) and events, redacted all the way down. */
-export function exportContext(core: Core, ref: string, options: { output?: string; force?: boolean; cwd: string }) {
-  const row = requireContext(core, ref);
-  const db = core.store().db;
-  const rows = contextRows(db, row.context_id);
-  const artifacts = rows.artifacts.map((a) => ({ ...a, content: getArtifact(db, String(a.task_id), String(a.artifact_id))?.content ?? a.content }));
+export async function exportContext(core: Core, ref: string, options: { output?: string; force?: boolean; cwd: string }) {
+  const row = await knownContext(core, ref);
+  const storage = await core.storage();
+  const rows = await storage.history.contextRows(row.context_id);
+  const artifacts = await Promise.all(
+    rows.artifacts.map(async (a) => ({ ...a, content: (await storage.conversation.getArtifact(String(a.task_id), String(a.artifact_id)))?.content ?? a.content })),
+  );
   const document = redactValue({ schema: 'missive.context_export.v1', exported_at: new Date().toISOString(), context: row, ...rows, artifacts });
   if (!options.output) return { document, path: null };
   const path = resolve(options.cwd, options.output);
   if (existsSync(path) && !options.force) throw usageError('output_exists', `${path} already exists; nothing was written`, 'Pass --force to overwrite it.');
   writePrivateFile(path, `${JSON.stringify(document, null, 2)}\n`);
-  appendEvent(db, { type: 'missive.context.exported', contextId: row.context_id, payload: { path, messages: rows.messages.length, tasks: rows.tasks.length, events: rows.events.length } });
+  await storage.journal.append({ type: 'missive.context.exported', contextId: row.context_id, payload: { path, messages: rows.messages.length, tasks: rows.tasks.length, events: rows.events.length } });
   return { document: null, path, counts: { messages: rows.messages.length, tasks: rows.tasks.length, artifacts: artifacts.length, events: rows.events.length } };
 }

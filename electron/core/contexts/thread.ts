@@ -6,8 +6,10 @@
 import type { Core } from '../context.js';
 import { redactValue } from '../security/redact.js';
 import { textOfParts } from '../a2a/part-text.js';
-import { artifactChunksOf, artifactsOfContext, messagesOfContext, type ThreadArtifactRow, type ThreadMessageRow } from '../store/repos/history.js';
-import { requireContext } from './service.js';
+import type { ContextRow } from '../store/repos/contexts.js';
+import type { ThreadArtifactRow, ThreadMessageRow } from '../store/repos/history.js';
+import type { Storage } from '../store/storage.js';
+import { knownContext } from './service.js';
 
 /** An artifact's text is shown up to this many characters (`text_truncated` says when it was cut). */
 export const THREAD_ARTIFACT_TEXT = 4000;
@@ -103,11 +105,11 @@ function describePart(part: Part): string | null {
   return 'a part of unknown kind';
 }
 
-function artifactItem(core: Core, row: ThreadArtifactRow): ThreadArtifact {
+async function artifactItem(storage: Storage, row: ThreadArtifactRow): Promise<ThreadArtifact> {
   let text = '';
   let truncated = false;
   const others = new Set<string>();
-  for (const chunk of artifactChunksOf(core.store().db, row.task_id, ARTIFACT_CHUNKS, row.artifact_id)) {
+  await storage.history.scanArtifactChunks(row.task_id, ARTIFACT_CHUNKS, row.artifact_id, (chunk) => {
     for (const part of chunk.parts as Part[]) {
       const described = describePart(part);
       if (described) others.add(described);
@@ -116,9 +118,10 @@ function artifactItem(core: Core, row: ThreadArtifactRow): ThreadArtifact {
     if (text.length > THREAD_ARTIFACT_TEXT) {
       text = text.slice(0, THREAD_ARTIFACT_TEXT);
       truncated = true;
-      break;
+      return false;
     }
-  }
+    return true;
+  });
   if (!truncated && row.chunks > ARTIFACT_CHUNKS) truncated = true;
   const summary = [text ? 'text' : null, ...others].filter(Boolean).join(', ') || 'empty';
   return {
@@ -155,10 +158,11 @@ function merge(messages: ThreadMessage[], artifacts: ThreadArtifact[]): Array<Th
 }
 
 /** The context (by id or local name) and its thread, oldest first. */
-export function contextThread(core: Core, ref: string): { context: ReturnType<typeof requireContext>; items: Array<ThreadMessage | ThreadArtifact> } {
-  const context = requireContext(core, ref);
-  const db = core.store().db;
-  const messages = messagesOfContext(db, context.context_id).map(messageItem).filter((m): m is ThreadMessage => m !== null);
-  const artifacts = artifactsOfContext(db, context.context_id).map((a) => artifactItem(core, a));
+export async function contextThread(core: Core, ref: string): Promise<{ context: ContextRow; items: Array<ThreadMessage | ThreadArtifact> }> {
+  const context = await knownContext(core, ref);
+  const storage = await core.storage();
+  const messages = (await storage.history.messagesOfContext(context.context_id)).map(messageItem).filter((m): m is ThreadMessage => m !== null);
+  const artifacts: ThreadArtifact[] = [];
+  for (const a of await storage.history.artifactsOfContext(context.context_id)) artifacts.push(await artifactItem(storage, a));
   return redactValue({ context, items: merge(messages, artifacts) });
 }

@@ -49,6 +49,7 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
       for await (const record of openStream({ ...conn.call, signal }, 'SubscribeToTask', { id: taskId, ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}) })) {
         const applied = await writer.apply(record, {
           eventPrefix: 'a2a.subscription',
+          source: 'gateway',
           alias,
           protocolVersion: conn.iface.protocol_version,
           metadata: meta,

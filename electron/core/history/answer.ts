@@ -4,9 +4,8 @@
  * artifacts' text; a stream: the artifact chunks and status messages it streamed, in order). Text is collected up
  * to a bound, so a list of entries never assembles a long stream whole.
  */
-import type { Db } from '../store/db.js';
-import { getArtifact, getTaskJson, listArtifactsOfTask } from '../store/repos/conversation.js';
-import { artifactChunksOf, firstDirectResponseAfter, getMessageRow, streamEventsOf, type JournalRow, type MessageRow } from '../store/repos/history.js';
+import type { JournalRow, MessageRow } from '../store/repos/history.js';
+import type { Repositories } from '../store/storage.js';
 import { textOfParts } from '../a2a/part-text.js';
 
 /** How much of an answer to read: `maxText` characters (the entry notes a cut), `full` the response JSON too. */
@@ -54,56 +53,65 @@ function bounded(text: string | null, max: number): { text: string | null; trunc
 const statusMessageText = (task: Record<string, unknown> | null) => textOfParts((task?.status as { message?: { parts?: unknown } } | undefined)?.message?.parts);
 
 /** The task JSON as stored, with its artifacts as the artifact rows hold them now (streams append to those). */
-function taskWithArtifacts(db: Db, taskId: string, json: Record<string, unknown>): Record<string, unknown> {
-  const artifacts = listArtifactsOfTask(db, taskId).map((a) => getArtifact(db, taskId, a.artifact_id)!.content);
+async function taskWithArtifacts(store: Repositories, taskId: string, json: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const artifacts: Array<Record<string, unknown>> = [];
+  for (const a of await store.conversation.listArtifactsOfTask(taskId)) artifacts.push((await store.conversation.getArtifact(taskId, a.artifact_id))!.content);
   return { ...json, ...(artifacts.length ? { artifacts } : {}) };
 }
 
 /** The text a task's artifacts hold, chunk by chunk, up to the bound. */
-function artifactsText(db: Db, taskId: string, bounds: AnswerBounds): { text: string | null; truncated: boolean } {
+async function artifactsText(store: Repositories, taskId: string, bounds: AnswerBounds): Promise<{ text: string | null; truncated: boolean }> {
   const text = new TextCollector(bounds.maxText);
   let previous: string | null = null;
-  for (const chunk of artifactChunksOf(db, taskId, 10_000)) {
+  await store.history.scanArtifactChunks(taskId, 10_000, undefined, (chunk) => {
     text.add(textOfParts(chunk.parts), chunk.artifactId === previous ? 'direct' : 'line');
     previous = chunk.artifactId;
-    if (text.truncated) break;
-  }
+    return !text.truncated;
+  });
   return { text: text.result(), truncated: text.truncated };
 }
 
 /** The response row a send answered with a Message: named by its completion event, else the next direct answer. */
-function directResponse(db: Db, completed: JournalRow, request: MessageRow | undefined): MessageRow | undefined {
+async function directResponse(store: Repositories, completed: JournalRow, request: MessageRow | undefined): Promise<MessageRow | undefined> {
   const named = completed.payload.response_message_id;
-  if (typeof named === 'string') return getMessageRow(db, named);
-  return request && completed.agentAlias ? firstDirectResponseAfter(db, completed.agentAlias, request.row) : undefined;
+  if (typeof named === 'string') return store.history.getMessageRow(named);
+  return request && completed.agentAlias ? store.history.firstDirectResponseAfter(completed.agentAlias, request.row) : undefined;
 }
 
 /** The answer of a send (`end` is its completion or failure event, absent while it runs). */
-export function sendAnswer(db: Db, end: JournalRow | undefined, request: MessageRow | undefined, taskId: string | null, bounds: AnswerBounds): Answer {
+export async function sendAnswer(store: Repositories, end: JournalRow | undefined, request: MessageRow | undefined, taskId: string | null, bounds: AnswerBounds): Promise<Answer> {
   if (end?.type !== 'a2a.send.completed') return { text: null, truncated: false, response: null };
   if (end.payload.response_shape === 'message') {
-    const row = directResponse(db, end, request);
+    const row = await directResponse(store, end, request);
     if (!row) return { text: null, truncated: false, response: null };
     return { ...bounded(textOfParts(row.content.parts), bounds.maxText), response: { message: row.content } };
   }
-  const json = taskId ? getTaskJson(db, taskId) : null;
+  const json = taskId ? await store.conversation.getTaskJson(taskId) : null;
   if (!taskId || !json) return { text: null, truncated: false, response: null };
   const status = statusMessageText(json);
-  const text = status !== null ? bounded(status, bounds.maxText) : artifactsText(db, taskId, bounds);
-  return { ...text, response: bounds.full ? { task: taskWithArtifacts(db, taskId, json) } : null };
+  const text = status !== null ? bounded(status, bounds.maxText) : await artifactsText(store, taskId, bounds);
+  return { ...text, response: bounds.full ? { task: await taskWithArtifacts(store, taskId, json) } : null };
 }
 
 /** The answer of a stream: its last message, else its task's status message, else the text it streamed. */
-export function streamAnswer(db: Db, start: JournalRow, end: JournalRow | undefined, messageId: string, taskId: string | null, bounds: AnswerBounds): Answer {
-  const json = taskId ? getTaskJson(db, taskId) : null;
+export async function streamAnswer(
+  store: Repositories,
+  start: JournalRow,
+  end: JournalRow | undefined,
+  messageId: string,
+  taskId: string | null,
+  bounds: AnswerBounds,
+): Promise<Answer> {
+  const json = taskId ? await store.conversation.getTaskJson(taskId) : null;
   const status = statusMessageText(json);
   const streamed = new TextCollector(bounds.maxText);
-  let lastMessage: Record<string, unknown> | null = null;
+  // Set by the visits (a callback: the compiler would take it for null still).
+  let lastMessage = null as Record<string, unknown> | null;
   // The events are read when the answer needs them: for the full response, when the task has no status text, or
   // when the stream may have carried a message (its completion counts them; a failed or running one may have).
   const messages = end?.type === 'a2a.stream.completed' ? Number((end.payload.counts as { message?: number } | undefined)?.message ?? 0) : 1;
   if (bounds.full || status === null || messages > 0) {
-    for (const event of streamEventsOf(db, messageId, start.sequence, end?.sequence ?? null, bounds.maxScanned)) {
+    await store.history.scanStreamEvents(messageId, start.sequence, end?.sequence ?? null, bounds.maxScanned, (event) => {
       const p = event.payload;
       if (event.type === 'a2a.stream.message') lastMessage = p.message as Record<string, unknown>;
       else if (event.type === 'a2a.stream.artifact_update') {
@@ -111,10 +119,10 @@ export function streamAnswer(db: Db, start: JournalRow, end: JournalRow | undefi
         streamed.add(textOfParts(update?.artifact?.parts), update?.append ? 'direct' : 'line');
       } else if (event.type === 'a2a.stream.status_update') streamed.add(textOfParts((p.statusUpdate as { status?: { message?: { parts?: unknown } } } | undefined)?.status?.message?.parts));
       else if (event.type === 'a2a.stream.task') streamed.add(statusMessageText(p.task as Record<string, unknown>));
-      if (!bounds.full && streamed.truncated) break;
-    }
+      return bounds.full || !streamed.truncated;
+    });
   }
-  const response = json && taskId ? (bounds.full ? { task: taskWithArtifacts(db, taskId, json) } : null) : lastMessage ? { message: lastMessage } : null;
+  const response = json && taskId ? (bounds.full ? { task: await taskWithArtifacts(store, taskId, json) } : null) : lastMessage ? { message: lastMessage } : null;
   const messageText = textOfParts(lastMessage?.parts);
   if (messageText !== null) return { ...bounded(messageText, bounds.maxText), response };
   if (status !== null) return { ...bounded(status, bounds.maxText), response };

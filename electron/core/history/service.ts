@@ -7,9 +7,8 @@
 import type { Core } from '../context.js';
 import type { HistoryEntry, WireExchange } from '../../../shared/ipc/contract.js';
 import { usageError } from '../../../shared/errors.js';
-import type { Db } from '../store/db.js';
-import { getTask } from '../store/repos/conversation.js';
-import { getMessageRow, listRequestStarts, requestEvents, type JournalRow, type RequestOperation } from '../store/repos/history.js';
+import type { JournalRow, RequestOperation } from '../store/repos/history.js';
+import type { Repositories } from '../store/storage.js';
 import { redactValue } from '../security/redact.js';
 import { textOfParts } from '../a2a/part-text.js';
 import { composeInputs } from './inputs.js';
@@ -58,13 +57,19 @@ const contextOf = (answer: Answer): string | null => {
 const outcomeOf = (end: JournalRow | undefined): HistoryEntry['outcome'] => (!end ? 'running' : end.type.endsWith('.completed') ? 'completed' : 'failed');
 
 /** One entry from a start event and its end event (absent while running), the text bounds applied. */
-function buildEntry(db: Db, start: JournalRow, end: JournalRow | undefined, bounds: AnswerBounds): { entry: HistoryEntry; answer: Answer; request: Record<string, unknown> | null } {
+async function buildEntry(
+  store: Repositories,
+  start: JournalRow,
+  end: JournalRow | undefined,
+  bounds: AnswerBounds,
+): Promise<{ entry: HistoryEntry; answer: Answer; request: Record<string, unknown> | null }> {
   const messageId = String(start.payload.message_id);
   const operation: RequestOperation = start.type === 'a2a.stream.started' ? 'stream' : 'send';
-  const requestRow = getMessageRow(db, messageId);
+  const requestRow = await store.history.getMessageRow(messageId);
   const request = requestRow?.content ?? null;
   const taskId = end?.taskId ?? requestRow?.task_id ?? null;
-  const answer = operation === 'send' ? sendAnswer(db, end, requestRow, taskId, bounds) : streamAnswer(db, start, end, messageId, taskId, bounds);
+  const answer = operation === 'send' ? await sendAnswer(store, end, requestRow, taskId, bounds) : await streamAnswer(store, start, end, messageId, taskId, bounds);
+  const task = taskId ? await store.conversation.getTask(taskId) : undefined;
   const iface = (start.payload.interface ?? {}) as { binding?: unknown; url?: unknown; dialect?: unknown };
   const { inputs, omitted } = composeInputs(request, iface.binding);
   const requestText = textOfParts(request?.parts) ?? '';
@@ -78,7 +83,7 @@ function buildEntry(db: Db, start: JournalRow, end: JournalRow | undefined, boun
     started_at: start.timestamp,
     finished_at: end?.timestamp ?? null,
     outcome: outcomeOf(end),
-    state: taskId ? (getTask(db, taskId)?.state ?? null) : null,
+    state: task?.state ?? null,
     request_text: cut(requestText),
     // A cut answer ends with an ellipsis in the list; history.get says so in `answer_truncated`.
     answer_text: answer.text !== null && answer.truncated && !bounds.full ? shorten(`${answer.text}…`, bounds.maxText) : answer.text,
@@ -105,26 +110,27 @@ function endsById(events: JournalRow[]): Map<string, JournalRow> {
 }
 
 /** The newest sends and streams (older than `beforeSequence`), with the cursor of the next page or null. */
-export function listHistory(core: Core, q: HistoryQuery): { entries: HistoryEntry[]; next_before_sequence: number | null } {
-  const db = core.store().db;
+export async function listHistory(core: Core, q: HistoryQuery): Promise<{ entries: HistoryEntry[]; next_before_sequence: number | null }> {
+  const store = await core.storage();
   const limit = q.limit ?? DEFAULT_LIMIT;
-  const starts = listRequestStarts(db, { agent: q.agent, operation: q.operation, beforeSequence: q.beforeSequence, limit: limit + 1 });
+  const starts = await store.history.listRequestStarts({ agent: q.agent, operation: q.operation, beforeSequence: q.beforeSequence, limit: limit + 1 });
   const page = starts.slice(0, limit);
-  const ends = endsById(requestEvents(db, page.map((s) => String(s.payload.message_id))));
-  const entries = page.map((start) => buildEntry(db, start, ends.get(String(start.payload.message_id)), LIST_BOUNDS).entry);
+  const ends = endsById(await store.history.requestEvents(page.map((s) => String(s.payload.message_id))));
+  const entries: HistoryEntry[] = [];
+  for (const start of page) entries.push((await buildEntry(store, start, ends.get(String(start.payload.message_id)), LIST_BOUNDS)).entry);
   return redactValue({ entries, next_before_sequence: starts.length > limit ? page.at(-1)!.sequence : null });
 }
 
 /** One send or stream by its request message id: the entry, the request and response JSON, the session's wire. */
-export function getHistoryEntry(
+export async function getHistoryEntry(
   core: Core,
   messageId: string,
   wire: (messageId: string) => WireExchange[] | null,
-): { entry: HistoryEntry; request: Record<string, unknown> | null; response: unknown; wire: WireExchange[] | null } {
-  const db = core.store().db;
-  const events = requestEvents(db, [messageId]);
+): Promise<{ entry: HistoryEntry; request: Record<string, unknown> | null; response: unknown; wire: WireExchange[] | null }> {
+  const store = await core.storage();
+  const events = await store.history.requestEvents([messageId]);
   const start = events.find((e) => e.type.endsWith('.started'));
   if (!start) throw usageError('unknown_request', `no send or stream with message id "${messageId}" in the journal`, 'List them with missive history list, or in the History view.');
-  const { entry, answer, request } = buildEntry(db, start, endsById(events).get(messageId), GET_BOUNDS);
+  const { entry, answer, request } = await buildEntry(store, start, endsById(events).get(messageId), GET_BOUNDS);
   return redactValue({ entry, request, response: answer.response, wire: wire(messageId) });
 }

@@ -161,7 +161,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'contexts.create': (i) => createContext(core, { name: i.name }),
     'contexts.fork': (i) => forkContext(core, i.context, i.name),
     'contexts.thread': (i) => contextThread(core, i.context),
-    'contexts.export': (i) => exportContext(core, i.context, { cwd }).document,
+    'contexts.export': async (i) => (await exportContext(core, i.context, { cwd })).document,
     'webhook.start': (i) => withoutEventSource(() => webhook.start(i.port)),
     'webhook.stop': () => webhook.stop(),
     'webhook.status': () => webhook.status(),

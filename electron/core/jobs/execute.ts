@@ -10,7 +10,7 @@ import { MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { bcast } from '../collectives/bcast.js';
 import { reduce } from '../collectives/reduce.js';
-import { responseText, sendMessage } from '../messaging/send.js';
+import { responseText, sendMessage, type SendResult } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
 import { rowId } from '../store/row-id.js';
 import type { StoredJob } from '../store/repos/gateway-jobs.js';
@@ -112,13 +112,37 @@ async function sendJob(core: Core, job: StoredJob, request: Extract<JobRequest, 
   if ('taskId' in point) return settle(core, point.taskId, agent, options);
   await storage.jobs.markDispatched(job.job_id, point.messageId);
   // The agent answers with its task at once; the job then waits on it by GetTask, which a restart can resume.
+  const t0 = performance.now();
   const sent = await sendMessage(core, { ...request.input, messageId: point.messageId, returnImmediately: true });
-  if (!sent.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response) };
+  const delivery = deliveryOf(sent, t0);
+  if (!sent.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response), delivery };
   await storage.jobs.setTargetTask(job.job_id, sent.task.task_id, sent.task.context_id);
   const code = WAIT_OUTCOMES[sent.task.state];
-  if (code !== undefined) return { outcome: sent.task.state, exit_code: code, task_id: sent.task.task_id, context_id: sent.task.context_id, state: sent.task.state, text: responseText(sent.response) };
-  return settle(core, sent.task.task_id, agent, options);
+  if (code !== undefined) return { outcome: sent.task.state, exit_code: code, task_id: sent.task.task_id, context_id: sent.task.context_id, state: sent.task.state, text: responseText(sent.response), delivery };
+  return { ...(await settle(core, sent.task.task_id, agent, options)), delivery };
 }
+
+/**
+ * How a send job's request went out, in its result (a fan-out through the queue reports it per member, as an
+ * in-process one does): absent when the job resumed a request an earlier execution had sent.
+ */
+export interface JobDelivery {
+  message_id: string;
+  interface: SendResult['selected_interface'];
+  response_shape: SendResult['response_shape'];
+  latency_ms: number;
+  parts: number;
+  bytes: number;
+}
+
+const deliveryOf = (sent: SendResult, t0: number): JobDelivery => ({
+  message_id: sent.request.message_id,
+  interface: sent.selected_interface,
+  response_shape: sent.response_shape,
+  latency_ms: Math.round(performance.now() - t0),
+  parts: sent.request.parts,
+  bytes: sent.request.bytes,
+});
 
 async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'stream' }>, options: ExecuteOptions): Promise<JobResult> {
   const storage = await core.storage();

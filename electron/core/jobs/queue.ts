@@ -8,8 +8,7 @@ import type { Core } from '../context.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from '../collectives/groups.js';
 import { contextIdOf, requireContext } from '../contexts/service.js';
-import type { JobState, OperatorKind, StoredJob } from '../store/repos/gateway-jobs.js';
-import { storeUnsupported } from '../store/team-scope.js';
+import type { JobState, StoredJob } from '../store/repos/gateway-jobs.js';
 import { cancelTask } from '../tasks/service.js';
 import { summarise, type JobRequest, type JobSummary } from './requests.js';
 
@@ -72,12 +71,8 @@ export interface StartJobOptions {
   maxAttempts?: number;
 }
 
-/** The kinds a gateway runs on a PostgreSQL store so far (the others still need the profile's SQLite store). */
-const SHARED_STORE_KINDS: readonly OperatorKind[] = ['send', 'stream', 'wait'];
-
 /** Checks the request against the registry (agent, group, context, parts) and records it, queued to run at once. */
 export async function startJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
-  if (core.storeSelection.kind === 'postgres' && !SHARED_STORE_KINDS.includes(request.kind)) throw storeUnsupported(core.storeSelection.display, `a ${request.kind} job`);
   const maxAttempts = options.maxAttempts ?? 1;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
   const summary = await summarise(core, request);

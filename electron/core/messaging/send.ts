@@ -15,7 +15,7 @@ import { openContextId } from '../contexts/service.js';
 import { parseMetadata } from '../validation/metadata.js';
 import { validateBaseUrl } from '../validation/url.js';
 import type { TaskStateName } from '../store/repos/conversation.js';
-import { call, commitSteps, journal, runStepsSync, type Steps } from '../store/steps.js';
+import { call, commitSteps, journal, type Steps } from '../store/steps.js';
 import { canonicalTask, persistTaskSteps } from '../tasks/persist.js';
 import { redactUrl, redactValue, scrubSecrets } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
@@ -144,17 +144,12 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null, pushUrl: push ? redactUrl(push.url) : null, deadline: input.deadline ?? null };
 }
 
-/** The request row and `a2a.<op>.started`. */
-function* requestSteps(p: PreparedSend): Steps<void> {
+/** The request row and `a2a.<op>.started` (a fan-out records every member's in one transaction). */
+export function* requestSteps(p: PreparedSend): Steps<void> {
   if (p.contextId) yield* call('ensureContext', p.contextId, p.alias);
   // The agent gets the message as typed; the journal never keeps our own credentials, even when typed into it.
   yield* call('insertMessage', { messageId: p.messageId, agentAlias: p.alias, contextId: p.contextId, taskId: null, direction: 'request', role: 'user', protocolMessageId: p.messageId, content: scrubSecrets(p.message, p.outbound.secrets), metadata: p.meta });
   yield* journal({ type: `a2a.${p.operation}.started`, agentAlias: p.alias, contextId: p.contextId, payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes, push_url: p.pushUrl } }, p.outbound.secrets);
-}
-
-/** Writes the request row and `a2a.<op>.started` on SQLite; call inside a transaction (fan-outs record every member in one). */
-export function recordRequest(core: Core, p: PreparedSend): void {
-  runStepsSync(core.store().db, requestSteps(p));
 }
 
 /** Builds and records the request in one step (send and stream), on either store. */
@@ -171,20 +166,22 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
 /**
  * Sends a recorded request and persists the answer: call the agent (a failure is journaled and thrown), then persist
  * the message or task answer and journal the completion in one transaction: on SQLite a savepoint of a group commit
- * (`Store.batch`), on PostgreSQL a transaction of its own. `inTransaction` (SQLite only: the collectives) runs in that
- * savepoint too, so a caller's own journal rows (a fan-out's member event) commit with the answer; the promise
- * settles once the transaction has committed.
+ * (`Store.batch`: a fan-out's hundreds of answers share one commit), on PostgreSQL a transaction of its own. `along`
+ * runs in that transaction too, so a caller's own journal rows (a fan-out's member event) commit with the answer; the
+ * promise settles once the transaction has committed.
  */
-export async function deliverSend(core: Core, prepared: PreparedSend, inTransaction?: (result: SendResult) => void): Promise<SendResult> {
+export async function deliverSend(core: Core, prepared: PreparedSend, along?: (result: SendResult) => Steps<void>): Promise<SendResult> {
   const answer = await callAgent(core, prepared);
   const responseMessageId = rowId();
-  if (!inTransaction) return commitSteps(core, () => answerSteps(prepared, answer, responseMessageId), { group: true });
-  const store = core.store();
-  return store.batch(() => {
-    const sent = runStepsSync(store.db, answerSteps(prepared, answer, responseMessageId));
-    inTransaction(sent);
-    return sent;
-  });
+  return commitSteps(
+    core,
+    function* () {
+      const sent = yield* answerSteps(prepared, answer, responseMessageId);
+      if (along) yield* along(sent);
+      return sent;
+    },
+    { group: true },
+  );
 }
 
 /** What an answer leaves: the message or the task (and its artifacts), and `a2a.send.completed`. */

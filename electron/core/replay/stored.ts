@@ -6,6 +6,7 @@
 import type { Db } from '../store/db.js';
 import { directResponsesOf, getTask } from '../store/repos/conversation.js';
 import { getMessageRecord, localMessagesOfContext } from '../store/repos/collective-records.js';
+import { runStepsSync } from '../store/steps.js';
 import { memberOutput } from '../collectives/member-output.js';
 import { payloadOf, type JournaledOperation, type SendAnswer } from './operations.js';
 import { STABLE_STATES, type BarrierSummary, type FanOutSummary, type GatherSummary, type ReduceSummary } from './rebuild.js';
@@ -58,7 +59,7 @@ export function storedGather(db: Db, op: JournaledOperation, rebuilt: GatherSumm
     counts: pick(finished?.counts, ['gathered', 'missing_task', 'empty_output'] as const),
     members: rebuilt.members.map((m) => {
       if (!m.alias) return { alias: null };
-      const o = memberOutput(db, { alias: m.alias, rank: m.rank ?? 0 }, contextId);
+      const o = runStepsSync(db, memberOutput({ alias: m.alias, rank: m.rank ?? 0 }, contextId));
       return { alias: o.alias, status: o.status, text_source: o.text_source, artifacts: o.artifacts.length };
     }),
   };

@@ -53,6 +53,9 @@ export const SQLITE_CONVERSATION: { [K in Method]: (db: Db, ...args: Args<K>) =>
   getTaskJson: conversation.getTaskJson,
   hasEventKey,
   getArtifact: conversation.getArtifact,
+  latestTaskOf: conversation.latestTaskOf,
+  responsesOfTask: conversation.responsesOfTask,
+  directResponsesOf: conversation.directResponsesOf,
 };
 
 /** Runs `steps` on SQLite's synchronous functions, now (inside the caller's transaction, if any). */

@@ -13,9 +13,9 @@ import type { AuthRefRow } from './repos/auth-refs.js';
 import type { EventRow, NewEvent } from './repos/events.js';
 import type { JournalQuery } from './repos/journal-query.js';
 import type { GroupRow, MemberRow } from './repos/groups.js';
-import type { CallEventType, JournalRow } from './repos/history.js';
-import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './repos/conversation.js';
-import type { ContextRow } from './repos/contexts.js';
+import type { CallEventType, JournalRow, MessageRow, StartsQuery, ThreadArtifactRow, ThreadMessageRow } from './repos/history.js';
+import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredMessage, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './repos/conversation.js';
+import type { ContextRow, ContextRows, ContextSummary } from './repos/contexts.js';
 import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './repos/gateway-jobs.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -151,6 +151,12 @@ export interface ConversationRepository {
   hasEventKey(dedupeKey: string): Promise<boolean>;
   /** An artifact with its content, the parts of its chunks joined in order; undefined when there is none. */
   getArtifact(taskId: string, artifactId: string): Promise<StoredArtifact | undefined>;
+  /** A member's latest task in a context: newest `updated_at`, then the smallest task id. */
+  latestTaskOf(agentAlias: string, contextId: string): Promise<StoredTask | undefined>;
+  /** The messages linked to a task other than requests (answers, and its updates from the journal), newest first. */
+  responsesOfTask(taskId: string): Promise<StoredMessage[]>;
+  /** Response messages of a context that belong to no task (direct Message answers, streamed or not), newest first, per agent. */
+  directResponsesOf(agentAlias: string, contextId: string): Promise<StoredMessage[]>;
 }
 
 /** One gateway as the pool lists it (`gateway status`): SQLite's single lease row, or a member of a PostgreSQL pool. */
@@ -210,9 +216,52 @@ export interface JobRepository {
   setTargetTask(jobId: string, taskId: string, contextId: string | null): Promise<void>;
   markDispatched(jobId: string, messageId?: string | null): Promise<void>;
   clearDispatched(jobId: string): Promise<void>;
-  cancel(jobId: string): Promise<boolean>;
+  /** Cancels an unfinished job (`unclaimed`: only one no gateway holds now, queued or retrying); false when it was not. */
+  cancel(jobId: string, options?: { unclaimed?: boolean }): Promise<boolean>;
+  /** Those of `jobIds` that ended (succeeded, failed or cancelled), with their results. */
+  endedAmong(jobIds: readonly string[]): Promise<StoredJob[]>;
   counts(): Promise<Partial<Record<JobState, number>>>;
   unfinished(): Promise<JobRow[]>;
+}
+
+/**
+ * Local contexts (names, forks, closing) and the request history, as `context …` and `history …` read them from the
+ * rows an exchange leaves (repos/contexts.ts and repos/history.ts hold SQLite's statements and the row types; each
+ * method does what the SQLite function of the same name does). The two scans hand their rows to `visit` one by one, in
+ * order, and stop when it returns false: a preview reads no further than it shows.
+ */
+export interface HistoryRepository {
+  /** A new context row (a name taken, or an id known, is refused: `context_name_taken`, `context_exists`). */
+  insertContext(context: { id: string; name: string | null; parent: string | null; metadata?: Record<string, unknown> }): Promise<void>;
+  /** Names a context (a name another context holds is refused: `context_name_taken`). */
+  renameContext(contextId: string, name: string | null): Promise<void>;
+  closeContextRow(contextId: string): Promise<void>;
+  /** The contexts, newest first, with their counts (messages as a thread shows them, tasks, events). */
+  listContexts(limit: number): Promise<ContextSummary[]>;
+  /** Every row linked to a context, for export (JSON columns parsed; its updates among the messages). */
+  contextRows(contextId: string): Promise<ContextRows>;
+  /** The first `limit` requests sent in a context, oldest first. */
+  firstRequestsOfContext(contextId: string, limit: number): Promise<MessageRow[]>;
+  /** A context's message rows and its updates (from the journal) in the order they were stored. */
+  messagesOfContext(contextId: string): Promise<ThreadMessageRow[]>;
+  /** The artifacts of a context (by their own context, or their task's), oldest first; parts are not read. */
+  artifactsOfContext(contextId: string): Promise<ThreadArtifactRow[]>;
+  /** The newest `limit` send / stream starts (older than `beforeSequence`), newest first. */
+  listRequestStarts(query: StartsQuery): Promise<JournalRow[]>;
+  /** The started, completed and failed events of these requests (by request message id), oldest first. */
+  requestEvents(messageIds: readonly string[]): Promise<JournalRow[]>;
+  /** At most two request message ids from `prefix` on, in order (`history show` by a prefix). */
+  requestIdsByPrefix(prefix: string): Promise<string[]>;
+  getMessageRow(messageId: string): Promise<MessageRow | undefined>;
+  /** The first direct answer (a response row of no task) of `agent` stored after the request row `afterRow`. */
+  firstDirectResponseAfter(agent: string, afterRow: number): Promise<MessageRow | undefined>;
+  /**
+   * The events a stream applied, in order, between its start and its end (`beforeSequence`, or the journal's end
+   * while it runs), among at most `maxScanned` journal rows after the start.
+   */
+  scanStreamEvents(messageId: string, afterSequence: number, beforeSequence: number | null, maxScanned: number, visit: (event: JournalRow) => boolean | void): Promise<void>;
+  /** A task's artifact parts chunk by chunk (artifact id, then chunk order; one artifact's only with `artifactId`), at most `maxChunks`. */
+  scanArtifactChunks(taskId: string, maxChunks: number, artifactId: string | undefined, visit: (chunk: { artifactId: string; parts: unknown[] }) => boolean | void): Promise<void>;
 }
 
 /** What one transaction (or the store outside any) offers. */
@@ -223,6 +272,8 @@ export interface Repositories {
   readonly journal: JournalWriter;
   readonly conversation: ConversationRepository;
   readonly jobs: JobRepository;
+  /** Local contexts and the request history (`context …`, `history …`). */
+  readonly history: HistoryRepository;
 }
 
 export interface Storage extends Repositories {

@@ -1,13 +1,14 @@
 /**
  * What runs on a shared PostgreSQL store so far (team mode): the registry (agents and their cards, groups, auth refs),
- * the journal's reads, `send` and `stream` and the tasks they leave, the webhook receiver (a pool of them on one
- * journal), and the shared job queue (send, stream and wait jobs, gateways). Every other command and IPC channel refuses a PostgreSQL store before it
- * does anything (no request leaves, nothing is written anywhere) with `config::store_unsupported`; `core.store()`,
- * the synchronous SQLite handle those services use, refuses it too, as the backstop.
+ * the journal's reads, contexts and the request history, `send`, `stream` and the collectives and the tasks they
+ * leave, the webhook receiver (a pool of them on one journal), and the shared job queue (every kind of job, gateways).
+ * Every other command and IPC channel refuses a PostgreSQL store before it does anything (no request leaves, nothing
+ * is written anywhere) with `config::store_unsupported`; `core.store()`, the synchronous SQLite handle those services
+ * use, refuses it too, as the backstop.
  */
 import { configError, type MissiveError } from '../../../shared/errors.js';
 
-/** CLI commands as "<group> <command>" (a whole group as "<group> *"), and single-word commands. */
+/** CLI commands as "<group> <command>" (a whole group as "<group> *", a subgroup as "<group> <sub> *"), and single-word commands. */
 const TEAM_COMMANDS: ReadonlySet<string> = new Set([
   'agent add',
   'agent list',
@@ -24,9 +25,13 @@ const TEAM_COMMANDS: ReadonlySet<string> = new Set([
   'task list',
   'task cancel',
   'task wait',
-  'job start send',
-  'job start stream',
-  'job start wait',
+  'job start *',
+  'bcast',
+  'scatter',
+  'barrier',
+  'gather',
+  'reduce',
+  'round',
   'job list',
   'job show',
   'job cancel',
@@ -39,6 +44,8 @@ const TEAM_COMMANDS: ReadonlySet<string> = new Set([
   'events list',
   'events tail',
   'events export',
+  'context *',
+  'history *',
   'logs',
   'config *',
   'doctor',
@@ -58,6 +65,11 @@ const TEAM_CHANNELS: ReadonlySet<string> = new Set([
   'agents.refreshAll',
   'messages.send',
   'messages.stream',
+  'collectives.bcast',
+  'collectives.barrier',
+  'collectives.gather',
+  'collectives.reduce',
+  'collectives.round',
   'requests.preview',
   'tasks.list',
   'tasks.get',
@@ -80,6 +92,13 @@ const TEAM_CHANNELS: ReadonlySet<string> = new Set([
   'auth.status',
   'auth.logout',
   'events.query',
+  'contexts.list',
+  'contexts.create',
+  'contexts.fork',
+  'contexts.thread',
+  'contexts.export',
+  'history.list',
+  'history.get',
   'webhook.start',
   'webhook.stop',
   'webhook.status',
@@ -87,7 +106,8 @@ const TEAM_CHANNELS: ReadonlySet<string> = new Set([
 ]);
 
 export const runsOnSharedStore = {
-  command: (path: readonly string[]): boolean => path.length === 0 || TEAM_COMMANDS.has(path.join(' ')) || TEAM_COMMANDS.has(`${path[0]} *`),
+  command: (path: readonly string[]): boolean =>
+    path.length === 0 || TEAM_COMMANDS.has(path.join(' ')) || TEAM_COMMANDS.has(`${path[0]} *`) || (path.length > 2 && TEAM_COMMANDS.has(`${path.slice(0, -1).join(' ')} *`)),
   channel: (channel: string): boolean => TEAM_CHANNELS.has(channel),
 };
 
@@ -95,7 +115,7 @@ export const runsOnSharedStore = {
 export function storeUnsupported(display: string, what = 'this command'): MissiveError {
   return configError(
     'store_unsupported',
-    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers agents, groups, auth refs, the journal's reads, send, stream, tasks, the webhook receiver, and send, stream and wait jobs with their gateways so far`,
+    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers agents, groups, auth refs, the journal's reads, send, stream, the collectives, tasks, the webhook receiver, jobs with their gateways, contexts and the request history so far`,
     "Unset MISSIVE_STORE_URL (and [store] url, --store) to use the profile's local SQLite store; docs/team.md lists what runs where.",
   );
 }

@@ -35,6 +35,8 @@ export interface UpdateSource {
   payload?: Record<string, unknown>;
   /** A stable key to drop duplicates (gateway resume). */
   dedupeKey?: string;
+  /** Who journals the update (`webhook` for a callback, `gateway` for a subscription); else the caller's default source. */
+  source?: string;
   /**
    * The contexts and placeholder tasks this sequence of updates already made sure of: a stream passes one set for all
    * its events, so each is written once, not once per event. (A failed write ends the sequence, set and all.)
@@ -192,7 +194,7 @@ function* updateSteps(source: UpdateSource, record: StreamRecord, tick: Tick | u
   // The journal's own fields first, then the update under its variant's key (`{sequence, …, artifactUpdate: {…}}`).
   const payload: Record<string, unknown> = { ...source.payload };
   payload[record.variant] = p;
-  yield* journal({ eventId: messageId, type: eventType, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload, metadata: source.metadata }, secrets);
+  yield* journal({ eventId: messageId, type: eventType, source: source.source, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload, metadata: source.metadata }, secrets);
   const terminal = state !== null && SETTLED_STATES.includes(state);
   return {
     variant: record.variant,

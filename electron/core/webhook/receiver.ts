@@ -180,7 +180,7 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
       const owner = task?.agent_alias ?? null;
       if (task && owner) {
         yield* applyUpdateSteps(
-          { eventPrefix: 'a2a.push', alias: owner, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect }, ensured: knownTaskRows(task) },
+          { eventPrefix: 'a2a.push', source: 'webhook', alias: owner, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect }, ensured: knownTaskRows(task) },
           record,
         );
       } else {

@@ -14,6 +14,8 @@ import { callEventReader } from './repos/call-events.js';
 import { jobRepository } from './repos/gateway-jobs.js';
 import { gatewayPoolRepository } from './repos/gateway-pool.js';
 import { conversationRepository } from './repos/conversation.js';
+import { contextMethods } from './repos/contexts.js';
+import { requestMethods } from './repos/history.js';
 import { groupRepository } from './repos/groups.js';
 import { journalWriter } from './repos/journal.js';
 import { postgresJournalReads } from './repos/journal-reads.js';
@@ -30,6 +32,7 @@ function repositories(query: Query): Repositories {
     journal: journalWriter(query),
     jobs: jobRepository(query),
     conversation: conversationRepository(query),
+    history: { ...contextMethods(query), ...requestMethods(query) },
   };
 }
 

@@ -67,8 +67,12 @@ export const listContexts = (db: Db, limit: number): ContextSummary[] =>
       .all(limit) as Array<RawContext & { messages: number; tasks: number; events: number }>
   ).map((r) => ({ ...fromRaw(r), messages: r.messages, tasks: r.tasks, events: r.events }));
 
-const parseJsonColumns = (row: Record<string, unknown>) =>
+/** A row with each `*_json` column parsed, under its name without the suffix (an export's rows). */
+export const parseJsonColumns = (row: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(row).map(([k, v]) => (k.endsWith('_json') && typeof v === 'string' ? [k.slice(0, -5), JSON.parse(v)] : [k, v])));
+
+/** Every row linked to a context, for export (JSON columns parsed). */
+export type ContextRows = ReturnType<typeof contextRows>;
 
 /** Every row linked to a context, for export (JSON columns parsed). */
 export function contextRows(db: Db, id: string) {

@@ -366,9 +366,11 @@ export interface StoredMessage {
   created_at: string;
 }
 
-type RawStoredMessage = Omit<StoredMessage, 'content'> & { content_json: string };
-const storedFromRaw = ({ content_json, ...rest }: RawStoredMessage): StoredMessage => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> });
-const storedFromUpdate = ({ message_id, direction, role, content, created_at }: UpdateMessageRow): StoredMessage => ({ message_id, direction, role, content, created_at });
+/** A message row as stored (the columns responsesOfTask and directResponsesOf read). */
+export type RawStoredMessage = Omit<StoredMessage, 'content'> & { content_json: string };
+export const storedFromRaw = ({ content_json, ...rest }: RawStoredMessage): StoredMessage => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> });
+/** An update read from the journal (update-rows.ts) as a StoredMessage. */
+export const storedFromUpdate = ({ message_id, direction, role, content, created_at }: UpdateMessageRow): StoredMessage => ({ message_id, direction, role, content, created_at });
 
 /** The messages linked to a task other than requests (answers, and its updates from the journal), newest first. */
 export const responsesOfTask = (db: Db, taskId: string): StoredMessage[] =>

@@ -177,11 +177,23 @@ export const markDispatched = (db: Db, jobId: string, messageId: string | null =
 export const clearDispatched = (db: Db, jobId: string): void =>
   void db.prepare(`UPDATE gateway_jobs SET dispatched = 0, dispatch_message_id = NULL, updated_at = ? WHERE job_id = ? AND dispatched = 1`).run(nowIso(), jobId);
 
-/** Cancels an unfinished job; false when it had already finished. A running job's gateway sees it and stops. */
-export const cancelJobRow = (db: Db, jobId: string): boolean =>
+/**
+ * Cancels an unfinished job (`unclaimed`: only one no gateway holds now, queued or retrying); false when it had already finished
+ * (or was claimed). A running job's gateway sees it and stops.
+ */
+export const cancelJobRow = (db: Db, jobId: string, options: { unclaimed?: boolean } = {}): boolean =>
   db
-    .prepare(`UPDATE gateway_jobs SET state = 'cancelled', last_error = 'cancelled by the operator', locked_by = NULL, locked_until = NULL, completed_at = ?, updated_at = ? WHERE job_id = ? AND state IN ('queued','running','retrying')`)
+    .prepare(
+      `UPDATE gateway_jobs SET state = 'cancelled', last_error = 'cancelled by the operator', locked_by = NULL, locked_until = NULL, completed_at = ?, updated_at = ?
+       WHERE job_id = ? AND state IN ${options.unclaimed ? "('queued','retrying')" : "('queued','running','retrying')"}`,
+    )
     .run(nowIso(), nowIso(), jobId).changes === 1;
+
+/** Those of `jobIds` that ended (succeeded, failed or cancelled), with their results. */
+export const endedJobsAmong = (db: Db, jobIds: readonly string[]): StoredJob[] =>
+  db
+    .prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id IN (SELECT value FROM json_each(?)) AND state IN ('succeeded','failed','cancelled')`)
+    .all(JSON.stringify(jobIds)) as StoredJob[];
 
 /** Jobs a dead gateway left `running` go back to the queue (the caller holds the profile's gateway lock). */
 export const reclaimOrphans = (db: Db): number =>

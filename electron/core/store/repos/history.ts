@@ -98,6 +98,14 @@ export function listRequestStarts(db: Db, q: StartsQuery): JournalRow[] {
 export const requestEventsSql = (count: number): string =>
   `SELECT ${COLUMNS} FROM events INDEXED BY idx_events_request_message WHERE json_extract(payload_json, '$.message_id') IN (${Array(count).fill('?').join(', ')}) AND ${REQUEST_TYPES} ORDER BY sequence`;
 
+/** The SQL of the lookup by prefix (tests may EXPLAIN it): distinct request ids in `[prefix, prefix + U+10FFFF)`. */
+export const requestIdsByPrefixSql = `SELECT DISTINCT json_extract(payload_json, '$.message_id') AS id FROM events INDEXED BY idx_events_request_message WHERE json_extract(payload_json, '$.message_id') >= ? AND json_extract(payload_json, '$.message_id') < ? AND ${REQUEST_TYPES} ORDER BY id LIMIT 2`;
+
+/** At most two request message ids from `prefix` on, in order (read by a range of idx_events_request_message). */
+export function requestIdsByPrefix(db: Db, prefix: string): string[] {
+  return (db.prepare(requestIdsByPrefixSql).all(prefix, `${prefix}\u{10FFFF}`) as Array<{ id: string }>).map((r) => r.id);
+}
+
 /** The started, completed and failed events of these requests (by request message id), oldest first. */
 export function requestEvents(db: Db, messageIds: readonly string[]): JournalRow[] {
   if (messageIds.length === 0) return [];
@@ -132,9 +140,11 @@ export interface MessageRow {
   created_at: string;
 }
 
-type RawMessage = Omit<MessageRow, 'content'> & { content_json: string };
+/** A message row as stored (`MESSAGE_COLUMNS`). */
+export type RawMessage = Omit<MessageRow, 'content'> & { content_json: string };
 const MESSAGE_COLUMNS = 'rowid AS row, message_id, agent_alias, context_id, task_id, direction, role, content_json, created_at';
-const messageFromRaw = ({ content_json, ...rest }: RawMessage): MessageRow => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> });
+/** A stored message row as a MessageRow (also the PostgreSQL store's decoder, its rowid a number). */
+export const messageFromRaw = ({ content_json, ...rest }: RawMessage): MessageRow => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> });
 
 /** One message row by its local id. */
 export function getMessageRow(db: Db, messageId: string): MessageRow | undefined {

@@ -32,10 +32,11 @@ export interface UpdateMessageRow {
   created_at: string;
 }
 
-/** The columns of a journal event this module reads (`COLUMNS`). */
-type RawUpdate = Omit<RawEvent, 'source'>;
+/** The columns of a journal event this module reads (`UPDATE_COLUMNS`). */
+export type RawUpdate = Omit<RawEvent, 'source'>;
 
-function fromRaw(r: RawUpdate): UpdateMessageRow {
+/** A journal event read by `UPDATE_COLUMNS` as an update row (also the PostgreSQL store's decoder, its sequence a number). */
+export function fromRaw(r: RawUpdate): UpdateMessageRow {
   const variant = r.event_type.slice(r.event_type.lastIndexOf('.') + 1);
   const key = VARIANT_KEY[variant] ?? variant;
   const payload = JSON.parse(r.payload_json) as Record<string, unknown>;
@@ -56,7 +57,9 @@ function fromRaw(r: RawUpdate): UpdateMessageRow {
   };
 }
 
-const COLUMNS = 'sequence, event_id, timestamp, event_type, agent_alias, context_id, task_id, payload_json, metadata_json';
+/** The columns of an event read as an update row. */
+export const UPDATE_COLUMNS = 'sequence, event_id, timestamp, event_type, agent_alias, context_id, task_id, payload_json, metadata_json';
+const COLUMNS = UPDATE_COLUMNS;
 /**
  * The SQL condition on `events` (aliased `table`) of the updates stored once: not those journaled by earlier versions,
  * whose `messages` row is read instead. `+` keeps SQLite on the index of the query's other filter.

@@ -14,6 +14,7 @@ import * as contexts from '../repos/contexts.js';
 import * as conversation from '../repos/conversation.js';
 import * as jobs from '../repos/gateway-jobs.js';
 import * as groups from '../repos/groups.js';
+import * as history from '../repos/history.js';
 import type { JournalReader } from '../storage.js';
 import { sequenceCursor } from './journal-cursor.js';
 
@@ -84,6 +85,7 @@ function repositories(store: Store): Repositories {
       markDispatched: m(jobs.markDispatched),
       clearDispatched: m(jobs.clearDispatched),
       cancel: m(jobs.cancelJobRow),
+      endedAmong: m(jobs.endedJobsAmong),
       counts: m(jobs.jobCounts),
       unfinished: m(jobs.unfinishedJobs),
     },
@@ -106,6 +108,32 @@ function repositories(store: Store): Repositories {
       // Loaded lazily as `journal.append` is (see there).
       hasEventKey: async (dedupeKey) => (eventsModule ?? (await loadEvents())).hasEventKey(store.db, dedupeKey),
       getArtifact: m(conversation.getArtifact),
+      latestTaskOf: m(conversation.latestTaskOf),
+      responsesOfTask: m(conversation.responsesOfTask),
+      directResponsesOf: m(conversation.directResponsesOf),
+    },
+    history: {
+      insertContext: m(contexts.insertContext),
+      renameContext: m(contexts.renameContext),
+      closeContextRow: m(contexts.closeContextRow),
+      listContexts: m(contexts.listContexts),
+      contextRows: m(contexts.contextRows),
+      firstRequestsOfContext: m(history.firstRequestsOfContext),
+      messagesOfContext: m(history.messagesOfContext),
+      artifactsOfContext: m(history.artifactsOfContext),
+      listRequestStarts: m(history.listRequestStarts),
+      requestEvents: m(history.requestEvents),
+      requestIdsByPrefix: m(history.requestIdsByPrefix),
+      getMessageRow: m(history.getMessageRow),
+      firstDirectResponseAfter: m(history.firstDirectResponseAfter),
+      // The generators' rows are visited synchronously, in one call: the statement is never left open across an await
+      // (another call on the connection meanwhile would find it busy), and a visit that stops ends the read.
+      scanStreamEvents: async (messageId, afterSequence, beforeSequence, maxScanned, visit) => {
+        for (const event of history.streamEventsOf(store.db, messageId, afterSequence, beforeSequence, maxScanned)) if (visit(event) === false) break;
+      },
+      scanArtifactChunks: async (taskId, maxChunks, artifactId, visit) => {
+        for (const chunk of history.artifactChunksOf(store.db, taskId, maxChunks, artifactId)) if (visit(chunk) === false) break;
+      },
     },
   };
 }

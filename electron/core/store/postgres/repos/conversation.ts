@@ -11,18 +11,24 @@ import { fromRaw, type RawContext } from '../../repos/contexts.js';
 import {
   appendedHead,
   splitArtifact,
+  storedFromRaw,
+  storedFromUpdate,
   TERMINAL_STATES,
   type ArtifactHead,
   type ArtifactKind,
   type ArtifactSummary,
   type ArtifactWrite,
+  type RawStoredMessage,
   type StoredArtifact,
+  type StoredMessage,
   type StoredTask,
   type TaskStatusWrite,
 } from '../../repos/conversation.js';
 import type { ConversationRepository } from '../../storage.js';
 import { storageError } from '../../../../../shared/errors.js';
 import { changed, run, type Query } from './query.js';
+import { interleave } from '../../repos/update-rows.js';
+import { taskFreeUpdatesOf, updatesOfTask } from './update-rows.js';
 
 const TASK_COLUMNS = `task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at`;
 
@@ -307,6 +313,42 @@ export function conversationRepository(query: Query): ConversationRepository {
       const { content_json, last_chunk, ...rest } = row;
       const parts = JSON.parse(await partsText(taskId, artifactId, 'conversation.getArtifact')) as unknown[];
       return { ...rest, last_chunk: last_chunk === 1, content: { ...(JSON.parse(content_json) as Record<string, unknown>), parts } };
+    },
+
+    async latestTaskOf(agentAlias, contextId) {
+      const { rows } = await run<StoredTask>(
+        query,
+        'conversation.latestTaskOf',
+        `SELECT ${TASK_COLUMNS} FROM tasks WHERE agent_alias = $1 AND context_id = $2 ORDER BY updated_at DESC, task_id ASC LIMIT 1`,
+        [agentAlias, contextId],
+      );
+      return rows[0];
+    },
+
+    async responsesOfTask(taskId) {
+      const what = 'conversation.responsesOfTask';
+      const [messages, updates] = await Promise.all([
+        run<RawStoredMessage>(query, what, `SELECT message_id, direction, role, content_json, created_at FROM messages WHERE task_id = $1 AND direction <> 'request' ORDER BY created_at, rowid`, [
+          taskId,
+        ]),
+        updatesOfTask(query, taskId, what),
+      ]);
+      return interleave<StoredMessage, StoredMessage>(messages.rows.map(storedFromRaw), updates.map(storedFromUpdate)).reverse();
+    },
+
+    async directResponsesOf(agentAlias, contextId) {
+      const what = 'conversation.directResponsesOf';
+      const [messages, updates] = await Promise.all([
+        run<RawStoredMessage>(
+          query,
+          what,
+          `SELECT message_id, direction, role, content_json, created_at FROM messages
+           WHERE agent_alias = $1 AND context_id = $2 AND task_id IS NULL AND direction <> 'request' ORDER BY created_at, rowid`,
+          [agentAlias, contextId],
+        ),
+        taskFreeUpdatesOf(query, agentAlias, contextId, what),
+      ]);
+      return interleave<StoredMessage, StoredMessage>(messages.rows.map(storedFromRaw), updates.map(storedFromUpdate)).reverse();
     },
   };
 }

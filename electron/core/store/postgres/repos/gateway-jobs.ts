@@ -165,16 +165,26 @@ export function jobRepository(query: Query): JobRepository {
       await run(query, 'jobs.clearDispatched', `UPDATE gateway_jobs SET dispatched = 0, dispatch_message_id = NULL, updated_at = $1 WHERE job_id = $2 AND dispatched = 1`, [nowIso(), jobId]);
     },
 
-    async cancel(jobId) {
+    async cancel(jobId, options = {}) {
       const now = nowIso();
       const result = await run(
         query,
         'jobs.cancel',
         `UPDATE gateway_jobs SET state = 'cancelled', last_error = 'cancelled by the operator', locked_by = NULL, locked_until = NULL, completed_at = $1, updated_at = $1
-         WHERE job_id = $2 AND state IN ('queued','running','retrying')`,
+         WHERE job_id = $2 AND state IN ${options.unclaimed ? "('queued','retrying')" : "('queued','running','retrying')"}`,
         [now, jobId],
       );
       return changed(result) === 1;
+    },
+
+    async endedAmong(jobIds) {
+      const { rows } = await run<StoredJob>(
+        query,
+        'jobs.endedAmong',
+        `SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id = ANY($1::text[]) AND state IN ('succeeded','failed','cancelled')`,
+        [jobIds],
+      );
+      return rows;
     },
 
     async counts() {
