@@ -1,26 +1,47 @@
-/** barrier against real SDK agents on both bindings: quorum, failure, cancellation, timeout, local mode. */
+/**
+ * barrier against real SDK agents on both bindings, on both stores (the embedded SQLite file and a shared PostgreSQL
+ * database): quorum, failure, cancellation, timeout, local mode. What it leaves is read back as `events list` and
+ * `task get` show it.
+ */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readDb, sandbox, type Sandbox } from '../support/cli.js';
+import { sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
+import { STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let box: Sandbox;
+/** The store of the test's sandbox, until the sandbox is torn down. */
+let store: StoreUnderTest | undefined;
 
 beforeAll(async () => {
   fleet = await startAgents({ tasks: { behaviour: 'task' }, slow: { behaviour: 'slow', delayMs: 700 }, fail: { behaviour: 'fail' }, ask: { behaviour: 'input' }, echo: { behaviour: 'echo' } });
 });
 afterAll(() => fleet.close());
-afterEach(() => box?.dispose());
 
-const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
+/** Disposes the sandbox and drops its store. */
+async function teardown() {
+  if (!store) return;
+  box.dispose();
+  await store.release();
+  store = undefined;
+}
+afterEach(teardown);
 
-async function setup(binding: 'http+json' | 'json-rpc', members: string[]) {
-  box = sandbox();
+/** A fresh sandbox on a fresh store of `kind`, the fleet registered preferring `binding`, and `members` as group g. */
+async function setup(kind: StoreKindUnderTest, binding: 'http+json' | 'json-rpc', members: string[]) {
+  store = await storeUnderTest(kind);
+  box = sandbox(store.env);
   await register(box, fleet.agents, ['--binding-preference', binding]);
   expect((await box.run(['group', 'create', 'g', ...members.flatMap((m) => ['--member', m])])).code).toBe(0);
+}
+
+/** The journal's events of `type` (a type or a prefix ending in .*), oldest first, as `events list` shows them. */
+async function events(type: string, ...filter: string[]): Promise<Array<{ type: string; payload: any }>> {
+  const res = await box.run(['events', 'list', '--type', type, ...filter, '--limit', '1000', '--json']);
+  expect(res.code, res.stderr).toBe(0);
+  return res.json().data.events;
 }
 
 async function bcastFile(args: string[] = []) {
@@ -29,10 +50,10 @@ async function bcastFile(args: string[] = []) {
   return res.json().data;
 }
 
-describe('barrier', () => {
+describe.each(STORES)('barrier (%s store)', (kind) => {
   for (const binding of ['http+json', 'json-rpc'] as const) {
     it(`waits for a slow task with GetTask over ${binding}, polling only undecided members`, async () => {
-      await setup(binding, ['tasks', 'slow', 'echo']);
+      await setup(kind, binding, ['tasks', 'slow', 'echo']);
       const sent = await bcastFile();
       expect(sent.members.map((m: any) => m.state)).toEqual(['submitted', 'working', null]);
       const res = await box.run(['barrier', 'g', '--from-bcast', 'bcast.json', '--interval', '100ms', '--timeout', '10s', '--json']);
@@ -44,10 +65,12 @@ describe('barrier', () => {
       expect(tasks).toMatchObject({ status: 'satisfied', polls: 1, interface: { binding } });
       expect(slow.polls).toBe(data.attempts);
       expect(echo).toMatchObject({ status: 'satisfied', state: 'message', polls: 0 });
-      const updates = withDb((d) => d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.task.updated' AND task_id = ?`).all(slow.task_id) as any[]);
-      expect(updates.map((u) => JSON.parse(u.payload_json))).toContainEqual(expect.objectContaining({ state: 'completed', observed_by: 'barrier' }));
-      withDb((d) => expect(d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(slow.task_id)).toEqual({ state: 'completed' }));
-      const journal = withDb((d) => (d.prepare(`SELECT event_type FROM events WHERE event_type LIKE 'missive.barrier.%' ORDER BY sequence`).all() as any[]).map((e) => e.event_type));
+      const updates = await events('a2a.task.updated', '--task', slow.task_id);
+      expect(updates.map((u) => u.payload)).toContainEqual(expect.objectContaining({ state: 'completed', observed_by: 'barrier' }));
+      const shown = await box.run(['task', 'get', slow.task_id, '--json']);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.json().data.task.state).toBe('completed');
+      const journal = (await events('missive.barrier.*')).map((e) => e.type);
       expect(journal[0]).toBe('missive.barrier.started');
       expect(journal.at(-1)).toBe('missive.barrier.completed');
       expect(journal.filter((e) => e === 'missive.barrier.member.satisfied')).toHaveLength(3);
@@ -55,7 +78,7 @@ describe('barrier', () => {
   }
 
   it('fails with 80 when a member fails, unless the quorum is reached under continue', async () => {
-    await setup('http+json', ['tasks', 'fail']);
+    await setup(kind, 'http+json', ['tasks', 'fail']);
     const sent = await bcastFile();
     const failed = await box.run(['barrier', 'g', '--context', sent.request.context_id, '--json']);
     expect(failed.code).toBe(80);
@@ -67,15 +90,15 @@ describe('barrier', () => {
   });
 
   it('reports cancellation with 81 and a never-ending task as a timeout (82)', async () => {
-    await setup('json-rpc', ['slow']);
+    await setup(kind, 'json-rpc', ['slow']);
     const sent = await bcastFile();
     expect((await box.run(['task', 'cancel', sent.members[0].task_id])).code).toBe(0);
     const cancelled = await box.run(['barrier', 'g', '--context', sent.request.context_id, '--json']);
     expect(cancelled.code).toBe(81);
     expect(cancelled.json().data.members[0].status).toBe('cancelled');
 
-    box.dispose();
-    await setup('http+json', ['ask']);
+    await teardown();
+    await setup(kind, 'http+json', ['ask']);
     const asked = await bcastFile();
     const timeout = await box.run(['barrier', 'g', '--context', asked.request.context_id, '--interval', '100ms', '--timeout', '500ms', '--json']);
     expect(timeout.code).toBe(82);
@@ -84,8 +107,8 @@ describe('barrier', () => {
     expect(wanted.code).toBe(0);
   });
 
-  it('reads SQLite only with --local, takes --from-bcast from stdin, and validates its inputs', async () => {
-    await setup('http+json', ['tasks', 'echo']);
+  it('reads the store only with --local, takes --from-bcast from stdin, and validates its inputs', async () => {
+    await setup(kind, 'http+json', ['tasks', 'echo']);
     const res = await box.run(['bcast', 'g', 'work', '--json']);
     const gets = () => fleet.agents.tasks!.requests.filter((r) => r.method === 'GET' && r.path.includes('/tasks/')).length;
     const before = gets();

@@ -1,9 +1,10 @@
 /**
  * The shared job queue (team mode): two `gateway run` processes, each in its own MISSIVE_HOME, on one PostgreSQL
  * database share 200 send jobs against a real SDK agent that records every message id it receives. One gateway is
- * SIGKILLed mid-run: the other takes over its jobs once their claims expire, every job ends, no message reaches the
- * agent twice, and a message that never arrived belongs to a job that failed as unconfirmed (a send the killed gateway
- * had on the wire: at most once, never twice). With MISSIVE_STORE_URL unset, jobs and the gateway stay on SQLite and
+ * SIGKILLed mid-run, with jobs of its own waiting on their tasks: the other takes over its jobs once their claims
+ * expire (a job whose task was recorded is waited on, not sent again), every job ends, no message reaches the agent
+ * twice, and a message that never arrived belongs to a job that failed as unconfirmed (a send the killed gateway had
+ * on the wire: at most once, never twice). With MISSIVE_STORE_URL unset, jobs and the gateway stay on SQLite and
  * nothing reaches PostgreSQL. The CLI runs built (`npm run build`): the gateways are processes of their own.
  */
 import { existsSync } from 'node:fs';
@@ -69,8 +70,8 @@ const ok = (res: CliResult, what: string) => {
   return res.json().data;
 };
 
-const launchGateway = (box: Sandbox, extra: NodeJS.ProcessEnv = {}): MissiveProcess => {
-  const gateway = spawnMissive(['gateway', 'run', '--interval', '200ms', '--claim-ttl', '1s', '--concurrency', '16', '--ndjson'], { ...box.env, ...extra });
+const launchGateway = (box: Sandbox): MissiveProcess => {
+  const gateway = spawnMissive(['gateway', 'run', '--interval', '200ms', '--claim-ttl', '1s', '--concurrency', '16', '--ndjson'], box.env);
   cleanups.push(() => gateway.kill());
   return gateway;
 };

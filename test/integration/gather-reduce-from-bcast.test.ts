@@ -1,21 +1,19 @@
-/** `gather` and `reduce` take `--from-bcast FILE|-` as `barrier` does: the context (and group) of a `bcast --json`. */
+/**
+ * `gather` and `reduce` take `--from-bcast FILE|-` as `barrier` does: the context (and group) of a `bcast --json`; on
+ * both stores (the embedded SQLite file and a shared PostgreSQL database).
+ */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { register, startAgents } from '../support/agents.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
+import { STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let box: Sandbox;
+let store: StoreUnderTest;
 beforeAll(async () => void (fleet = await startAgents({ echo: { behaviour: 'echo' }, tasks: { behaviour: 'task' } })));
 afterAll(() => fleet.close());
-beforeEach(async () => {
-  box = sandbox();
-  await register(box, fleet.agents);
-  expect((await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'tasks'])).code).toBe(0);
-  expect((await box.run(['group', 'create', 'other', '--member', 'echo'])).code).toBe(0);
-});
-afterEach(() => box.dispose());
 
 async function bcastFile(text: string): Promise<{ path: string; doc: string; contextId: string }> {
   const res = await box.run(['bcast', 'g', text, '--json']);
@@ -24,7 +22,19 @@ async function bcastFile(text: string): Promise<{ path: string; doc: string; con
   return { path: 'b.json', doc: res.stdout, contextId: res.json().data.request.context_id };
 }
 
-describe('--from-bcast on gather and reduce', () => {
+describe.each(STORES)('--from-bcast on gather and reduce (%s store)', (kind) => {
+  beforeEach(async () => {
+    store = await storeUnderTest(kind);
+    box = sandbox(store.env);
+    await register(box, fleet.agents);
+    expect((await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'tasks'])).code).toBe(0);
+    expect((await box.run(['group', 'create', 'other', '--member', 'echo'])).code).toBe(0);
+  });
+  afterEach(async () => {
+    box.dispose();
+    await store.release();
+  });
+
   it('gathers and reduces the context of a bcast document, from a file or standard input', async () => {
     // An older round in another context must not leak into the one the document names.
     expect((await box.run(['bcast', 'g', 'older question'])).code).toBe(0);

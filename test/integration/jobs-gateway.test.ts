@@ -2,9 +2,8 @@
  * The gateway executing durable operator jobs (`missive job start`) against real SDK agents, on both stores (the
  * embedded SQLite file and a shared PostgreSQL database): a send waited on to its end, a gateway killed mid-job and
  * restarted (the job resumes, the message is sent once), retries with backoff while an agent is down, a cancelled
- * running job, claims that expire. Broadcast and reduce jobs do not run on PostgreSQL yet (store/team-scope.ts): a
- * killed gateway after a broadcast left (not sent twice: the job fails as unconfirmed) and a permanent error are
- * SQLite's alone. Jobs are read back as `job show` shows them, the journal as `events list` does.
+ * running job, a killed gateway after a broadcast left (not sent twice: the job fails as unconfirmed), a permanent
+ * error, claims that expire. Jobs are read back as `job show` shows them, the journal as `events list` does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -128,6 +127,23 @@ describe.each(STORES)('durable jobs in the gateway (%s store)', (kind) => {
     ]);
   }, 30_000);
 
+  it('does not send a broadcast twice when the gateway died after it left: the job fails as unconfirmed', async () => {
+    expect((await box.run(['group', 'create', 'team', '--member', 'slow'])).code).toBe(0);
+    const started = await startJob(core, { kind: 'bcast', group: 'team', inputs: { text: 'to all', cwd: box.home } }, { maxAttempts: 5 });
+    let child = launch('--claim-ttl', '1s');
+    await waitFor('the broadcast to leave', async () => (await sendsStarted()) === 1);
+    child.kill('SIGKILL');
+    await exited(child);
+    child = launch('--claim-ttl', '1s');
+    await waitFor('the job to end', async () => finished(await job(started.job_id)));
+    child.kill('SIGTERM');
+    await exited(child);
+    const view = await job(started.job_id);
+    expect(view).toMatchObject({ state: 'failed', exit_code: 70 });
+    expect((view.result as any).error.code).toBe('missive::orchestration::job_dispatch_unconfirmed');
+    expect(await sendsStarted()).toBe(1);
+  }, 30_000);
+
   it('retries with backoff while the agent is down, then sends once it is back', async () => {
     const started = await startJob(core, send('quick', 'are you there'), { maxAttempts: 4 });
     await fleet.agents.quick!.pause();
@@ -174,7 +190,22 @@ describe.each(STORES)('durable jobs in the gateway (%s store)', (kind) => {
     expect(await jobEvents(started.job_id)).not.toContain('missive.job.succeeded');
   }, 20_000);
 
-  it('takes a send opening a new context', async () => {
+  it('fails a job whose error no retry can fix at once, whatever --max-attempts says', async () => {
+    expect((await box.run(['group', 'create', 'pair', '--member', 'quick'])).code).toBe(0);
+    expect((await box.run(['context', 'create', '--id', 'ctx-empty'])).code).toBe(0);
+    const started = await startJob(core, { kind: 'reduce', input: { group: 'pair', contextId: 'ctx-empty', cwd: box.home } }, { maxAttempts: 5 });
+    const gw = inProcess();
+    await waitFor('the job to fail', async () => (await job(started.job_id)).state === 'failed');
+    await gw.stop();
+    const view = await job(started.job_id);
+    expect(view).toMatchObject({ attempts: 1, exit_code: 64 });
+    expect((view.result as any).error.code).toBe('missive::validation::no_outputs');
+  });
+
+  it('refuses at start a reduce of a context it does not know, and takes a send opening a new context', async () => {
+    expect((await box.run(['group', 'create', 'solo', '--member', 'quick'])).code).toBe(0);
+    await expect(startJob(core, { kind: 'reduce', input: { group: 'solo', contextId: 'no-such-context', cwd: box.home } })).rejects.toThrow(expect.objectContaining({ code: 'missive::validation::unknown_context' }));
+    expect((await box.run(['job', 'list', '--json'])).json().data.jobs).toEqual([]);
     const opened = await startJob(core, send('quick', 'a new thread', { contextId: 'ctx-chosen-by-me' }));
     expect(opened).toMatchObject({ state: 'queued', context_id: 'ctx-chosen-by-me' });
   });
@@ -243,41 +274,3 @@ describe.each(STORES)('durable jobs in the gateway (%s store)', (kind) => {
   }, 40_000);
 });
 
-describe('durable jobs in the gateway (SQLite store: broadcast and reduce jobs, not in team mode yet)', () => {
-  onStore('sqlite');
-
-  it('does not send a broadcast twice when the gateway died after it left: the job fails as unconfirmed', async () => {
-    expect((await box.run(['group', 'create', 'team', '--member', 'slow'])).code).toBe(0);
-    const started = await startJob(core, { kind: 'bcast', group: 'team', inputs: { text: 'to all', cwd: box.home } }, { maxAttempts: 5 });
-    let child = launch();
-    await waitFor('the broadcast to leave', async () => (await sendsStarted()) === 1);
-    child.kill('SIGKILL');
-    await exited(child);
-    child = launch();
-    await waitFor('the job to end', async () => finished(await job(started.job_id)));
-    child.kill('SIGTERM');
-    await exited(child);
-    const view = await job(started.job_id);
-    expect(view).toMatchObject({ state: 'failed', exit_code: 70 });
-    expect((view.result as any).error.code).toBe('missive::orchestration::job_dispatch_unconfirmed');
-    expect(await sendsStarted()).toBe(1);
-  }, 30_000);
-
-  it('fails a job whose error no retry can fix at once, whatever --max-attempts says', async () => {
-    expect((await box.run(['group', 'create', 'pair', '--member', 'quick'])).code).toBe(0);
-    expect((await box.run(['context', 'create', '--id', 'ctx-empty'])).code).toBe(0);
-    const started = await startJob(core, { kind: 'reduce', input: { group: 'pair', contextId: 'ctx-empty', cwd: box.home } }, { maxAttempts: 5 });
-    const gw = inProcess();
-    await waitFor('the job to fail', async () => (await job(started.job_id)).state === 'failed');
-    await gw.stop();
-    const view = await job(started.job_id);
-    expect(view).toMatchObject({ attempts: 1, exit_code: 64 });
-    expect((view.result as any).error.code).toBe('missive::validation::no_outputs');
-  });
-
-  it('refuses at start a reduce of a context it does not know', async () => {
-    expect((await box.run(['group', 'create', 'solo', '--member', 'quick'])).code).toBe(0);
-    await expect(startJob(core, { kind: 'reduce', input: { group: 'solo', contextId: 'no-such-context', cwd: box.home } })).rejects.toThrow(expect.objectContaining({ code: 'missive::validation::unknown_context' }));
-    expect((await box.run(['job', 'list', '--json'])).json().data.jobs).toEqual([]);
-  });
-});

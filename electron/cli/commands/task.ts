@@ -110,7 +110,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .description('list the stored artifacts of a task')
     .action(
       action(async ({ core, out }, taskId: string) =>
-        out.result('artifact_list', listArtifacts(core, taskId), (r: ReturnType<typeof listArtifacts>) =>
+        out.result('artifact_list', await listArtifacts(core, taskId), (r: Awaited<ReturnType<typeof listArtifacts>>) =>
           r.artifacts.length
             ? table(
                 ['ARTIFACT', 'NAME', 'KIND', 'MEDIA TYPE', 'VERSION', 'CHUNKS'],
@@ -125,7 +125,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .description('show one artifact: text parts inline, other parts summarised')
     .action(
       action(async ({ core, out }, taskId: string, artifactId: string) =>
-        out.result('artifact_show', showArtifact(core, taskId, artifactId), (a: StoredArtifact) => {
+        out.result('artifact_show', await showArtifact(core, taskId, artifactId), (a: StoredArtifact) => {
           const parts = (a.content.parts as Array<Record<string, any>> | undefined) ?? [];
           const body = parts.map((p) =>
             typeof p.text === 'string' ? p.text : 'raw' in p ? `[bytes: ${Buffer.from(String(p.raw), 'base64').length} B ${p.mediaType ?? ''}]` : 'url' in p ? `[url: ${p.url}]` : `[data] ${JSON.stringify(p.data)}`,
@@ -141,7 +141,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .option('--force', 'overwrite an existing file')
     .action(
       action(async ({ core, out, deps }, taskId: string, artifactId: string, o: { output: string; force?: boolean }) =>
-        out.result('artifact_save', saveArtifact(core, taskId, artifactId, o.output, { force: o.force, cwd: deps.cwd }), (r) => `saved ${r.bytes} bytes to ${r.path}`),
+        out.result('artifact_save', await saveArtifact(core, taskId, artifactId, o.output, { force: o.force, cwd: deps.cwd }), (r) => `saved ${r.bytes} bytes to ${r.path}`),
       ),
     );
   artifact
@@ -152,7 +152,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .option('--force', 'overwrite existing files')
     .action(
       action(async ({ core, out, deps }, taskId: string, o: { outputDir: string; artifact: string[]; force?: boolean }) =>
-        out.result('artifact_export', exportArtifacts(core, taskId, o.outputDir, { force: o.force, cwd: deps.cwd, artifactIds: o.artifact }), (r) =>
+        out.result('artifact_export', await exportArtifacts(core, taskId, o.outputDir, { force: o.force, cwd: deps.cwd, artifactIds: o.artifact }), (r) =>
           [`exported ${r.files.length} file(s) to ${r.directory}`, ...r.files.map((f: { file: string; kind: string; bytes: number }) => `  ${f.file}  (${f.kind}, ${f.bytes} B)`)].join('\n'),
         ),
       ),

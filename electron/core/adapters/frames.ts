@@ -12,7 +12,6 @@ import { EVENT_CHANNELS, type EventChannel, type IpcError } from '../../../share
 import { MissiveError, usageError } from '../../../shared/errors.js';
 import { isTooDeep, MAX_JSON_DEPTH } from '../security/json-depth.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
-import { listAuthRefs } from '../store/repos/auth-refs.js';
 import type { Core } from '../context.js';
 import type { Registry } from '../ipc/registry.js';
 
@@ -110,14 +109,19 @@ export const FRAME_EVENT_CHANNELS = Object.keys(EVENT_CHANNELS) as EventChannel[
 /**
  * The literal secrets no outgoing frame may carry: every credential this process sent or was given
  * (`core.knownSecrets()`: outbound auth, `auth.setSecret`), plus the values of the environment variables behind the
- * profile's auth refs (those added with `auth add` and those of the config file), even before they were used.
+ * profile's auth refs (`refEnvNames`: those added with `auth add`, read by `authRefEnvNames`; and those of the config
+ * file), even before they were used.
  */
-export function frameSecrets(core: Core): string[] {
-  const names = new Set<string>();
-  for (const ref of listAuthRefs(core.store().db)) if (ref.envVar) names.add(ref.envVar);
+export function frameSecrets(core: Core, refEnvNames: readonly string[]): string[] {
+  const names = new Set<string>(refEnvNames);
   for (const ref of Object.values(core.config.authRefs)) if (ref.env) names.add(ref.env);
   const values = [...names].map((name) => core.env[name]).filter((v): v is string => typeof v === 'string');
   return [...values, ...core.knownSecrets()].filter((s) => s.length >= 4);
+}
+
+/** The environment variables the store's auth refs name (either store): read again after every frame. */
+export async function authRefEnvNames(core: Core): Promise<string[]> {
+  return (await (await core.storage()).authRefs.list()).flatMap((ref) => (ref.envVar ? [ref.envVar] : []));
 }
 
 /** A frame with every known secret replaced (the rest byte-faithful). */

@@ -11,7 +11,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EventChannel } from '../../../shared/ipc/contract.js';
 import type { Core } from '../context.js';
 import { createRegistry } from '../ipc/registry.js';
-import { frameError, frameSecrets, handleFrameText, MAX_FRAME_BYTES, scrubFrame, type FrameId, type ReplyFrame } from './frames.js';
+import { authRefEnvNames, frameError, frameSecrets, handleFrameText, MAX_FRAME_BYTES, scrubFrame, type FrameId, type ReplyFrame } from './frames.js';
 
 export type StdioMode = 'single-shot' | 'long-running';
 export const STDIO_MODES: readonly StdioMode[] = ['single-shot', 'long-running'];
@@ -101,7 +101,10 @@ export async function* frameLines(input: AsyncIterable<Buffer | string>, signal?
 export async function runStdioAdapter(options: StdioAdapterOptions): Promise<StdioAdapterResult> {
   const { core, cwd, mode, write } = options;
   const requestIds = new AsyncLocalStorage<FrameId>();
-  const writeFrame = (frame: unknown) => write(`${JSON.stringify(scrubFrame(frame, frameSecrets(core)))}\n`);
+  // The auth refs' env vars, read now and again after every frame (one may add a ref), so that writing a frame (an
+  // event as well as a reply) never waits.
+  let refEnvNames = await authRefEnvNames(core);
+  const writeFrame = (frame: unknown) => write(`${JSON.stringify(scrubFrame(frame, frameSecrets(core, refEnvNames)))}\n`);
   const registry = createRegistry({
     core,
     cwd,
@@ -118,6 +121,8 @@ export async function runStdioAdapter(options: StdioAdapterOptions): Promise<Std
     const reply = line === null ? frameError(null, 'frame_too_large', `a frame is one line of at most ${MAX_FRAME_BYTES} bytes`) : await handleFrameText(registry, line, (id, call) => requestIds.run(id, call));
     result.frames++;
     if (!reply.ok) result.errors++;
+    // A store that failed for a moment keeps the names read last (the reply says what failed, if anything).
+    refEnvNames = await authRefEnvNames(core).catch(() => refEnvNames);
     writeFrame(reply);
     return reply;
   };

@@ -3,49 +3,50 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { appendEvent } from '../store/repos/events.js';
-import { getArtifact, getTask, listArtifactsOfTask, type StoredArtifact } from '../store/repos/conversation.js';
+import type { StoredArtifact } from '../store/repos/conversation.js';
 import { partContent } from './parts-content.js';
 import { writeArtifactFiles, type ArtifactFile } from './write-files.js';
 import { writePrivateFile } from '../security/private-files.js';
 
-function requireTask(core: Core, taskId: string) {
-  const task = getTask(core.store().db, taskId);
+async function requireTask(core: Core, taskId: string) {
+  const task = await (await core.storage()).conversation.getTask(taskId);
   if (!task) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Run `missive task get <id> --remote --agent <alias>` to fetch it first.');
   return task;
 }
 
-export function listArtifacts(core: Core, taskId: string) {
-  requireTask(core, taskId);
-  return { task_id: taskId, artifacts: listArtifactsOfTask(core.store().db, taskId) };
+export async function listArtifacts(core: Core, taskId: string) {
+  await requireTask(core, taskId);
+  return { task_id: taskId, artifacts: await (await core.storage()).conversation.listArtifactsOfTask(taskId) };
 }
 
-export function showArtifact(core: Core, taskId: string, artifactId: string): StoredArtifact {
-  requireTask(core, taskId);
-  const artifact = getArtifact(core.store().db, taskId, artifactId);
+export async function showArtifact(core: Core, taskId: string, artifactId: string): Promise<StoredArtifact> {
+  await requireTask(core, taskId);
+  const artifact = await (await core.storage()).conversation.getArtifact(taskId, artifactId);
   if (!artifact) throw usageError('unknown_artifact', `task ${taskId} has no artifact ${artifactId}`, `See \`missive task artifact list ${taskId}\`.`);
   return artifact;
 }
 
 /** Writes one artifact's parts, in order, into one file. */
-export function saveArtifact(core: Core, taskId: string, artifactId: string, output: string, options: { force?: boolean; cwd: string }) {
-  const artifact = showArtifact(core, taskId, artifactId);
+export async function saveArtifact(core: Core, taskId: string, artifactId: string, output: string, options: { force?: boolean; cwd: string }) {
+  const artifact = await showArtifact(core, taskId, artifactId);
   const path = resolve(options.cwd, output);
   if (existsSync(path) && !options.force) throw usageError('output_exists', `${path} already exists; nothing was written`, 'Pass --force to overwrite it.');
   const parts = ((artifact.content.parts as Array<Record<string, unknown>> | undefined) ?? []).map(partContent);
   const data = Buffer.concat(parts.map((p) => p.bytes));
   writePrivateFile(path, data);
   const result = { task_id: taskId, artifact_id: artifactId, version: artifact.version, path, bytes: data.length, parts: parts.map((p) => p.kind) };
-  appendEvent(core.store().db, { type: 'missive.artifact.saved', agentAlias: null, contextId: artifact.context_id, taskId, payload: result });
+  await (await core.storage()).journal.append({ type: 'missive.artifact.saved', agentAlias: null, contextId: artifact.context_id, taskId, payload: result });
   return result;
 }
 
 /** Writes every artifact of the task (or the chosen ones) into a directory with a manifest. */
-export function exportArtifacts(core: Core, taskId: string, outputDir: string, options: { force?: boolean; cwd: string; artifactIds?: string[] }): { task_id: string; directory: string; files: ArtifactFile[] } {
-  const task = requireTask(core, taskId);
-  const ids = options.artifactIds?.length ? options.artifactIds : listArtifactsOfTask(core.store().db, taskId).map((a) => a.artifact_id);
-  const sets = ids.map((id) => ({ artifact: showArtifact(core, taskId, id) }));
+export async function exportArtifacts(core: Core, taskId: string, outputDir: string, options: { force?: boolean; cwd: string; artifactIds?: string[] }): Promise<{ task_id: string; directory: string; files: ArtifactFile[] }> {
+  const task = await requireTask(core, taskId);
+  const storage = await core.storage();
+  const ids = options.artifactIds?.length ? options.artifactIds : (await storage.conversation.listArtifactsOfTask(taskId)).map((a) => a.artifact_id);
+  const sets = [];
+  for (const id of ids) sets.push({ artifact: await showArtifact(core, taskId, id) });
   const written = writeArtifactFiles(resolve(options.cwd, outputDir), sets, options.force === true);
-  appendEvent(core.store().db, { type: 'missive.artifact.exported', agentAlias: task.agent_alias, contextId: task.context_id, taskId, payload: { directory: written.directory, files: written.files.length } });
+  await storage.journal.append({ type: 'missive.artifact.exported', agentAlias: task.agent_alias, contextId: task.context_id, taskId, payload: { directory: written.directory, files: written.files.length } });
   return { task_id: taskId, ...written };
 }

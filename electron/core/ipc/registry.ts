@@ -157,7 +157,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
           ? await (await core.storage()).journalReads.list({ ...filters, limit })
           : listEvents(core.store().db, { ...filters, limit, afterSequence }),
     }),
-    'contexts.list': () => ({ contexts: listContextSummaries(core) }),
+    'contexts.list': async () => ({ contexts: await listContextSummaries(core) }),
     'contexts.create': (i) => createContext(core, { name: i.name }),
     'contexts.fork': (i) => forkContext(core, i.context, i.name),
     'contexts.thread': (i) => contextThread(core, i.context),

@@ -14,9 +14,7 @@ import { capabilityView } from '../a2a/capabilities.js';
 import type { Binding } from '../config/schema.js';
 import { validateBaseUrl } from '../validation/url.js';
 import { REDACTED, redactValue } from '../security/redact.js';
-import { appendEvent } from '../store/repos/events.js';
-import { ensurePlaceholderTask, getTask } from '../store/repos/conversation.js';
-import { listPushConfigsOfTask, markPushConfigDeleted, upsertPushConfig } from '../store/repos/push-configs.js';
+import { call, commitSteps, journal } from '../store/steps.js';
 
 /** How every push call reaches the agent: `--binding`, and `--force` to call an agent whose card lacks push. */
 export interface PushCallOptions {
@@ -90,12 +88,11 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
   const { conn, raw } = await callPush(core, input.agent, 'CreateTaskPushNotificationConfig', config, input, secrets, bodySecrets);
   const remote = redactValue(redactPushConfig((raw ?? config) as Record<string, unknown>), secrets);
   const id = String((remote as { id?: unknown }).id || config.id);
-  const store = core.store();
-  store.transaction(() => {
-    const placeholder = !getTask(store.db, input.taskId);
-    if (placeholder) ensurePlaceholderTask(store.db, input.taskId, conn.alias);
-    upsertPushConfig(store.db, { id, agentAlias: conn.alias, taskId: input.taskId, url: input.url, redactedJson: remote });
-    appendEvent(store.db, { type: 'a2a.push.config.created', agentAlias: conn.alias, taskId: input.taskId, payload: { config: remote, placeholder_task: placeholder } }, [...secrets, ...conn.outbound.secrets]);
+  await commitSteps(core, function* () {
+    const placeholder = !(yield* call('getTask', input.taskId));
+    if (placeholder) yield* call('ensurePlaceholderTask', input.taskId, conn.alias);
+    yield* call('upsertPushConfig', { id, agentAlias: conn.alias, taskId: input.taskId, url: input.url, redactedJson: remote });
+    yield* journal({ type: 'a2a.push.config.created', agentAlias: conn.alias, taskId: input.taskId, payload: { config: remote, placeholder_task: placeholder } }, [...secrets, ...conn.outbound.secrets]);
   });
   return { agent: conn.alias, task_id: input.taskId, config: remote };
 }
@@ -103,7 +100,9 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
 export async function getPushConfig(core: Core, agent: string, taskId: string, configId: string, options: PushCallOptions = {}) {
   const { conn, raw } = await callPush(core, agent, 'GetTaskPushNotificationConfig', { taskId, id: configId }, options);
   const config = redactPushConfig(TaskPushNotificationConfig.toJSON(TaskPushNotificationConfig.fromJSON(raw as object)) as Record<string, unknown>);
-  appendEvent(core.store().db, { type: 'a2a.push.config.fetched', agentAlias: conn.alias, taskId: getTask(core.store().db, taskId) ? taskId : null, payload: { config } }, conn.outbound.secrets);
+  await commitSteps(core, function* () {
+    yield* journal({ type: 'a2a.push.config.fetched', agentAlias: conn.alias, taskId: (yield* call('getTask', taskId)) ? taskId : null, payload: { config } }, conn.outbound.secrets);
+  });
   return { agent: conn.alias, task_id: taskId, config };
 }
 
@@ -111,15 +110,15 @@ export async function listPushConfigs(core: Core, agent: string, taskId: string,
   const { conn, raw } = await callPush(core, agent, 'ListTaskPushNotificationConfigs', { taskId, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) }, page);
   const decoded = ListTaskPushNotificationConfigsResponse.fromJSON((raw ?? {}) as object);
   const configs = decoded.configs.map((c) => redactPushConfig(TaskPushNotificationConfig.toJSON(c) as Record<string, unknown>));
-  return { agent: conn.alias, task_id: taskId, configs, next_page_token: decoded.nextPageToken || null, local: listPushConfigsOfTask(core.store().db, taskId) };
+  const local = await (await core.storage()).conversation.listPushConfigsOfTask(taskId);
+  return { agent: conn.alias, task_id: taskId, configs, next_page_token: decoded.nextPageToken || null, local };
 }
 
 export async function deletePushConfig(core: Core, agent: string, taskId: string, configId: string, options: PushCallOptions = {}) {
   const { conn } = await callPush(core, agent, 'DeleteTaskPushNotificationConfig', { taskId, id: configId }, options);
-  const store = core.store();
-  store.transaction(() => {
-    markPushConfigDeleted(store.db, taskId, configId);
-    appendEvent(store.db, { type: 'a2a.push.config.deleted', agentAlias: conn.alias, taskId: getTask(store.db, taskId) ? taskId : null, payload: { task_id: taskId, config_id: configId } });
+  await commitSteps(core, function* () {
+    yield* call('markPushConfigDeleted', taskId, configId);
+    yield* journal({ type: 'a2a.push.config.deleted', agentAlias: conn.alias, taskId: (yield* call('getTask', taskId)) ? taskId : null, payload: { task_id: taskId, config_id: configId } });
   });
   return { agent: conn.alias, task_id: taskId, config_id: configId, deleted: true as const };
 }

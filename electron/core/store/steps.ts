@@ -12,6 +12,7 @@ import type { Core } from '../context.js';
 import type { Db } from './db.js';
 import * as conversation from './repos/conversation.js';
 import * as contexts from './repos/contexts.js';
+import * as pushConfigs from './repos/push-configs.js';
 import { appendEvent, hasEventKey, type NewEvent } from './repos/events.js';
 import type { ConversationRepository, Repositories } from './storage.js';
 
@@ -56,6 +57,9 @@ export const SQLITE_CONVERSATION: { [K in Method]: (db: Db, ...args: Args<K>) =>
   latestTaskOf: conversation.latestTaskOf,
   responsesOfTask: conversation.responsesOfTask,
   directResponsesOf: conversation.directResponsesOf,
+  upsertPushConfig: pushConfigs.upsertPushConfig,
+  markPushConfigDeleted: pushConfigs.markPushConfigDeleted,
+  listPushConfigsOfTask: pushConfigs.listPushConfigsOfTask,
 };
 
 /** Runs `steps` on SQLite's synchronous functions, now (inside the caller's transaction, if any). */

@@ -16,6 +16,7 @@ import type { GroupRow, MemberRow } from './repos/groups.js';
 import type { CallEventType, JournalRow, MessageRow, StartsQuery, ThreadArtifactRow, ThreadMessageRow } from './repos/history.js';
 import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredMessage, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './repos/conversation.js';
 import type { ContextRow, ContextRows, ContextSummary } from './repos/contexts.js';
+import type { PushConfigRow } from './repos/push-configs.js';
 import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './repos/gateway-jobs.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -157,6 +158,11 @@ export interface ConversationRepository {
   responsesOfTask(taskId: string): Promise<StoredMessage[]>;
   /** Response messages of a context that belong to no task (direct Message answers, streamed or not), newest first, per agent. */
   directResponsesOf(agentAlias: string, contextId: string): Promise<StoredMessage[]>;
+  /** Records a push config registered with an agent (its JSON redacted); one deleted before comes back. */
+  upsertPushConfig(config: { id: string; agentAlias: string; taskId: string; url: string; redactedJson: unknown }): Promise<void>;
+  markPushConfigDeleted(taskId: string, configId: string): Promise<void>;
+  /** A task's push configs, deleted ones included (`deleted_at`), oldest first. */
+  listPushConfigsOfTask(taskId: string): Promise<PushConfigRow[]>;
 }
 
 /** One gateway as the pool lists it (`gateway status`): SQLite's single lease row, or a member of a PostgreSQL pool. */

@@ -13,8 +13,9 @@ export interface PushConfigRow {
   updated_at: string;
 }
 
-type Raw = Omit<PushConfigRow, 'remote_config'> & { remote_config_json: string };
-const fromRaw = ({ remote_config_json, ...rest }: Raw): PushConfigRow => ({ ...rest, remote_config: JSON.parse(remote_config_json) as Record<string, unknown> });
+export type RawPushConfig = Omit<PushConfigRow, 'remote_config'> & { remote_config_json: string };
+type Raw = RawPushConfig;
+export const pushConfigFromRaw = ({ remote_config_json, ...rest }: Raw): PushConfigRow => ({ ...rest, remote_config: JSON.parse(remote_config_json) as Record<string, unknown> });
 
 export function upsertPushConfig(db: Db, c: { id: string; agentAlias: string; taskId: string; url: string; redactedJson: unknown }): void {
   db.prepare(
@@ -30,5 +31,5 @@ export function markPushConfigDeleted(db: Db, taskId: string, id: string): void 
 
 export const listPushConfigsOfTask = (db: Db, taskId: string): PushConfigRow[] =>
   (db.prepare(`SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, push_config_id`).all(taskId) as Array<Raw & Record<string, unknown>>).map((r) =>
-    fromRaw({ push_config_id: r.push_config_id, agent_alias: r.agent_alias, task_id: r.task_id, callback_url: r.callback_url, remote_config_json: r.remote_config_json, deleted_at: r.deleted_at, created_at: r.created_at, updated_at: r.updated_at }),
+    pushConfigFromRaw({ push_config_id: r.push_config_id, agent_alias: r.agent_alias, task_id: r.task_id, callback_url: r.callback_url, remote_config_json: r.remote_config_json, deleted_at: r.deleted_at, created_at: r.created_at, updated_at: r.updated_at }),
   );

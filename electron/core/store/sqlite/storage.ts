@@ -14,6 +14,7 @@ import * as contexts from '../repos/contexts.js';
 import * as conversation from '../repos/conversation.js';
 import * as jobs from '../repos/gateway-jobs.js';
 import * as groups from '../repos/groups.js';
+import * as pushConfigs from '../repos/push-configs.js';
 import * as history from '../repos/history.js';
 import type { JournalReader } from '../storage.js';
 import { sequenceCursor } from './journal-cursor.js';
@@ -111,6 +112,9 @@ function repositories(store: Store): Repositories {
       latestTaskOf: m(conversation.latestTaskOf),
       responsesOfTask: m(conversation.responsesOfTask),
       directResponsesOf: m(conversation.directResponsesOf),
+      upsertPushConfig: m(pushConfigs.upsertPushConfig),
+      markPushConfigDeleted: m(pushConfigs.markPushConfigDeleted),
+      listPushConfigsOfTask: m(pushConfigs.listPushConfigsOfTask),
     },
     history: {
       insertContext: m(contexts.insertContext),

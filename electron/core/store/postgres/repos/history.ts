@@ -53,23 +53,24 @@ export function requestStartsSql(q: StartsQuery): { sql: string; params: unknown
     // With an agent: idx_events_calls (agent, type, sequence); without: idx_events_type (type, sequence).
     const where = agent ? [`agent_alias = ${agent}`, `event_type = 'a2a.${operation}.started'`, CALL_TYPES] : [`event_type = 'a2a.${operation}.started'`];
     if (before) where.push(`sequence < ${before}`);
-    return `(SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY sequence DESC LIMIT ${limit})`;
+    return `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY sequence DESC LIMIT ${limit}`;
   });
-  return { sql: `${ranges.join(' UNION ALL ')} ORDER BY sequence DESC LIMIT ${limit}`, params };
+  if (ranges.length === 1) return { sql: ranges[0]!, params };
+  return { sql: `${ranges.map((range) => `(${range})`).join(' UNION ALL ')} ORDER BY sequence DESC LIMIT ${limit}`, params };
 }
 
 /** The statement `requestEvents` runs (tests EXPLAIN it): $1 the request message ids. */
 export const requestEventsSql = `SELECT ${COLUMNS} FROM events WHERE ${REQUEST_ID} = ANY($1::text[]) AND ${REQUEST_TYPES} ORDER BY sequence`;
 
-/** Distinct request ids in `[$1, $2)`, at most two. */
-const REQUEST_IDS_BY_PREFIX = `SELECT DISTINCT ${REQUEST_ID} AS id FROM events WHERE ${REQUEST_ID} >= $1 AND ${REQUEST_ID} < $2 AND ${REQUEST_TYPES} ORDER BY id LIMIT 2`;
+/** The statement `requestIdsByPrefix` runs (tests EXPLAIN it): distinct request ids in `[$1, $2)`, at most two. */
+export const requestIdsByPrefixSql = `SELECT DISTINCT ${REQUEST_ID} AS id FROM events WHERE ${REQUEST_ID} >= $1 AND ${REQUEST_ID} < $2 AND ${REQUEST_TYPES} ORDER BY id LIMIT 2`;
 
 /**
- * One page of a stream's scan: how many of the next `$3` journal rows after `$1` (before `$2`) there were and the last
+ * One page of a stream's scan (tests EXPLAIN it): how many of the next `$3` journal rows after `$1` (before `$2`) there were and the last
  * one's sequence, with those of them the stream applied (`$4` its request message id), in order. One row with no
  * event when none of the page's rows is the stream's.
  */
-const STREAM_PAGE_SQL = `WITH w AS (SELECT ${COLUMNS} FROM events WHERE sequence > $1 AND sequence < $2 ORDER BY sequence LIMIT $3)
+export const streamPageSql = `WITH w AS (SELECT ${COLUMNS} FROM events WHERE sequence > $1 AND sequence < $2 ORDER BY sequence LIMIT $3)
 SELECT s.scanned, s.last, e.* FROM (SELECT count(*)::int AS scanned, max(sequence) AS last FROM w) AS s
 LEFT JOIN LATERAL (SELECT * FROM w WHERE event_type LIKE 'a2a.stream.%' AND json_text_field(payload_json, 'request_message_id') = $4) AS e ON true
 ORDER BY e.sequence`;
@@ -91,7 +92,7 @@ export function requestMethods(query: Query): RequestMethods {
     },
 
     async requestIdsByPrefix(prefix) {
-      const { rows } = await run<{ id: string }>(query, 'history.requestIdsByPrefix', REQUEST_IDS_BY_PREFIX, [prefix, `${prefix}\u{10FFFF}`]);
+      const { rows } = await run<{ id: string }>(query, 'history.requestIdsByPrefix', requestIdsByPrefixSql, [prefix, `${prefix}\u{10FFFF}`]);
       return rows.map((r) => r.id);
     },
 
@@ -116,7 +117,7 @@ export function requestMethods(query: Query): RequestMethods {
       let scanned = 0;
       while (scanned < maxScanned) {
         const window = Math.min(STREAM_PAGE, maxScanned - scanned);
-        const { rows } = await run<StreamPageRow>(query, 'history.streamEventsOf', STREAM_PAGE_SQL, [after, before, window, messageId]);
+        const { rows } = await run<StreamPageRow>(query, 'history.streamEventsOf', streamPageSql, [after, before, window, messageId]);
         const page = rows[0];
         if (!page || page.scanned === 0) return;
         for (const row of rows) {
