@@ -115,6 +115,8 @@ interface PoolRun {
   meanRunning: number;
   /** CPU the gateways used per job, in ms (null off Linux). */
   cpuPerJobMs: number | null;
+  /** CPU PostgreSQL's server processes serving the gateways used per job, in ms (null unless the server is local). */
+  serverCpuPerJobMs: number | null;
   /** CPU this process (the agents, and the bench's own polling) used per job, in ms. */
   agentCpuPerJobMs: number;
   seconds: number;
@@ -146,8 +148,10 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
       await startJob(core, { kind: 'send', input: { agent: `slow-${i % agents.length}`, text: `job ${i}`, cwd: home, messageId: randomUUID() } });
     }
     const queuedPerSecond = JOBS / ((performance.now() - t0) / 1000);
-
     const schema = core.storeSelection.kind === 'postgres' ? core.storeSelection.schema : '';
+    // Its connections go (in the background): the server processes left are the gateways' and the poller's.
+    core.close();
+
     client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
     await client.connect();
     const db = client;
@@ -176,14 +180,18 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
       await new Promise((r) => setTimeout(r, 25));
     }
     const seconds = (performance.now() - t0) / 1000;
-    const cpu = gateways.map((g) => cpuSeconds(g.child.pid));
-    const cpuPerJobMs = cpu.every((c) => c !== null) ? (cpu.reduce((a, b) => a! + b!, 0)! * 1000) / JOBS : null;
+    const sum = (xs: Array<number | null>) => (xs.length > 0 && xs.every((c) => c !== null) ? ((xs as number[]).reduce((a, b) => a + b, 0) * 1000) / JOBS : null);
+    const cpuPerJobMs = sum(gateways.map((g) => cpuSeconds(g.child.pid)));
+    // The gateways' server processes, when the server runs on this machine (at least: a connection a gateway's pool
+    // closed during the run took its CPU time with it).
+    const backends = (await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows;
+    const serverCpuPerJobMs = sum(backends.map((b) => cpuSeconds(b.pid)));
     const own = process.cpuUsage(ownCpu);
     const agentCpuPerJobMs = (own.user + own.system) / 1000 / JOBS;
     for (const g of gateways) g.child.kill('SIGTERM');
     const codes = await Promise.all(gateways.map((g) => g.exited));
     if (codes.some((c) => c !== 0)) throw new Error(`a gateway stopped with ${codes.join(', ')}: ${gateways.map((g) => g.stderr.slice(0, 500)).join('\n')}`);
-    return { gateways: size, cpuPerJobMs, agentCpuPerJobMs, meanRunning: running.reduce((a, b) => a + b, 0) / Math.max(1, running.length), seconds, jobsPerSecond: JOBS / seconds, firstClaim: firstClaim / 1000, perGateway: gateways.map((g) => g.ended), queuedPerSecond };
+    return { gateways: size, cpuPerJobMs, serverCpuPerJobMs, agentCpuPerJobMs, meanRunning: running.reduce((a, b) => a + b, 0) / Math.max(1, running.length), seconds, jobsPerSecond: JOBS / seconds, firstClaim: firstClaim / 1000, perGateway: gateways.map((g) => g.ended), queuedPerSecond };
   } finally {
     for (const g of gateways) if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
     await Promise.all(gateways.map((g) => g.exited));
@@ -205,6 +213,7 @@ console.log(
   `team: ${JOBS.toLocaleString('en')} send jobs on one PostgreSQL ${version} database, ${AGENTS} slow agents, gateways of --concurrency ${CONCURRENCY} ` +
     `--interval ${INTERVAL}; ${ROUNDS} round(s) (medians); load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
 );
+const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
 for (const delay of AGENT_DELAYS_MS) {
   const agents = await Promise.all(Array.from({ length: AGENTS }, (_, i) => startEmbeddedAgent({ name: `slow-${i}`, behaviour: 'slow', delayMs: delay, streaming: false })));
   try {
@@ -218,7 +227,7 @@ for (const delay of AGENT_DELAYS_MS) {
         console.log(
           `  round ${round + 1}, ${size} gateway(s): ${run.seconds.toFixed(2)} s, ${run.jobsPerSecond.toFixed(1)} jobs/s ` +
             `(first claim after ${run.firstClaim.toFixed(2)} s; ${run.meanRunning.toFixed(1)} running at once on average; jobs per gateway ${run.perGateway.join(' / ')}; ` +
-            `CPU per job: gateways ${run.cpuPerJobMs === null ? 'n/a' : `${run.cpuPerJobMs.toFixed(1)} ms`}, agents ${run.agentCpuPerJobMs.toFixed(1)} ms; queued at ${run.queuedPerSecond.toFixed(0)} jobs/s)`,
+            `CPU per job: gateways ${ms(run.cpuPerJobMs)}, PostgreSQL ${ms(run.serverCpuPerJobMs)}, agents ${ms(run.agentCpuPerJobMs)}; queued at ${run.queuedPerSecond.toFixed(0)} jobs/s)`,
         );
       }
     }

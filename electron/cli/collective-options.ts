@@ -1,4 +1,5 @@
 /** The flags of fan-outs (bcast, scatter, round, `job start bcast`) and of reductions (reduce, round, `job start reduce`). */
+import { sendThroughQueue } from '../core/jobs/fan-out-queue.js';
 import { Option, type Command } from 'commander';
 import { collect, integer } from './options.js';
 
@@ -13,7 +14,7 @@ export const addViaJobsOption = (cmd: Command) =>
   cmd.option('--via-jobs', "put each member's send on the job queue: the running gateways (any host) send, this command waits and prints the same summary");
 
 /** The fan-out settings the parsed options hold. */
-export const fanOutFlags = (o: Record<string, any>) => ({ execution: o.execution, maxConcurrency: o.maxConcurrency, failurePolicy: o.failurePolicy, viaJobs: o.viaJobs === true });
+export const fanOutFlags = (o: Record<string, any>) => ({ execution: o.execution, maxConcurrency: o.maxConcurrency, failurePolicy: o.failurePolicy, viaJobs: o.viaJobs ? sendThroughQueue : undefined });
 
 export const addReduceOptions = (cmd: Command) =>
   cmd

@@ -2,8 +2,8 @@
  * Team mode in the web console (Chromium, the real handler registry, real SDK agents): two consoles of two
  * MISSIVE_HOMEs (two users, as on two hosts) on one PostgreSQL database. An agent registered in one console is in the
  * other's Agents view after a reload, with the health the first one's card fetch journaled, and "Refresh all" works
- * there; the Events view follows the shared journal live; a view not yet ported to the shared store (History, Tasks, Contexts) tells the user so, in words and with its code,
- * rather than showing an empty page or failing; neither home gets a local SQLite file.
+ * there; the Events view follows the shared journal live; a send from one user's terminal is in the other's History
+ * and Contexts views; neither home gets a local SQLite file.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ async function consoleOnSharedStore(): Promise<{ box: Sandbox; gui: Gui }> {
 const sqliteFile = (box: Sandbox) => join(box.home, 'state/profiles/default/missive.sqlite3');
 
 describe('two web consoles on one PostgreSQL store', () => {
-  it('shows an agent registered in one console in the other, with its health, and says which views need the local store', async () => {
+  it("shows an agent registered in one console in the other, with its health, and one user's send in the other's History and Contexts", async () => {
     fleet = await startAgents({ echo: { behaviour: 'echo' } });
     const alice = await consoleOnSharedStore();
     const bob = await consoleOnSharedStore();
@@ -77,21 +77,22 @@ describe('two web consoles on one PostgreSQL store', () => {
     expect(await b.getByTestId('refresh-result').getAttribute('data-ok')).toBe('true');
     await bob.gui.shot('team-agents');
 
-    // History and Contexts need the local SQLite store for now: each view says so, and claims no empty list.
-    const password = new URL(db.url).password;
-    for (const view of ['history', 'contexts'] as const) {
-      await b.getByTestId(`nav-${view}`).click();
-      const shown = b.getByTestId(`view-${view}`);
-      await expect.poll(() => shown.isVisible(), POLL).toBe(true);
-      await expect.poll(text(shown.getByTestId('error-code')), POLL).toBe('missive::config::store_unsupported');
-      const message = await readText(shown.getByTestId('error-message'));
-      expect(message).toMatch(/does not run on a PostgreSQL store yet/);
-      expect(message).toContain('postgres://postgres:***@');
-      expect(message).not.toContain(password);
-      expect(await readText(shown.getByTestId('error-help'))).toMatch(/Unset MISSIVE_STORE_URL/);
-      expect(await shown.getByTestId('empty').count()).toBe(0);
-    }
-    await bob.gui.shot('team-view-unsupported');
+    // Alice sends from her terminal, to the same shared store: Bob's History and Contexts views show her exchange.
+    const sent = await alice.box.run(['send', 'echo', 'hello team', '--json']);
+    expect(sent.code).toBe(0);
+    const contextId = sent.json().data.request.context_id ?? sent.json().data.response.message.contextId;
+    await b.getByTestId('nav-history').click();
+    const history = b.getByTestId('view-history');
+    await expect.poll(text(history.getByTestId('history-row').first()), POLL).toContain('echo: hello team');
+    expect(await history.getByTestId('error-code').count()).toBe(0);
+    await b.getByTestId('nav-contexts').click();
+    const contexts = b.getByTestId('view-contexts');
+    await expect.poll(() => contexts.getByTestId('contexts-table').isVisible(), POLL).toBe(true);
+    if (contextId) await expect.poll(text(contexts.getByTestId('contexts-table')), POLL).toContain(String(contextId).slice(0, 8));
+    expect(await contexts.getByTestId('error-code').count()).toBe(0);
+    await bob.gui.shot('team-history');
+    // The store's password shows nowhere in Bob's console.
+    expect(await b.content()).not.toContain(new URL(db.url).password);
     // Back on Agents, the view still works.
     await b.getByTestId('nav-agents').click();
     await expect.poll(text(row), POLL).toContain('echo');

@@ -78,8 +78,7 @@ describe.each(STORES)('collectives (%s store)', (kind) => {
     });
   });
 
-  // PostgreSQL: see lead (`route explain` refuses a PostgreSQL store with config::store_unsupported, exit 78: not in team-scope.ts).
-  if (kind === 'sqlite') describe('route explain', () => {
+  describe('route explain', () => {
     it('explains first, round-robin and capability-match from cached cards, sending nothing', async () => {
       await box.run(['group', 'create', 'g', '--member', 'down', '--member', 'echo', '--member', 'tasks']);
       const before = fleet.agents.echo!.requests.length;

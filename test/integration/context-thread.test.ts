@@ -129,7 +129,7 @@ describe.each(STORES)('context thread (%s store)', (kind) => {
     expect(await conversation.latestTaskOf('tasker', context.context_id)).toMatchObject({ task_id: last.task.task_id, state: 'completed' });
     expect(await conversation.latestTaskOf('tasker', 'no-such-context')).toBeUndefined();
     // The direct answers of one member: a streamed message (read from the journal) and a sent one, newest first.
-    const direct = await conversation.directResponsesOf('echo', context.context_id);
+    const direct: Array<{ direction: string; role: string; content: Record<string, any> }> = await conversation.directResponsesOf('echo', context.context_id);
     expect(shape(direct)).toEqual([
       ['stream_event', 'agent', 'message'],
       ['response', 'agent', 'contextId,messageId,parts,role'],
@@ -140,7 +140,7 @@ describe.each(STORES)('context thread (%s store)', (kind) => {
     // A streamed task's answers are its updates, newest first.
     const streamTask = (await conversation.latestTaskOf('chunks', context.context_id))!;
     expect(streamTask.state).toBe('completed');
-    const updates = await conversation.responsesOfTask(streamTask.task_id);
+    const updates: Array<{ direction: string; role: string; content: Record<string, any>; created_at: string }> = await conversation.responsesOfTask(streamTask.task_id);
     expect(shape(updates)).toEqual([
       ['stream_event', 'system', 'statusUpdate'],
       ['stream_event', 'system', 'artifactUpdate'],

@@ -242,7 +242,7 @@ describe('the desktop main process, booted from dist/ with a stand-in electron m
       const listed = await invoke(second, 'agents.list');
       expect(listed.data.agents.map((a: { alias: string }) => a.alias)).toEqual(['shared']);
       expect(await invoke(second, 'tasks.list', {})).toMatchObject({ ok: true, data: { tasks: [] } });
-      expect(await invoke(second, 'contexts.list', {})).toMatchObject({ ok: false, error: { code: 'missive::config::store_unsupported' } });
+      expect(await invoke(second, 'demo.start', {})).toMatchObject({ ok: false, error: { code: 'missive::config::store_unsupported' } });
       for (const app of [first, second]) expect(existsSync(join(app.dir, 'home/state/profiles/default/missive.sqlite3'))).toBe(false);
     } finally {
       for (const app of booted.splice(0)) app.dispose();

@@ -147,8 +147,6 @@ describe.each(STORES)('gateway (%s store)', (kind) => {
     expect(await stateOf(taskId)).toBe('completed');
   }, 30_000);
 
-  // PostgreSQL: see lead (`gateway status` counts a pool row as running until it expires, though its pid is gone on this host).
-  if (kind === 'sqlite')
     it('says no gateway runs once its only gateway was killed', async () => {
       const child = launch();
       await waitFor('the gateway to start', async () => (await gatewayStarts()).some((s) => s.pid === child.pid));

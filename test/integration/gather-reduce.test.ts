@@ -95,7 +95,7 @@ describe.each(STORES)('gather, reduce and round (%s store)', (kind) => {
       expect(res.json().data.members[0].status).toBe('missing_task');
       const shown = await box.run(['context', 'show', 'brand-new', '--json']);
       expect(shown.code, shown.stderr).toBe(0);
-      expect(shown.json().data.context_id).toBe('brand-new');
+      expect(shown.json().data.context.context_id).toBe('brand-new');
       expect(await eventTypes('missive.gather.*')).toEqual(['missive.gather.started', 'missive.gather.member.missing_task', 'missive.gather.completed']);
     });
   });

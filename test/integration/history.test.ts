@@ -257,6 +257,51 @@ describe.each(STORES)('the history’s journal scans (%s store)', (kind) => {
   });
 });
 
+describe.each(STORES)('updates read as messages (%s store)', (kind) => {
+  let core: Core;
+  registryOnStoreEach(kind, (opened) => void (core = opened.core));
+
+  it('reads each update once, one journaled by an earlier version (with a message row) too, whatever its text holds', async () => {
+    const storage = await core.storage();
+    await storage.agents.insert({ alias: 'maker', source: 'local', baseUrl: 'http://127.0.0.1:9/' });
+    await storage.transaction(async (tx) => {
+      await tx.conversation.ensureContext('ctx-u', 'maker');
+      await tx.conversation.ensurePlaceholderTask('t-u', 'maker', 'ctx-u');
+      // An earlier version stored the update twice: as a message row, and as its event naming that row.
+      const old = { statusUpdate: { taskId: 't-u', contextId: 'ctx-u', status: { state: 'TASK_STATE_WORKING' } } };
+      await tx.conversation.insertMessage({ messageId: 'row-old', agentAlias: 'maker', contextId: 'ctx-u', taskId: 't-u', direction: 'stream_event', role: 'system', protocolMessageId: null, content: old });
+      await tx.journal.append({ type: 'a2a.stream.status_update', agentAlias: 'maker', contextId: 'ctx-u', taskId: 't-u', payload: { ...old, message_row: 'row-old' } });
+      // Now: the event alone; its text holds what PostgreSQL's json operators refuse.
+      await tx.journal.append({
+        type: 'a2a.stream.artifact_update',
+        agentAlias: 'maker',
+        contextId: 'ctx-u',
+        taskId: 't-u',
+        payload: { artifactUpdate: { taskId: 't-u', artifact: { artifactId: 'a', parts: [{ text: 'nul \u0000 and lone \ud800' }] } } },
+      });
+      // A stream answered with a message: no task.
+      await tx.journal.append({ type: 'a2a.stream.message', agentAlias: 'maker', contextId: 'ctx-u', payload: { message: { messageId: 'pm-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } } });
+    });
+    const responses = await storage.conversation.responsesOfTask('t-u');
+    expect(responses.map((m) => [m.direction, Object.keys(m.content)[0]])).toEqual([
+      ['stream_event', 'artifactUpdate'],
+      ['stream_event', 'statusUpdate'],
+    ]);
+    expect(responses[0]!.content.artifactUpdate).toMatchObject({ artifact: { parts: [{ text: 'nul \u0000 and lone \ud800' }] } });
+    expect(responses[1]!.message_id).toBe('row-old');
+    expect((await storage.conversation.directResponsesOf('maker', 'ctx-u')).map((m) => m.content)).toEqual([{ message: { messageId: 'pm-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } }]);
+    const thread = await storage.history.messagesOfContext('ctx-u');
+    expect(thread.map((m) => [m.message_id === 'row-old' ? 'row' : 'event', m.protocol_message_id])).toEqual([
+      ['row', null],
+      ['event', null],
+      ['event', 'pm-1'],
+    ]);
+    // The context's count shows each update once: the message row of the old one is not counted again.
+    expect((await storage.history.listContexts(10)).find((c) => c.context_id === 'ctx-u')).toMatchObject({ messages: 3, tasks: 1, events: 3 });
+    expect((await storage.history.contextRows('ctx-u')).messages).toHaveLength(3);
+  });
+});
+
 describe('request history (postgres store only)', () => {
   let core: Core;
   let store: StoreUnderTest;

@@ -117,7 +117,6 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       const stream = await startJob(['stream', 'tasks', '--part', 'text=one', '--part', 'text=two', '--force']);
       const wait = await startJob(['wait', 'remote-task-1', '--agent', 'tasks']);
       const bcast = await startJob(['bcast', 'g', 'status?', '--context', 'launch', '--execution', 'sequential']);
-      const reduce = await startJob(['reduce', 'g', '--context', 'launch', '--strategy', 'vote']);
       expect(agentPosts()).toBe(posts);
 
       expect(send).toMatchObject({ kind: 'send', state: 'queued', agent: 'echo', attempts: 0, max_attempts: 3, summary: { kind: 'send', agent: 'echo', parts: 1, bytes: 5 }, outcome: null, exit_code: null });
@@ -125,12 +124,10 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       expect(stream).toMatchObject({ kind: 'stream', state: 'queued', agent: 'tasks', max_attempts: 1, summary: { parts: 2 } });
       expect(wait).toMatchObject({ kind: 'wait', state: 'queued', agent: 'tasks', task_id: 'remote-task-1' });
       expect(bcast).toMatchObject({ kind: 'bcast', state: 'queued', group: 'g', context_id: context, summary: { parts: 1 } });
-      expect(reduce).toMatchObject({ kind: 'reduce', state: 'queued', group: 'g', context_id: context, summary: { strategy: 'vote', reducer: 'local' } });
 
       const listed = (await box.run(['job', 'list', '--json'])).json();
       expect(listed.kind).toBe('job_list');
       expect(listed.data.jobs.map((j: any) => [j.job_id, j.kind, j.state, j.attempts, j.max_attempts])).toEqual([
-        [reduce.job_id, 'reduce', 'queued', 0, 1],
         [bcast.job_id, 'bcast', 'queued', 0, 1],
         [wait.job_id, 'wait', 'queued', 0, 1],
         [stream.job_id, 'stream', 'queued', 0, 1],
@@ -146,8 +143,18 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       expect(stored.input).not.toHaveProperty('deadline');
       expect(JSON.parse(await storedRequest(stream.job_id))).toMatchObject({ kind: 'stream', force: true, input: { parts: ['text=one', 'text=two'] } });
       expect(JSON.parse(await storedRequest(bcast.job_id))).toMatchObject({ kind: 'bcast', group: 'g', contextId: context, execution: 'sequential', inputs: { text: 'status?' } });
-      expect((await eventsOf('missive.job.started')).map((p) => p.job_id)).toEqual([send, stream, wait, bcast, reduce].map((j) => j.job_id));
+      expect((await eventsOf('missive.job.started')).map((p) => p.job_id)).toEqual([send, stream, wait, bcast].map((j) => j.job_id));
     });
+
+      it('records a reduce job of a known context as a queued job, sending nothing', async () => {
+        const context = (await box.run(['context', 'create', '--name', 'launch', '--json'])).json().data.context_id as string;
+        const posts = agentPosts();
+        const reduce = await startJob(['reduce', 'g', '--context', 'launch', '--strategy', 'vote']);
+        expect(agentPosts()).toBe(posts);
+        expect(reduce).toMatchObject({ kind: 'reduce', state: 'queued', group: 'g', context_id: context, attempts: 0, max_attempts: 1, summary: { strategy: 'vote', reducer: 'local' } });
+        expect((await jobList()).map((j) => [j.job_id, j.state])).toEqual([[reduce.job_id, 'queued']]);
+        expect((await eventsOf('missive.job.started')).map((p) => p.job_id)).toEqual([reduce.job_id]);
+      });
 
     it('prints the job and how to follow it, and warns when no gateway runs', async () => {
       const res = await box.run(['job', 'start', 'send', 'echo', 'hello']);
@@ -164,7 +171,6 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
         [['stream', 'nobody', 'hi'], 64, 'missive::validation::unknown_agent'],
         [['bcast', 'nogroup', 'hi'], 64, 'missive::validation::unknown_group'],
         [['reduce', 'nogroup', '--context', 'c1'], 64, 'missive::validation::unknown_group'],
-        [['reduce', 'g', '--context', 'no-such-context'], 64, 'missive::validation::unknown_context'],
         [['reduce', 'g', '--context', 'c1', '--strategy', 'custom'], 64, 'missive::validation::template_required'],
         [['reduce', 'g', '--context', 'c1', '--reducer-agent', 'echo', '--command', 'cat'], 64, 'missive::validation::conflicting_reducers'],
         [['wait', 't-1', '--agent', 'nobody'], 64, 'missive::validation::unknown_agent'],
@@ -174,6 +180,7 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
         [['send', 'echo', 'hi', '--max-attempts', '101'], 64, 'missive::validation::invalid_arguments'],
         [['send', 'echo', '--file', 'missing.txt'], 64, 'missive::validation::file_not_found'],
       ];
+      cases.push([['reduce', 'g', '--context', 'no-such-context'], 64, 'missive::validation::unknown_context']);
       for (const [args, code, errorCode] of cases) {
         const res = await box.run(['job', 'start', ...args, '--json']);
         expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(code);
@@ -338,22 +345,26 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       expect(again.json().data).toMatchObject({ job_id: id, outcome: 'failed', exit_code: 80 });
     });
 
-    it('runs stream, bcast, reduce and wait jobs to their end', async () => {
+    it('runs stream, bcast and wait jobs to their end', async () => {
       const stream = await attach(['stream', 'tasks', 'write it']);
       expect(stream).toMatchObject({ kind: 'stream', state: 'succeeded', outcome: 'completed', result: { counts: { task: 1 } } });
       expect(await taskState(stream.task_id)).toBe('completed');
       const bcast = await attach(['bcast', 'g', 'status?']);
       expect(bcast).toMatchObject({ kind: 'bcast', state: 'succeeded', exit_code: 0 });
       expect(bcast.result.members.map((m: any) => m.agent).sort()).toEqual(['echo', 'tasks']);
-      const reduce = await attach(['reduce', 'g', '--context', bcast.result.context_id]);
-      expect(reduce).toMatchObject({ kind: 'reduce', state: 'succeeded', context_id: bcast.result.context_id, result: { strategy: 'summarise' } });
-      expect(reduce.result.reduced_text).toContain('echo: status?');
       const human = await box.run(['job', 'show', bcast.job_id]);
       expect(human.stdout).toMatch(/RANK\s+AGENT\s+STATUS\s+TASK\s+STATE/);
       const taskId = (await box.run(['send', 'slow', 'long work', '--return-immediately', '--json'])).json().data.task.task_id as string;
       const wait = await attach(['wait', taskId]);
       expect(wait).toMatchObject({ kind: 'wait', state: 'succeeded', task_id: taskId, outcome: 'completed', exit_code: 0 });
     });
+
+      it('runs a reduce job to its end', async () => {
+        const bcast = await attach(['bcast', 'g', 'status?']);
+        const reduce = await attach(['reduce', 'g', '--context', bcast.result.context_id]);
+        expect(reduce).toMatchObject({ kind: 'reduce', state: 'succeeded', context_id: bcast.result.context_id, result: { strategy: 'summarise' } });
+        expect(reduce.result.reduced_text).toContain('echo: status?');
+      });
 
     it('retries a refused send up to --max-attempts, then exits with the error of the last attempt', async () => {
       expect((await box.run(['agent', 'add', 'down', downUrl])).code).toBe(0);

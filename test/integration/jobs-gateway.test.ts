@@ -190,22 +190,25 @@ describe.each(STORES)('durable jobs in the gateway (%s store)', (kind) => {
     expect(await jobEvents(started.job_id)).not.toContain('missive.job.succeeded');
   }, 20_000);
 
-  it('fails a job whose error no retry can fix at once, whatever --max-attempts says', async () => {
-    expect((await box.run(['group', 'create', 'pair', '--member', 'quick'])).code).toBe(0);
-    expect((await box.run(['context', 'create', '--id', 'ctx-empty'])).code).toBe(0);
-    const started = await startJob(core, { kind: 'reduce', input: { group: 'pair', contextId: 'ctx-empty', cwd: box.home } }, { maxAttempts: 5 });
-    const gw = inProcess();
-    await waitFor('the job to fail', async () => (await job(started.job_id)).state === 'failed');
-    await gw.stop();
-    const view = await job(started.job_id);
-    expect(view).toMatchObject({ attempts: 1, exit_code: 64 });
-    expect((view.result as any).error.code).toBe('missive::validation::no_outputs');
-  });
+    it('fails a job whose error no retry can fix at once, whatever --max-attempts says', async () => {
+      expect((await box.run(['group', 'create', 'pair', '--member', 'quick'])).code).toBe(0);
+      expect((await box.run(['context', 'create', '--id', 'ctx-empty'])).code).toBe(0);
+      const started = await startJob(core, { kind: 'reduce', input: { group: 'pair', contextId: 'ctx-empty', cwd: box.home } }, { maxAttempts: 5 });
+      const gw = inProcess();
+      await waitFor('the job to fail', async () => (await job(started.job_id)).state === 'failed');
+      await gw.stop();
+      const view = await job(started.job_id);
+      expect(view).toMatchObject({ attempts: 1, exit_code: 64 });
+      expect((view.result as any).error.code).toBe('missive::validation::no_outputs');
+    });
 
-  it('refuses at start a reduce of a context it does not know, and takes a send opening a new context', async () => {
-    expect((await box.run(['group', 'create', 'solo', '--member', 'quick'])).code).toBe(0);
-    await expect(startJob(core, { kind: 'reduce', input: { group: 'solo', contextId: 'no-such-context', cwd: box.home } })).rejects.toThrow(expect.objectContaining({ code: 'missive::validation::unknown_context' }));
-    expect((await box.run(['job', 'list', '--json'])).json().data.jobs).toEqual([]);
+    it('refuses at start a reduce of a context it does not know', async () => {
+      expect((await box.run(['group', 'create', 'solo', '--member', 'quick'])).code).toBe(0);
+      await expect(startJob(core, { kind: 'reduce', input: { group: 'solo', contextId: 'no-such-context', cwd: box.home } })).rejects.toThrow(expect.objectContaining({ code: 'missive::validation::unknown_context' }));
+      expect((await box.run(['job', 'list', '--json'])).json().data.jobs).toEqual([]);
+    });
+
+  it('takes a send opening a new context', async () => {
     const opened = await startJob(core, send('quick', 'a new thread', { contextId: 'ctx-chosen-by-me' }));
     expect(opened).toMatchObject({ state: 'queued', context_id: 'ctx-chosen-by-me' });
   });

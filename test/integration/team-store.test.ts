@@ -139,7 +139,7 @@ describe('a PostgreSQL store shared by two homes', () => {
 
   it('refuses a command not yet ported to the shared store (exit 78), writing nothing anywhere', async () => {
     expect((await alice.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000'])).code).toBe(0);
-    const probe = await alice.run(['conformance', 'echo', '--json']);
+    const probe = await alice.run(['diff', '--context', 'a', '--context', 'b', '--json']);
     expect(probe.code).toBe(78);
     const error = JSON.parse(probe.stderr).data;
     expect(error.code).toBe('missive::config::store_unsupported');

@@ -1,7 +1,7 @@
 /** Shape inference for v0.3 JSON-RPC results without `kind` (result-kinds.ts), and the answer text of tasks (answer-text.ts). */
 import { describe, expect, it } from 'vitest';
 import { completeJsonRpcBody, RESULT_KINDS } from '../../electron/core/a2a/result-kinds.js';
-import { answerOfResponse } from '../../electron/core/messaging/answer-text.js';
+import { answerOfResponse } from '../../electron/core/tasks/answer-text.js';
 
 const origin = { agent: '"peer"', wireMethod: 'message/send' };
 const body = (result: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, result });

@@ -92,7 +92,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     .addOption(new Option('--failure-policy <policy>', 'stop: any failure decides; continue: only the quorum does').choices(['stop', 'continue']).default('stop'))
     .option('--interval <duration>', 'poll interval, at most 5s (default 1s)')
     .option('--history-length <n>', 'history messages to ask for on GetTask (0 to 1000000)', integer('--history-length', 0, 1_000_000))
-    .option('--local', 'read SQLite only, no GetTask')
+    .option('--local', 'read the store only, no GetTask')
     .action(
       action(async (ctx, name: string, o: Record<string, any>) => {
         const doc = o.fromBcast ? await readBcastDoc(o.fromBcast, ctx) : undefined;

@@ -2,8 +2,9 @@
  * The engine behind bcast and scatter: one SendMessage per member, one shared contextId, a fresh message id each.
  * Concurrent (p-limit, over the one pooled undici dispatcher) or sequential; every answer is persisted by the send
  * path as it arrives; results are reported in rank order. One deadline (--timeout) bounds the whole run.
- * `--via-jobs`: each member's send is a job on the shared queue instead (fan-out-queue.ts), so the gateways, on any
- * hosts, make the sends; the run waits for their jobs and reports the same summary.
+ * `--via-jobs`: each member's send is a job on the shared queue instead (`viaJobs`: jobs/fan-out-queue.ts, given by
+ * the caller, a layer above), so the gateways, on any hosts, make the sends; the run waits for their jobs and reports
+ * the same summary.
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
@@ -16,7 +17,6 @@ import { buildParts } from '../messaging/parts.js';
 import { buildSend, deliverSend, requestSteps, type PreparedSend, type SendInput } from '../messaging/send.js';
 import { requireGroup, type GroupView } from './groups.js';
 import { openContextId } from '../contexts/service.js';
-import { sendThroughQueue } from './fan-out-queue.js';
 
 export type Execution = 'concurrent' | 'sequential';
 export type FailurePolicy = 'stop' | 'continue';
@@ -64,10 +64,19 @@ export interface FanOutInput {
   execution?: Execution;
   maxConcurrency?: number;
   failurePolicy?: FailurePolicy;
-  /** Each member's send goes on the shared job queue, for the gateways to make (fan-out-queue.ts). */
-  viaJobs?: boolean;
+  /** Each member's send goes on the shared job queue, for the gateways to make: jobs/fan-out-queue.ts's `sendThroughQueue`. */
+  viaJobs?: QueuedSends;
   onMember?: (member: MemberResult) => void;
 }
+
+/** What a fan-out lends the sends it hands off (`viaJobs`): its member bookkeeping. */
+export interface MemberHooks {
+  mayStillSend(run: FanOutRun, member: MemberResult): Promise<boolean>;
+  finishMember(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): Promise<void>;
+}
+
+/** Makes a run's sends some other way than in this process (through the job queue), reporting each member through `hooks`. */
+export type QueuedSends = (run: FanOutRun, hooks: MemberHooks) => Promise<void>;
 
 /** Task states that mean the agent took the message but the work failed. */
 export const FAILED_STATES = new Set<TaskStateName>(['failed', 'rejected']);
@@ -95,7 +104,7 @@ export interface FanOutRun {
   request: { parts: number | null; bytes: number | null };
   /** Set once a member failed or timed out under `--failure-policy stop`: members not sent yet are skipped. */
   stopped: boolean;
-  viaJobs: boolean;
+  viaJobs: QueuedSends | undefined;
   onMember?: (member: MemberResult) => void;
 }
 
@@ -103,7 +112,7 @@ export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanO
   const run = await planRun(core, kind, input);
   checkInputsOnce(run);
   await journalStart(run);
-  if (run.viaJobs) await sendThroughQueue(run, { mayStillSend, finishMember });
+  if (run.viaJobs) await run.viaJobs(run, { mayStillSend, finishMember });
   else if (run.execution === 'sequential') await sendOneByOne(run);
   else await sendConcurrently(run);
   return collectOutcome(run);
@@ -134,7 +143,7 @@ async function planRun(core: Core, kind: FanOutResult['kind'], input: FanOutInpu
     members: plan.map((p) => pendingMember(group, p, contextId)),
     request: { parts: null, bytes: null },
     stopped: false,
-    viaJobs: input.viaJobs === true,
+    viaJobs: input.viaJobs,
     onMember: input.onMember,
   };
 }
@@ -176,7 +185,7 @@ async function journalStart(run: FanOutRun): Promise<void> {
         execution: run.execution,
         max_concurrency: run.maxConcurrency,
         failure_policy: run.failurePolicy,
-        via_jobs: run.viaJobs,
+        via_jobs: run.viaJobs !== undefined,
       },
     });
   });

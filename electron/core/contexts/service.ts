@@ -22,17 +22,12 @@ function validateName(name: string): string {
 }
 
 /**
- * An id or a name → the context id. Unknown values are taken as new ids (A2A context ids are opaque). SQLite only:
- * `contextIdOf` runs on either store.
+ * An id or a name → the context id. Unknown values are taken as new ids (A2A context ids are opaque). SQLite only
+ * (`missive replay`): `contextIdOf` runs on either store.
  */
 export function resolveContextId(db: Db, ref: string): string {
   if (getContext(db, ref)) return ref;
   return getContextByName(db, ref)?.context_id ?? ref;
-}
-
-/** Refuses to continue a context that was closed locally. SQLite only: `openContextId` runs on either store. */
-export function assertContextOpen(db: Db, id: string): void {
-  refuseClosed(getContext(db, id));
 }
 
 const refuseClosed = (row: ContextRow | undefined): void => {
@@ -47,7 +42,7 @@ async function findContext(core: Core, ref: string): Promise<ContextRow | undefi
   return (await conversation.getContext(ref)) ?? (await conversation.getContextByName(ref));
 }
 
-/** `resolveContextId` on either store. */
+/** An id or a name → the context id (unknown values are taken as new ids), on either store. */
 export async function contextIdOf(core: Core, ref: string): Promise<string> {
   return (await findContext(core, ref))?.context_id ?? ref;
 }
@@ -67,12 +62,6 @@ const known = (ref: string, row: ContextRow | undefined): ContextRow => {
 /** The known context an id or a name names, on either store; `unknown_context` when there is none. */
 export async function knownContext(core: Core, ref: string): Promise<ContextRow> {
   return known(ref, await findContext(core, ref));
-}
-
-/** `knownContext` on the SQLite store only (its callers are being ported to `knownContext`). */
-export function requireContext(core: Core, ref: string): ContextRow {
-  const db = core.store().db;
-  return known(ref, getContext(db, ref) ?? getContextByName(db, ref));
 }
 
 /** Refuses a name another context holds (the store's unique key backs it: another host may take it meanwhile). */
@@ -126,16 +115,20 @@ async function firstMessage(storage: Storage, contextId: string): Promise<{ text
   return null;
 }
 
+/** Previews read at once (a shared store answers them on as many pooled connections). */
+const PREVIEWS_AT_ONCE = 8;
+
 /** The newest contexts with their counts, their agent and the first message as a preview (what a list shows). */
 export async function listContextSummaries(core: Core, limit = 100): Promise<ContextListItem[]> {
   const storage = await core.storage();
   const contexts = await storage.history.listContexts(limit);
-  return Promise.all(
-    contexts.map(async (c) => {
-      const first = c.messages > 0 ? await firstMessage(storage, c.context_id) : null;
-      return { ...c, agent: c.agent_alias ?? first?.agent ?? null, preview: first?.text ?? null, first_message_id: first?.messageId ?? null };
-    }),
-  );
+  const item = async (c: ContextSummary): Promise<ContextListItem> => {
+    const first = c.messages > 0 ? await firstMessage(storage, c.context_id) : null;
+    return { ...c, agent: c.agent_alias ?? first?.agent ?? null, preview: first?.text ?? null, first_message_id: first?.messageId ?? null };
+  };
+  const items: ContextListItem[] = [];
+  for (let i = 0; i < contexts.length; i += PREVIEWS_AT_ONCE) items.push(...(await Promise.all(contexts.slice(i, i + PREVIEWS_AT_ONCE).map(item))));
+  return items;
 }
 
 export async function showContext(core: Core, ref: string) {
@@ -174,9 +167,8 @@ export async function exportContext(core: Core, ref: string, options: { output?:
   const row = await knownContext(core, ref);
   const storage = await core.storage();
   const rows = await storage.history.contextRows(row.context_id);
-  const artifacts = await Promise.all(
-    rows.artifacts.map(async (a) => ({ ...a, content: (await storage.conversation.getArtifact(String(a.task_id), String(a.artifact_id)))?.content ?? a.content })),
-  );
+  const artifacts: Array<(typeof rows.artifacts)[number]> = [];
+  for (const a of rows.artifacts) artifacts.push({ ...a, content: (await storage.conversation.getArtifact(String(a.task_id), String(a.artifact_id)))?.content ?? a.content });
   const document = redactValue({ schema: 'missive.context_export.v1', exported_at: new Date().toISOString(), context: row, ...rows, artifacts });
   if (!options.output) return { document, path: null };
   const path = resolve(options.cwd, options.output);

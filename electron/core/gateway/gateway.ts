@@ -267,7 +267,7 @@ async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowCon
 /** Whether a gateway runs for this profile (SQLite: the lease's holder; PostgreSQL: any gateway of the pool). */
 async function runningGateways(core: Core, storage: Storage) {
   const pool = await poolStatus(core, storage);
-  return pool ? { running: pool.some((g) => !g.expired), lease: null, gateways: pool } : { ...leaseStatus(core), gateways: null };
+  return pool ? { running: pool.some((g) => !g.expired && g.alive !== false), lease: null, gateways: pool } : { ...leaseStatus(core), gateways: null };
 }
 
 export const gatewayRuns = async (core: Core): Promise<boolean> => (await runningGateways(core, await core.storage())).running;

@@ -7,7 +7,7 @@ import { MissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from '../collectives/groups.js';
-import { contextIdOf, requireContext } from '../contexts/service.js';
+import { contextIdOf, knownContext } from '../contexts/service.js';
 import type { JobState, StoredJob } from '../store/repos/gateway-jobs.js';
 import { cancelTask } from '../tasks/service.js';
 import { summarise, type JobRequest, type JobSummary } from './requests.js';
@@ -89,7 +89,7 @@ export async function startJob(core: Core, request: JobRequest, options: StartJo
   } else if (request.kind === 'reduce') {
     group = (await requireGroup(core, request.input.group)).group_name;
     // A reduce reads the context's outputs from the journal: it must be known here.
-    request.input.contextId = contextId = requireContext(core, request.input.contextId).context_id;
+    request.input.contextId = contextId = (await knownContext(core, request.input.contextId)).context_id;
     if (request.input.reducerAgent) agent = (await requireAgent(core, request.input.reducerAgent)).alias;
   } else {
     group = (await requireGroup(core, request.group)).group_name;

@@ -19,7 +19,7 @@ import { call, commitSteps, journal, type Steps } from '../store/steps.js';
 import { canonicalTask, persistTaskSteps } from '../tasks/persist.js';
 import { redactUrl, redactValue, scrubSecrets } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
-import { answerOfResponse } from './answer-text.js';
+import { answerOfResponse } from '../tasks/answer-text.js';
 
 export interface SendInput extends PartInputs {
   agent: string;

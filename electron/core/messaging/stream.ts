@@ -15,7 +15,7 @@ import { call, readSteps, type Steps } from '../store/steps.js';
 import type { AppliedUpdate } from '../tasks/apply-update.js';
 import { updateWriter } from '../tasks/update-writer.js';
 import { prepareSend, type SendInput } from './send.js';
-import { storedTaskAnswer } from './answer-text.js';
+import { storedTaskAnswer } from '../tasks/answer-text.js';
 
 export interface StreamInput extends SendInput {
   /** Stream even when the Agent Card does not advertise capabilities.streaming. */

@@ -6,7 +6,7 @@ import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
 import type { ArtifactSummary, StoredTask, TaskStateName } from '../store/repos/conversation.js';
 import { commitSteps, journal, readSteps } from '../store/steps.js';
-import { storedTaskAnswer } from '../messaging/answer-text.js';
+import { storedTaskAnswer } from './answer-text.js';
 import { canonicalTask, persistTaskSteps } from './persist.js';
 
 export interface TaskView {

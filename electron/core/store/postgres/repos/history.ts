@@ -12,7 +12,6 @@
 import {
   journalRowOf,
   messageFromRaw,
-  type JournalRow,
   type MessageRow,
   type RawJournalRow,
   type RawMessage,
@@ -66,9 +65,9 @@ export const requestEventsSql = `SELECT ${COLUMNS} FROM events WHERE ${REQUEST_I
 export const requestIdsByPrefixSql = `SELECT DISTINCT ${REQUEST_ID} AS id FROM events WHERE ${REQUEST_ID} >= $1 AND ${REQUEST_ID} < $2 AND ${REQUEST_TYPES} ORDER BY id LIMIT 2`;
 
 /**
- * One page of a stream's scan (tests EXPLAIN it): how many of the next `$3` journal rows after `$1` (before `$2`) there were and the last
- * one's sequence, with those of them the stream applied (`$4` its request message id), in order. One row with no
- * event when none of the page's rows is the stream's.
+ * One page of a stream's scan (tests EXPLAIN it): how many of the next `$3` journal rows after `$1` (before `$2`)
+ * there were and the last one's sequence, with those of them the stream applied (`$4` its request message id), in
+ * order. One row with no event when none of the page's rows is the stream's.
  */
 export const streamPageSql = `WITH w AS (SELECT ${COLUMNS} FROM events WHERE sequence > $1 AND sequence < $2 ORDER BY sequence LIMIT $3)
 SELECT s.scanned, s.last, e.* FROM (SELECT count(*)::int AS scanned, max(sequence) AS last FROM w) AS s

@@ -13,18 +13,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errorFromReport, MissiveError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
-import { awaitJobs } from '../jobs/await-jobs.js';
-import { startCheckedJob } from '../jobs/credentials.js';
-import type { JobDelivery } from '../jobs/execute.js';
+import { awaitJobs } from './await-jobs.js';
+import { startCheckedJob } from './credentials.js';
+import type { JobDelivery } from './execute.js';
 import type { StoredJob } from '../store/repos/gateway-jobs.js';
 import type { TaskStateName } from '../store/repos/conversation.js';
-import { FAILED_STATES, type FanOutRun, type MemberResult, type MemberStatus } from './fan-out.js';
-
-/** What the fan-out lends this module: its member bookkeeping. */
-export interface MemberHooks {
-  mayStillSend(run: FanOutRun, member: MemberResult): Promise<boolean>;
-  finishMember(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): Promise<void>;
-}
+import { FAILED_STATES, type FanOutRun, type MemberHooks, type MemberResult, type QueuedSends } from '../collectives/fan-out.js';
 
 /** A send job's result (jobs/execute.ts), as far as a member's report reads it. */
 interface SendJobResult {
@@ -38,7 +32,7 @@ interface SendJobResult {
 
 const timeoutError = () => new MissiveError('transport', 'timeout', 'the deadline passed before this member\'s job ended; it was cancelled');
 
-export async function sendThroughQueue(run: FanOutRun, hooks: MemberHooks): Promise<void> {
+export const sendThroughQueue: QueuedSends = async (run, hooks) => {
   const jobs = (await run.core.storage()).jobs;
   const batch = run.execution === 'sequential' ? 1 : run.members.length;
   for (let start = 0; start < run.members.length; start += batch) {
@@ -73,7 +67,7 @@ export async function sendThroughQueue(run: FanOutRun, hooks: MemberHooks): Prom
       await hooks.finishMember(run, queued.get(id)!, 'timeout', timeoutError());
     }
   }
-}
+};
 
 /** A member's report from its ended job, as an in-process send would have made it. */
 async function report(run: FanOutRun, hooks: MemberHooks, member: MemberResult, job: StoredJob): Promise<void> {
