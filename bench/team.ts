@@ -115,6 +115,9 @@ interface PoolRun {
   meanRunning: number;
   /** CPU the gateways used per job, in ms (null off Linux). */
   cpuPerJobMs: number | null;
+  /** Transactions committed and rows written (inserted, updated, deleted) per job, from pg_stat_database. */
+  commitsPerJob: number;
+  rowsPerJob: number;
   /** CPU PostgreSQL's server processes serving the gateways used per job, in ms (null unless the server is local). */
   serverCpuPerJobMs: number | null;
   /** CPU this process (the agents, and the bench's own polling) used per job, in ms. */
@@ -160,6 +163,11 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
       return Object.fromEntries(rows.map((r) => [r.state, r.n])) as Record<string, number>;
     };
 
+    // What the server did for the jobs: transactions committed and rows written (the poller's own queries taken off).
+    const activity = async () =>
+      (await db.query<{ commits: string; rows: string }>(`SELECT xact_commit AS commits, tup_inserted + tup_updated + tup_deleted AS rows FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!;
+    const activityBefore = await activity();
+    let polls = 1;
     t0 = performance.now();
     const ownCpu = process.cpuUsage();
     for (let i = 0; i < size; i++) gateways.push(spawnGateway(url));
@@ -167,6 +175,7 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
     const running: number[] = [];
     for (;;) {
       const s = await states();
+      polls++;
       const now = performance.now();
       if (firstClaim) running.push(s.running ?? 0);
       if (!firstClaim && (s.running || s.succeeded || s.failed)) firstClaim = now - t0;
@@ -191,7 +200,13 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
     for (const g of gateways) g.child.kill('SIGTERM');
     const codes = await Promise.all(gateways.map((g) => g.exited));
     if (codes.some((c) => c !== 0)) throw new Error(`a gateway stopped with ${codes.join(', ')}: ${gateways.map((g) => g.stderr.slice(0, 500)).join('\n')}`);
-    return { gateways: size, cpuPerJobMs, serverCpuPerJobMs, agentCpuPerJobMs, meanRunning: running.reduce((a, b) => a + b, 0) / Math.max(1, running.length), seconds, jobsPerSecond: JOBS / seconds, firstClaim: firstClaim / 1000, perGateway: gateways.map((g) => g.ended), queuedPerSecond };
+    // The statistics are flushed by each server process within a second of its transactions (and when it exits).
+    await new Promise((r) => setTimeout(r, 1500));
+    await db.query('SELECT pg_stat_clear_snapshot()');
+    const activityAfter = await activity();
+    const commitsPerJob = (Number(activityAfter.commits) - Number(activityBefore.commits) - polls - 1) / JOBS;
+    const rowsPerJob = (Number(activityAfter.rows) - Number(activityBefore.rows)) / JOBS;
+    return { gateways: size, commitsPerJob, rowsPerJob, cpuPerJobMs, serverCpuPerJobMs, agentCpuPerJobMs, meanRunning: running.reduce((a, b) => a + b, 0) / Math.max(1, running.length), seconds, jobsPerSecond: JOBS / seconds, firstClaim: firstClaim / 1000, perGateway: gateways.map((g) => g.ended), queuedPerSecond };
   } finally {
     for (const g of gateways) if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
     await Promise.all(gateways.map((g) => g.exited));
@@ -227,7 +242,7 @@ for (const delay of AGENT_DELAYS_MS) {
         console.log(
           `  round ${round + 1}, ${size} gateway(s): ${run.seconds.toFixed(2)} s, ${run.jobsPerSecond.toFixed(1)} jobs/s ` +
             `(first claim after ${run.firstClaim.toFixed(2)} s; ${run.meanRunning.toFixed(1)} running at once on average; jobs per gateway ${run.perGateway.join(' / ')}; ` +
-            `CPU per job: gateways ${ms(run.cpuPerJobMs)}, PostgreSQL ${ms(run.serverCpuPerJobMs)}, agents ${ms(run.agentCpuPerJobMs)}; queued at ${run.queuedPerSecond.toFixed(0)} jobs/s)`,
+            `CPU per job: gateways ${ms(run.cpuPerJobMs)}, PostgreSQL ${ms(run.serverCpuPerJobMs)}, agents ${ms(run.agentCpuPerJobMs)}; ${run.commitsPerJob.toFixed(1)} transactions and ${run.rowsPerJob.toFixed(1)} rows written per job; queued at ${run.queuedPerSecond.toFixed(0)} jobs/s)`,
         );
       }
     }

@@ -112,7 +112,7 @@ const comparable = (data: any) => ({
   execution: data.execution,
   max_concurrency: data.max_concurrency,
   failure_policy: data.failure_policy,
-  // request.bytes: see lead (a send job's request also carries `configuration.returnImmediately`: 43 bytes more).
+  // request.bytes counts the request the gateway sent, which asks the agent to answer at once (docs/cli.md, bcast).
   request: { context_created: data.request.context_created, parts: data.request.parts },
   counts: data.counts,
   exit_code: data.exit_code,
@@ -140,10 +140,10 @@ function expectDelivered(data: any): void {
 
 /**
  * What must be the same in two rounds: all but their ids and timings (context and task ids replaced by placeholders in
- * order of appearance; message and operation ids, elapsed times and latencies dropped). Not compared yet, see lead:
- * request.bytes (see `comparable`), and where gather and reduce found a member's text (`text_source`: a send job's task
- * ends through GetTask, so its final status message is no response message row: 'status' with no source message, where
- * the in-process round has 'message').
+ * order of appearance; message and operation ids, elapsed times and latencies dropped). Not compared: request.bytes
+ * (see `comparable`), and where gather and reduce found a member's text (`text_source`: a send job's task ends through
+ * GetTask, which stores the task's final status message in the task, not as a response message row: 'status' with no
+ * source message, where the in-process round has 'message'; the text itself is compared).
  */
 function withoutIds(round: any): unknown {
   const ids = new Map<string, string>();
@@ -248,6 +248,23 @@ describe.each(STORES)('bcast and round --via-jobs (%s store)', (kind) => {
     expect(queued.reduce.reduced_text).toMatch(/^Summary for group 'g' in context '[0-9a-f-]{36}':\n- 0 \(echo\): echo: plan the day\n/);
     expect(new Set([queued.bcast.request.context_id, queued.barrier.context_id, queued.gather.context_id, queued.reduce.context_id])).toEqual(new Set([queued.context_id]));
     expect((await jobList()).map((j) => j.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+  }, 90_000);
+
+  it('reports each member as first answered under --return-immediately, as an in-process bcast does', async () => {
+    await group('g', ['tasks', 'recorder']);
+    const args = ['bcast', 'g', 'take your time', '--return-immediately', '--json'];
+    const inProcess = await box.run(args);
+    expect(inProcess.code, inProcess.stderr).toBe(0);
+    const gateways = await startGateways(kind);
+    const viaJobs = await box.run([...args, '--via-jobs']);
+    await stopGateways(gateways);
+    expect(viaJobs.code, viaJobs.stderr).toBe(0);
+    const states = (data: any) => data.members.map((m: any) => [m.alias, m.status, m.response_shape, m.state]);
+    expect(states(viaJobs.json().data)).toEqual(states(inProcess.json().data));
+    // The recorder answers a returnImmediately request with a working task: the job did not wait for it to complete
+    // (it once did, and reported `completed` where the in-process bcast reported `working`).
+    expect(states(viaJobs.json().data)).toContainEqual(['recorder', 'succeeded', 'task', 'working']);
+    expect((await jobList()).map((j) => j.state)).toEqual(['succeeded', 'succeeded']);
   }, 90_000);
 
   it('stops after a failure (sequential, --failure-policy stop): the members after it are skipped and nothing reaches them', async () => {

@@ -118,7 +118,10 @@ async function sendJob(core: Core, job: StoredJob, request: Extract<JobRequest, 
   if (!sent.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response), delivery };
   await storage.jobs.setTargetTask(job.job_id, sent.task.task_id, sent.task.context_id);
   const code = WAIT_OUTCOMES[sent.task.state];
-  if (code !== undefined) return { outcome: sent.task.state, exit_code: code, task_id: sent.task.task_id, context_id: sent.task.context_id, state: sent.task.state, text: responseText(sent.response), delivery };
+  // Asked to return at once (`--return-immediately`): the job ends with the task as the agent first answered it.
+  if (code !== undefined || request.input.returnImmediately) {
+    return { outcome: sent.task.state, exit_code: code ?? 0, task_id: sent.task.task_id, context_id: sent.task.context_id, state: sent.task.state, text: responseText(sent.response), delivery };
+  }
   return { ...(await settle(core, sent.task.task_id, agent, options)), delivery };
 }
 
