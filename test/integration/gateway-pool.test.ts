@@ -151,39 +151,39 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
     expect(second.of('gateway_stopped')).toHaveLength(1);
 
     // Every job ended, succeeded or failed (none cancelled, none left behind).
-    expect(jobs.filter((j) => j.state !== 'succeeded' && j.state !== 'failed').map((j) => [j.job_id, j.state])).toEqual([]);
+    expect(jobs.filter((j) => j.state !== 'succeeded' && j.state !== 'failed').map((j) => [j.job_id, j.state]), 'jobs neither succeeded nor failed').toEqual([]);
     const byId = new Map(jobs.map((j) => [j.job_id, j]));
     expect([...jobOfText.values()].every((id) => byId.has(id))).toBe(true);
 
     // No message id, and no job's text, reached the agent twice.
-    expect([...agent.countsByMessageId()].filter(([, n]) => n > 1)).toEqual([]);
-    expect([...agent.countsByText()].filter(([, n]) => n > 1)).toEqual([]);
+    expect([...agent.countsByMessageId()].filter(([, n]) => n > 1), 'message ids that reached the agent twice').toEqual([]);
+    expect([...agent.countsByText()].filter(([, n]) => n > 1), 'texts that reached the agent twice').toEqual([]);
     const arrived = agent.countsByText();
     const idsArrived = agent.countsByMessageId();
 
     // Each succeeded job's message reached the agent exactly once, under the message id fixed at `job start`.
     const succeeded = jobs.filter((j) => j.state === 'succeeded');
-    expect(succeeded.filter((j) => arrived.get(textOf.get(j.job_id)!) !== 1).map((j) => textOf.get(j.job_id))).toEqual([]);
-    expect(succeeded.filter((j) => idsArrived.get(j.summary?.message_id ?? '') !== 1).map((j) => textOf.get(j.job_id))).toEqual([]);
+    expect(succeeded.filter((j) => arrived.get(textOf.get(j.job_id)!) !== 1).map((j) => textOf.get(j.job_id)), 'succeeded jobs whose text did not reach the agent once').toEqual([]);
+    expect(succeeded.filter((j) => idsArrived.get(j.summary?.message_id ?? '') !== 1).map((j) => textOf.get(j.job_id)), 'succeeded jobs whose message id did not reach the agent once').toEqual([]);
 
     // A failed job is one the killed gateway had sent (or was sending) without an answer recorded: unconfirmed, not
     // sent again; and a message that never arrived is such a job's.
     const failed = jobs.filter((j) => j.state === 'failed');
-    expect(failed.map((j) => [textOf.get(j.job_id), j.result?.error?.code, j.exit_code]).filter(([, code, exit]) => code !== UNCONFIRMED || exit !== 70)).toEqual([]);
-    expect(failed.filter((j) => !claimedByFirst.has(j.job_id)).map((j) => textOf.get(j.job_id))).toEqual([]);
+    expect(failed.map((j) => [textOf.get(j.job_id), j.result?.error?.code, j.exit_code]).filter(([, code, exit]) => code !== UNCONFIRMED || exit !== 70), 'failed jobs not unconfirmed').toEqual([]);
+    expect(failed.filter((j) => !claimedByFirst.has(j.job_id)).map((j) => textOf.get(j.job_id)), 'failed jobs the killed gateway never started').toEqual([]);
     const neverArrived = [...jobOfText].filter(([text]) => !arrived.has(text));
-    expect(neverArrived.filter(([, id]) => byId.get(id)?.state !== 'failed').map(([text]) => text)).toEqual([]);
+    expect(neverArrived.filter(([, id]) => byId.get(id)?.state !== 'failed').map(([text]) => text), 'jobs not failed whose message never reached the agent').toEqual([]);
 
     // Gateway 2 took over the jobs gateway 1 had claimed and not finished, and ended them; those whose message had
     // already reached the agent were not sent again (each text arrived once, above).
     const takenOver = [...claimedByFirst].filter((id) => !finishedByFirst.has(id) && startedBy(second).has(id));
     expect(takenOver.length).toBeGreaterThan(0);
-    expect(takenOver.filter((id) => !endedBy(second).has(id))).toEqual([]);
-    expect(atAgentWhenKilled.filter((id) => !takenOver.includes(id)).map((id) => textOf.get(id))).toEqual([]);
+    expect(takenOver.filter((id) => !endedBy(second).has(id)), 'jobs gateway 2 took over and did not end').toEqual([]);
+    expect(atAgentWhenKilled.filter((id) => !takenOver.includes(id)).map((id) => textOf.get(id)), 'jobs of gateway 1 at the agent that gateway 2 did not take over').toEqual([]);
     // A job whose task was recorded when its gateway died is resumed on that task: it succeeds, sent once.
     expect(resumable.map((j) => [textOf.get(j.job_id), byId.get(j.job_id)?.state, byId.get(j.job_id)?.task_id === j.task_id])).toEqual(resumable.map((j) => [textOf.get(j.job_id), 'succeeded', true]));
     // Between them the two gateways ran every job.
-    expect(jobs.filter((j) => !claimedByFirst.has(j.job_id) && !startedBy(second).has(j.job_id)).map((j) => textOf.get(j.job_id))).toEqual([]);
+    expect(jobs.filter((j) => !claimedByFirst.has(j.job_id) && !startedBy(second).has(j.job_id)).map((j) => textOf.get(j.job_id)), 'jobs no gateway started').toEqual([]);
 
     // The store URL's password is never printed.
     for (const g of [first, second]) expect(g.stdout() + g.stderr()).not.toContain(password);

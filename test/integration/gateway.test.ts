@@ -99,6 +99,10 @@ describe.each(STORES)('gateway (%s store)', (kind) => {
     expect(await eventTypes(taskId)).toEqual(expect.arrayContaining(['a2a.subscription.started', 'a2a.subscription.status_update', 'missive.gateway.job.succeeded']));
     expect(await completedEvents(taskId)).toBe(1);
     expect(await followJob(taskId)).toEqual({ kind: 'task_subscription', state: 'succeeded' });
+    // The updates are the gateway's, as its other events are (they once said `cli`, the source of the process).
+    const updates = (await events({ type: 'a2a.subscription.*', task: taskId })) as Array<{ type: string; source: string }>;
+    expect(updates.length).toBeGreaterThan(1);
+    expect(new Set(updates.map((e) => e.source))).toEqual(new Set(['gateway']));
   });
 
   it('polls a non-streaming agent with GetTask', async () => {
