@@ -47,7 +47,7 @@ function onStore(kind: 'sqlite' | 'postgres') {
 }
 
 /** The journal's events (`events list --json`) of a type (or a prefix ending in .*) and/or a task, oldest first. */
-const events = async (filter: { type?: string; task?: string }): Promise<Array<{ type: string; payload: any }>> => {
+const events = async (filter: { type?: string; task?: string }): Promise<Array<{ type: string; source: string; payload: any }>> => {
   const res = await box.run(['events', 'list', ...(filter.type ? ['--type', filter.type] : []), ...(filter.task ? ['--task', filter.task] : []), '--limit', '10000', '--json']);
   expect(res.code, res.stderr).toBe(0);
   return res.json().data.events;
@@ -100,7 +100,7 @@ describe.each(STORES)('gateway (%s store)', (kind) => {
     expect(await completedEvents(taskId)).toBe(1);
     expect(await followJob(taskId)).toEqual({ kind: 'task_subscription', state: 'succeeded' });
     // The updates are the gateway's, as its other events are (they once said `cli`, the source of the process).
-    const updates = (await events({ type: 'a2a.subscription.*', task: taskId })) as Array<{ type: string; source: string }>;
+    const updates = await events({ type: 'a2a.subscription.*', task: taskId });
     expect(updates.length).toBeGreaterThan(1);
     expect(new Set(updates.map((e) => e.source))).toEqual(new Set(['gateway']));
   });
