@@ -48,9 +48,10 @@ const AGENT_DELAYS_MS = [50, 500];
  */
 const CONCURRENCY = 16;
 /**
- * Scan and GetTask poll interval: a job whose task is still working when sent is polled this often. Every running
- * job's poll is a request to the agents, which live in this process: at 100 ms, 48 running jobs would cost the agents
- * more CPU than the gateways' own work, and the bench would measure its agents.
+ * Scan and GetTask poll interval: a job whose task is still working when sent is polled this often. Each poll that
+ * finds the task still working costs a GetTask at the agents (in this process) and a task update in PostgreSQL; at
+ * 250 ms a job's polls find its task still working two or three times with the 500 ms agents, once with the 50 ms
+ * ones, so the bench measures the queue more than the polling.
  */
 const INTERVAL = '250ms';
 /** Slow agents the jobs are spread over (round robin). */

@@ -127,6 +127,8 @@ describe('command palette and shortcuts', () => {
     const before = await page.evaluate(() => document.documentElement.dataset.theme);
     await page.keyboard.press('Enter');
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme), POLL).toBe(before === 'dark' ? 'light' : 'dark');
+    // The action closed the palette: Ctrl+K pressed while it still showed would close it, not open it again.
+    await expect.poll(() => palette.isVisible(), POLL).toBe(false);
 
     // Escape closes it without running anything.
     await page.keyboard.press('Control+k');

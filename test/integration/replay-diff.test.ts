@@ -1,7 +1,8 @@
 /**
  * `events replay --context` and `diff` against real SDK agents (echo, task, chunks, reducer) and raw peers that answer
- * with JSON data parts: a round replays clean from its journal; a stored result tampered in SQLite is reported with
- * the differing fields and a non-zero exit; two rounds and two members diff as text lines and JSON changes.
+ * with JSON data parts, on both stores (the embedded SQLite file and a shared PostgreSQL database): a round replays
+ * clean from its journal; a stored result tampered with behind missive's back is reported with the differing fields
+ * and a non-zero exit; two rounds and two members diff as text lines and JSON changes.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +11,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
+import { STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
+import { storeRows, withStorage } from '../support/store-reads.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let raw: RawServer;
 let box: Sandbox;
+/** The store of the test's sandbox, until the sandbox is torn down. */
+let store: StoreUnderTest | undefined;
 
 function rawAgent(prefix: string, answer: (contextId: string) => unknown) {
   raw.route(`/${prefix}/.well-known/agent-card.json`, (_req, res) => json(res, 200, minimalCard(`${raw.url}/${prefix}`)));
@@ -30,18 +35,31 @@ afterAll(async () => {
   await fleet.close();
   await raw.close();
 });
-beforeEach(async () => {
-  box = sandbox();
-  await register(box, { ...fleet.agents, data1: { baseUrl: `${raw.url}/data1` }, data2: { baseUrl: `${raw.url}/data2` } });
-  expect((await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'tasks', '--member', 'chunks'])).code).toBe(0);
+/** Each test's sandbox on a fresh store of `kind`, the agents registered and group g made. */
+function sandboxOnEach(kind: StoreKindUnderTest) {
+  beforeEach(async () => {
+    store = await storeUnderTest(kind);
+    box = sandbox(store.env);
+    await register(box, { ...fleet.agents, data1: { baseUrl: `${raw.url}/data1` }, data2: { baseUrl: `${raw.url}/data2` } });
+    expect((await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'tasks', '--member', 'chunks'])).code).toBe(0);
+  });
+}
+afterEach(async () => {
+  if (!store) return;
+  box.dispose();
+  await store.release();
+  store = undefined;
 });
-afterEach(() => box.dispose());
 
-/** Opens the sandbox's SQLite writable, as someone editing the file behind missive's back would. */
-function tamper(sql: string, ...params: unknown[]): number {
+/**
+ * Changes the sandbox's store behind missive's back, as someone editing it directly would: its SQLite file opened
+ * writable, or its PostgreSQL schema (`sql` in that engine's dialect); how many rows changed.
+ */
+async function tamper(sql: { sqlite: string; postgres?: string }, ...params: unknown[]): Promise<number> {
+  if (store!.kind === 'postgres') return (await storeRows(box, `${sql.postgres ?? sql.sqlite} RETURNING 1`, params)).length;
   const db = new Database(join(box.home, 'state/profiles/default/missive.sqlite3'));
   try {
-    return db.prepare(sql).run(...params).changes;
+    return db.prepare(sql.sqlite).run(...params).changes;
   } finally {
     db.close();
   }
@@ -53,7 +71,9 @@ const round = async (message: string, context: string, extra: string[] = []) => 
   return res.json().data;
 };
 
-describe('events replay --context', () => {
+describe.each(STORES)('events replay --context (%s store)', (kind) => {
+  sandboxOnEach(kind);
+
   it('rebuilds every step of a round from the journal and finds each matching the stored results', async () => {
     await round('plan the day', 'ctx-r', ['--reducer-agent', 'reducer']);
     const res = await box.run(['events', 'replay', '--context', 'ctx-r', '--json']);
@@ -92,10 +112,28 @@ describe('events replay --context', () => {
     expect(human.stdout).not.toContain('MISMATCH');
   });
 
+  it('replays a context named locally, reading its journal page by page in sequence order', async () => {
+    const created = (await box.run(['context', 'create', '--name', 'planning', '--json'])).json().data;
+    await round('plan the day', 'planning');
+    const res = await box.run(['events', 'replay', '--context', 'planning', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.json().data).toMatchObject({ context_id: created.context_id, status: 'matched', counts: { steps: 4, matched: 4, mismatched: 0 } });
+    const listed = await box.run(['events', 'list', '--context', created.context_id, '--limit', '1000', '--json']);
+    const shown = listed.json().data.events.map((e: any) => e.sequence);
+    expect(shown.length).toBeGreaterThan(7);
+    const [whole, paged] = await withStorage(box, async (s) => [await s.conversation.contextJournal(created.context_id), await s.conversation.contextJournal(created.context_id, 3)]);
+    expect(whole.map((e) => e.sequence)).toEqual(shown);
+    expect(paged).toEqual(whole);
+  });
+
   it('reports a tampered reduce result and task state field by field and exits 65', async () => {
     await round('plan the day', 'ctx-t');
-    expect(tamper(`UPDATE messages SET metadata_json = json_set(metadata_json, '$.strategy', 'vote') WHERE context_id = ? AND direction = 'local'`, 'ctx-t')).toBe(1);
-    expect(tamper(`UPDATE tasks SET state = 'failed' WHERE context_id = ? AND agent_alias = 'tasks'`, 'ctx-t')).toBe(1);
+    const strategy = {
+      sqlite: `UPDATE messages SET metadata_json = json_set(metadata_json, '$.strategy', 'vote') WHERE context_id = ? AND direction = 'local'`,
+      postgres: `UPDATE messages SET metadata_json = jsonb_set(metadata_json::jsonb, '{strategy}', '"vote"')::text WHERE context_id = ? AND direction = 'local'`,
+    };
+    expect(await tamper(strategy, 'ctx-t')).toBe(1);
+    expect(await tamper({ sqlite: `UPDATE tasks SET state = 'failed' WHERE context_id = ? AND agent_alias = 'tasks'` }, 'ctx-t')).toBe(1);
     const res = await box.run(['events', 'replay', '--context', 'ctx-t', '--json']);
     expect(res.code).toBe(65);
     expect(JSON.parse(res.stderr).data.code).toBe('missive::data::replay_mismatch');
@@ -144,7 +182,7 @@ describe('events replay --context', () => {
   it('reports a bcast whose answer row was deleted, and refuses a context without collective steps', async () => {
     const sent = await round('plan the day', 'ctx-d');
     const echo = sent.bcast.members.find((m: any) => m.alias === 'echo');
-    expect(tamper(`DELETE FROM messages WHERE context_id = ? AND agent_alias = 'echo' AND direction = 'response'`, 'ctx-d')).toBe(1);
+    expect(await tamper({ sqlite: `DELETE FROM messages WHERE context_id = ? AND agent_alias = 'echo' AND direction = 'response'` }, 'ctx-d')).toBe(1);
     const res = await box.run(['events', 'replay', '--context', 'ctx-d', '--json']);
     expect(res.code).toBe(65);
     const bcast = res.json().data.steps.find((s: any) => s.step === 'bcast');
@@ -158,7 +196,9 @@ describe('events replay --context', () => {
   });
 });
 
-describe('diff', () => {
+describe.each(STORES)('diff (%s store)', (kind) => {
+  sandboxOnEach(kind);
+
   it('diffs two rounds member by member: changed text lines, unified and escaped', async () => {
     await round('hello', 'ctx-a');
     await round('good\u001b[31mbye', 'ctx-b');

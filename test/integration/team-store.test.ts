@@ -137,9 +137,10 @@ describe('a PostgreSQL store shared by two homes', () => {
     expect(aliases(await bob.run(['agent', 'list', '--json']))).toEqual([]);
   });
 
-  it('refuses a command not yet ported to the shared store (exit 78), writing nothing anywhere', async () => {
+  it('refuses a command that needs the local SQLite store (exit 78), writing nothing anywhere', async () => {
     expect((await alice.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000'])).code).toBe(0);
-    const probe = await alice.run(['diff', '--context', 'a', '--context', 'b', '--json']);
+    // `demo` stays SQLite-only: its agents live in the one process that runs it.
+    const probe = await alice.run(['demo', '--json']);
     expect(probe.code).toBe(78);
     const error = JSON.parse(probe.stderr).data;
     expect(error.code).toBe('missive::config::store_unsupported');

@@ -83,5 +83,5 @@ export function registerEventsCommands(program: Command, action: Action): void {
     .command('replay')
     .description('rebuild the bcast/barrier/gather/reduce summaries of a context from the journal alone and check them against the stored results; exit 0 all match, 65 a mismatch')
     .requiredOption('--context <id>', 'the context (id or name) to replay')
-    .action(action(async ({ core, out }, o: Record<string, any>) => out.outcome('events_replay', replayContext(core, { contextId: o.context }), replayText, replayError)));
+    .action(action(async ({ core, out }, o: Record<string, any>) => out.outcome('events_replay', await replayContext(core, { contextId: o.context }), replayText, replayError)));
 }

@@ -7,11 +7,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import type { Db } from '../store/db.js';
 import { redactValue } from '../security/redact.js';
 import { writePrivateFile } from '../security/private-files.js';
 import type { Repositories, Storage } from '../store/storage.js';
-import { getContext, getContextByName, type ContextRow, type ContextSummary } from '../store/repos/contexts.js';
+import type { ContextRow, ContextSummary } from '../store/repos/contexts.js';
 import { textOfParts } from '../a2a/part-text.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -19,15 +18,6 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 function validateName(name: string): string {
   if (!NAME.test(name)) throw usageError('invalid_context_name', `context name "${name}" must be 1–63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
   return name;
-}
-
-/**
- * An id or a name → the context id. Unknown values are taken as new ids (A2A context ids are opaque). SQLite only
- * (`missive replay`): `contextIdOf` runs on either store.
- */
-export function resolveContextId(db: Db, ref: string): string {
-  if (getContext(db, ref)) return ref;
-  return getContextByName(db, ref)?.context_id ?? ref;
 }
 
 const refuseClosed = (row: ContextRow | undefined): void => {

@@ -1,14 +1,15 @@
 /**
  * `missive diff`: what changed between two outputs of gathered members — each member's output in round A against
  * round B (`--context A --context B`), or two members of one round against each other (`--members a,b`). The text
- * (what gather shows) is diffed line by line, the data parts as JSON, both redacted first. Read from the local journal only.
+ * (what gather shows) is diffed line by line, the data parts as JSON, both redacted first. Read from the store only (no
+ * agent is called), whichever engine holds it.
  */
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { resolveContextId } from '../contexts/service.js';
+import { contextIdOf } from '../contexts/service.js';
 import { requireAgent } from '../agents/registry.js';
 import { redactText, redactValue } from '../security/redact.js';
-import { runStepsSync } from '../store/steps.js';
+import { readSteps } from '../store/steps.js';
 import { memberOutput, type GatherStatus } from '../collectives/member-output.js';
 import { diffJson, type JsonChange } from './json-diff.js';
 import { diffText, type TextDiff } from './text-diff.js';
@@ -53,9 +54,9 @@ export interface DiffInput {
   group?: string;
 }
 
-function sideOf(core: Core, contextId: string, member: RoundMember | null, alias: string): DiffSide {
+async function sideOf(core: Core, contextId: string, member: RoundMember | null, alias: string): Promise<DiffSide> {
   if (!member) return { context_id: contextId, alias, rank: null, status: 'absent', task_id: null, text_source: null, text: null, data: [] };
-  const o = runStepsSync(core.store().db, memberOutput(member, contextId));
+  const o = await readSteps(core, memberOutput(member, contextId));
   // Redacted before diffing: a secret under a secret-looking key shows as [REDACTED] on both sides, never as a change's value.
   return { context_id: contextId, alias, rank: member.rank, status: o.status, task_id: o.task_id, text_source: o.text_source, text: o.text === null ? null : redactText(o.text), data: redactValue(o.data) };
 }
@@ -67,8 +68,8 @@ function pairOf(label: string, a: DiffSide, b: DiffSide): DiffPair {
 }
 
 export async function diffOutputs(core: Core, input: DiffInput): Promise<DiffResult> {
-  const db = core.store().db;
-  const contexts = input.contexts.map((c) => resolveContextId(db, c));
+  const contexts: string[] = [];
+  for (const c of input.contexts) contexts.push(await contextIdOf(core, c));
   let result: Omit<DiffResult, 'counts'>;
   if (input.members?.length) {
     if (contexts.length !== 1) throw usageError('diff_members_one_context', '--members compares two members of one round: give exactly one --context');
@@ -78,7 +79,7 @@ export async function diffOutputs(core: Core, input: DiffInput): Promise<DiffRes
     for (const alias of [x, y]) await requireAgent(core, alias);
     const ranked = await roundMembersOrEmpty(core, contexts[0]!, input.group);
     const find = (alias: string) => ranked.find((m) => m.alias === alias) ?? { alias, rank: 0 };
-    const pair = pairOf(`${x} vs ${y}`, sideOf(core, contexts[0]!, find(x), x), sideOf(core, contexts[0]!, find(y), y));
+    const pair = pairOf(`${x} vs ${y}`, await sideOf(core, contexts[0]!, find(x), x), await sideOf(core, contexts[0]!, find(y), y));
     if (!ranked.some((m) => m.alias === x)) pair.a.rank = null;
     if (!ranked.some((m) => m.alias === y)) pair.b.rank = null;
     result = { mode: 'members', a: { context_id: contexts[0]!, member: x }, b: { context_id: contexts[0]!, member: y }, pairs: [pair] };
@@ -90,7 +91,11 @@ export async function diffOutputs(core: Core, input: DiffInput): Promise<DiffRes
     const aliases = [...new Set([...ma, ...mb].map((m) => m.alias))];
     const chosen = input.member ? aliases.filter((a) => a === input.member) : aliases;
     if (input.member && chosen.length === 0) throw usageError('diff_member_not_in_rounds', `"${input.member}" took part in neither round`, `Members: ${aliases.join(', ')}`);
-    const pairs = chosen.map((alias) => pairOf(alias, sideOf(core, ca, ma.find((m) => m.alias === alias) ?? null, alias), sideOf(core, cb, mb.find((m) => m.alias === alias) ?? null, alias)));
+    const pairs: DiffPair[] = [];
+    for (const alias of chosen) {
+      const a = await sideOf(core, ca, ma.find((m) => m.alias === alias) ?? null, alias);
+      pairs.push(pairOf(alias, a, await sideOf(core, cb, mb.find((m) => m.alias === alias) ?? null, alias)));
+    }
     result = { mode: 'rounds', a: { context_id: ca, member: input.member ?? null }, b: { context_id: cb, member: input.member ?? null }, pairs };
   }
   const changed = result.pairs.filter((p) => p.changed).length;

@@ -1,10 +1,10 @@
 /**
  * Who took part in the round of a context: the members (alias, rank) of its latest bcast or scatter as the journal
  * recorded them at the start, so a group edited since still diffs the round as it ran; `--group` names them instead.
+ * Read from the journal of either engine.
  */
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { listEvents } from '../store/repos/events.js';
 import { requireGroup } from '../collectives/groups.js';
 
 export interface RoundMember {
@@ -14,8 +14,9 @@ export interface RoundMember {
 
 export async function roundMembers(core: Core, contextId: string, group?: string): Promise<RoundMember[]> {
   if (group) return (await requireGroup(core, group)).members.map((m) => ({ alias: m.agent_alias, rank: m.rank }));
-  const db = core.store().db;
-  const starts = ['missive.bcast.started', 'missive.scatter.started'].flatMap((type) => listEvents(db, { contextId, type, limit: 1 }));
+  // The newest (highest sequence) start of each kind, as SQLite's listEvents and PostgreSQL's list both order them.
+  const { journalReads } = await core.storage();
+  const starts = (await Promise.all(['missive.bcast.started', 'missive.scatter.started'].map((type) => journalReads.list({ contextId, type, limit: 1 })))).flat();
   const latest = starts.sort((x, y) => y.sequence - x.sequence)[0];
   const members = (latest?.payload as { members?: Array<{ alias?: unknown; rank?: unknown }> } | undefined)?.members;
   if (!Array.isArray(members) || members.length === 0) {

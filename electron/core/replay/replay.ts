@@ -5,8 +5,8 @@
  */
 import { MissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
-import { resolveContextId } from '../contexts/service.js';
-import { contextJournal } from '../store/repos/collective-records.js';
+import { contextIdOf } from '../contexts/service.js';
+import { call, readSteps, type Steps } from '../store/steps.js';
 import { compareSummaries, type FieldDifference } from './compare.js';
 import { operationsOf, sendAnswersOf, type StepKind } from './operations.js';
 import { rebuildBarrier, rebuildFanOut, rebuildGather, rebuildReduce } from './rebuild.js';
@@ -35,29 +35,33 @@ export interface ReplayResult {
   steps: ReplayStep[];
 }
 
-export function replayContext(core: Core, input: { contextId: string }): ReplayResult {
-  const db = core.store().db;
-  const contextId = resolveContextId(db, input.contextId);
-  const events = contextJournal(db, contextId);
+/** Replays a context (an id or a name) on the core's store, whichever engine holds it. */
+export async function replayContext(core: Core, input: { contextId: string }): Promise<ReplayResult> {
+  return readSteps(core, replaySteps(await contextIdOf(core, input.contextId)));
+}
+
+function* replaySteps(contextId: string): Steps<ReplayResult> {
+  const events = yield* call('contextJournal', contextId);
   const answers = sendAnswersOf(events);
-  const steps = operationsOf(events).map((op): ReplayStep => {
+  const steps: ReplayStep[] = [];
+  for (const op of operationsOf(events)) {
     let rebuilt: { group: string | null } & Record<string, unknown>;
     let stored: Record<string, unknown>;
     if (op.kind === 'bcast' || op.kind === 'scatter') {
       const r = rebuildFanOut(op, answers);
-      (rebuilt = { ...r }), (stored = storedFanOut(db, op, r, answers));
+      (rebuilt = { ...r }), (stored = yield* storedFanOut(op, r, answers));
     } else if (op.kind === 'barrier') {
       const r = rebuildBarrier(op);
-      (rebuilt = { ...r }), (stored = storedBarrier(db, op, r, contextId));
+      (rebuilt = { ...r }), (stored = yield* storedBarrier(op, r, contextId));
     } else if (op.kind === 'gather') {
       const r = rebuildGather(op);
-      (rebuilt = { ...r }), (stored = storedGather(db, op, r, contextId));
+      (rebuilt = { ...r }), (stored = yield* storedGather(op, r, contextId));
     } else {
       const r = rebuildReduce(op);
-      (rebuilt = { ...r }), (stored = storedReduce(db, op, r, contextId));
+      (rebuilt = { ...r }), (stored = yield* storedReduce(op, r, contextId));
     }
     const differences = compareSummaries(rebuilt, stored);
-    return {
+    steps.push({
       step: op.kind,
       operation_id: op.operation_id,
       group: rebuilt.group,
@@ -67,8 +71,8 @@ export function replayContext(core: Core, input: { contextId: string }): ReplayR
       stored,
       match: differences.length === 0,
       differences,
-    };
-  });
+    });
+  }
   if (steps.length === 0) {
     throw usageError('nothing_to_replay', `context ${contextId} has no bcast, scatter, barrier, gather or reduce in the journal`, 'List contexts with: missive context list');
   }

@@ -13,6 +13,7 @@ import type { Db } from './db.js';
 import * as conversation from './repos/conversation.js';
 import * as contexts from './repos/contexts.js';
 import * as pushConfigs from './repos/push-configs.js';
+import * as records from './repos/collective-records.js';
 import { appendEvent, hasEventKey, type NewEvent } from './repos/events.js';
 import type { ConversationRepository, Repositories } from './storage.js';
 
@@ -60,6 +61,9 @@ export const SQLITE_CONVERSATION: { [K in Method]: (db: Db, ...args: Args<K>) =>
   upsertPushConfig: pushConfigs.upsertPushConfig,
   markPushConfigDeleted: pushConfigs.markPushConfigDeleted,
   listPushConfigsOfTask: pushConfigs.listPushConfigsOfTask,
+  contextJournal: records.contextJournal,
+  getMessageRecord: records.getMessageRecord,
+  localMessagesOfContext: records.localMessagesOfContext,
 };
 
 /** Runs `steps` on SQLite's synchronous functions, now (inside the caller's transaction, if any). */

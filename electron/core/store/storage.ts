@@ -17,6 +17,7 @@ import type { CallEventType, JournalRow, MessageRow, StartsQuery, ThreadArtifact
 import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredMessage, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './repos/conversation.js';
 import type { ContextRow, ContextRows, ContextSummary } from './repos/contexts.js';
 import type { PushConfigRow } from './repos/push-configs.js';
+import type { MessageRecord } from './repos/collective-records.js';
 import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './repos/gateway-jobs.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -163,6 +164,15 @@ export interface ConversationRepository {
   markPushConfigDeleted(taskId: string, configId: string): Promise<void>;
   /** A task's push configs, deleted ones included (`deleted_at`), oldest first. */
   listPushConfigsOfTask(taskId: string): Promise<PushConfigRow[]>;
+  /**
+   * Every journal event of a context, oldest first (by sequence), read in pages of `page` (default 1000) until one
+   * comes back short (`events replay`; repos/collective-records.ts).
+   */
+  contextJournal(contextId: string, page?: number): Promise<EventRow[]>;
+  /** One message row by its local id, content and metadata parsed, or null (`events replay`). */
+  getMessageRecord(messageId: string): Promise<MessageRecord | null>;
+  /** The `local` rows of a context (reduce results), oldest first (`events replay`). */
+  localMessagesOfContext(contextId: string): Promise<MessageRecord[]>;
 }
 
 /** One gateway as the pool lists it (`gateway status`): SQLite's single lease row, or a member of a PostgreSQL pool. */
@@ -197,7 +207,7 @@ export interface GatewayPoolRepository {
  * (`locked_until`): a claim whose expiry passed is due again, whoever held it.
  */
 export interface JobRepository {
-  /** In-flight local tasks without an unfinished follow or operator job. */
+  /** In-flight local tasks without an unfinished follow or operator job (its target, or the task its sent request got). */
   tasksNeedingJobs(): Promise<Array<{ task_id: string; agent_alias: string; context_id: string | null }>>;
   /** Queues a follow job (one per kind and task; a succeeded one is queued again). */
   queueFollow(job: { kind: FollowKind; taskId: string; agentAlias: string; contextId: string | null; maxAttempts: number }): Promise<void>;

@@ -1,7 +1,8 @@
 /**
  * What runs on a shared PostgreSQL store so far (team mode): the registry (agents and their cards, groups, auth refs),
  * the journal's reads, contexts and the request history, `send`, `stream` and the collectives and the tasks they
- * leave, the webhook receiver (a pool of them on one journal), and the shared job queue (every kind of job, gateways).
+ * leave, `events replay` and `diff` (which read them back), the webhook receiver (a pool of them on one journal), and
+ * the shared job queue (every kind of job, gateways).
  * Every other command and IPC channel refuses a PostgreSQL store before it does anything (no request leaves, nothing
  * is written anywhere) with `config::store_unsupported`; `core.store()`, the synchronous SQLite handle those services
  * use, refuses it too, as the backstop.
@@ -49,6 +50,8 @@ const TEAM_COMMANDS: ReadonlySet<string> = new Set([
   'events list',
   'events tail',
   'events export',
+  'events replay',
+  'diff',
   'context *',
   'history *',
   'logs',
@@ -123,7 +126,7 @@ export const runsOnSharedStore = {
 export function storeUnsupported(display: string, what = 'this command'): MissiveError {
   return configError(
     'store_unsupported',
-    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers agents, groups, auth refs, the journal's reads, send, stream, the collectives, tasks, the webhook receiver, jobs with their gateways, contexts and the request history so far`,
+    `${what} does not run on a PostgreSQL store yet (${display}): team mode covers every command but 'demo', whose agents live in one process on one host`,
     "Unset MISSIVE_STORE_URL (and [store] url, --store) to use the profile's local SQLite store; docs/team.md lists what runs where.",
   );
 }

@@ -12,28 +12,30 @@ export interface MessageRecord {
   metadata: Record<string, unknown>;
 }
 
-interface RawMessage extends Omit<MessageRecord, 'content' | 'metadata'> {
+/** A message row as the store returns it (MESSAGE_RECORD_COLUMNS). */
+export interface RawMessageRecord extends Omit<MessageRecord, 'content' | 'metadata'> {
   content_json: string;
   metadata_json: string;
 }
 
-const fromRaw = ({ content_json, metadata_json, ...rest }: RawMessage): MessageRecord => ({
+/** A message row decoded (SQLite's and PostgreSQL's: postgres/repos/conversation.ts). */
+export const messageRecordOf = ({ content_json, metadata_json, ...rest }: RawMessageRecord): MessageRecord => ({
   ...rest,
   content: JSON.parse(content_json) as Record<string, unknown>,
   metadata: JSON.parse(metadata_json) as Record<string, unknown>,
 });
 
-const COLUMNS = 'message_id, agent_alias, context_id, task_id, direction, content_json, metadata_json';
+export const MESSAGE_RECORD_COLUMNS = 'message_id, agent_alias, context_id, task_id, direction, content_json, metadata_json';
 
 /** One message row by its local id, or null. */
 export function getMessageRecord(db: Db, messageId: string): MessageRecord | null {
-  const row = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE message_id = ?`).get(messageId) as RawMessage | undefined;
-  return row ? fromRaw(row) : null;
+  const row = db.prepare(`SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE message_id = ?`).get(messageId) as RawMessageRecord | undefined;
+  return row ? messageRecordOf(row) : null;
 }
 
 /** The `local` rows of a context (reduce results), oldest first. */
 export const localMessagesOfContext = (db: Db, contextId: string): MessageRecord[] =>
-  (db.prepare(`SELECT ${COLUMNS} FROM messages WHERE context_id = ? AND direction = 'local' ORDER BY created_at, rowid`).all(contextId) as RawMessage[]).map(fromRaw);
+  (db.prepare(`SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE context_id = ? AND direction = 'local' ORDER BY created_at, rowid`).all(contextId) as RawMessageRecord[]).map(messageRecordOf);
 
 /** True when a response row (not a request) is linked to this task. */
 export const taskHasResponse = (db: Db, taskId: string): boolean =>

@@ -56,7 +56,11 @@ const OPERATOR_COLUMNS = `${COLUMNS}, summary_json, result_json, dispatched, dis
 /** A running claim whose expiry passed: its gateway died or stalled, another may take the job. */
 const EXPIRED = `(state = 'running' AND locked_until IS NOT NULL AND locked_until <= ?)`;
 
-/** In-flight local tasks without an unfinished job (a finished one is re-queued when its task is in flight again). */
+/**
+ * In-flight local tasks without an unfinished job (a finished one is re-queued when its task is in flight again): no
+ * follow job, and no operator job waiting on it, whether it names the task as its target yet or only sent the request
+ * the task answered (the answer is stored a moment before the job records its target).
+ */
 export const tasksNeedingJobs = (db: Db) =>
   db
     .prepare(
@@ -64,6 +68,8 @@ export const tasksNeedingJobs = (db: Db) =>
        WHERE t.state IN ('submitted','working','unknown')
          AND NOT EXISTS (SELECT 1 FROM gateway_jobs j WHERE j.task_id = t.task_id AND j.state IN ('queued','running','retrying','failed'))
          AND NOT EXISTS (SELECT 1 FROM gateway_jobs o WHERE o.target_task_id = t.task_id AND o.state IN ('queued','running','retrying'))
+         AND NOT EXISTS (SELECT 1 FROM gateway_jobs s JOIN messages m ON m.message_id = s.dispatch_message_id
+                         WHERE m.task_id = t.task_id AND s.state IN ('queued','running','retrying'))
        ORDER BY t.updated_at, t.task_id`,
     )
     .all() as Array<{ task_id: string; agent_alias: string; context_id: string | null }>;

@@ -22,6 +22,7 @@ import { sequenceCursor } from './journal-cursor.js';
 type EventsModule = typeof import('../repos/events.js');
 let eventsModule: EventsModule | undefined;
 const loadEvents = async (): Promise<EventsModule> => (eventsModule ??= await import('../repos/events.js'));
+const loadRecords = () => import('../repos/collective-records.js');
 
 /** `fn(db, ...args)` as an async method: what it throws becomes the rejection, as with PostgreSQL. */
 const method =
@@ -115,6 +116,10 @@ function repositories(store: Store): Repositories {
       upsertPushConfig: m(pushConfigs.upsertPushConfig),
       markPushConfigDeleted: m(pushConfigs.markPushConfigDeleted),
       listPushConfigsOfTask: m(pushConfigs.listPushConfigsOfTask),
+      // Loaded on first use: the journal's reads bring its module (see the module's comment).
+      contextJournal: async (...args) => (await loadRecords()).contextJournal(store.db, ...args),
+      getMessageRecord: async (...args) => (await loadRecords()).getMessageRecord(store.db, ...args),
+      localMessagesOfContext: async (...args) => (await loadRecords()).localMessagesOfContext(store.db, ...args),
     },
     history: {
       insertContext: m(contexts.insertContext),

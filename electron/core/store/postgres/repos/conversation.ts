@@ -1,6 +1,6 @@
 /**
- * Contexts, messages, tasks and artifacts on PostgreSQL: the statements of repos/conversation.ts and repos/contexts.ts,
- * with their row types and pure helpers, so both engines keep the same rows.
+ * Contexts, messages, tasks and artifacts on PostgreSQL: the statements of repos/conversation.ts, repos/contexts.ts and
+ * repos/collective-records.ts, with their row types and pure helpers, so both engines keep the same rows.
  *
  * Two hosts may write one task's artifact at once (two gateways, a receiver pool): `writeArtifact` locks the artifact's
  * row as it reads its head, so inside transactions the writes serialize and each one bumps the version the other left
@@ -9,6 +9,8 @@
 import { nowIso } from '../../db.js';
 import { pushConfigFromRaw, type RawPushConfig } from '../../repos/push-configs.js';
 import { fromRaw, type RawContext } from '../../repos/contexts.js';
+import { eventRowOf, type EventRow, type RawEvent } from '../../repos/events.js';
+import { MESSAGE_RECORD_COLUMNS, messageRecordOf, type RawMessageRecord } from '../../repos/collective-records.js';
 import {
   appendedHead,
   splitArtifact,
@@ -31,6 +33,8 @@ import { changed, run, type Query } from './query.js';
 import { interleave } from '../../repos/update-rows.js';
 import { taskFreeUpdatesOf, updatesOfTask } from './update-rows.js';
 
+/** The columns of an events row, as journal-reads.ts reads them (decoded by eventRowOf). */
+const EVENT_COLUMNS = 'sequence, event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json';
 const TASK_COLUMNS = `task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at`;
 
 /** Tries of updateTaskStatus outside a transaction, where another host may rewrite the task JSON between read and write. */
@@ -377,6 +381,36 @@ export function conversationRepository(query: Query): ConversationRepository {
         [taskId],
       );
       return rows.map(pushConfigFromRaw);
+    },
+
+    async contextJournal(contextId, page = 1000) {
+      const events: EventRow[] = [];
+      for (let after = 0; ; ) {
+        const { rows } = await run<RawEvent>(
+          query,
+          'conversation.contextJournal',
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE context_id = $1 AND sequence > $2 ORDER BY sequence ASC LIMIT $3`,
+          [contextId, after, page],
+        );
+        events.push(...rows.map(eventRowOf));
+        if (rows.length < page) return events;
+        after = events.at(-1)!.sequence;
+      }
+    },
+
+    async getMessageRecord(messageId) {
+      const { rows } = await run<RawMessageRecord>(query, 'conversation.getMessageRecord', `SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE message_id = $1`, [messageId]);
+      return rows[0] ? messageRecordOf(rows[0]) : null;
+    },
+
+    async localMessagesOfContext(contextId) {
+      const { rows } = await run<RawMessageRecord>(
+        query,
+        'conversation.localMessagesOfContext',
+        `SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE context_id = $1 AND direction = 'local' ORDER BY created_at, rowid`,
+        [contextId],
+      );
+      return rows.map(messageRecordOf);
     },
   };
 }

@@ -34,6 +34,8 @@ export function jobRepository(query: Query): JobRepository {
          WHERE t.state IN ('submitted','working','unknown')
            AND NOT EXISTS (SELECT 1 FROM gateway_jobs j WHERE j.task_id = t.task_id AND j.state IN ('queued','running','retrying','failed'))
            AND NOT EXISTS (SELECT 1 FROM gateway_jobs o WHERE o.target_task_id = t.task_id AND o.state IN ('queued','running','retrying'))
+         AND NOT EXISTS (SELECT 1 FROM gateway_jobs s JOIN messages m ON m.message_id = s.dispatch_message_id
+                         WHERE m.task_id = t.task_id AND s.state IN ('queued','running','retrying'))
          ORDER BY t.updated_at, t.task_id`,
       );
       return rows;
