@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bounded, eventually, okData } from '../support/waits.js';
 import { sandbox, type CliResult, type Sandbox } from '../support/cli.js';
 import { freshPostgresUrl, type FreshDatabase } from '../support/postgres.js';
 import { startRecordingAgent, type RecordingAgent } from '../support/recording-agent.js';
@@ -46,30 +47,7 @@ afterEach(async () => {
   for (const undo of cleanups.splice(0).reverse()) await undo();
 });
 
-/** Polls the asynchronous `probe` until it returns something truthy, or fails after `ms` naming what it waited for. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms: number, everyMs = 250): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-/** Runs fn(0)…fn(count - 1), at most `concurrency` at a time. */
-async function bounded(count: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(count, concurrency) }, worker));
-}
-
-const ok = (res: CliResult, what: string) => {
-  expect(res.code, `${what}: ${res.stderr}`).toBe(0);
-  return res.json().data;
-};
+const ok = okData;
 
 const launchGateway = (box: Sandbox): MissiveProcess => {
   const gateway = spawnMissive(['gateway', 'run', '--interval', '200ms', '--claim-ttl', '1s', '--concurrency', '16', '--ndjson'], box.env);

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bounded, eventually, okData } from '../support/waits.js';
 import { sandbox, type CliResult, type Sandbox } from '../support/cli.js';
 import { freshPostgresUrl, type FreshDatabase } from '../support/postgres.js';
 import { spawnMissive, type MissiveProcess } from '../support/missive-process.js';
@@ -47,30 +48,7 @@ afterEach(async () => {
   for (const undo of cleanups.splice(0).reverse()) await undo();
 });
 
-/** Polls the asynchronous `probe` until it returns something truthy, or fails after `ms` naming what it waited for. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms: number, everyMs = 50): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-/** Runs fn(0)…fn(count - 1), at most `concurrency` at a time. */
-async function bounded(count: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(count, concurrency) }, worker));
-}
-
-const ok = (res: CliResult, what: string) => {
-  expect(res.code, `${what}: ${res.stderr}`).toBe(0);
-  return res.json().data;
-};
+const ok = okData;
 
 /**
  * `count` callbacks: a quarter status updates of the task (working, with a status message), half chunks appended to

@@ -61,18 +61,16 @@ const EXPIRED = `(state = 'running' AND locked_until IS NOT NULL AND locked_unti
  * follow job, and no operator job waiting on it, whether it names the task as its target yet or only sent the request
  * the task answered (the answer is stored a moment before the job records its target).
  */
-export const tasksNeedingJobs = (db: Db) =>
-  db
-    .prepare(
-      `SELECT t.task_id, t.agent_alias, t.context_id FROM tasks t
-       WHERE t.state IN ('submitted','working','unknown')
-         AND NOT EXISTS (SELECT 1 FROM gateway_jobs j WHERE j.task_id = t.task_id AND j.state IN ('queued','running','retrying','failed'))
-         AND NOT EXISTS (SELECT 1 FROM gateway_jobs o WHERE o.target_task_id = t.task_id AND o.state IN ('queued','running','retrying'))
-         AND NOT EXISTS (SELECT 1 FROM gateway_jobs s JOIN messages m ON m.message_id = s.dispatch_message_id
-                         WHERE m.task_id = t.task_id AND s.state IN ('queued','running','retrying'))
-       ORDER BY t.updated_at, t.task_id`,
-    )
-    .all() as Array<{ task_id: string; agent_alias: string; context_id: string | null }>;
+export const tasksNeedingJobs = (db: Db) => db.prepare(TASKS_NEEDING_JOBS_SQL).all() as Array<{ task_id: string; agent_alias: string; context_id: string | null }>;
+
+/** `tasksNeedingJobs`' statement, the same on both engines (no parameters). */
+export const TASKS_NEEDING_JOBS_SQL = `SELECT t.task_id, t.agent_alias, t.context_id FROM tasks t
+  WHERE t.state IN ('submitted','working','unknown')
+    AND NOT EXISTS (SELECT 1 FROM gateway_jobs j WHERE j.task_id = t.task_id AND j.state IN ('queued','running','retrying','failed'))
+    AND NOT EXISTS (SELECT 1 FROM gateway_jobs o WHERE o.target_task_id = t.task_id AND o.state IN ('queued','running','retrying'))
+    AND NOT EXISTS (SELECT 1 FROM gateway_jobs s JOIN messages m ON m.message_id = s.dispatch_message_id
+                    WHERE m.task_id = t.task_id AND s.state IN ('queued','running','retrying'))
+  ORDER BY t.updated_at, t.task_id`;
 
 export function queueJob(db: Db, j: { kind: FollowKind; taskId: string; agentAlias: string; contextId: string | null; maxAttempts: number }): void {
   db.prepare(

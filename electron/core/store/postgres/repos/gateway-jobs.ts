@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../../db.js';
-import { OPERATOR_KINDS, type JobRow, type JobState, type StoredJob } from '../../repos/gateway-jobs.js';
+import { OPERATOR_KINDS, TASKS_NEEDING_JOBS_SQL, type JobRow, type JobState, type StoredJob } from '../../repos/gateway-jobs.js';
 import type { JobRepository } from '../../storage.js';
 import { changed, run, type Query } from './query.js';
 
@@ -30,13 +30,7 @@ export function jobRepository(query: Query): JobRepository {
       const { rows } = await run<{ task_id: string; agent_alias: string; context_id: string | null }>(
         query,
         'jobs.tasksNeedingJobs',
-        `SELECT t.task_id, t.agent_alias, t.context_id FROM tasks t
-         WHERE t.state IN ('submitted','working','unknown')
-           AND NOT EXISTS (SELECT 1 FROM gateway_jobs j WHERE j.task_id = t.task_id AND j.state IN ('queued','running','retrying','failed'))
-           AND NOT EXISTS (SELECT 1 FROM gateway_jobs o WHERE o.target_task_id = t.task_id AND o.state IN ('queued','running','retrying'))
-         AND NOT EXISTS (SELECT 1 FROM gateway_jobs s JOIN messages m ON m.message_id = s.dispatch_message_id
-                         WHERE m.task_id = t.task_id AND s.state IN ('queued','running','retrying'))
-         ORDER BY t.updated_at, t.task_id`,
+        TASKS_NEEDING_JOBS_SQL,
       );
       return rows;
     },
