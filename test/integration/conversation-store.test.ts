@@ -1,7 +1,8 @@
 /**
  * Contexts, messages, tasks and artifacts through the storage interface (`Storage.conversation`), on both stores: the
  * same writes leave the same rows on the embedded SQLite file and on PostgreSQL, and a transaction that throws leaves
- * none of them. On PostgreSQL, two hosts appending to one artifact at once both land, one after the other.
+ * none of them. On PostgreSQL, two hosts appending to one artifact (or adding a message to one task) at once both land,
+ * one after the other.
  */
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -452,6 +453,31 @@ describe('conversation rows on PostgreSQL: two hosts writing one artifact at onc
     release();
     return Promise.all([first, second]);
   }
+
+  it("two transactions adding a message to one task number them one after the other", async () => {
+    const [hostA, hostB] = hosts as [(typeof hosts)[number], (typeof hosts)[number]];
+    await hostA.storage.conversation.insertMessage(message('m-0', { taskId: 't-1' }));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    const first = hostA.storage.transaction(async (tx) => {
+      await tx.conversation.insertMessage(message('m-a', { taskId: 't-1' }));
+      wrote();
+      await held;
+    });
+    await written;
+    const second = hostB.storage.transaction((tx) => tx.conversation.insertMessage(message('m-b', { taskId: 't-1' })));
+    await someoneWaits(hostA);
+    release();
+    await Promise.all([first, second]);
+    // Numbered apart: without the task's lock both read the same highest ordinal and took the next one.
+    expect(await hostA.rows(`SELECT message_id, ordinal FROM messages WHERE task_id = 't-1' ORDER BY ordinal, message_id`)).toEqual([
+      { message_id: 'm-0', ordinal: 0 },
+      { message_id: 'm-a', ordinal: 1 },
+      { message_id: 'm-b', ordinal: 2 },
+    ]);
+  });
 
   it('two transactions appending a chunk both land: versions 2 and 3, no chunk lost', async () => {
     const c = hosts[0]!.storage.conversation;

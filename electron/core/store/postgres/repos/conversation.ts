@@ -4,7 +4,8 @@
  *
  * Two hosts may write one task's artifact at once (two gateways, a receiver pool): `writeArtifact` locks the artifact's
  * row as it reads its head, so inside transactions the writes serialize and each one bumps the version the other left
- * (no lost chunk). Outside a transaction each statement commits on its own and holds nothing.
+ * (no lost chunk); `insertMessage` takes a lock on the task for the transaction, so its messages' ordinals never meet.
+ * Outside a transaction each statement commits on its own and holds nothing.
  */
 import { nowIso } from '../../db.js';
 import { pushConfigFromRaw, type RawPushConfig } from '../../repos/push-configs.js';
@@ -92,6 +93,9 @@ export function conversationRepository(query: Query): ConversationRepository {
     },
 
     async insertMessage(m) {
+      // A task's messages are numbered one after another: two hosts adding one to the same task take turns (the lock
+      // is the transaction's; outside one, each statement commits on its own and the numbers may meet).
+      if (m.taskId) await run(query, 'conversation.insertMessage', `SELECT pg_advisory_xact_lock(hashtextextended('missive.task_messages:' || $1, 0))`, [m.taskId]);
       await run(
         query,
         'conversation.insertMessage',
