@@ -332,4 +332,18 @@ describe('gateway (PostgreSQL store: a pool of gateways)', () => {
     }
     expect(await gatewayStatus()).toMatchObject({ running: false, lease: null, gateways: [] });
   }, 30_000);
+
+  it('keeps running when the shared store fails for a while, and follows the next task once it is back', async () => {
+    const gw = background({ intervalMs: 100 });
+    await waitFor('the gateway to start', async () => (await gatewayStarts()).length === 1);
+    // The job table gone for a while (as during a database's failover): every scan and claim fails meanwhile.
+    await storeRows(box, `ALTER TABLE gateway_jobs RENAME TO gateway_jobs_away`);
+    await waitFor('the gateway to report the failure', async () => gw.records.some(([kind]) => kind === 'gateway_error'));
+    await storeRows(box, `ALTER TABLE gateway_jobs_away RENAME TO gateway_jobs`);
+    const taskId = await startTask('poller');
+    await waitFor('the task to be followed to its end', async () => (await followJob(taskId))?.state === 'succeeded', 20_000);
+    // It ran on through the failures (each reported, none fatal), and stops cleanly.
+    const result = await gw.stop();
+    expect(result.settled).toBeGreaterThanOrEqual(1);
+  }, 30_000);
 });

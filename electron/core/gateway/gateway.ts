@@ -163,13 +163,19 @@ export async function runGateway(core: Core, options: GatewayOptions = {}) {
     }
     let scanned = 0;
     while (!options.once && !stop.signal.aborted) {
-      // A scan every interval; between scans, a woken gateway only claims.
-      if (Date.now() - scanned >= interval) {
-        totals.scans++;
-        scanned = Date.now();
-        await scan();
+      // A scan every interval; between scans, a woken gateway only claims. A store that fails for a moment (a shared
+      // database restarting) is reported and tried again at the next turn: the gateway keeps running.
+      try {
+        if (Date.now() - scanned >= interval) {
+          totals.scans++;
+          scanned = Date.now();
+          await scan();
+        }
+        await startDue();
+      } catch (error) {
+        record('gateway_error', { error: toMissiveError(error).toReport() });
+        woken = false;
       }
-      await startDue();
       if (woken) {
         woken = false;
         continue;
