@@ -6,14 +6,12 @@
  * a lost listening connection crashes nothing, and the pool of gateways keeps its rows.
  */
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/context.js';
-import { migratePostgres } from '../../electron/core/store/postgres/migrate.js';
-import { postgresStorage } from '../../electron/core/store/postgres/storage.js';
 import type { Storage } from '../../electron/core/store/storage.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
-import { freshPostgresUrl, withAdminClient, type FreshDatabase } from '../support/postgres.js';
-import { STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
+import { withAdminClient } from '../support/postgres.js';
+import { postgresStoragesOfBlock, STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const later = (ms = 60_000) => iso(Date.now() + ms);
@@ -242,21 +240,8 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
 });
 
 describe('the job queue shared on PostgreSQL', () => {
-  let db: FreshDatabase;
-  const storages: Storage[] = [];
-  /** A storage on its own pool, as another host's gateway would have; its pool for the clients it makes. */
-  const open = async (schema: string) => {
-    const pool = new pg.Pool({ connectionString: db.url, options: `-c search_path=${schema}`, max: 4 });
-    await migratePostgres(pool, schema);
-    const storage = postgresStorage(pool, schema, `schema ${schema}`);
-    storages.push(storage);
-    return { storage, pool };
-  };
-  beforeAll(async () => void (db = await freshPostgresUrl()));
-  afterAll(async () => {
-    await Promise.all(storages.map((st) => st.close()));
-    await db.drop();
-  });
+  /** `open(schema)`: a storage on its own pool, as another host's gateway would have; its pool for the clients it makes. */
+  const { db, open } = postgresStoragesOfBlock();
 
   it('two hosts claiming 200 jobs at once get disjoint sets that cover them all', async () => {
     const [a, b] = [await open('missive_claims'), await open('missive_claims')];
@@ -325,7 +310,7 @@ describe('the job queue shared on PostgreSQL', () => {
     pool.on('acquire', (client) => void clients.push(client));
     const stop = await storage.onJobQueued(() => undefined);
 
-    const { rows } = await withAdminClient((c) => c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN missive_jobs'`, [db.name]));
+    const { rows } = await withAdminClient((c) => c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN missive_jobs'`, [db().name]));
     expect(rows).toHaveLength(1);
     const client = clients.find((c) => (c as pg.Client & { processID: number }).processID === rows[0]!.pid)!;
     expect(client).toBeDefined();

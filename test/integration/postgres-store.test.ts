@@ -23,6 +23,7 @@ import { sqliteStorage } from '../../electron/core/store/sqlite/storage.js';
 import type { Storage } from '../../electron/core/store/storage.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
 import { freshPostgresUrl, postgresAdminUrl, withAdminClient, withUrl, type FreshDatabase } from '../support/postgres.js';
+import { postgresStoragesOfBlock } from '../support/stores.js';
 
 /** A pool as postgres/connect.ts makes one: its connections' search_path is the profile's schema. */
 const poolFor = (url: string, schema: string) => new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 });
@@ -371,20 +372,7 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
 });
 
 describe('PostgreSQL only', () => {
-  let db: FreshDatabase;
-  const storages: Storage[] = [];
-  const open = async (schema: string, url = db.url) => {
-    const pool = poolFor(url, schema);
-    await migratePostgres(pool, schema);
-    const storage = postgresStorage(pool, schema, `schema ${schema}`);
-    storages.push(storage);
-    return { storage, pool };
-  };
-  beforeAll(async () => void (db = await freshPostgresUrl()));
-  afterAll(async () => {
-    await Promise.all(storages.map((s) => s.close()));
-    await db.drop();
-  });
+  const { db, open } = postgresStoragesOfBlock();
 
   it('two profiles (two schemas) in one database do not see each other’s rows', async () => {
     const work = (await open('missive_work')).storage;
@@ -470,15 +458,18 @@ describe('PostgreSQL only', () => {
         server.close(() => resolve(free));
       });
     });
-    const url = withUrl(db.url, { user: 'team-user', password: 'pw-3xq-secret', port });
+    const url = withUrl(db().url, { user: 'team-user', password: 'pw-3xq-secret', port });
     const pool = poolFor(url, 'missive_default');
     const storage = postgresStorage(pool, 'missive_default', 'postgres://team-user@127.0.0.1 (schema missive_default)');
-    storages.push(storage);
-    for (const call of [() => storage.agents.list(), () => storage.journal.append({ type: 'test.x' }), () => storage.transaction(async () => 1), () => migratePostgres(pool, 'missive_default')]) {
-      const error = (await call().catch((e: unknown) => e)) as { code: string; exitCode: number; message: string; help?: string };
-      expect(error).toMatchObject({ code: 'missive::storage::store_unreachable', exitCode: 75 });
-      const said = `${error.message} ${error.help ?? ''}`;
-      for (const detail of ['pw-3xq-secret', 'team-user', String(port), '127.0.0.1']) expect(said).not.toContain(detail);
+    try {
+      for (const call of [() => storage.agents.list(), () => storage.journal.append({ type: 'test.x' }), () => storage.transaction(async () => 1), () => migratePostgres(pool, 'missive_default')]) {
+        const error = (await call().catch((e: unknown) => e)) as { code: string; exitCode: number; message: string; help?: string };
+        expect(error).toMatchObject({ code: 'missive::storage::store_unreachable', exitCode: 75 });
+        const said = `${error.message} ${error.help ?? ''}`;
+        for (const detail of ['pw-3xq-secret', 'team-user', String(port), '127.0.0.1']) expect(said).not.toContain(detail);
+      }
+    } finally {
+      await storage.close();
     }
   });
 });

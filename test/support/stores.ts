@@ -6,11 +6,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { createCore, type Core } from '../../electron/core/context.js';
 import { createRegistry, type Registry } from '../../electron/core/ipc/registry.js';
-import { freshPostgresUrl } from './postgres.js';
+import { migratePostgres } from '../../electron/core/store/postgres/migrate.js';
+import { postgresStorage } from '../../electron/core/store/postgres/storage.js';
+import type { Storage } from '../../electron/core/store/storage.js';
+import { freshPostgresUrl, type FreshDatabase } from './postgres.js';
 
 export const STORES = ['sqlite', 'postgres'] as const;
 export type StoreKindUnderTest = (typeof STORES)[number];
@@ -55,4 +59,29 @@ export function registryOnStoreEach(kind: StoreKindUnderTest, use: (opened: Open
     await opened.store.release();
     rmSync(home, { recursive: true, force: true });
   });
+}
+
+/**
+ * For the describe block it is called in: a fresh PostgreSQL database (`db()`, once the block's tests run), and
+ * `open(schema)`: a storage on a pool of its own, as another host has, its schema migrated; every storage closed and
+ * the database dropped after the block. `url` opens it as another user (or through a proxy).
+ */
+export function postgresStoragesOfBlock() {
+  let db: FreshDatabase;
+  const storages: Storage[] = [];
+  beforeAll(async () => void (db = await freshPostgresUrl()));
+  afterAll(async () => {
+    await Promise.all(storages.map((storage) => storage.close()));
+    await db.drop();
+  });
+  return {
+    db: () => db,
+    open: async (schema: string, url = db.url) => {
+      const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 });
+      await migratePostgres(pool, schema);
+      const storage = postgresStorage(pool, schema, `schema ${schema}`);
+      storages.push(storage);
+      return { storage, pool };
+    },
+  };
 }

@@ -79,7 +79,11 @@ export interface MemberHooks {
 export type QueuedSends = (run: FanOutRun, hooks: MemberHooks) => Promise<void>;
 
 /** Task states that mean the agent took the message but the work failed. */
-export const FAILED_STATES = new Set<TaskStateName>(['failed', 'rejected']);
+const FAILED_STATES = new Set<TaskStateName>(['failed', 'rejected']);
+
+/** A member whose agent answered with a failed or rejected task failed (`orchestration::task_<state>`, exit 80); null otherwise. */
+export const failedTask = (state: TaskStateName | null): MissiveError | null =>
+  state && FAILED_STATES.has(state) ? new MissiveError('orchestration', `task_${state}`, `the agent answered with a ${state} task`, { exitCode: 80 }) : null;
 
 type PlannedSend = ReturnType<FanOutInput['plan']>[number];
 
@@ -244,10 +248,8 @@ async function deliverToMember(run: FanOutRun, index: number, prepared: Prepared
       member.response_shape = result.response_shape;
       member.task_id = result.task?.task_id ?? null;
       member.state = result.task?.state ?? null;
-      if (member.state && FAILED_STATES.has(member.state)) {
-        return outcomeSteps(run, member, 'failed', new MissiveError('orchestration', `task_${member.state}`, `the agent answered with a ${member.state} task`, { exitCode: 80 }));
-      }
-      return outcomeSteps(run, member, 'succeeded', null);
+      const failed = failedTask(member.state);
+      return outcomeSteps(run, member, failed ? 'failed' : 'succeeded', failed);
     });
     run.onMember?.(member);
   } catch (error) {

@@ -18,7 +18,7 @@ import { startCheckedJob } from './credentials.js';
 import type { JobDelivery } from './execute.js';
 import type { StoredJob } from '../store/repos/gateway-jobs.js';
 import type { TaskStateName } from '../store/repos/conversation.js';
-import { FAILED_STATES, type FanOutRun, type MemberHooks, type MemberResult, type QueuedSends } from '../collectives/fan-out.js';
+import { failedTask, type FanOutRun, type MemberHooks, type MemberResult, type QueuedSends } from '../collectives/fan-out.js';
 
 /** A send job's result (jobs/execute.ts), as far as a member's report reads it. */
 interface SendJobResult {
@@ -90,8 +90,6 @@ async function report(run: FanOutRun, hooks: MemberHooks, member: MemberResult, 
     const error = errorFromReport(result.error);
     return hooks.finishMember(run, member, error.code === 'missive::transport::timeout' ? 'timeout' : 'failed', error);
   }
-  if (member.state && FAILED_STATES.has(member.state)) {
-    return hooks.finishMember(run, member, 'failed', new MissiveError('orchestration', `task_${member.state}`, `the agent answered with a ${member.state} task`, { exitCode: 80 }));
-  }
-  await hooks.finishMember(run, member, 'succeeded', null);
+  const failed = failedTask(member.state);
+  await hooks.finishMember(run, member, failed ? 'failed' : 'succeeded', failed);
 }

@@ -17,6 +17,7 @@ import type { CallEventType, JournalRow, MessageRow, StartsQuery, ThreadArtifact
 import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredMessage, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './repos/conversation.js';
 import type { ContextRow, ContextRows, ContextSummary } from './repos/contexts.js';
 import type { PushConfigRow } from './repos/push-configs.js';
+import type { LeaseRow } from './repos/gateway-lease.js';
 import type { MessageRecord } from './repos/collective-records.js';
 import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './repos/gateway-jobs.js';
 
@@ -176,14 +177,7 @@ export interface ConversationRepository {
 }
 
 /** One gateway as the pool lists it (`gateway status`): SQLite's single lease row, or a member of a PostgreSQL pool. */
-export interface GatewayRow {
-  holder: string;
-  pid: number;
-  host: string;
-  started_at: string;
-  renewed_at: string;
-  expires_at: string;
-}
+export type GatewayRow = Omit<LeaseRow, 'profile'>;
 
 /**
  * The gateways of a profile on a PostgreSQL store: a pool, one row per running gateway (migration 0003), renewed while

@@ -9,6 +9,7 @@
 import type { Core } from '../context.js';
 import { appendEvent, type NewEvent } from '../store/repos/events.js';
 import type { Store } from '../store/store.js';
+import { checkWritable } from '../store/sqlite/storage.js';
 import { runSteps, runStepsSync, type Steps } from '../store/steps.js';
 import { commitGroups } from './commit-group.js';
 
@@ -36,6 +37,6 @@ export function sqliteCallbackStore(store: () => Store): CallbackStore {
   return {
     persist: (steps) => grouped(() => runStepsSync(store().db, steps())),
     append: async (event) => void appendEvent(store().db, event),
-    checkWritable: async () => void store().transaction(() => store().db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run()),
+    checkWritable: async () => checkWritable(store()),
   };
 }

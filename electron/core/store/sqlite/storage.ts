@@ -147,6 +147,9 @@ function repositories(store: Store): Repositories {
   };
 }
 
+/** Throws unless the SQLite file accepts writes now: a write that changes nothing, in an IMMEDIATE transaction. */
+export const checkWritable = (store: Store): void => void store.transaction(() => store.db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run());
+
 export function sqliteStorage(store: Store): Storage {
   const repos = repositories(store);
   return {
@@ -161,7 +164,7 @@ export function sqliteStorage(store: Store): Storage {
     },
     // One host, and its gateway scans the queue: nothing to listen to.
     onJobQueued: async () => async () => {},
-    checkWritable: async () => void store.transaction(() => store.db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run()),
+    checkWritable: async () => checkWritable(store),
     // The store belongs to the core (it is closed with it): closing the interface leaves it open.
     close: async () => {},
   };

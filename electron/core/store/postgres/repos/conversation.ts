@@ -1,6 +1,7 @@
 /**
- * Contexts, messages, tasks and artifacts on PostgreSQL: the statements of repos/conversation.ts, repos/contexts.ts and
- * repos/collective-records.ts, with their row types and pure helpers, so both engines keep the same rows.
+ * Contexts, messages, tasks and artifacts on PostgreSQL: the statements of repos/conversation.ts and repos/contexts.ts,
+ * with their row types and pure helpers, so both engines keep the same rows; push configs (push-configs.ts) and what
+ * replay reads back (collective-records.ts) are their own modules.
  *
  * Two hosts may write one task's artifact at once (two gateways, a receiver pool): `writeArtifact` locks the artifact's
  * row as it reads its head, so inside transactions the writes serialize and each one bumps the version the other left
@@ -8,10 +9,7 @@
  * Outside a transaction each statement commits on its own and holds nothing.
  */
 import { nowIso } from '../../db.js';
-import { pushConfigFromRaw, type RawPushConfig } from '../../repos/push-configs.js';
 import { fromRaw, type RawContext } from '../../repos/contexts.js';
-import { eventRowOf, type EventRow, type RawEvent } from '../../repos/events.js';
-import { MESSAGE_RECORD_COLUMNS, messageRecordOf, type RawMessageRecord } from '../../repos/collective-records.js';
 import {
   appendedHead,
   splitArtifact,
@@ -33,9 +31,9 @@ import { storageError } from '../../../../../shared/errors.js';
 import { changed, run, type Query } from './query.js';
 import { interleave } from '../../repos/update-rows.js';
 import { taskFreeUpdatesOf, updatesOfTask } from './update-rows.js';
+import { pushConfigMethods } from './push-configs.js';
+import { collectiveRecordMethods } from './collective-records.js';
 
-/** The columns of an events row, as journal-reads.ts reads them (decoded by eventRowOf). */
-const EVENT_COLUMNS = 'sequence, event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json';
 const TASK_COLUMNS = `task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at`;
 
 /** Tries of updateTaskStatus outside a transaction, where another host may rewrite the task JSON between read and write. */
@@ -360,61 +358,7 @@ export function conversationRepository(query: Query): ConversationRepository {
       return interleave<StoredMessage, StoredMessage>(messages.rows.map(storedFromRaw), updates.map(storedFromUpdate)).reverse();
     },
 
-    async upsertPushConfig(c) {
-      await run(
-        query,
-        'conversation.upsertPushConfig',
-        `INSERT INTO push_configs (push_config_id, agent_alias, task_id, callback_url, remote_config_json) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (task_id, push_config_id) DO UPDATE SET callback_url = excluded.callback_url, remote_config_json = excluded.remote_config_json,
-           deleted_at = NULL, updated_at = $6`,
-        [c.id, c.agentAlias, c.taskId, c.url, JSON.stringify(c.redactedJson), nowIso()],
-      );
-    },
-
-    async markPushConfigDeleted(taskId, configId) {
-      const now = nowIso();
-      await run(query, 'conversation.markPushConfigDeleted', `UPDATE push_configs SET deleted_at = $1, updated_at = $1 WHERE task_id = $2 AND push_config_id = $3`, [now, taskId, configId]);
-    },
-
-    async listPushConfigsOfTask(taskId) {
-      const { rows } = await run<RawPushConfig>(
-        query,
-        'conversation.listPushConfigsOfTask',
-        `SELECT push_config_id, agent_alias, task_id, callback_url, remote_config_json, deleted_at, created_at, updated_at FROM push_configs
-         WHERE task_id = $1 ORDER BY created_at, push_config_id`,
-        [taskId],
-      );
-      return rows.map(pushConfigFromRaw);
-    },
-
-    async contextJournal(contextId, page = 1000) {
-      const events: EventRow[] = [];
-      for (let after = 0; ; ) {
-        const { rows } = await run<RawEvent>(
-          query,
-          'conversation.contextJournal',
-          `SELECT ${EVENT_COLUMNS} FROM events WHERE context_id = $1 AND sequence > $2 ORDER BY sequence ASC LIMIT $3`,
-          [contextId, after, page],
-        );
-        events.push(...rows.map(eventRowOf));
-        if (rows.length < page) return events;
-        after = events.at(-1)!.sequence;
-      }
-    },
-
-    async getMessageRecord(messageId) {
-      const { rows } = await run<RawMessageRecord>(query, 'conversation.getMessageRecord', `SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE message_id = $1`, [messageId]);
-      return rows[0] ? messageRecordOf(rows[0]) : null;
-    },
-
-    async localMessagesOfContext(contextId) {
-      const { rows } = await run<RawMessageRecord>(
-        query,
-        'conversation.localMessagesOfContext',
-        `SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE context_id = $1 AND direction = 'local' ORDER BY created_at, rowid`,
-        [contextId],
-      );
-      return rows.map(messageRecordOf);
-    },
+    ...pushConfigMethods(query),
+    ...collectiveRecordMethods(query),
   };
 }

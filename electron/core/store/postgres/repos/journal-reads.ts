@@ -36,7 +36,8 @@ import { failedOutcomeSql } from '../../repos/journal-query.js';
 import type { JournalCursor, JournalFilters, JournalReader } from '../../storage.js';
 import { run, type Query } from './query.js';
 
-const COLUMNS = 'sequence, event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json';
+/** The columns of an events row the readers decode (`eventRowOf`). */
+export const EVENT_READ_COLUMNS = 'sequence, event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json';
 
 /**
  * What `--outcome failed` keeps (repos/journal-query.ts), a payload field read by json_text_path (v2) as SQLite's
@@ -109,7 +110,7 @@ export function listSql(query: JournalFilters & { limit?: number }): { sql: stri
   const p = new Params();
   const where = filterTerms(query, p);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  return { sql: `SELECT ${COLUMNS} FROM events ${clause} ORDER BY sequence DESC LIMIT ${p.add(query.limit ?? 50)}`, params: p.values };
+  return { sql: `SELECT ${EVENT_READ_COLUMNS} FROM events ${clause} ORDER BY sequence DESC LIMIT ${p.add(query.limit ?? 50)}`, params: p.values };
 }
 
 /**
@@ -128,7 +129,7 @@ export function afterSql(query: JournalFilters, page: { seen: string | null; upT
   where.push(`xact_id < ${p.add(bounds(page.upTo).xmax)}::xid8`, `pg_visible_in_snapshot(xact_id, ${p.add(page.upTo)}::pg_snapshot)`);
   if (page.after > 0) where.push(`sequence > ${p.add(page.after)}`);
   where.push(...filterTerms(query, p));
-  return { sql: `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY sequence ASC LIMIT ${p.add(limit)}`, params: p.values };
+  return { sql: `SELECT ${EVENT_READ_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY sequence ASC LIMIT ${p.add(limit)}`, params: p.values };
 }
 
 export function postgresJournalReads(query: Query): JournalReader {

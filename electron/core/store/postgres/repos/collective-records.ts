@@ -1,0 +1,43 @@
+/**
+ * What `events replay` reads back on PostgreSQL (repos/collective-records.ts's statements): a context's journal in
+ * sequence order, message records, a context's local messages.
+ */
+import { MESSAGE_RECORD_COLUMNS, messageRecordOf, type RawMessageRecord } from '../../repos/collective-records.js';
+import { eventRowOf, type EventRow, type RawEvent } from '../../repos/events.js';
+import type { ConversationRepository } from '../../storage.js';
+import { EVENT_READ_COLUMNS } from './journal-reads.js';
+import { run, type Query } from './query.js';
+
+export function collectiveRecordMethods(query: Query): Pick<ConversationRepository, 'contextJournal' | 'getMessageRecord' | 'localMessagesOfContext'> {
+  return {
+    async contextJournal(contextId, page = 1000) {
+      const events: EventRow[] = [];
+      for (let after = 0; ; ) {
+        const { rows } = await run<RawEvent>(
+          query,
+          'conversation.contextJournal',
+          `SELECT ${EVENT_READ_COLUMNS} FROM events WHERE context_id = $1 AND sequence > $2 ORDER BY sequence ASC LIMIT $3`,
+          [contextId, after, page],
+        );
+        events.push(...rows.map(eventRowOf));
+        if (rows.length < page) return events;
+        after = events.at(-1)!.sequence;
+      }
+    },
+
+    async getMessageRecord(messageId) {
+      const { rows } = await run<RawMessageRecord>(query, 'conversation.getMessageRecord', `SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE message_id = $1`, [messageId]);
+      return rows[0] ? messageRecordOf(rows[0]) : null;
+    },
+
+    async localMessagesOfContext(contextId) {
+      const { rows } = await run<RawMessageRecord>(
+        query,
+        'conversation.localMessagesOfContext',
+        `SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE context_id = $1 AND direction = 'local' ORDER BY created_at, rowid`,
+        [contextId],
+      );
+      return rows.map(messageRecordOf);
+    }
+  };
+}
