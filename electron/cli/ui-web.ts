@@ -1,12 +1,14 @@
 /**
  * `missive ui --web [--port N] [--host ADDR [--allow-remote]] [--open]`: the desktop app's renderer and IPC contract
- * served to a browser (electron/core/web-console). Prints the URL (it carries this launch's token), optionally opens
- * the browser, and serves until SIGINT or SIGTERM (or --timeout), then closes cleanly.
+ * served to a browser (electron/core/web-console). Prints the URL (the address bound, this launch's token in the
+ * fragment), optionally opens the browser on a redirect file only this user can read (a command line is readable by
+ * every local user), and serves until SIGINT or SIGTERM (or --timeout), then closes cleanly.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { installation } from '../core/install-root.js';
 import { startWebConsole } from '../core/web-console/server.js';
+import { writeRedirectFile, type RedirectFile } from '../core/web-console/redirect-file.js';
 import { rendererMissing } from '../core/web-console/static-files.js';
 import { usageError } from '../../shared/errors.js';
 import type { CommandContext } from './command-context.js';
@@ -52,9 +54,19 @@ export function browserCommand(url: string, env: NodeJS.ProcessEnv, platform: No
   return { command: 'xdg-open', args: [url] };
 }
 
-/** Starts the browser and lets it go; a failure is only a warning (the URL is printed anyway). */
-function openBrowser(url: string, env: NodeJS.ProcessEnv, warn: (message: string) => void): void {
-  const { command, args } = browserCommand(url, env);
+/**
+ * Starts the browser on a redirect file to `url` and lets it go; a failure is only a warning (the URL is printed
+ * anyway). The file, while there is one, is for the caller to remove.
+ */
+async function openBrowser(url: string, env: NodeJS.ProcessEnv, warn: (message: string) => void): Promise<RedirectFile | undefined> {
+  let file: RedirectFile;
+  try {
+    file = await writeRedirectFile(url);
+  } catch (error) {
+    warn(`could not write the file to open in a browser (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): open the URL above yourself`);
+    return undefined;
+  }
+  const { command, args } = browserCommand(file.url, env);
   try {
     const child = spawn(command, args, { detached: true, stdio: 'ignore', env: { ...env } });
     child.once('error', (error: NodeJS.ErrnoException) => warn(`could not open a browser with ${command} (${error.code ?? error.message}): open the URL above yourself`));
@@ -62,6 +74,7 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv, warn: (message: string
   } catch (error) {
     warn(`could not open a browser with ${command} (${(error as Error).message}): open the URL above yourself`);
   }
+  return file;
 }
 
 export async function runWebConsole(ctx: CommandContext, o: WebConsoleFlags): Promise<number | void> {
@@ -76,14 +89,16 @@ export async function runWebConsole(ctx: CommandContext, o: WebConsoleFlags): Pr
     tailEventsMs: 500,
     onWarning: (message) => out.warning(message),
   });
+  let opened: RedirectFile | undefined;
   try {
     out.result('web_console', { url: webConsole.url, origin: webConsole.origin, host: webConsole.host, port: webConsole.port }, (d) =>
-      [`missive web console: ${d.url}`, '  open it in a browser on this machine (the token in it is for this launch only); Ctrl-C to stop'].join('\n'),
+      [`missive web console: ${d.url}`, '  open it in a browser on this machine (the token after # is for this launch only; keep it to yourself); Ctrl-C to stop'].join('\n'),
     );
-    if (o.open) openBrowser(webConsole.url, deps.env, (message) => out.warning(message));
+    if (o.open) opened = await openBrowser(webConsole.url, deps.env, (message) => out.warning(message));
     await untilSignal(flags.timeout ? core.timeoutMs : undefined);
   } finally {
     await webConsole.close();
+    await opened?.remove();
   }
   out.event('web_console_stopped', { origin: webConsole.origin }, (d) => `web console at ${d.origin} stopped`);
   return 0;

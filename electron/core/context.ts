@@ -9,7 +9,8 @@ import { resolveServiceParameters, type ServiceParameters } from './a2a/service-
 import { createKeytarStore, type SecretStore } from './auth/secret-store.js';
 import { openStore, type Store } from './store/store.js';
 import type { Storage } from './store/storage.js';
-import { selectStore, type StoreSelection } from './store/selection.js';
+import { selectStore, STORE_URL_ENV, type StoreSelection } from './store/selection.js';
+import { storeUrlHasPassword, storeUrlSecrets } from './config/store-url.js';
 import { syncConfigSeeds } from './agents/seed.js';
 import { ensureStateDir } from './security/private-files.js';
 import { storeUnsupported } from './store/team-scope.js';
@@ -69,6 +70,11 @@ export interface Core {
   warn(message: string): void;
   /** Also sends each warning to `listener` (the IPC registry: notices in the window); returns the unsubscribe. */
   onWarning(listener: (message: string) => void): () => void;
+  /**
+   * The auth refs this process may read a secret for (a gateway's `[gateway] job_auth_refs`); undefined: any the
+   * user bound. auth/host-trust.ts enforces it.
+   */
+  readonly authRefsAllowed?: ReadonlySet<string>;
   /** Notes credentials this process sent (or was given), so every output scrubs them, even when a peer echoes one. */
   rememberSecrets(values: readonly string[]): void;
   /** The credentials noted so far: what outputs (CLI, IPC replies, adapter frames) scrub besides their own lists. */
@@ -91,7 +97,7 @@ export function createCore(options: CoreOptions = {}): Core {
   const warned = new Set<string>();
   const warningListeners = new Set<(message: string) => void>();
   const seenSecrets = new Set<string>();
-  return {
+  const core: Core = {
     config,
     paths,
     env,
@@ -142,6 +148,25 @@ export function createCore(options: CoreOptions = {}): Core {
       storage = undefined;
     },
   };
+  if (storeSelection.kind === 'postgres') {
+    // The store's password is a secret of this invocation from the start, like an auth ref's: outputs, the journal
+    // and stored messages scrub it (a password_ref's is added when the pool resolves it: store/postgres/connect.ts).
+    core.rememberSecrets(storePasswords(storeSelection, env));
+    if (storeSelection.from === '--store' && storeUrlHasPassword(storeSelection.url)) {
+      core.warn(
+        `the password in --store's URL can be read by every local user (ps, /proc) while missive runs: give the URL in ${STORE_URL_ENV} instead, or leave the password out of it and set [store] password_env (or password_ref)`,
+      );
+    }
+  }
+  return core;
+}
+
+/** The store passwords known without connecting: the URLs' (--store's, or MISSIVE_STORE_URL's), password_env's, PGPASSWORD. */
+function storePasswords(selection: StoreSelection & { kind: 'postgres' }, env: NodeJS.ProcessEnv): string[] {
+  const out = [...storeUrlSecrets(selection.url), ...storeUrlSecrets(env[STORE_URL_ENV])];
+  if (selection.passwordEnv && env[selection.passwordEnv]) out.push(env[selection.passwordEnv]!);
+  if (env.PGPASSWORD) out.push(env.PGPASSWORD);
+  return out;
 }
 
 async function openStorage(core: Core, selection: StoreSelection): Promise<Storage> {

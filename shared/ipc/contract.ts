@@ -197,6 +197,11 @@ export const CHANNELS = {
   /** The card as the agent serves it, read or refused: every issue and the raw JSON (an alias, or a URL not registered yet). */
   'agents.rawCard': { input: z.strictObject({ alias: alias.optional(), url: url.optional() }), output: out.rawCardView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
+  /** A shared store: this host confirms that the agent's credentials may go to its origins as the store has them now. */
+  'agents.trust': {
+    input: z.strictObject({ alias }),
+    output: loose({ alias: z.string(), origins: z.array(z.string()), auth_ref: z.string().nullable(), previous: loose({ origins: z.array(z.string()), auth_ref: z.string().nullable() }).nullable() }),
+  },
   'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional(), extended: z.boolean().optional() }), output: out.inspectView },
   /** Card fetch (refresh) of every registered agent, at most 4 at once; one failure does not stop the others. */
   'agents.refreshAll': { input: z.strictObject({}), output: z.object({ agents: z.array(loose({ alias: z.string(), ok: z.boolean(), latency_ms: z.number(), status: z.string().nullable(), error: loose({ code: z.string(), message: z.string() }).nullable() })) }) },
@@ -278,6 +283,11 @@ export const CHANNELS = {
   'auth.add': { input: authRefInput, output: out.authList.shape.auth_refs.element },
   /** Replaces a local auth ref's settings under the same name (agents using it follow). */
   'auth.update': { input: authRefInput, output: out.authList.shape.auth_refs.element },
+  /** A shared store: on this host, the ref's secret comes from this env var or keyring entry (the shared row never decides). */
+  'auth.bind': {
+    input: z.strictObject({ name: alias, env: z.string().min(1).max(255).optional(), keyringService: z.string().min(1).max(255).optional(), keyringAccount: z.string().min(1).max(255).optional() }),
+    output: out.authList.shape.auth_refs.element,
+  },
   'auth.remove': { input: z.strictObject({ name: alias }), output: loose({ name: z.string(), removed: z.literal(true), unlinked_agents: z.array(z.string()) }) },
   /** The secret goes to the keyring (or, without one, this session's memory: `session_only`); nothing of it comes back. */
   'auth.setSecret': { input: z.strictObject({ name: alias, secret: z.string().min(1).max(16_384) }), output: ok.extend({ session_only: z.boolean() }) },

@@ -23,6 +23,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let box: Sandbox;
 let gui: Gui;
+/** The page's calls still open: its views' loads (the event stream, open for the page's life, is not one). */
+const invoking = new Set<unknown>();
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `Chromium is expected at ${CHROMIUM} (apt-get install chromium)`).toBe(true);
@@ -33,6 +35,9 @@ beforeAll(async () => {
   await box.run(['send', 'tasks', 'make a file']);
   await box.run(['group', 'create', 'team', '--member', 'echo', '--member', 'tasks']);
   gui = await startGui(box, { viewport: { width: 1280, height: 800 } });
+  gui.page.on('request', (r) => void (r.url().includes('/api/invoke') && invoking.add(r)));
+  gui.page.on('requestfinished', (r) => void invoking.delete(r));
+  gui.page.on('requestfailed', (r) => void invoking.delete(r));
 }, 60_000);
 
 afterAll(async () => {
@@ -70,7 +75,7 @@ describe('accessibility (axe-core)', () => {
         await page.getByTestId(`nav-${view}`).click();
         await expect.poll(text(page.getByTestId(`view-${view}`)), POLL).not.toBe('');
         // Let the view's first loads settle so axe sees the filled view, not its loading state.
-        await page.waitForLoadState('networkidle');
+        await expect.poll(() => invoking.size, POLL).toBe(0);
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         const violations = await axe();
         blocking.push(...describeViolations(view, violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')));

@@ -73,32 +73,53 @@ type GapWindow = { __gap: { armed: boolean; replayed: number } };
  * Installed before the page loads: replays the last live-tail report (`events.appended`) on the page's event stream
  * at the moment History's next `history.list` call leaves, once armed. That is what a loaded machine does now and
  * then: a report is delivered while History is starting the reload the previous one asked for, before React has
- * rendered it.
+ * rendered it. The event stream is a streamed fetch of /api/events: its body is passed through frame by frame, and
+ * the replay is one more frame (without an id, as a duplicate delivery would be) put between two of them.
  */
 function reportDuringReload() {
-  const w = window as unknown as GapWindow & { EventSource: typeof EventSource; fetch: typeof fetch };
-  const Native = w.EventSource;
-  const sources: EventSource[] = [];
+  const w = window as unknown as GapWindow & { fetch: typeof fetch };
+  const inject: Array<(frame: string) => void> = [];
   let last: string | null = null;
-  w.EventSource = class extends Native {
-    constructor(url: string | URL, init?: EventSourceInit) {
-      super(url, init);
-      sources.push(this);
-      this.addEventListener('message', (e) => {
-        if (e.data.includes('"channel":"events.appended"')) last = e.data;
-      });
-    }
-  };
   const nativeFetch = w.fetch.bind(window);
+  const encoder = new TextEncoder();
   w.__gap = { armed: false, replayed: 0 };
-  w.fetch = (input, init) => {
+  w.fetch = async (input, init) => {
     const body = typeof init?.body === 'string' ? init.body : '';
-    if (w.__gap.armed && last && body.includes('"channel":"history.list"')) {
+    if (w.__gap.armed && last && inject.length && body.includes('"channel":"history.list"')) {
       w.__gap.armed = false;
       w.__gap.replayed++;
-      sources.at(-1)!.dispatchEvent(new MessageEvent('message', { data: last }));
+      inject.at(-1)!(`data: ${last}\n\n`);
     }
-    return nativeFetch(input, init);
+    const response = await nativeFetch(input, init);
+    if (!String(input instanceof Request ? input.url : input).includes('/api/events') || !response.body) return response;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    const frames = new ReadableStream<Uint8Array>({
+      start(controller) {
+        inject.push((frame) => controller.enqueue(encoder.encode(frame)));
+        void (async () => {
+          let pending = '';
+          try {
+            for (;;) {
+              const { value, done } = await reader.read();
+              if (done) break;
+              pending += value;
+              for (let end = pending.indexOf('\n\n'); end >= 0; end = pending.indexOf('\n\n')) {
+                const frame = pending.slice(0, end + 2);
+                pending = pending.slice(end + 2);
+                const data = /^data: (.*)$/m.exec(frame)?.[1];
+                if (data?.includes('"channel":"events.appended"')) last = data;
+                controller.enqueue(encoder.encode(frame));
+              }
+            }
+            controller.close();
+          } catch (error) {
+            controller.error(error);
+          }
+        })();
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(frames, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 

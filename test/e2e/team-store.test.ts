@@ -12,6 +12,8 @@ import { sandbox, type Sandbox } from '../support/cli.js';
 import { startAgents } from '../support/agents.js';
 import { CHROMIUM, POLL, readText, startGui, text, type Gui } from '../support/gui.js';
 import { freshPostgresUrl, type FreshDatabase } from '../support/postgres.js';
+import { startSecuredAgent } from '../support/secured-agent.js';
+import pg from 'pg';
 
 let db: FreshDatabase;
 const boxes: Sandbox[] = [];
@@ -35,8 +37,8 @@ afterEach(async () => {
 });
 
 /** A console of a new home whose store is the shared database. */
-async function consoleOnSharedStore(): Promise<{ box: Sandbox; gui: Gui }> {
-  const box = sandbox({ MISSIVE_STORE_URL: db.url });
+async function consoleOnSharedStore(env: Record<string, string> = {}): Promise<{ box: Sandbox; gui: Gui }> {
+  const box = sandbox({ MISSIVE_STORE_URL: db.url, ...env });
   boxes.push(box);
   const gui = await startGui(box, { viewport: { width: 1280, height: 800 } });
   guis.push(gui);
@@ -105,5 +107,39 @@ describe('two web consoles on one PostgreSQL store', () => {
     await expect.poll(text(events.getByTestId('event-list')), POLL).toContain('later');
 
     for (const { box } of [alice, bob]) expect(existsSync(sqliteFile(box))).toBe(false);
+  });
+
+  it("asks before this host's credentials go to a shared agent whose row moved, and sends them only once confirmed", async () => {
+    const real = await startSecuredAgent({ token: 'alice-token-of-the-real-one' });
+    const evil = await startSecuredAgent();
+    try {
+      const alice = await consoleOnSharedStore({ SVC_TOKEN: 'alice-token-of-the-real-one' });
+      expect((await alice.box.run(['auth', 'add', 'svc-token', '--env', 'SVC_TOKEN'])).code).toBe(0);
+      expect((await alice.box.run(['agent', 'add', 'svc', real.baseUrl, '--auth-ref', 'svc-token'])).code).toBe(0);
+      // A database user points the shared row at another server.
+      const client = new pg.Client({ connectionString: db.url, options: '-c search_path=missive_default' });
+      await client.connect();
+      await client.query(`UPDATE agents SET base_url = $1, agent_card_json = NULL, agent_card_url = NULL WHERE alias = 'svc'`, [evil.baseUrl]);
+      await client.end();
+
+      const a = alice.gui.page;
+      await a.reload();
+      const row = a.locator('[data-testid=agent-row][data-alias=svc]');
+      await expect.poll(text(row), POLL).toContain(evil.baseUrl);
+      await row.getByRole('button', { name: 'Inspect svc' }).click();
+      const view = a.getByTestId('view-agents');
+      await expect.poll(text(view.getByTestId('error-code')), POLL).toContain('missive::auth::shared_agent_changed');
+      expect(await readText(view.getByTestId('error-message'))).toContain(new URL(evil.baseUrl).origin);
+      expect(evil.allRequests).toEqual([]);
+      await alice.gui.shot('team-trust-prompt');
+
+      await view.getByTestId('trust-confirm').click();
+      await expect.poll(text(view.getByTestId('trust-confirmed')), POLL).toContain(`may go to ${new URL(evil.baseUrl).origin}`);
+      await row.getByRole('button', { name: 'Inspect svc' }).click();
+      await expect.poll(text(a.getByTestId('agent-card')), POLL).toContain('secured agent');
+      expect(evil.allRequests.some((r) => r.authorization === 'Bearer alice-token-of-the-real-one')).toBe(true);
+    } finally {
+      await Promise.all([real.close(), evil.close()]);
+    }
   });
 });

@@ -371,6 +371,9 @@ describe('adapter stdio: every channel of the contract', () => {
     expect((await adapter.ok('agents.list')).agents.find((a: Frame) => a.alias === 'secure').auth_ref).toBeNull();
     expect(await adapter.ok('agents.set', { alias: 'secure', authRef: 'hdr' })).toMatchObject({ alias: 'secure', auth_ref: 'hdr' });
     expect((await adapter.fails('agents.set', { alias: 'secure', authRef: 'no-such-ref' })).exit_code).toBe(78);
+    // Binding a ref and confirming an agent on this host mean something on a shared store only (this one is local).
+    expect((await adapter.fails('auth.bind', { name: 'hdr', env: 'HDR_TOKEN' })).code).toBe('missive::validation::store_not_shared');
+    expect((await adapter.fails('agents.trust', { alias: 'secure' })).code).toBe('missive::validation::store_not_shared');
 
     expect(await adapter.ok('groups.create', { group: 'trio', members: ['echo'] })).toMatchObject({ group_name: 'trio' });
     await adapter.ok('groups.addMember', { group: 'trio', alias: 'task' });

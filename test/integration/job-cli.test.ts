@@ -136,13 +136,13 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       const shown = (await box.run(['job', 'show', send.job_id, '--json'])).json();
       expect(shown).toMatchObject({ kind: 'job_show', data: { job_id: send.job_id, state: 'queued' } });
 
-      // What the gateway will execute: the inputs as typed, the message id fixed at start, no per-process wire or deadline.
+      // What the gateway will execute: the parts as built at start, the message id fixed then, no per-process wire or
+      // deadline, and nothing the gateway's host would read (no path, no working directory).
       const stored = JSON.parse(await storedRequest(send.job_id));
-      expect(stored).toMatchObject({ kind: 'send', input: { agent: 'echo', text: 'hello', messageId: send.summary.message_id } });
-      expect(stored.input).not.toHaveProperty('wire');
-      expect(stored.input).not.toHaveProperty('deadline');
-      expect(JSON.parse(await storedRequest(stream.job_id))).toMatchObject({ kind: 'stream', force: true, input: { parts: ['text=one', 'text=two'] } });
-      expect(JSON.parse(await storedRequest(bcast.job_id))).toMatchObject({ kind: 'bcast', group: 'g', contextId: context, execution: 'sequential', inputs: { text: 'status?' } });
+      expect(stored).toMatchObject({ kind: 'send', input: { agent: 'echo', captured: { parts: [{ text: 'hello' }], bytes: 5 }, messageId: send.summary.message_id } });
+      expect(Object.keys(stored.input).sort()).toEqual(['agent', 'captured', 'messageId']);
+      expect(JSON.parse(await storedRequest(stream.job_id))).toMatchObject({ kind: 'stream', force: true, input: { captured: { parts: [{ text: 'one' }, { text: 'two' }] } } });
+      expect(JSON.parse(await storedRequest(bcast.job_id))).toMatchObject({ kind: 'bcast', group: 'g', contextId: context, execution: 'sequential', inputs: { captured: { parts: [{ text: 'status?' }] } } });
       expect((await eventsOf('missive.job.started')).map((p) => p.job_id)).toEqual([send, stream, wait, bcast].map((j) => j.job_id));
     });
 
@@ -172,7 +172,10 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
         [['bcast', 'nogroup', 'hi'], 64, 'missive::validation::unknown_group'],
         [['reduce', 'nogroup', '--context', 'c1'], 64, 'missive::validation::unknown_group'],
         [['reduce', 'g', '--context', 'c1', '--strategy', 'custom'], 64, 'missive::validation::template_required'],
-        [['reduce', 'g', '--context', 'c1', '--reducer-agent', 'echo', '--command', 'cat'], 64, 'missive::validation::conflicting_reducers'],
+        [['reduce', 'g', '--context', 'c1', '--reducer-agent', 'echo', '--gateway-command', 'cat'], 64, 'missive::validation::conflicting_reducers'],
+        // A job never carries a command line: the gateway runs only commands its own config names.
+        [['reduce', 'g', '--context', 'c1', '--command', 'cat'], 64, 'missive::validation::command_in_job'],
+        [['send', 'echo', 'hi', '--push-url', 'http://127.0.0.1:9/p', '--push-token-env', 'HOME'], 64, 'missive::validation::push_token_in_job'],
         [['wait', 't-1', '--agent', 'nobody'], 64, 'missive::validation::unknown_agent'],
         [['send', 'echo'], 64, 'missive::validation::empty_message'],
         [['bcast', 'g'], 64, 'missive::validation::empty_message'],

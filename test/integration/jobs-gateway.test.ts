@@ -15,7 +15,7 @@ import { createCore, type Core } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { runGateway } from '../../electron/core/gateway/gateway.js';
 import { cancelJob, showJob, startJob, type JobView } from '../../electron/core/jobs/queue.js';
-import type { JobRequest } from '../../electron/core/jobs/requests.js';
+import type { JobInput } from '../../electron/core/jobs/requests.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let box: Sandbox;
@@ -47,7 +47,7 @@ function onStore(kind: StoreKindUnderTest) {
   });
 }
 
-const send = (agent: string, text: string, extra: Partial<Extract<JobRequest, { kind: 'send' }>['input']> = {}): JobRequest => ({ kind: 'send', input: { agent, text, cwd: box.home, messageId: randomUUID(), ...extra } });
+const send = (agent: string, text: string, extra: Partial<Extract<JobInput, { kind: 'send' }>['input']> = {}): JobInput => ({ kind: 'send', input: { agent, text, cwd: box.home, messageId: randomUUID(), ...extra } });
 
 /** A job as `job show` shows it. */
 const job = (id: string) => showJob(core, id);

@@ -106,7 +106,12 @@ describe('webhook receiver', () => {
     expect((await post(JSON.stringify({ message: { messageId: 'm', parts: [{ text: 'x'.repeat(70 * 1024) }] } }))).status).toBe(413);
     expect(receiver.stats()).toMatchObject({ accepted: 1, rejected: 6 });
     const rejected = withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected' ORDER BY sequence`).all() as any[]).map((r) => JSON.parse(r.payload_json)));
-    expect(rejected.map((r) => r.status)).toEqual([400, 400, 400, 401, 401, 413]);
+    // One row for the first rejection of each status from this sender in the minute; the others are counted, and
+    // journaled as one summary when the minute closes or the receiver stops.
+    expect(rejected.map((r) => r.status)).toEqual([400, 401, 413]);
+    await receiver.stop();
+    const summaries = withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected_summary'`).all() as any[]).map((r) => JSON.parse(r.payload_json)));
+    expect(summaries).toMatchObject([{ source: '127.0.0.1', other_sources: false, total: 3, rejections: [{ status: 400, count: 2 }, { status: 401, count: 1 }] }]);
     expect(dump()).not.toContain(TOKEN);
     expect(dump()).not.toContain('"wrong"');
     const unlinked = withDb((d) => JSON.parse((d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.status_update'`).get() as any).payload_json));

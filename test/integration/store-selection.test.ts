@@ -20,8 +20,9 @@ let box: Sandbox;
 beforeEach(() => (box = sandbox()));
 afterEach(() => box.dispose());
 
-/** The error a command printed (its `--json` envelope's data). */
-const errorOf = (res: { stdout: string; stderr: string }) => JSON.parse(res.stdout || res.stderr).data as { code: string; message: string; help?: string };
+/** The error a command printed (its `--json` envelope's data), after any one-line warning envelope (a password in --store's URL). */
+const errorOf = (res: { stdout: string; stderr: string }) =>
+  JSON.parse(res.stdout || res.stderr.split('\n').filter((line) => !/^\{.*"kind":"warning"/.test(line)).join('\n')).data as { code: string; message: string; help?: string };
 
 type Value = { key: string; value: unknown; source: string; from: string };
 const valueOf = (data: { values: Value[] }, key: string) => data.values.find((v) => v.key === key);

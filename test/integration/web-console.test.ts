@@ -1,16 +1,17 @@
 /**
  * The web console (`missive ui --web`) against a sandbox and real SDK agents: its security (token 401, Origin and Host
  * 403, nothing served beyond loopback by default, the app's CSP, no path out of the renderer, bounded JSON-only
- * invokes), its transport (the contract over POST, events over SSE with ordering and replay), in Chromium (the token
- * leaves the address bar, the cookie is out of the page's reach, another local origin changes nothing) and as the real
- * CLI child stopping cleanly on SIGINT.
+ * invokes, no cookie), its transport (the contract over POST, events over SSE with ordering and replay), in Chromium
+ * (no cookie, another local origin changes nothing) and as the real CLI child stopping cleanly on SIGINT. Against
+ * another local OS user: web-console-users.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { request as httpRequest, createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -120,36 +121,45 @@ const invoke = (channel: string, input: unknown, headers: Record<string, string 
   raw(web.port, '/api/invoke', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ channel, input }) });
 
 describe('web console security', () => {
-  it('answers 401 to a request without the token or with a wrong one, pages and API alike', async () => {
+  it('answers 401 to an API request without the token or with a wrong one (a cookie is none), and serves the renderer, which holds none', async () => {
     const wrong = web.token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'));
-    const attempts: Array<Record<string, string>> = [{}, { authorization: `Bearer ${wrong}` }, { cookie: `missive_console_${web.port}=${wrong}` }, { cookie: `missive_console_${web.port + 1}=${web.token}` }];
+    const attempts: Array<Record<string, string>> = [{}, { authorization: `Bearer ${wrong}` }, { cookie: `missive_console_${web.port}=${web.token}` }, { cookie: `missive_console_${web.port}=${wrong}` }];
     for (const headers of attempts) {
-      const page = await raw(web.port, '/', { headers });
-      expect(page.status, JSON.stringify(headers)).toBe(401);
-      expect(page.body).not.toContain('console</div>');
-      expect((await invoke('agents.add', { alias: 'sneaky', baseUrl: fleet.agents.echo!.baseUrl }, headers)).status).toBe(401);
+      expect((await invoke('agents.add', { alias: 'sneaky', baseUrl: fleet.agents.echo!.baseUrl }, headers)).status, JSON.stringify(headers)).toBe(401);
+      expect((await raw(web.port, '/api/events', { headers })).status, JSON.stringify(headers)).toBe(401);
     }
-    const tokenUrl = await raw(web.port, `/?token=${wrong}`);
-    expect(tokenUrl.status).toBe(401);
-    expect(tokenUrl.headers['set-cookie']).toBeUndefined();
-    // The same requests with the token get through, and nothing of the refused ones happened.
-    expect((await raw(web.port, '/', { headers: bearer() })).status).toBe(200);
+    // The page and its files are the same for everyone: no token needed, none in them, no cookie set.
+    for (const headers of [{}, bearer()]) {
+      const page = await raw(web.port, '/', { headers });
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('console</div>');
+      expect(page.body).not.toContain(web.token);
+      expect(page.headers['set-cookie']).toBeUndefined();
+    }
+    // Nothing of the refused requests happened.
     expect((await invoke('agents.list', {})).json().data.agents).toEqual([]);
   });
 
-  it('trades the printed URL for an HttpOnly SameSite=Strict cookie and a redirect that drops the token', async () => {
-    expect(web.url).toBe(`http://127.0.0.1:${web.port}/?token=${web.token}`);
+  it('prints the address it bound with the token in the fragment, which no request carries, and sets no cookie', async () => {
+    expect(web.url).toBe(`http://127.0.0.1:${web.port}/#token=${web.token}`);
     expect(web.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const first = await raw(web.port, new URL(web.url).pathname + new URL(web.url).search);
-    expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/');
-    const cookie = first.headers['set-cookie']?.[0] ?? '';
-    expect(cookie).toBe(`missive_console_${web.port}=${web.token}; Path=/; HttpOnly; SameSite=Strict`);
-    const page = await raw(web.port, '/', { headers: { cookie: cookie.split(';')[0]! } });
-    expect(page.status).toBe(200);
-    expect(page.body).toContain('console</div>');
-    // Another query parameter survives the redirect; the token does not.
-    expect((await raw(web.port, `/index.html?view=events&token=${web.token}`)).headers.location).toBe('/index.html?view=events');
+    // What a browser asks for at that URL: the path alone. A token in the query (the old URL) is nothing either.
+    for (const path of [new URL(web.url).pathname, `/?token=${web.token}`]) {
+      const answer = await raw(web.port, path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers['set-cookie'], path).toBeUndefined();
+    }
+    // A name is never printed: localhost binds 127.0.0.1 and says so; ::1 is printed as bound.
+    for (const [host, printed] of [['localhost', '127.0.0.1'], ['::1', '[::1]']] as const) {
+      const other = await startWebConsole({ core, cwd: box.home, rendererDir: renderer.dir, host });
+      try {
+        expect(other.url).toBe(`http://${printed}:${other.port}/#token=${other.token}`);
+        expect(other.origin).toBe(`http://${printed}:${other.port}`);
+        expect(other.host).toBe(printed.replace(/[[\]]/g, ''));
+      } finally {
+        await other.close();
+      }
+    }
   });
 
   it('refuses a foreign Origin and a rebinding Host with 403, even with the token', async () => {
@@ -167,7 +177,7 @@ describe('web console security', () => {
     }
     // No Host at all: node:http itself answers 400 (HTTP/1.1 requires one).
     expect((await invoke('agents.add', { alias: 'sneaky', baseUrl: fleet.agents.echo!.baseUrl }, { ...bearer(), host: null })).status).toBe(400);
-    expect((await raw(web.port, `/?token=${web.token}`, { headers: { host: `evil.example:${web.port}` } })).headers['set-cookie']).toBeUndefined();
+    expect((await raw(web.port, '/', { headers: { host: `evil.example:${web.port}` } })).status).toBe(403);
     // Another local port is the same site (cookies go there) but not the same origin: the fetch metadata says so.
     expect((await invoke('app.info', {}, { ...bearer(), 'sec-fetch-site': 'same-site' })).status).toBe(403);
     expect((await invoke('agents.list', {})).json().data.agents).toEqual([]);
@@ -193,7 +203,7 @@ describe('web console security', () => {
   });
 
   it("sends the app's CSP with connect-src 'self' and the hardening headers on every answer", async () => {
-    const answers = [await raw(web.port, '/', { headers: bearer() }), await raw(web.port, '/'), await raw(web.port, '/', { headers: { host: 'evil.example' } }), await raw(web.port, '/nothing', { headers: bearer() }), await invoke('app.info', {})];
+    const answers = [await raw(web.port, '/'), await invoke('app.info', {}, {}), await raw(web.port, '/', { headers: { host: 'evil.example' } }), await raw(web.port, '/nothing'), await invoke('app.info', {})];
     expect(answers.map((a) => a.status)).toEqual([200, 401, 403, 404, 200]);
     for (const answer of answers) {
       const csp = String(answer.headers['content-security-policy']);
@@ -286,7 +296,7 @@ describe('web console in Chromium and as the CLI', () => {
   let foreign: Server | undefined;
   afterEach(() => new Promise<void>((resolve) => (foreign ? foreign.close(() => resolve()) : resolve())));
 
-  it('leaves no token in the address bar, keeps the cookie from scripts, and gives another local origin nothing', async () => {
+  it('sets no cookie in the browser, and a page of another local origin gets nothing done', async () => {
     // A page of another local server: same site as the console (cookies go along), another origin.
     const attack = `fetch(${JSON.stringify(`${web.origin}/api/invoke`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(JSON.stringify({ channel: 'agents.add', input: { alias: 'sneaky', baseUrl: fleet.agents.echo!.baseUrl } }))} }).finally(() => (document.title = 'sent'));`;
     foreign = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>evil</title><script>${attack}</script>`));
@@ -295,11 +305,13 @@ describe('web console in Chromium and as the CLI', () => {
     try {
       const page = await browser.newPage();
       await page.goto(web.url);
-      expect(page.url()).toBe(`${web.origin}/`);
       await expect.poll(() => page.evaluate(() => document.body.dataset.loaded ?? '')).toBe('yes');
-      expect(await page.evaluate(() => document.cookie)).toBe('');
-      const info = await page.evaluate(async () => (await fetch('/api/invoke', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'app.info', input: {} }) })).json());
-      expect(info).toMatchObject({ ok: true, data: { profile: 'default' } });
+      expect(await page.context().cookies()).toEqual([]);
+      // Being on the console's origin is no authority: a call needs the token in its header.
+      const status = (headers: Record<string, string>) =>
+        page.evaluate(async (h) => (await fetch('/api/invoke', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'app.info', input: {} }) })).status, headers);
+      expect(await status({})).toBe(401);
+      expect(await status(bearer())).toBe(200);
       const evil = await browser.newPage();
       await evil.goto(`http://127.0.0.1:${(foreign.address() as { port: number }).port}/`);
       await expect.poll(() => evil.title()).toBe('sent');
@@ -309,8 +321,8 @@ describe('web console in Chromium and as the CLI', () => {
     }
   });
 
-  it('runs as `missive ui --web --open`, prints the URL, opens $BROWSER on it and stops cleanly on SIGINT', async () => {
-    // A "browser" that writes down the URL it was given.
+  it('runs as `missive ui --web --open`, prints the URL, opens $BROWSER on a redirect file to it and stops cleanly on SIGINT, the file removed', async () => {
+    // A "browser" that writes down what it was given.
     const opened = join(renderer.parent, 'opened.txt');
     const browserScript = join(renderer.parent, 'browser.cjs');
     writeFileSync(browserScript, `require('node:fs').writeFileSync(${JSON.stringify(opened)}, process.argv.slice(2).join(' '));\n`);
@@ -322,18 +334,23 @@ describe('web console in Chromium and as the CLI', () => {
     child.stderr.on('data', (c) => (stderr += c));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
-      const url = await until('the printed URL', () => /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(stdout)?.[0], 20_000);
-      const { port, search } = new URL(url);
-      const token = new URLSearchParams(search).get('token')!;
-      expect((await raw(Number(port), '/')).status).toBe(401);
-      expect((await raw(Number(port), `/${search}`)).status).toBe(303);
-      const info = await raw(Number(port), '/api/invoke', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'app.info', input: {} }) });
-      expect(info.json()).toMatchObject({ ok: true, data: { state: core.paths.state } });
-      expect(await until('the browser to be opened', () => existsSync(opened) && readFileSync(opened, 'utf8'))).toBe(url);
+      const url = await until('the printed URL', () => /http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+/.exec(stdout)?.[0], 20_000);
+      const { port, hash } = new URL(url);
+      const token = new URLSearchParams(hash.slice(1)).get('token')!;
+      const call = (headers: Record<string, string>) => raw(Number(port), '/api/invoke', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'app.info', input: {} }) });
+      expect((await call({})).status).toBe(401);
+      expect((await call({ authorization: `Bearer ${token}` })).json()).toMatchObject({ ok: true, data: { state: core.paths.state } });
+      // The browser got a file, not the URL: a page that sends it on to the URL.
+      const given = await until('the browser to be opened', () => existsSync(opened) && readFileSync(opened, 'utf8'));
+      expect(given).toMatch(/^file:\/\/\S+\.html$/);
+      expect(given).not.toContain(token);
+      const file = fileURLToPath(given);
+      expect(readFileSync(file, 'utf8')).toContain(`location.replace(${JSON.stringify(url)})`);
       child.kill('SIGINT');
       expect(await exited, stderr).toBe(0);
       expect(stdout).toContain('stopped');
       expect(await portRefused(Number(port))).toBe(true);
+      expect(existsSync(dirname(file))).toBe(false);
     } finally {
       child.kill('SIGKILL');
     }

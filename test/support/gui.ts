@@ -1,7 +1,8 @@
 /**
  * Loads the Vite-built renderer in Debian's Chromium through the web console (`missive ui --web`'s server, with its
- * real transport: the token URL, the cookie, fetch for invokes and EventSource for events) in front of the real
- * handler registry in this process: a real SQLite file (the sandbox's), real SDK agents, no mocks.
+ * real transport: the token in the URL's fragment, then `Authorization: Bearer` on fetch for invokes and on a streamed
+ * fetch for events) in front of the real handler registry in this process: a real SQLite file (the sandbox's), real SDK
+ * agents, no mocks.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import type { Sandbox } from './cli.js';
 
 export const CHROMIUM = process.env.MISSIVE_CHROMIUM ?? '/usr/bin/chromium';
 /** The built renderer; MISSIVE_RENDERER_DIR points elsewhere (a build of one's own, e.g. `vite build --outDir`). */
-const RENDERER = process.env.MISSIVE_RENDERER_DIR ?? join(process.cwd(), 'dist/renderer');
+export const RENDERER = process.env.MISSIVE_RENDERER_DIR ?? join(process.cwd(), 'dist/renderer');
 export const SCREENSHOTS = join(process.cwd(), 'test/e2e/screenshots');
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 
@@ -43,8 +44,10 @@ export async function startGui(box: Sandbox, options: { chooseDirectory?: () => 
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => (m.type() === 'error' ? errors.push(m.text()) : undefined));
     await page.goto(webConsole.url);
-    // The console traded the token for its cookie and redirected: the token is not left in the address bar.
-    if (page.url() !== url) throw new Error(`the web console left ${page.url()} in the address bar, expected ${url}`);
+    // The page took the token from the fragment into its session storage: the token is not left in the address bar.
+    await page.waitForURL(url, { timeout: 15_000 }).catch(() => {
+      throw new Error(`the web console left ${page.url()} in the address bar, expected ${url}`);
+    });
   } catch (error) {
     await browser?.close();
     await webConsole.close();

@@ -7,7 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, AgentCard, Message } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { EchoExecutor } from './echo-executor.js';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
@@ -27,13 +27,24 @@ export interface SecuredAgentOptions {
 
 export interface SecuredAgent {
   baseUrl: string;
+  /** The A2A requests (behind the guard), with their Authorization header. */
   requests: Array<{ path: string; authorization: string | undefined }>;
+  /** Every request that reached the server, the card's included, with its Authorization header. */
+  allRequests: Array<{ path: string; authorization: string | undefined }>;
+  /** Every message that reached the executor, as A2A JSON (its parts as sent). */
+  messages: Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
 export async function startSecuredAgent(options: SecuredAgentOptions = {}): Promise<SecuredAgent> {
   const app = express();
   const requests: SecuredAgent['requests'] = [];
+  const allRequests: SecuredAgent['allRequests'] = [];
+  const messages: SecuredAgent['messages'] = [];
+  app.use((req, _res, next) => {
+    allRequests.push({ path: req.path, authorization: req.headers.authorization });
+    next();
+  });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -53,7 +64,7 @@ export async function startSecuredAgent(options: SecuredAgentOptions = {}): Prom
     securitySchemes: options.securitySchemes ?? {},
     securityRequirements: options.securityRequirements ?? [],
   });
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor());
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor('echo: ', (message) => messages.push(Message.toJSON(message) as Record<string, unknown>)));
   const guard: express.RequestHandler = (req, res, next) => {
     requests.push({ path: req.path, authorization: req.headers.authorization });
     if (options.forbid) return void res.status(403).json({ error: 'forbidden', message: 'this caller may not use this agent' });
@@ -68,6 +79,8 @@ export async function startSecuredAgent(options: SecuredAgentOptions = {}): Prom
   return {
     baseUrl,
     requests,
+    allRequests,
+    messages,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -3,6 +3,7 @@
  * outputs are typed (each service's declared result fits its channel's output schema, checked when this file
  * compiles), real answers pass those schemas, and the renderer reads them without `any`.
  */
+import type { trustAgent } from '../../electron/core/agents/trust.js';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -38,7 +39,7 @@ import type { ContextRow } from '../../electron/core/store/repos/contexts.js';
 import type { contextThread } from '../../electron/core/contexts/thread.js';
 import type { exportContext, listContextSummaries } from '../../electron/core/contexts/service.js';
 import type { ReceiverStats } from '../../electron/core/webhook/receiver.js';
-import type { addAuth, listAuth, removeAuth, updateAuth } from '../../electron/core/auth/service.js';
+import type { addAuth, bindAuth, listAuth, removeAuth, updateAuth } from '../../electron/core/auth/service.js';
 import type { setAgent } from '../../electron/core/agents/agent-set.js';
 import type { fetchRawCard } from '../../electron/core/agents/raw-card.js';
 import type { authStatus, loginAuth, logoutAuth } from '../../electron/core/auth/login.js';
@@ -59,6 +60,7 @@ type ServiceResults = {
   'agents.list': { agents: AgentView[] };
   'agents.add': Returned<typeof addAgent>;
   'agents.remove': Returned<typeof removeAgent>;
+  'agents.trust': Returned<typeof trustAgent>;
   'agents.set': Returned<typeof setAgent>;
   'agents.rawCard': Returned<typeof fetchRawCard>;
   'agents.inspect': Returned<typeof inspectAgentCard>;
@@ -103,6 +105,7 @@ type ServiceResults = {
   'auth.list': Returned<typeof listAuth>;
   'auth.add': Returned<typeof addAuth>;
   'auth.update': Returned<typeof updateAuth>;
+  'auth.bind': Returned<typeof bindAuth>;
   'auth.remove': Returned<typeof removeAuth>;
   'auth.setSecret': { ok: true; session_only: boolean };
   'auth.deleteSecret': { ok: true };

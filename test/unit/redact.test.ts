@@ -20,6 +20,28 @@ describe('redaction', () => {
     expect(redactValue({ message: 'token is hunter22 ok' }, ['hunter22'])).toEqual({ message: 'token is [REDACTED] ok' });
   });
 
+  it('keeps the ordinary word after "Bearer" in prose, and still scrubs what looks like a credential', () => {
+    // Plain words (letters only, shorter than 16, no inner case change) are prose, not credentials.
+    expect(redactText('missive sends Bearer tokens only')).toBe('missive sends Bearer tokens only');
+    expect(redactText('HTTP Basic authentication, or Token auth. Use Bearer Tokens.')).toBe('HTTP Basic authentication, or Token auth. Use Bearer Tokens.');
+    expect(redactText('a bearer token; basic auth')).toBe('a bearer token; basic auth');
+    // Credentials: a digit or a symbol inside, a lower-to-upper case change (base64), or 16+ characters.
+    for (const [text, want] of [
+      ['Bearer sk-123 sent', 'Bearer [REDACTED] sent'],
+      ['Bearer abc.def', 'Bearer [REDACTED]'],
+      ['Basic dXNlcjpwYXNz.', 'Basic [REDACTED].'],
+      ['bearer qwertyuiopasdfghjkl', 'bearer [REDACTED]'],
+      ['Token s3cret, then', 'Token [REDACTED], then'],
+      ['Basic realm=files', 'Basic [REDACTED]'],
+      ['Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig', 'Authorization: Bearer [REDACTED]'],
+    ] as const) {
+      expect(redactText(text)).toBe(want);
+      // Scrubbing what was scrubbed changes nothing (an error redacted once, then again on output).
+      expect(redactText(redactText(text))).toBe(want);
+    }
+    expect(redactText('Bearer [REDACTED]')).toBe('Bearer [REDACTED]');
+  });
+
   it('scrubs key=value and JSON fragments in log lines', () => {
     expect(redactLogLine('user=bob password=hunter2 "api_key":"zzz"')).toBe('user=bob password=[REDACTED] "api_key":"[REDACTED]"');
   });

@@ -86,6 +86,27 @@ describe('gateway install', () => {
     }
   });
 
+  it('refuses a URL with a password as the config loader does (URL parser: no user, ?password=, unencoded #), writing nothing', async () => {
+    const b = box();
+    for (const env of [
+      'MISSIVE_STORE_URL=postgres://:hunter2-pass@db.example/missive',
+      'MISSIVE_STORE_URL=postgresql://db.example/missive?sslmode=require&password=hunter2-pass',
+      'DATABASE_URL=mysql://:hunter2%40pass@db.example/app',
+      'MISSIVE_STORE_URL=postgres://team:1234#hunter2-pass@db.example/missive',
+    ]) {
+      const r = await b.run(['--json', 'gateway', 'install', '--platform', 'linux', '--env', env]);
+      expect(r.code, `${env}: ${r.stdout}${r.stderr}`).toBe(64);
+      expect(JSON.parse(r.stdout || r.stderr).data.code).toBe('missive::validation::secret_env');
+      expect(r.stdout + r.stderr).not.toContain('hunter2');
+      expect(existsSync(join(b.home, '.config/systemd/user/missive-gateway.service'))).toBe(false);
+    }
+    // A store URL without a password (it comes from [store] password_env, a keyring ref or PGPASSWORD) and prose that
+    // names an auth scheme are plain settings.
+    const r = await b.run(['--json', 'gateway', 'install', '--platform', 'linux', '--dry-run', '--env', 'MISSIVE_STORE_URL=postgres://team@db.example:5432/missive?sslmode=require', '--env', 'NOTE=missive sends Bearer tokens only']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('MISSIVE_STORE_URL=postgres://team@db.example:5432/missive?sslmode=require');
+  });
+
   it('refuses a relative MISSIVE_HOME', async () => {
     const b = box({ MISSIVE_HOME: 'rel/home' });
     const r = await b.run(['--json', 'gateway', 'install', '--platform', 'linux', '--dry-run']);

@@ -1,6 +1,6 @@
 /** The store URL as text (redacted display, the secrets it holds) and selectStore's rules, without any server. */
 import { describe, expect, it } from 'vitest';
-import { redactStoreUrl, storeUrlIssue, storeUrlSecrets } from '../../electron/core/config/store-url.js';
+import { redactStoreUrl, storeUrlIssue, storeUrlSecrets, urlHasPassword } from '../../electron/core/config/store-url.js';
 import { resolveConfig } from '../../electron/core/config/load.js';
 import type { ConfigFile } from '../../electron/core/config/schema.js';
 import { selectStore } from '../../electron/core/store/selection.js';
@@ -13,6 +13,24 @@ describe('the store URL as text', () => {
     expect(redactStoreUrl('postgresql://team@db.example/missive?password=s3cret&sslpassword=k3y')).toBe('postgresql://team@db.example/missive?password=***&sslpassword=***');
     expect(redactStoreUrl('postgres://db.example/missive')).toBe('postgres://db.example/missive');
     expect(redactStoreUrl('not a url s3cret')).toBe('<unparsable URL>');
+  });
+
+  it('never prints a URL the parser misreads (an unencoded #, /, ? or @ in the password) whole: its scheme and host only', () => {
+    expect(redactStoreUrl('postgres://team:1234#hunter2-pw@db.example:5432/missive')).toBe('postgres://***@db.example:5432');
+    expect(redactStoreUrl('postgres://team:12/hunter2-pw@db.example/missive')).toBe('postgres://***@db.example');
+    expect(redactStoreUrl('postgresql://team:12?hunter2-pw@db.example/missive')).toBe('postgresql://***@db.example');
+    expect(redactStoreUrl('postgres://team:pa#hunter2-pw@db example/missive')).toBe('<unparsable URL>');
+    for (const url of ['postgres://team:1234#hunter2-pw@db.example/missive', 'postgres://team:12/hunter2-pw@db.example/missive', 'postgres://team:pa#ss@db.example/missive']) {
+      expect(storeUrlIssue(url)).toMatch(/percent-encoded \(%23, %2F, %3F, %40\)/);
+    }
+    expect(storeUrlSecrets('postgres://team:1234#hunter2-pw@db.example/missive')).toEqual(['1234#hunter2-pw']);
+  });
+
+  it('finds a password with the URL parser, with or without a user before it', () => {
+    for (const url of ['postgres://:hunter2@db.example/missive', 'postgres://team:hunter2@db.example/missive', 'https://db.example/?password=hunter2', 'postgres://team:1234#hunter2@db.example/missive']) {
+      expect(urlHasPassword(url), url).toBe(true);
+    }
+    for (const text of ['postgres://team@db.example/missive', 'postgres://:@db.example/missive', 'not a url', 'https://example.com/docs#part']) expect(urlHasPassword(text), text).toBe(false);
   });
 
   it('lists the secrets as written and decoded, for outputs to scrub', () => {

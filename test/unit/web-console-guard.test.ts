@@ -4,7 +4,8 @@
  * browser command of `--open`.
  */
 import { describe, expect, it } from 'vitest';
-import { allowedHosts, checkSource, checkToken, cookieName, newToken, presentedToken, tokenMatches } from '../../electron/core/web-console/guard.js';
+import { allowedHosts, checkSource, checkToken, newToken, presentedToken, tokenMatches } from '../../electron/core/web-console/guard.js';
+import { redirectPage } from '../../electron/core/web-console/redirect-file.js';
 import { consolePolicy, resolveInside, withConnectSelf } from '../../electron/core/web-console/static-files.js';
 import { browserCommand } from '../../electron/cli/ui-web.js';
 
@@ -37,18 +38,19 @@ describe('web console guard', () => {
     expect(checkSource({ ...ok, 'sec-fetch-site': 'cross-site' }, { hosts }, false)).toBeNull();
   });
 
-  it('takes the token from a Bearer header or its own cookie, compared whole', () => {
+  it('takes the token from a Bearer header only, compared whole: never from a cookie', () => {
     const token = newToken();
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(newToken()).not.toBe(token);
-    const policy = { token, cookie: cookieName(4321) };
+    const policy = { token };
     expect(checkToken({ authorization: `Bearer ${token}` }, policy)).toBeNull();
-    expect(checkToken({ cookie: `other=1; missive_console_4321=${token}` }, policy)).toBeNull();
-    expect(checkToken({ cookie: `missive_console_4322=${token}` }, policy)?.status).toBe(401);
+    // Cookies ignore ports: one of any name is no proof of anything, and a tossed one changes nothing.
+    expect(checkToken({ cookie: `other=1; missive_console_4321=${token}` }, policy)?.status).toBe(401);
+    expect(checkToken({ authorization: `Bearer ${token}`, cookie: `missive_console_4321=tossed` }, policy)).toBeNull();
     expect(checkToken({ authorization: `Bearer ${token.slice(0, -1)}` }, policy)?.status).toBe(401);
     expect(checkToken({ authorization: `Bearer ${token}x` }, policy)?.status).toBe(401);
     expect(checkToken({}, policy)).toMatchObject({ status: 401, reason: expect.stringContaining('missing') });
-    expect(presentedToken({ authorization: 'Basic abc' }, 'c')).toBeUndefined();
+    expect(presentedToken({ authorization: 'Basic abc' })).toBeUndefined();
     expect(tokenMatches(undefined, token)).toBe(false);
     expect(tokenMatches('', token)).toBe(false);
   });
@@ -70,7 +72,7 @@ describe('web console files', () => {
 });
 
 describe('--open', () => {
-  const url = 'http://127.0.0.1:4321/?token=t';
+  const url = 'file:///tmp/missive-console-x/open.html';
 
   it("honours $BROWSER (its first entry, %s for the URL), else the platform's opener", () => {
     expect(browserCommand(url, { BROWSER: 'firefox' })).toEqual({ command: 'firefox', args: [url] });
@@ -78,5 +80,16 @@ describe('--open', () => {
     expect(browserCommand(url, {}, 'linux')).toEqual({ command: 'xdg-open', args: [url] });
     expect(browserCommand(url, {}, 'darwin')).toEqual({ command: 'open', args: [url] });
     expect(browserCommand(url, {}, 'win32')).toEqual({ command: 'rundll32', args: ['url.dll,FileProtocolHandler', url] });
+  });
+
+  it('redirects to the console URL from a page that needs nothing but itself', () => {
+    const page = redirectPage('http://127.0.0.1:4321/#token=abc');
+    expect(page).toContain('<meta http-equiv="refresh" content="0;url=http://127.0.0.1:4321/#token=abc">');
+    expect(page).toContain('<script>location.replace("http://127.0.0.1:4321/#token=abc");</script>');
+    // Nothing in the target can end the attribute or the script early.
+    const hostile = redirectPage('http://x/#"></script><b>');
+    expect(hostile).not.toContain('"></script><b>');
+    expect(hostile).toContain('&#34;&#62;&#60;/script&#62;&#60;b&#62;');
+    expect(hostile).toContain('location.replace("http://x/#\\">\\u003c/script>\\u003cb>");');
   });
 });

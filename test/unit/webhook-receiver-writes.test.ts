@@ -109,8 +109,10 @@ describe('webhook receiver writes', () => {
             : Reflect.get(target, key, target),
       });
     }) as typeof store.db.prepare;
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, t) => post(status(`task-${t}`, `ctx-${t}`, `burst ${t}`)).then((r) => r.status)));
-    expect(answers).toEqual([202, 202, 500, 202, 202, 202, 202, 202]);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, t) => post(status(`task-${t}`, `ctx-${t}`, `burst ${t}`)).then((r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') }))));
+    // The store refused it: 503 with Retry-After (the sender comes back), nothing of it written.
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 503, 202, 202, 202, 202, 202]);
+    expect(answers[2]!.retryAfter).toBe('5');
     for (let t = 0; t < 8; t++) {
       const journaled = count(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id = ?`, `task-${t}`);
       expect(journaled, `task-${t}`).toBe(t === 2 ? 0 : 1);

@@ -274,4 +274,21 @@ export function registerAgentCommands(program: Command, action: Action): void {
         out.result('agent_rename', { from, agent: await (await registry()).renameAgentAlias(core, from, to) }, () => `renamed ${from} → ${to}`),
       ),
     );
+
+  agent
+    .command('trust <alias>')
+    .description("shared store: confirm on this host that the agent's credentials may go to its origins as the store has them now")
+    .action(
+      action(async ({ core, out }, alias: string) => {
+        const { trustAgent } = await import('../../core/agents/trust.js');
+        out.result('agent_trust', await trustAgent(core, alias), (d) =>
+          keyValues([
+            ['agent', d.alias],
+            ['credentials go to', d.origins.join(', ')],
+            ['auth ref', d.auth_ref ?? '-'],
+            ['before', d.previous ? `${d.previous.origins.join(', ')} (auth ref ${d.previous.auth_ref ?? '-'})` : 'not confirmed on this host'],
+          ]),
+        );
+      }),
+    );
 }

@@ -1,6 +1,6 @@
 /** `missive auth …`: auth refs, their flows and keyring secrets; `login`, `status` and `logout` for their tokens. */
 import type { Command } from 'commander';
-import { addAuth, deleteSecret, listAuth, removeAuth, setSecret, type AuthRefView } from '../../core/auth/service.js';
+import { addAuth, bindAuth, deleteSecret, listAuth, removeAuth, setSecret, type AuthRefView } from '../../core/auth/service.js';
 import { authStatus, loginAuth, logoutAuth, type AuthStatusView } from '../../core/auth/login.js';
 import type { DeviceCodePrompt } from '../../core/auth/oauth2/context.js';
 import type { Action } from '../command-context.js';
@@ -9,11 +9,18 @@ import { collect } from '../options.js';
 import { terminalLine } from '../terminal-text.js';
 import { usageError } from '../../../shared/errors.js';
 
+/** Where the secret is read from (on a shared store: this host's binding, or why there is none to use). */
+const location = (r: AuthRefView) => {
+  if (r.this_host && !r.this_host.bound) return 'not bound on this host';
+  const where = r.kind === 'env' ? `$${r.env}` : `${r.keyring_service}/${r.keyring_account}`;
+  return r.this_host?.changes.length ? `${where} (changed on the store: bind again)` : where;
+};
+
 const refRow = (r: AuthRefView) => [
   r.name,
   r.flow.type,
   r.kind,
-  r.kind === 'env' ? `$${r.env}` : `${r.keyring_service}/${r.keyring_account}`,
+  location(r),
   `${r.header}${r.scheme && r.scheme.toLowerCase() !== 'none' ? ` (${r.scheme})` : ''}`,
   r.present === null ? 'keyring unavailable' : r.present ? 'yes' : 'no',
 ];
@@ -75,6 +82,19 @@ export function registerAuthCommands(program: Command, action: Action): void {
           deviceAuthorizationUrl: o.deviceAuthorizationUrl,
         });
         out.result('auth_add', { auth_ref: ref }, () => `added auth ref ${name}`);
+      }),
+    );
+
+  auth
+    .command('bind <name>')
+    .description("shared store: on this host, read the auth ref's secret from this env var or keyring entry (the store's row never decides)")
+    .option('--env <var>', 'environment variable holding the secret on this host')
+    .option('--keyring-service <service>', 'OS keyring service of the entry holding it')
+    .option('--keyring-account <account>', 'OS keyring account of the entry holding it')
+    .action(
+      action(async ({ core, out }, name: string, o: { env?: string; keyringService?: string; keyringAccount?: string }) => {
+        const ref = await bindAuth(core, name, { env: o.env, keyringService: o.keyringService, keyringAccount: o.keyringAccount });
+        out.result('auth_bind', { auth_ref: ref }, (d) => `auth ref ${d.auth_ref.name} reads its secret on this host from ${d.auth_ref.kind === 'env' ? `$${d.auth_ref.env}` : `the keyring entry ${d.auth_ref.keyring_service}/${d.auth_ref.keyring_account}`}`);
       }),
     );
 

@@ -30,7 +30,8 @@ const filterOf = (o: Record<string, string | undefined>, limit?: number): EventF
 });
 
 type Record_ = ReturnType<typeof eventRecord>;
-const row = (e: Record_) => [String(e.sequence), e.timestamp, e.type, e.agent ?? '-', e.task_id ?? e.context_id ?? '-'];
+/** A row changed outside missive that cannot be read shows `[corrupt]` after its type (its error is warned on stderr). */
+const row = (e: Record_) => [String(e.sequence), e.timestamp, 'corrupt' in e ? `${e.type} [corrupt]` : e.type, e.agent ?? '-', e.task_id ?? e.context_id ?? '-'];
 
 export function registerEventsCommands(program: Command, action: Action): void {
   const events = program.command('events').description('the local event journal (redacted)');
@@ -75,7 +76,9 @@ export function registerEventsCommands(program: Command, action: Action): void {
     .option('--force', 'overwrite an existing file')
     .action(
       action(async ({ core, out, deps }, o: Record<string, any>) => {
-        out.result('events_export', await exportJournal(core, filterOf(o), o.output, deps.cwd, o.force), (d) => `wrote ${d.events} event(s) to ${d.output}`);
+        out.result('events_export', await exportJournal(core, filterOf(o), o.output, deps.cwd, o.force), (d) =>
+          d.corrupt ? `wrote ${d.events} event(s) to ${d.output}, ${d.corrupt} of them marked corrupt` : `wrote ${d.events} event(s) to ${d.output}`,
+        );
       }),
     );
 

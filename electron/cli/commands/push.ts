@@ -116,6 +116,7 @@ export function registerPushCommands(program: Command, action: Action): void {
           headersTimeoutMs: o.headersTimeout === undefined ? undefined : parseDuration(o.headersTimeout, '--headers-timeout'),
           bodyTimeoutMs: o.bodyTimeout === undefined ? undefined : parseDuration(o.bodyTimeout, '--body-timeout'),
           allowRemote: o.allowRemote,
+          warn: (message) => core.warn(message),
         });
         if (!isLoopbackHost(o.host)) deps.io.stderr(`missive: warning: listening on ${terminalLine(o.host)}; callbacks are plain HTTP, put TLS in front of this port\n`);
         const address = await receiver.start();

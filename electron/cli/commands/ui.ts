@@ -57,9 +57,9 @@ export function registerUiCommand(program: Command, action: Action): void {
     .option('--tray', 'start hidden in the tray with the webhook receiver on; closing the window keeps it running')
     .option('--web', 'serve the GUI as a local web console instead (no Electron needed); Ctrl-C stops it')
     .option('--port <n>', 'web console: port to listen on (default: a free one)')
-    .option('--host <addr>', 'web console: address to listen on (default 127.0.0.1; others need --allow-remote)')
+    .option('--host <addr>', 'web console: address to listen on (default 127.0.0.1, which localhost also means; others need --allow-remote)')
     .option('--allow-remote', 'web console: allow a non-loopback --host (anyone who can reach it and has the token gets the GUI)')
-    .option('--open', 'web console: open it in the default browser')
+    .option('--open', 'web console: open it in the default browser (by a file only you can read: the token is on no command line)')
     .action(
       action(async (ctx, o: UiFlags) => {
         if (o.tray && o.web) throw usageError('tray_with_web', '--tray is for the desktop app, not --web');

@@ -10,6 +10,12 @@ export const A2A_JSON = 'application/a2a+json';
 /** Renewed auth headers and their literal secrets after a 401, or null when nothing can be renewed. */
 export type Reauth = () => Promise<{ headers: Record<string, string>; secrets: string[] } | null>;
 
+/** A stream's budget: the bytes and events it may bring before it is closed (wire-limits.ts enforces it). */
+export interface StreamLimits {
+  maxBytes: number;
+  maxEvents: number;
+}
+
 export interface BindingCall {
   iface: SelectedInterface;
   /** Service parameters (A2A-Version, extensions, extras) and, unless withheld, the agent's credentials. */
@@ -24,6 +30,10 @@ export interface BindingCall {
   dispatcher?: Dispatcher;
   secrets?: readonly string[];
   maxResponseBytes?: number;
+  /** A stream's budget of bytes and events (`[qos] max_stream_bytes`, `max_stream_events`; wire-limits.ts). */
+  streamLimits?: StreamLimits;
+  /** The most JSON objects and arrays one answer or stream event may hold (`[qos] max_answer_objects`). */
+  maxAnswerObjects?: number;
   /** The agent's alias, for messages that suggest a next command. */
   alias?: string;
   /** Records every exchange of the call for the wire view (`--show-wire`, the GUI); absent, nothing is recorded. */

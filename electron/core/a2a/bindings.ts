@@ -13,6 +13,7 @@ import type { UnaryMethod } from './sdk-transport.js';
 import { checkUnaryAnswer } from './unary-answer.js';
 import { viaSdk } from './interfaces.js';
 import { withReauth } from './reauth.js';
+import { assertFewObjects } from './wire-limits.js';
 
 export { A2A_JSON, type BindingCall } from './binding-call.js';
 
@@ -79,6 +80,7 @@ async function callJsonRpc(call: BindingCall, method: UnaryMethod, params: Recor
   const id = randomUUID();
   const res = await httpRequest(jsonRpcRequest(call, method, params, id));
   assertAuthorized(res, method, iface.url, call);
+  assertFewObjects(res.body, `the ${method} answer`, call);
   const body = res.body ? (parseJson(res.body, `the ${method} JSON-RPC response`) as Record<string, unknown>) : undefined;
   if (body && typeof body === 'object' && 'error' in body && body.error) throw jsonRpcFailure(call, method, iface.url, body as { error: JsonRpcErrorObject });
   assertOk(res, method, iface.url, call.protocolVersion);

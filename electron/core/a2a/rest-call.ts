@@ -2,7 +2,8 @@
 import { protocolError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertOk, httpRequest, type HttpRequest } from './http.js';
+import { assertAuthorized, assertOk, httpRequest, type HttpRequest } from './http.js';
+import { assertFewObjects } from './wire-limits.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 
 export interface RestRoute {
@@ -42,6 +43,9 @@ export async function callRest(call: BindingCall, route: RestRoute, what: string
   if (isMissingRoute(res.status, res.body)) {
     throw versionMismatchError({ method: what, url, dialect: call.iface.dialect, alias: call.alias, answer: `HTTP ${res.status}` });
   }
+  // A 401/403 is an auth error whatever its body; any other body is counted before it is parsed.
+  assertAuthorized(res, what, url, call);
+  assertFewObjects(res.body, `the ${what} answer`, call);
   assertOk(res, what, url, call.protocolVersion, call);
   // 204 No Content (a deleted push config) has no body to parse.
   return res.body.trim() ? parseJson(res.body, `the ${what} response`) : null;

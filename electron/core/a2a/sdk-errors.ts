@@ -20,9 +20,13 @@ import { agentJsonRpcError, jsonRpcIdMismatch, oneLineData } from './jsonrpc-err
 import { oneLine } from './remote-text.js';
 import type { HttpTrace } from './sdk-fetch.js';
 import { JSONRPC_METHOD_NOT_FOUND, versionMismatchError } from './version-mismatch.js';
+import { grpcMessageTooLargeError } from './wire-limits.js';
 
 /** gRPC status codes missive treats specially. */
-const GRPC = { CANCELLED: 1, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, UNIMPLEMENTED: 12, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+const GRPC = { CANCELLED: 1, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+
+/** grpc-js's status detail for a message over its receive limit: `Received message larger than max (N vs MAX)`. */
+const TOO_LARGE = /^Received message larger than max \(\d+ vs (\d+)\)/;
 
 interface SdkErrorShape {
   name?: string;
@@ -131,6 +135,8 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
     const detail = grpcDetailOf(e);
     const byStatus = specFromGrpcDetail(detail) ?? specFromGrpcStatus(grpcStatus, method);
     if (byStatus) return named(byStatus, detail === undefined ? text : redactText(oneLine(detail), secrets));
+    const tooLarge = grpcStatus === GRPC.RESOURCE_EXHAUSTED ? TOO_LARGE.exec(detail ?? '') : null;
+    if (tooLarge) return grpcMessageTooLargeError(ctx.call, method, Number(tooLarge[1]));
     if (grpcStatus === GRPC.UNAVAILABLE) return transportError('connection_refused', `${method} at ${where} is unavailable: ${text}`, 'Is the agent running on that host and port, and does it speak gRPC there?');
     if (grpcStatus === GRPC.UNIMPLEMENTED) return mismatch('gRPC UNIMPLEMENTED');
     if (grpcStatus === GRPC.UNAUTHENTICATED || grpcStatus === GRPC.PERMISSION_DENIED) {

@@ -5,7 +5,9 @@
  * body becomes a one-line missive error here, so no HTML page reaches a message; a 401/403 becomes the auth error
  * (`auth::unauthorized` / `auth::forbidden`, exit 77) as on the 1.0 wire. Other JSON error bodies pass through for
  * the SDK to decode into its typed A2A errors. JSON nested deeper than MAX_JSON_DEPTH, a whole answer or one SSE event,
- * is refused here (too_deeply_nested, exit 76) before the SDK parses it. With a wire capture (`call.wire`) each fetch is
+ * is refused here (too_deeply_nested, exit 76) before the SDK parses it, and so is an answer or event holding more JSON
+ * objects than `[qos] max_answer_objects`, an SSE event still unfinished at 16 MiB and a stream past its budget of bytes
+ * (wire-limits.ts; the events are counted in sse.ts). With a wire capture (`call.wire`) each fetch is
  * recorded for the wire view: the request as the SDK wrote it, the answer, and for streams every SSE record as it arrives.
  * A v0.3 JSON-RPC result (or SSE event) without its `kind` discriminator gets it from its shape before the SDK reads it
  * (result-kinds.ts), with one warning per agent through `call.warn`; the wire view keeps what was received.
@@ -21,6 +23,7 @@ import { loadUndici, loadUndiciFetch } from './undici.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 import type { WireRecorder } from './wire.js';
 import { completeJsonRpcBody, kindlessWarning, RESULT_KINDS, type ResultKind, type ResultOrigin } from './result-kinds.js';
+import { assertFewObjects, eventTooLargeError, MAX_EVENT_BYTES, type StreamBudget } from './wire-limits.js';
 
 /** The last non-2xx HTTP answer of a call, so an SDK error can be reported with its status. */
 export interface HttpTrace {
@@ -71,18 +74,44 @@ function idleLimited(body: ReadableStream<Uint8Array>, ms: number, abort: (reaso
   );
 }
 
-/** Errors the stream with tooDeepError(`what`) instead of passing on the chunk that completes an SSE event nested too deep. */
-function depthLimited(body: ReadableStream<Uint8Array>, what: string): ReadableStream<Uint8Array> {
+/**
+ * Errors the stream instead of passing on a chunk that: completes an SSE event nested too deep (tooDeepError(`what`)) or
+ * holding too many JSON objects (too_many_objects), leaves an event unfinished past MAX_EVENT_BYTES (event_too_large),
+ * or spends the stream's budget of bytes (stream_too_large). The SDK's own parser, after this one, never holds more.
+ */
+function eventLimited(body: ReadableStream<Uint8Array>, limits: { what: string; call: BindingCall; method: string; budget?: StreamBudget }): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
-  let tooDeep = false;
-  const parser = createParser({ onEvent: (event) => void (tooDeep ||= isTooDeep(event.data)) });
+  let failure: MissiveError | null = null;
+  let events = 0;
+  const fail = (error: unknown) => void (failure ??= error as MissiveError);
+  const parser = createParser({
+    maxBufferSize: MAX_EVENT_BYTES,
+    onEvent: (event) => {
+      if (failure) return;
+      events++;
+      if (isTooDeep(event.data)) return fail(tooDeepError(limits.what));
+      try {
+        assertFewObjects(event.data, `event #${events} of the ${limits.method} stream`, limits.call);
+      } catch (error) {
+        fail(error);
+      }
+    },
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') fail(eventTooLargeError(limits.call, limits.method, events + 1));
+    },
+  });
   const check = (controller: TransformStreamDefaultController<Uint8Array>, chunk?: Uint8Array) => {
-    if (tooDeep) controller.error(tooDeepError(what));
+    if (failure) controller.error(failure);
     else if (chunk) controller.enqueue(chunk);
   };
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
+        try {
+          limits.budget?.bytes(chunk.byteLength);
+        } catch (error) {
+          return controller.error(error);
+        }
         parser.feed(decoder.decode(chunk, { stream: true }));
         check(controller, chunk);
       },
@@ -182,6 +211,8 @@ export interface SdkFetchOptions {
   /** The A2A operation, for messages. */
   method: string;
   trace: HttpTrace;
+  /** A stream's budget: the bytes of its body count against it. */
+  budget?: StreamBudget;
 }
 
 /** Where results may lack `kind`: the v0.3 JSON-RPC answers of the operations that carry tasks, messages and events. */
@@ -201,7 +232,7 @@ const WIRE_METHODS: Record<string, string> = {
   CancelTask: 'tasks/cancel',
 };
 
-export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch {
+export function sdkFetch({ call, method, trace, budget }: SdkFetchOptions): typeof fetch {
   const fetchImpl = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const where = redactUrl(url);
@@ -256,7 +287,7 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
         const failure = (error: unknown) => ((controller.signal.reason as Error | undefined)?.name === 'AbortError' ? null : networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets));
         const tapped = wire ? wireTapped(raw, wire, failure) : raw;
         handedOff = true;
-        const limited = depthLimited(idleLimited(tapped, call.timeoutMs, abort), `an event of the ${method} stream from ${where}`);
+        const limited = eventLimited(idleLimited(tapped, call.timeoutMs, abort), { what: `an event of the ${method} stream from ${where}`, call, method, budget });
         const kinds = kindCompletion(call, method, url);
         const body = kinds ? kindCompleted(limited, kinds.allowed, kinds.origin, kinds.completed) : limited;
         return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
@@ -264,6 +295,7 @@ export function sdkFetch({ call, method, trace }: SdkFetchOptions): typeof fetch
       const text = await readLimited(res, call.maxResponseBytes ?? DEFAULT_MAX, where);
       wire?.body(NULL_BODY.has(res.status) ? null : text);
       if (isTooDeep(text)) throw tooDeepError(`the ${method} answer from ${where}`);
+      if (res.ok) assertFewObjects(text, `the ${method} answer`, call);
       if (!res.ok) {
         trace.status = res.status;
         trace.url = url;

@@ -29,7 +29,7 @@ import type { RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { v1MethodToLegacyGrpc, v1MethodToLegacyJsonRpc } from '@a2a-js/sdk/compat/v0_3';
 import { MissiveError, protocolError } from '../../../shared/errors.js';
-import { isValueTooDeep, tooDeepError } from '../security/json-depth.js';
+import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { networkError, streamBrokenError } from './http.js';
 import type { BindingCall } from './binding-call.js';
@@ -38,6 +38,7 @@ import { createLegacyRestPushConfig } from './legacy-rest-push.js';
 import { sdkFetch, type HttpTrace } from './sdk-fetch.js';
 import { fromSdkError } from './sdk-errors.js';
 import { grpcTransport } from './grpc-transport.js';
+import { assertFewObjects, type StreamBudget } from './wire-limits.js';
 
 export type UnaryMethod =
   | 'SendMessage'
@@ -136,10 +137,10 @@ interface Prepared {
  * The SDK transport for the interface, with missive's time limits: HTTP is limited inside sdkFetch; gRPC has no fetch,
  * so the whole unary call, or each wait for the next stream event, is limited here.
  */
-async function prepare(call: BindingCall, method: string, signal?: AbortSignal): Promise<Prepared> {
+async function prepare(call: BindingCall, method: string, signal?: AbortSignal, budget?: StreamBudget): Promise<Prepared> {
   const trace: HttpTrace = { status: null, url: null };
   const { iface } = call;
-  const fetchImpl = sdkFetch({ call, method, trace });
+  const fetchImpl = sdkFetch({ call, method, trace, budget });
   const transport: Transport =
     iface.binding === 'grpc'
       ? await grpcTransport(iface, call.grpcTls)
@@ -183,13 +184,24 @@ function refuseMissing(call: BindingCall, method: string): void {
 }
 
 /**
- * A gRPC answer as v1.0 JSON, refused when it nests deeper than MAX_JSON_DEPTH. sdkFetch bounds the JSON wires; the
- * protobuf decoder has no depth limit: a google.protobuf.Struct 1,000 deep decodes but the journal cannot store it (one
- * deeper still overflows the decoder, which sdk-errors.ts reports as too_deeply_nested).
+ * A gRPC answer as v1.0 JSON, refused when it nests deeper than MAX_JSON_DEPTH or holds more JSON objects than
+ * `[qos] max_answer_objects`, before missive reads or records it; returns its JSON text's size (a stream's budget
+ * counts it), 0 on the JSON wires. sdkFetch bounds the JSON wires; the protobuf decoder has no depth limit: a
+ * google.protobuf.Struct 1,000 deep decodes but the journal cannot store it (one deeper still overflows the decoder,
+ * which sdk-errors.ts reports as too_deeply_nested). grpc-js refuses a message over 4 MiB before it is decoded.
  */
-function boundedGrpc<T>(call: BindingCall, value: T, what: string): T {
-  if (call.iface.binding === 'grpc' && isValueTooDeep(value)) throw tooDeepError(`${what} from ${redactUrl(call.iface.url)}`);
-  return value;
+function boundedGrpc(call: BindingCall, value: unknown, what: string): number {
+  if (call.iface.binding !== 'grpc') return 0;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? '';
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeepError(`${what} from ${redactUrl(call.iface.url)}`);
+    throw error;
+  }
+  if (isTooDeep(text)) throw tooDeepError(`${what} from ${redactUrl(call.iface.url)}`);
+  assertFewObjects(text, what, call);
+  return Buffer.byteLength(text);
 }
 
 /** One unary operation over the SDK; returns the v1.0 JSON result (null for a delete). */
@@ -201,7 +213,8 @@ export async function callViaSdk(call: BindingCall, method: UnaryMethod, params:
   const prepared = await prepare(call, method);
   const wire = grpcWire(call, method, params, false);
   try {
-    const result = boundedGrpc(call, await UNARY[method](prepared.transport, params, prepared.options), `the ${method} answer`);
+    const result = await UNARY[method](prepared.transport, params, prepared.options);
+    boundedGrpc(call, result, `the ${method} answer`);
     wire?.response(GRPC_OK, {});
     wire?.body(JSON.stringify(result));
     wire?.end();
@@ -233,9 +246,12 @@ function streamFailure(error: unknown, call: BindingCall, method: StreamMethodNa
   return fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() });
 }
 
-/** A stream over the SDK: yields each StreamResponse as v1.0 JSON. Breaking out of the loop closes it. */
-export async function* streamViaSdk(call: BindingCall, method: StreamMethodName, params: Params, signal?: AbortSignal): AsyncGenerator<unknown> {
-  const prepared = await prepare(call, method, signal);
+/**
+ * A stream over the SDK: yields each StreamResponse as v1.0 JSON. Breaking out of the loop closes it. `budget` counts
+ * the bytes received: sdkFetch counts them on the HTTP wires, here each gRPC event's JSON.
+ */
+export async function* streamViaSdk(call: BindingCall, method: StreamMethodName, params: Params, signal?: AbortSignal, budget?: StreamBudget): AsyncGenerator<unknown> {
+  const prepared = await prepare(call, method, signal, budget);
   const { transport, options } = prepared;
   const events = method === 'SendStreamingMessage' ? transport.sendMessageStream(SendMessageRequest.fromJSON(params), options) : transport.resubscribeTask(SubscribeToTaskRequest.fromJSON(params), options);
   const wire = grpcWire(call, method, params, true);
@@ -244,7 +260,9 @@ export async function* streamViaSdk(call: BindingCall, method: StreamMethodName,
     for await (const event of events) {
       received++;
       prepared.rearm();
-      const value = boundedGrpc(call, StreamResponse.toJSON(event), `event #${received} of the ${method} stream`);
+      const value = StreamResponse.toJSON(event);
+      const bytes = boundedGrpc(call, value, `event #${received} of the ${method} stream`);
+      if (bytes) budget?.bytes(bytes);
       if (wire) {
         if (received === 1) wire.response(GRPC_OK, {});
         wire.frame(null, JSON.stringify(value));

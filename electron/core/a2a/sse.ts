@@ -2,7 +2,9 @@
  * Server-sent A2A streams (SendStreamingMessage, SubscribeToTask) over both bindings. The body is parsed
  * incrementally with eventsource-parser and each record is yielded as soon as it is complete: nothing buffers
  * the whole stream. Every record is checked as a StreamResponse; failures carry the record's sequence number. A 401/403
- * answer to the opening POST is an auth error (exit 77) whatever its body, as for unary calls.
+ * answer to the opening POST is an auth error (exit 77) whatever its body, as for unary calls. What an agent may send is
+ * bounded on every wire (wire-limits.ts): an event still unfinished at 16 MiB, a stream past its budget of bytes or
+ * events, an event holding too many JSON objects each fail the stream (exit 76) and close the connection.
  * With a wire capture (`call.wire`), the request, the answer's status and headers and every SSE record (a frame with
  * its arrival time) are recorded too.
  */
@@ -20,6 +22,7 @@ import { viaSdk } from './interfaces.js';
 import { checkStreamResponse, type StreamRecord } from './stream-response.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 import { loadUndici } from './undici.js';
+import { assertFewObjects, eventTooLargeError, MAX_EVENT_BYTES, streamBudget, type StreamBudget } from './wire-limits.js';
 import type { WireCapture, WireRecorder } from './wire.js';
 
 export type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
@@ -61,7 +64,8 @@ function checked(value: unknown, sequence: number): StreamRecord {
  * Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC; data nested too deep is refused (exit 76).
  * `requestId`: the JSON-RPC id of the request that opened the stream, which every result event must carry.
  */
-export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias'>, method: string, sequence: number, requestId?: string): StreamRecord {
+export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias' | 'maxAnswerObjects'>, method: string, sequence: number, requestId?: string): StreamRecord {
+  assertFewObjects(data, `event #${sequence} of the ${method} stream`, call);
   let value = parseBoundedJson(data, `stream event #${sequence}`, (error) => {
     throw protocolError('malformed_stream_event', `stream event #${sequence} is not valid JSON: ${error.message}`);
   });
@@ -80,10 +84,11 @@ export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' |
 }
 
 /** The v0.3 dialect and gRPC: the SDK speaks the wire, each event arrives as v1.0 JSON and is checked like ours. */
-async function* sdkStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+async function* sdkStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>, budget: StreamBudget): AsyncGenerator<SequencedRecord> {
   const { streamViaSdk } = await import('./sdk-transport.js');
   let sequence = 0;
-  for await (const value of streamViaSdk(call, method, params, call.signal)) {
+  for await (const value of streamViaSdk(call, method, params, call.signal, budget)) {
+    budget.event();
     sequence++;
     yield { sequence, ...checked(value, sequence) };
   }
@@ -109,14 +114,16 @@ export function openStream(call: StreamCall, method: StreamMethod, params: Recor
 }
 
 function openStreamOnce(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
-  if (viaSdk(call.iface)) return sdkStream(call, method, params);
+  // Each stream (a renewed one after a 401 too) has its own budget of bytes and events.
+  const budget = streamBudget(call, method);
+  if (viaSdk(call.iface)) return sdkStream(call, method, params, budget);
   const id = randomUUID();
   const req = { ...streamRequest(call, method, params, id), id };
-  return call.wire ? recordedStream(call, method, req, call.wire) : httpStream(call, method, req);
+  return call.wire ? recordedStream(call, method, req, call.wire, budget) : httpStream(call, method, req, budget);
 }
 
 /** The wire view of a 1.0 stream: the exchange ends when the stream does (or the caller stops reading), or fails with it. */
-async function* recordedStream(call: StreamCall, method: StreamMethod, req: StreamHttpRequest, capture: WireCapture): AsyncGenerator<SequencedRecord> {
+async function* recordedStream(call: StreamCall, method: StreamMethod, req: StreamHttpRequest, capture: WireCapture, budget: StreamBudget): AsyncGenerator<SequencedRecord> {
   // Loaded first: the wire view times the exchange, not the loading of undici on the first request.
   const { request } = await loadUndici();
   // Our own undici's pooled agent, never the process's global dispatcher: that one may belong to another undici copy
@@ -125,7 +132,7 @@ async function* recordedStream(call: StreamCall, method: StreamMethod, req: Stre
   const wire = capture.begin(method, { protocol: 'http', method: 'POST', url: withQuery(req.url, call.query), headers: req.headers, body: req.body, stream: true }, call.secrets);
   try {
     const dispatcher = timedDispatcher(base, wire.sent);
-    yield* httpStream({ ...call, dispatcher }, method, req, wire, request);
+    yield* httpStream({ ...call, dispatcher }, method, req, budget, wire, request);
   } catch (error) {
     wire.fail(error);
     throw error;
@@ -139,6 +146,7 @@ async function* httpStream(
   call: StreamCall,
   method: StreamMethod,
   { url, headers, body, id }: StreamHttpRequest,
+  budget: StreamBudget,
   wire?: WireRecorder,
   loaded?: typeof import('undici').request,
 ): AsyncGenerator<SequencedRecord> {
@@ -180,11 +188,15 @@ async function* httpStream(
   }
 
   const pending: EventSourceMessage[] = [];
+  // The parser holds an unfinished line and the data lines of the event under way: at most MAX_EVENT_BYTES of them.
+  let tooLarge = false;
   const parser = createParser({
+    maxBufferSize: MAX_EVENT_BYTES,
     onEvent: (event) => {
       wire?.frame(event.event, event.data);
       pending.push(event);
     },
+    onError: (error) => void (tooLarge ||= error.type === 'max-buffer-size-exceeded'),
   });
   const decoder = new TextDecoder('utf-8');
   let sequence = 0;
@@ -192,18 +204,22 @@ async function* httpStream(
   try {
     try {
       for await (const chunk of res.body) {
+        budget.bytes((chunk as Buffer).length);
         parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
         while (pending.length) {
           const event = pending.shift()!;
           if (!event.data.trim()) continue;
+          budget.event();
           sequence++;
           yield { sequence, ...decodeStreamData(event.data, call, method, sequence, rest ? undefined : id) };
         }
+        if (tooLarge) throw eventTooLargeError(call, method, sequence + 1);
       }
       parser.feed(decoder.decode());
       parser.reset({ consume: true });
       for (const event of pending.splice(0)) {
         if (!event.data.trim()) continue;
+        budget.event();
         sequence++;
         yield { sequence, ...decodeStreamData(event.data, call, method, sequence, rest ? undefined : id) };
       }

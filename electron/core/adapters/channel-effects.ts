@@ -16,6 +16,7 @@ export const CHANNEL_EFFECTS: Readonly<Record<Channel, ChannelEffect>> = {
   'agents.set': 'effect',
   'agents.rawCard': 'read',
   'agents.remove': 'effect',
+  'agents.trust': 'effect',
   // Fetches the card again at most (a conditional GET) and caches it: safe to repeat.
   'agents.inspect': 'read',
   'agents.refreshAll': 'read',
@@ -60,6 +61,7 @@ export const CHANNEL_EFFECTS: Readonly<Record<Channel, ChannelEffect>> = {
   'auth.list': 'read',
   'auth.add': 'effect',
   'auth.update': 'effect',
+  'auth.bind': 'effect',
   'auth.remove': 'effect',
   'auth.setSecret': 'effect',
   'auth.deleteSecret': 'effect',

@@ -15,6 +15,8 @@ import { baseUrlFromCard, isCardUrl } from './card-source.js';
 import { downloadCard, keepCard } from './card-fetch.js';
 import { holdUrlCredentials } from './url-credentials.js';
 import { unstoredAgentRow } from './unstored-row.js';
+import { credentialOrigins, recordConfirmation } from '../auth/host-trust.js';
+import { originOf } from '../../../shared/origins.js';
 
 /** Aliases never hold `:`, so anything starting with a scheme is a URL. */
 export const isUrlTarget = (target: string): boolean => /^https?:\/\//i.test(target.trim());
@@ -63,14 +65,23 @@ export async function resolveAgentTarget(core: Core, target: string): Promise<st
   const parts = splitUrl(target);
   holdUrlCredentials(core, parts.alias, { username: parts.username, password: parts.password, query: parts.query });
   const storage = await core.storage();
-  if (await storage.agents.get(parts.alias)) return parts.alias;
+  const existing = await storage.agents.get(parts.alias);
+  if (existing) {
+    // A URL typed here is this host's decision, the row under its name is not: confirmed only while it still points
+    // where the URL does (on a shared store a changed row is then refused before any credential goes out).
+    if (credentialOrigins(existing).every((o) => o === originOf(parts.address)) && existing.authRefName === null) recordConfirmation(core, existing);
+    return parts.alias;
+  }
   const row = discoveredRow(parts.alias, parts.address);
+  recordConfirmation(core, row);
   if (!isCardUrl(parts.address)) {
     await insertDiscovered(storage, row, parts.address);
     return parts.alias;
   }
   const fetched = await downloadCard(core, row, { only: parts.address });
-  await insertDiscovered(storage, { ...row, baseUrl: baseUrlFromCard(fetched.card, parts.address) }, parts.address);
+  const discovered = { ...row, baseUrl: baseUrlFromCard(fetched.card, parts.address) };
+  recordConfirmation(core, discovered);
+  await insertDiscovered(storage, discovered, parts.address);
   await keepCard(core, parts.alias, fetched);
   return parts.alias;
 }

@@ -125,7 +125,9 @@ export async function fetchCard(core: Core, agent: AgentRow, conditional: boolea
 export async function downloadCard(core: Core, agent: AgentRow, options: { conditional?: boolean; only?: string } = {}) {
   const outbound = await outboundFor(core, agent, { Accept: 'application/json' });
   const credentialsFor = cardCredentialsFor(core, agent, outbound);
-  const first = options.only ?? agent.card?.url ?? cardUrl(agent.baseUrl);
+  // The URL that served the cached card, also when the store's copy could not be read (agents.ts: unreadableCard).
+  const knownUrl = agent.card?.url ?? agent.unreadableCard?.url ?? null;
+  const first = options.only ?? knownUrl ?? cardUrl(agent.baseUrl);
   if (outbound.auth.size && credentialsFor(first)) {
     const warning = plaintextWarning(first, `the credentials of "${agent.alias}"`);
     if (warning) core.warn(warning);
@@ -138,7 +140,7 @@ export async function downloadCard(core: Core, agent: AgentRow, options: { condi
       bareHeaders: withoutCredentials(outbound).headers,
       query: outbound.query,
       secrets: outbound.secrets,
-      knownUrl: options.only ?? agent.card?.url ?? null,
+      knownUrl: options.only ?? knownUrl,
       only: options.only !== undefined,
       clientTls: agent,
       validators: cached ? { etag: cached.etag, lastModified: cached.lastModified } : undefined,

@@ -2,6 +2,7 @@
  * Cards that are not at `<base-url>/.well-known/agent-card.json`: a card URL of a framework that serves one card per
  * agent at its own path (`agent add NAME <card-url>`, `--card-url`), and a card file on disk (`agent inspect FILE`).
  */
+import { recordConfirmation } from '../auth/host-trust.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -55,6 +56,8 @@ export async function addAgentFromCard(core: Core, input: Omit<AddAgentInput, 'b
     trustedOrigins: input.trustedOrigins ?? [],
     clientTls: clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd()),
   });
+  // Registered on this host: where its credentials go is this host's decision (a shared store's rows are not).
+  recordConfirmation(core, provisional);
   // Without a base URL the agent's origin is not known yet: the card is asked for without credentials.
   const fetched = await downloadCard(core, input.baseUrl ? provisional : { ...provisional, authRefName: null }, { only: cardUrl });
   const view = await addAgent(core, { ...input, baseUrl: input.baseUrl ?? baseUrlFromCard(fetched.card, cardUrl) });

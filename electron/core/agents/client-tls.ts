@@ -15,6 +15,7 @@ import { authError, configError, MissiveError } from '../../../shared/errors.js'
 import type { Core } from '../context.js';
 import { loadUndici } from '../a2a/undici.js';
 import { KEYRING_FALLBACK_HELP } from '../auth/secret-store.js';
+import { boundRef } from '../auth/host-trust.js';
 import type { AgentRow, ClientTlsPaths } from '../store/repos/agents.js';
 import type { GrpcTls } from '../a2a/grpc-transport.js';
 import { poolClientTls, pooledClientTls, type ClientTlsSet } from './client-tls-pool.js';
@@ -91,10 +92,11 @@ const notAFile = (alias: string, role: FileRole, path: string, why: string, code
 
 /** The passphrase of the agent's key from its auth ref (env var or keyring); it is never stored or printed. */
 async function readPassphrase(core: Core, alias: string, refName: string): Promise<string> {
-  const ref = await (await core.storage()).authRefs.get(refName);
-  if (!ref) {
+  const stored = await (await core.storage()).authRefs.get(refName);
+  if (!stored) {
     throw configError('unknown_auth_ref', `the client key passphrase of agent "${alias}" names auth ref "${refName}", which is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
   }
+  const ref = boundRef(core, stored);
   if (ref.kind === 'env') {
     const value = core.env[ref.envVar!];
     if (!value) throw authError('env_missing', `auth ref "${ref.name}" (the client key passphrase of agent "${alias}") reads environment variable ${ref.envVar}, which is not set`, `export ${ref.envVar}=<passphrase> and try again.`);

@@ -12,6 +12,7 @@ import type { SelectedInterface } from '../a2a/interfaces.js';
 import type { WireCapture } from '../a2a/wire.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
 import { securitySchemesOf } from '../a2a/security-schemes.js';
+import { assertConfirmedAgent } from '../auth/host-trust.js';
 import { decidePin, plaintextWarning, type PinDecision } from '../auth/origin-pin.js';
 import { loadCard, selectInterface, type CardResult } from './discovery.js';
 import { outboundFor, pinInputFor, refuseQueryOverGrpc, withoutCredentials, type Outbound } from './outbound.js';
@@ -58,6 +59,8 @@ export const bindingCall = (core: Core, iface: SelectedInterface, outbound: Outb
     protocolVersion: version,
     dispatcher,
     secrets: outbound.secrets,
+    streamLimits: { maxBytes: core.config.qos.maxStreamBytes, maxEvents: core.config.qos.maxStreamEvents },
+    maxAnswerObjects: core.config.qos.maxAnswerObjects,
     alias,
     wire,
   };
@@ -78,6 +81,8 @@ export async function connect(core: Core, alias: string, options: ConnectOptions
   options.checkCard?.(card);
   const iface = selectInterface(core, card, options.binding);
   const agent = card.agent;
+  // Secrets in the body (a push token) go only where this host confirmed the agent, as the credentials do.
+  assertConfirmedAgent(core, agent, options.bodySecrets ?? []);
   const resolved = await outboundFor(core, agent);
   const sources = hasClientCertificate(agent) ? [...resolved.credentialSources, CLIENT_CERTIFICATE_SOURCE] : resolved.credentialSources;
   const pin = decidePin(pinInputFor(core, agent, iface.url, sources, options.bodySecrets));

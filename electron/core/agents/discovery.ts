@@ -1,6 +1,6 @@
 /** Agent Card discovery: cached fetch, conditional refresh (ETag / Last-Modified, 304), inspection and capabilities. */
 import type { Core } from '../context.js';
-import { toMissiveError, type ErrorReport } from '../../../shared/errors.js';
+import { errorFromReport, isMissiveError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
 import { cardUrl, parseCard, type ParsedCard } from '../a2a/card.js';
 import { negotiateInterface, SUPPORTED_BINDINGS, versionNegotiation, type SelectedInterface, type VersionNegotiation } from '../a2a/interfaces.js';
 import type { CardFormat, Dialect } from '../a2a/dialect.js';
@@ -40,14 +40,36 @@ function parseCachedCard(core: Core, agent: AgentRow & { card: NonNullable<Agent
 }
 
 /**
+ * The agent's cached card parsed as a fetched one is (parseCard), or null after a warning when the store holds one it
+ * cannot use: a column changed outside missive (not JSON, nested deeper than MAX_JSON_DEPTH: store/repos/agents.ts)
+ * or a card the parser refuses. A cache is only a copy of what the agent serves, so such a card is fetched again
+ * rather than failing every command that needs it; the fetch stores the new one in its place.
+ */
+function usableCachedCard(core: Core, agent: AgentRow): { agent: AgentRow; card: ParsedCard | null } {
+  const refetch = (unreadableCard: NonNullable<AgentRow['unreadableCard']>) => {
+    core.warn(`the cached card of "${agent.alias}" cannot be used (${errorFromReport(unreadableCard.error).message}); fetching it again`);
+    return { agent: { ...agent, card: null, unreadableCard }, card: null };
+  };
+  if (agent.unreadableCard) return refetch(agent.unreadableCard);
+  if (!agent.card) return { agent, card: null };
+  try {
+    return { agent, card: parseCachedCard(core, { ...agent, card: agent.card }) };
+  } catch (error) {
+    if (!isMissiveError(error) || error.category !== 'protocol') throw error;
+    return refetch({ url: agent.card.url, error: error.toReport() });
+  }
+}
+
+/**
  * The cached card when present (unless `refresh`), else a fetch. When signed cards are required (card-trust.ts), an
  * unsigned or invalid card is refused here, before any command sends anything; `report` (agent inspect) only reads it.
  */
 export async function loadCard(core: Core, alias: string, refresh = false, signed: 'enforce' | 'report' = 'enforce'): Promise<CardResult> {
-  const agent = await requireAgent(core, alias);
+  // A card that cannot be used is fetched again without its validators (a 304 would keep it).
+  const { agent, card } = usableCachedCard(core, await requireAgent(core, alias));
   const result: CardResult =
-    agent.card && !refresh
-      ? { agent, card: parseCachedCard(core, { ...agent, card: agent.card }), status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null }
+    card && agent.card && !refresh
+      ? { agent, card, status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null }
       : await fetchCard(core, agent, refresh);
   if (signed === 'enforce') await assertTrustedCard(core, result.agent, result.card);
   return result;

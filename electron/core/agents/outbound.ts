@@ -13,6 +13,8 @@ import { expireTokenOf } from '../auth/oauth2/tokens.js';
 import { isOAuthFlow } from '../config/auth-flow.js';
 import type { Reauth } from '../a2a/binding-call.js';
 import { applyUrlCredentials, urlCredentialSources } from './url-credentials.js';
+import { assertConfirmedAgent, boundRef } from '../auth/host-trust.js';
+import { CLIENT_CERTIFICATE_SOURCE, hasClientCertificate } from './client-tls.js';
 
 export interface Outbound {
   headers: Record<string, string>;
@@ -36,8 +38,14 @@ export function credentialSources(core: Core, agent: AgentRow): string[] {
   return out;
 }
 
+/**
+ * Resolves what requests to `agent` carry. On a shared store, nothing is read before this host's decisions allow it
+ * (auth/host-trust.ts): the agent's origins and auth ref as confirmed here, the ref's secret from this host's binding.
+ */
 export async function outboundFor(core: Core, agent: AgentRow, extra: Record<string, string> = {}): Promise<Outbound> {
-  const authRef = agent.authRefName ? ((await (await core.storage()).authRefs.get(agent.authRefName)) ?? null) : null;
+  assertConfirmedAgent(core, agent, hasClientCertificate(agent) ? [...credentialSources(core, agent), CLIENT_CERTIFICATE_SOURCE] : credentialSources(core, agent));
+  const stored = agent.authRefName ? ((await (await core.storage()).authRefs.get(agent.authRefName)) ?? null) : null;
+  const authRef = stored && boundRef(core, stored);
   const resolve = async () => {
     const resolved = await resolveAuthHeaders({
       authRef,
@@ -51,8 +59,10 @@ export async function outboundFor(core: Core, agent: AgentRow, extra: Record<str
     return resolved;
   };
   const auth = await resolve();
-  const secrets = auth.secrets();
-  core.rememberSecrets(secrets);
+  core.rememberSecrets(auth.secrets());
+  // What these calls' wire views, answers, stored messages and journal entries are scrubbed of: this agent's own
+  // credentials, and every secret this process knows besides (the store's password, credentials sent to others).
+  const secrets = [...new Set([...auth.secrets(), ...core.knownSecrets()])];
   // An OAuth2 token the agent refused (401) is marked expired and renewed (refresh token or a new grant), once.
   const reauth: Reauth | undefined =
     authRef && isOAuthFlow(authRef.flow)

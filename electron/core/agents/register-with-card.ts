@@ -10,6 +10,7 @@ import type { AgentRow } from '../store/repos/agents.js';
 import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
+import { recordConfirmation } from '../auth/host-trust.js';
 import { addAgent, removeAgent, type AddAgentInput, type AgentView } from './registry.js';
 import { addAgentFromCard, cardFields } from './card-source.js';
 import { clientTlsPaths } from './client-tls-paths.js';
@@ -42,8 +43,11 @@ export async function registerAgentWithCard(core: Core, input: RegisterInput): P
   for (const ref of [input.authRef, input.clientTls?.passphraseRef]) {
     if (ref && !(await storage.authRefs.get(ref))) throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Create it first (Settings → Auth refs, or: missive auth add)');
   }
+  const provisional = provisionalRow(input, baseUrl);
+  // Registered on this host: where its credentials go is this host's decision (a shared store's rows are not).
+  recordConfirmation(core, provisional);
   // Fetched before anything is stored: a card that cannot be fetched or read registers nothing.
-  const fetched = await downloadCard(core, provisionalRow(input, baseUrl));
+  const fetched = await downloadCard(core, provisional);
   const view = await addAgent(core, { ...input, baseUrl });
   try {
     const kept = await keepCard(core, view.alias, fetched);

@@ -14,6 +14,7 @@ import { parseMetadata } from '../validation/metadata.js';
 import { storedText } from '../validation/stored-text.js';
 import type { AgentRow, CardKeys } from '../store/repos/agents.js';
 import type { Repositories } from '../store/storage.js';
+import { followConfirmation, recordConfirmation } from '../auth/host-trust.js';
 import { clientTlsPaths, type ClientTlsInput } from './client-tls-paths.js';
 import { agentView, requireAgent, type AgentView } from './views.js';
 
@@ -99,7 +100,7 @@ export async function addAgent(core: Core, input: AddAgentInput): Promise<AgentV
   const cardKeys = cardKeysOf(input.cardKeys ?? {});
   const storage = await core.storage();
   for (const ref of [input.authRef, clientTls?.passphraseRef]) await requireAuthRef(storage, ref);
-  return storage.transaction(async (tx) => {
+  const view = await storage.transaction(async (tx) => {
     if (await tx.agents.get(alias)) throw usageError('duplicate_agent', `an agent named "${alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${alias}`);
     await tx.agents.insert({
       alias,
@@ -119,6 +120,9 @@ export async function addAgent(core: Core, input: AddAgentInput): Promise<AgentV
     await tx.journal.append({ type: 'missive.agent.added', agentAlias: alias, payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls, trusted_origins: trustedOrigins } });
     return agentView((await tx.agents.get(alias))!);
   });
+  // Added on this host: its origins and auth ref are this host's decision (on a shared store, recorded here only).
+  recordConfirmation(core, { alias, baseUrl, trustedOrigins, authRefName: input.authRef ?? null });
+  return view;
 }
 
 /** Refuses an auth ref name the store does not define (none given: nothing to check). */
@@ -194,11 +198,14 @@ export async function setAgentAuthRef(core: Core, alias: string, authRef: string
   const row = await requireAgent(core, alias);
   refuseReadOnly(row, 'changed');
   await requireAuthRef(storage, authRef);
-  return storage.transaction(async (tx) => {
+  const after = await storage.transaction(async (tx) => {
     await tx.agents.setAuthRef(alias, authRef);
     await tx.journal.append({ type: 'missive.agent.auth_ref_set', agentAlias: alias, payload: { alias, auth_ref: authRef, previous: row.authRefName } });
-    return agentView((await tx.agents.get(alias))!);
+    return (await tx.agents.get(alias))!;
   });
+  // This host's confirmation (if the row still matched it) follows its own change.
+  followConfirmation(core, row, after);
+  return agentView(after);
 }
 
 export async function renameAgentAlias(core: Core, from: string, to: string): Promise<AgentView> {
@@ -206,10 +213,12 @@ export async function renameAgentAlias(core: Core, from: string, to: string): Pr
   const row = await requireAgent(core, from);
   refuseReadOnly(row, 'renamed');
   validateAlias(to, 'new alias');
-  return storage.transaction(async (tx) => {
+  const after = await storage.transaction(async (tx) => {
     if (await tx.agents.get(to)) throw usageError('duplicate_agent', `an agent named "${to}" already exists`);
     await tx.agents.rename(from, to);
     await tx.journal.append({ type: 'missive.agent.renamed', agentAlias: to, payload: { from, to } });
-    return agentView((await tx.agents.get(to))!);
+    return (await tx.agents.get(to))!;
   });
+  followConfirmation(core, row, after);
+  return agentView(after);
 }

@@ -17,6 +17,7 @@ import { isFresh, readToken, tokenAccount } from './oauth2/token-cache.js';
 import { forgetToken, loginWith } from './oauth2/tokens.js';
 import { refuseControlCharacters } from './oauth2/token-text.js';
 import { refSecret } from './resolve.js';
+import { boundRef, localBinding } from './host-trust.js';
 
 export interface LoginOptions {
   onDeviceCode?: (prompt: DeviceCodePrompt) => void;
@@ -95,7 +96,9 @@ const oauthContext = (core: Core, options: LoginOptions = {}): OAuthContext => (
 });
 
 export async function loginAuth(core: Core, target: string, options: LoginOptions = {}): Promise<LoginResult> {
-  const { ref, agent } = await requireTarget(core, target);
+  const { ref: stored, agent } = await requireTarget(core, target);
+  // The secret, and on a shared store the token endpoint it goes to, as this host bound them.
+  const ref = boundRef(core, stored);
   const flow = ref.flow;
   const base = { auth_ref: ref.name, agent, flow: flow.type };
   if (!isOAuthFlow(flow)) {
@@ -122,8 +125,10 @@ export interface AuthStatusView {
   token_status: { cached: boolean; where: 'memory' | 'keyring' | null; expires_in: number | null; fresh: boolean; refreshable: boolean } | null;
 }
 
-async function statusOf(core: Core, ref: AuthRefRow): Promise<AuthStatusView> {
-  const secret = await refSecret(ref, core.env, core.secrets, true).catch(() => null);
+async function statusOf(core: Core, stored: AuthRefRow): Promise<AuthStatusView> {
+  // On a shared store, the secret this host bound (a ref not bound here has none on this host).
+  const { ref, bound } = localBinding(core, stored);
+  const secret = bound ? await refSecret(ref, core.env, core.secrets, true).catch(() => null) : null;
   const optionalSecret = ref.flow.type === 'oauth2_device_code';
   const keyringDown = ref.kind === 'keyring' && !(await core.secrets.available()).ok;
   const view: AuthStatusView = { name: ref.name, flow: ref.flow.type, secret_present: keyringDown ? null : optionalSecret && !secret ? false : !!secret, token_status: null };

@@ -12,6 +12,7 @@ import { storedText } from '../validation/stored-text.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';
 import { refuseControlCharacters } from './oauth2/token-text.js';
 import { secretPersistence } from './session-secrets.js';
+import { boundRef, localBinding, onSharedStore, recordBinding, requireSharedStore, type SecretBindingInput } from './host-trust.js';
 
 export interface AuthRefView {
   name: string;
@@ -28,13 +29,21 @@ export interface AuthRefView {
   present: boolean | null;
   /** The local agents that authenticate with this ref. */
   used_by: string[];
+  /**
+   * A shared store only (null on the local store): whether this host bound the ref to a secret of its own (`env` and
+   * `keyring_*` above are then this host's, else null), and what changed on the shared store since it did.
+   */
+  this_host: { bound: boolean; changes: string[] } | null;
 }
 
 /** `usedBy`: the agents using each ref (agentAliasesByAuthRef), read once for a whole list. */
-async function view(core: Core, ref: AuthRefRow, keyringOk: boolean, usedBy?: Map<string, string[]>): Promise<AuthRefView> {
+async function view(core: Core, stored: AuthRefRow, keyringOk: boolean, usedBy?: Map<string, string[]>): Promise<AuthRefView> {
   usedBy ??= await (await core.storage()).agents.aliasesByAuthRef();
+  // On a shared store, where this host reads the secret from (the row's own env var or keyring entry is not used).
+  const { ref, bound, changes } = localBinding(core, stored);
   let present: boolean | null;
-  if (ref.kind === 'env') present = !!core.env[ref.envVar!];
+  if (!bound) present = false;
+  else if (ref.kind === 'env') present = !!core.env[ref.envVar!];
   else present = keyringOk ? (await core.secrets.get(ref.keyringService!, ref.keyringAccount!)) !== null : null;
   return {
     name: ref.name,
@@ -48,6 +57,7 @@ async function view(core: Core, ref: AuthRefRow, keyringOk: boolean, usedBy?: Ma
     flow: ref.flow,
     present,
     used_by: usedBy.get(ref.name) ?? [],
+    this_host: onSharedStore(core) ? { bound, changes } : null,
   };
 }
 
@@ -148,6 +158,8 @@ export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefV
     await tx.authRefs.upsert(row);
     await tx.journal.append({ type: 'missive.auth_ref.added', payload: { name: row.name, kind: row.kind, flow: row.flow.type } });
   });
+  // Added on this host: its secret is this host's env var or keyring entry (on a shared store, recorded here only).
+  recordBinding(core, row);
   return view(core, row, (await core.secrets.available()).ok);
 }
 
@@ -164,6 +176,7 @@ export async function updateAuth(core: Core, input: AddAuthInput): Promise<AuthR
     await tx.authRefs.upsert(row);
     await tx.journal.append({ type: 'missive.auth_ref.updated', payload: { name: row.name, kind: row.kind, flow: row.flow.type, previous_flow: existing.flow.type } });
   });
+  recordBinding(core, row);
   return view(core, row, (await core.secrets.available()).ok);
 }
 
@@ -188,7 +201,8 @@ export async function removeAuth(core: Core, name: string) {
 }
 
 async function requireKeyringRef(core: Core, name: string): Promise<AuthRefRow> {
-  const ref = await requireRef(core, name);
+  // On a shared store, the keyring entry this host bound (never one a shared row names).
+  const ref = boundRef(core, await requireRef(core, name));
   if (ref.kind !== 'keyring') throw usageError('not_keyring_ref', `auth ref "${name}" reads ${ref.envVar} from the environment; only keyring refs hold stored secrets`);
   const available = await core.secrets.available();
   if (!available.ok) throw authError('keyring_unavailable', `the OS keyring is unavailable: ${available.reason}`, KEYRING_FALLBACK_HELP);
@@ -211,4 +225,24 @@ export async function deleteSecret(core: Core, name: string) {
   const deleted = await core.secrets.delete(ref.keyringService!, ref.keyringAccount!);
   await (await core.storage()).journal.append({ type: 'missive.auth_ref.secret_deleted', payload: { name, deleted } });
   return { name, deleted };
+}
+
+/**
+ * `auth bind` (a shared store only): on this host, the auth ref `name` takes its secret from `secret` (an env var or a
+ * keyring entry of this user), with the ref's shared settings (header, scheme, flow) as they are now. Until a ref is
+ * bound on a host, no secret is read for it there; when its shared settings change, it must be bound again.
+ */
+export async function bindAuth(core: Core, name: string, secret: SecretBindingInput): Promise<AuthRefView> {
+  requireSharedStore(core, 'auth bind');
+  const stored = await requireRef(core, name);
+  const env = secret.env;
+  const keyring = secret.keyringService !== undefined || secret.keyringAccount !== undefined;
+  if (!!env === keyring) throw usageError('invalid_auth_ref', 'give either --env VAR or --keyring-service and --keyring-account');
+  if (env && !envVarName.safeParse(env).success) throw usageError('invalid_auth_ref', `--env "${env}" is not an environment variable name`);
+  if (keyring && !(secret.keyringService && secret.keyringAccount)) throw usageError('invalid_auth_ref', 'keyring bindings need both --keyring-service and --keyring-account');
+  storedText(secret.keyringService, '--keyring-service');
+  storedText(secret.keyringAccount, '--keyring-account');
+  recordBinding(core, stored, env ? { kind: 'env', env_var: env } : { kind: 'keyring', keyring_service: secret.keyringService!, keyring_account: secret.keyringAccount! });
+  await (await core.storage()).journal.append({ type: 'missive.auth_ref.bound', payload: { name, kind: env ? 'env' : 'keyring', flow: stored.flow.type } });
+  return view(core, stored, (await core.secrets.available()).ok);
 }

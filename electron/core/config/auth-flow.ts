@@ -49,16 +49,12 @@ export const HEADER_FLOW: AuthFlow = { type: 'header' };
 
 export const isOAuthFlow = (flow: AuthFlow): flow is OAuthFlow => flow.type === 'oauth2_client_credentials' || flow.type === 'oauth2_device_code';
 
-/** The stored JSON back as a flow; anything unreadable is the default header flow. */
-export function parseAuthFlow(json: string | null | undefined): AuthFlow {
-  if (!json) return HEADER_FLOW;
-  try {
-    const parsed = (authFlow ??= buildAuthFlow()).safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : HEADER_FLOW;
-  } catch {
-    return HEADER_FLOW;
-  }
-}
+/**
+ * The schema of a stored flow (`auth_refs.flow_json`), built on first use. The store reads the column through it
+ * (store/repos/auth-refs.ts): a flow that does not match is a corrupt row, never the header flow — read as one, a
+ * tampered OAuth2 ref would send its client secret to the agent as a bearer token.
+ */
+export const authFlowSchema = () => (authFlow ??= buildAuthFlow());
 
 /** The flow settings of a `[auth_refs.NAME]` section (or of `auth add`'s flags), as typed there. */
 export interface FlowSettings {

@@ -7,6 +7,7 @@ import { discoverConfig, type ConfigSource, type DiscoveryInput } from './discov
 import { parseDuration } from './duration.js';
 import { locateKey } from './locate.js';
 import { configFile, type AgentSection, type AuthRefSection, type ConfigFile } from './schema.js';
+import { DEFAULT_MAX_ANSWER_OBJECTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_STREAM_EVENTS } from './limits.js';
 
 export const DEFAULT_PROTOCOL_VERSION = '1.0';
 export const DEFAULT_PROFILE = 'default';
@@ -27,11 +28,25 @@ export interface EffectiveConfig {
     retryBackoffMs: number;
     maxRequestBytes: number;
     concurrency: number;
+    /** A stream's budget (a2a/wire-limits.ts): bytes and events, whoever reads it (CLI, jobs, gateway, GUI). */
+    maxStreamBytes: number;
+    maxStreamEvents: number;
+    /** The most JSON objects and arrays one answer or stream event may hold. */
+    maxAnswerObjects: number;
   };
   storage: { databasePath?: string };
   /** `[store]`, the profile's override merged in: which PostgreSQL store (none: SQLite); store/selection.ts reads it. */
   store: StoreSettings;
-  gateway: { enabled: boolean; bindAddress: string; publicBaseUrl?: string; jobConcurrency: number };
+  gateway: {
+    enabled: boolean;
+    bindAddress: string;
+    publicBaseUrl?: string;
+    jobConcurrency: number;
+    /** `[gateway] job_auth_refs`: the auth refs a gateway may use (undefined: not configured). */
+    jobAuthRefs?: string[];
+    /** `[gateway.commands]`: reducer commands by name, the only commands a gateway runs. */
+    commands: Record<string, string>;
+  };
   webhook: {
     host: string;
     port: number;
@@ -225,6 +240,9 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
       retryBackoffMs: ms(qos.retry_backoff, 250, 'qos.retry_backoff'),
       maxRequestBytes: qos.max_request_bytes ?? 1_048_576,
       concurrency: qos.concurrency ?? 16,
+      maxStreamBytes: qos.max_stream_bytes ?? DEFAULT_MAX_STREAM_BYTES,
+      maxStreamEvents: qos.max_stream_events ?? DEFAULT_MAX_STREAM_EVENTS,
+      maxAnswerObjects: qos.max_answer_objects ?? DEFAULT_MAX_ANSWER_OBJECTS,
     },
     storage: { databasePath: over.storage?.database_path ?? file.storage?.database_path },
     store,
@@ -233,6 +251,8 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
       bindAddress: gateway.bind_address ?? '127.0.0.1:7347',
       publicBaseUrl: gateway.public_base_url,
       jobConcurrency: gateway.job_concurrency ?? 4,
+      jobAuthRefs: gateway.job_auth_refs,
+      commands: gateway.commands ?? {},
     },
     webhook: {
       host: webhook.host ?? '127.0.0.1',

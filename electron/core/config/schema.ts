@@ -155,6 +155,9 @@ function build() {
     retry_backoff: duration.optional(),
     max_request_bytes: z.number().int().positive().optional(),
     concurrency: z.number().int().positive().max(1024).optional(),
+    max_stream_bytes: z.number().int().positive().optional(),
+    max_stream_events: z.number().int().positive().optional(),
+    max_answer_objects: z.number().int().positive().optional(),
   });
 
   const gatewaySection = z.strictObject({
@@ -165,6 +168,10 @@ function build() {
       .optional(),
     public_base_url: httpUrl.optional(),
     job_concurrency: z.number().int().positive().max(64).optional(),
+    /** The auth refs this gateway's jobs and follows may use (on a shared store, none unless listed). */
+    job_auth_refs: z.array(identifier).max(256).optional(),
+    /** The reducer commands this gateway runs for `job start reduce --gateway-command NAME`: its own, never the queue's. */
+    commands: z.record(identifier, z.string().min(1).max(4096)).optional(),
   });
 
   const webhookSection = z.strictObject({

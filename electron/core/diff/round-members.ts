@@ -6,6 +6,7 @@
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { requireGroup } from '../collectives/groups.js';
+import { readableEvent } from '../store/repos/events.js';
 
 export interface RoundMember {
   alias: string;
@@ -17,7 +18,8 @@ export async function roundMembers(core: Core, contextId: string, group?: string
   // The newest (highest sequence) start of each kind, as SQLite's listEvents and PostgreSQL's list both order them.
   const { journalReads } = await core.storage();
   const starts = (await Promise.all(['missive.bcast.started', 'missive.scatter.started'].map((type) => journalReads.list({ contextId, type, limit: 1 })))).flat();
-  const latest = starts.sort((x, y) => y.sequence - x.sequence)[0];
+  const newest = starts.sort((x, y) => y.sequence - x.sequence)[0];
+  const latest = newest && readableEvent(newest);
   const members = (latest?.payload as { members?: Array<{ alias?: unknown; rank?: unknown }> } | undefined)?.members;
   if (!Array.isArray(members) || members.length === 0) {
     throw usageError('no_round_in_context', `context ${contextId} has no bcast or scatter in the journal`, 'Name the members with --group GROUP, or check the context id with: missive context list');

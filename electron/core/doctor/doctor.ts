@@ -13,6 +13,7 @@ import { openDatabase, appliedMigrations, SCHEMA_VERSION } from '../store/db.js'
 import { listAgents, type AgentRow } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import { resolveAuthHeaders } from '../auth/resolve.js';
+import { assertConfirmedAgent, boundRef } from '../auth/host-trust.js';
 import { serviceParameterHeaders } from '../a2a/service-params.js';
 import { assertOk } from '../a2a/http.js';
 import { requestCard } from '../agents/discovery.js';
@@ -151,7 +152,7 @@ export async function runDoctor(core: Core): Promise<DoctorReport> {
     status: 'ok',
     message: `A2A-Version ${core.serviceParameters.version}${core.serviceParameters.extensions.length ? `, extensions ${core.serviceParameters.extensions.join(',')}` : ''}`,
   });
-  const probes = await Promise.all(targets.map((agent) => probeAgent(core, agent, (name) => authRefs.get(name))));
+  const probes = await Promise.all(targets.map((agent) => probeAgent(core, agent, (name) => authRefs.get(name), known.has(agent.alias))));
   checks.push(...probes);
   return report(config.profile, checks);
 }
@@ -216,12 +217,19 @@ async function probeAgent(
   core: Core,
   agent: ProbeTarget,
   authLookup: (name: string) => ReturnType<typeof getAuthRef>,
+  fromStore: boolean,
 ): Promise<DoctorCheck> {
   const name = `a2a.endpoint.${agent.alias}`;
   let url = cardUrl(agent.baseUrl);
   try {
+    const stored = agent.authRefName ? (authLookup(agent.authRefName) ?? null) : null;
+    // A shared store's agent is probed with credentials only as this host confirmed it, its ref as bound here.
+    if (fromStore) {
+      const sending = [...(stored ? [`auth ref "${stored.name}"`] : []), ...(core.options.bearerTokenEnv ? ['--bearer-token-env'] : []), ...(core.options.headers ?? []).map(() => '--header')];
+      assertConfirmedAgent(core, { trustedOrigins: [], ...agent }, sending);
+    }
     const auth = await resolveAuthHeaders({
-      authRef: agent.authRefName ? (authLookup(agent.authRefName) ?? null) : null,
+      authRef: stored && (fromStore ? boundRef(core, stored) : stored),
       bearerTokenEnv: core.options.bearerTokenEnv,
       headers: core.options.headers,
       env: core.env,

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { usageError } from '../../../shared/errors.js';
+import { errorFromReport, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import type { EventRow } from '../store/repos/events.js';
 import type { JournalCursor, JournalFilters } from '../store/storage.js';
@@ -26,8 +26,12 @@ export interface EventFilter {
   limit?: number;
 }
 
+/**
+ * An event as the journal's commands give it. A row changed outside missive that cannot be read is kept in its place
+ * with `payload: null`, `metadata: {}` and `corrupt`: the `storage::corrupt_row` error naming it (code, message, help).
+ */
 export function eventRecord(row: EventRow) {
-  return redactValue({
+  const record = {
     sequence: row.sequence,
     event_id: row.eventId,
     timestamp: row.timestamp,
@@ -38,7 +42,13 @@ export function eventRecord(row: EventRow) {
     task_id: row.taskId,
     payload: row.payload,
     metadata: row.metadata,
-  });
+  };
+  return redactValue(row.corrupt ? { ...record, corrupt: { code: row.corrupt.code, message: row.corrupt.message, help: row.corrupt.help ?? null } } : record);
+}
+
+/** Warns (stderr, or a notice in the window) of each corrupt event among `rows` that a listing shows marked. */
+function warnCorrupt(core: Core, rows: readonly EventRow[]): void {
+  for (const row of rows) if (row.corrupt) core.warn(`event ${row.sequence} is shown marked corrupt: ${errorFromReport(row.corrupt).message}`);
 }
 
 /** The repository query for a CLI filter; validates --since, --limit, --type and --outcome. */
@@ -70,7 +80,9 @@ const EXPORT_PAGE = 1000;
 /** The newest `filter.limit` (default 50) matching events, oldest first, redacted. */
 export async function listJournal(core: Core, filter: EventFilter) {
   const query = toQuery(filter);
-  return (await (await reader(core)).list(query)).map(eventRecord);
+  const rows = await (await reader(core)).list(query);
+  warnCorrupt(core, rows);
+  return rows.map(eventRecord);
 }
 
 /** The filters of `filter` for reading on from a cursor (validated). */
@@ -90,6 +102,7 @@ export const journalEnd = async (core: Core): Promise<JournalCursor> => (await r
 export async function journalAfter(core: Core, filter: EventFilter, cursor: JournalCursor, limit = TAIL_PAGE) {
   const filters = filtersOf(filter);
   const page = await (await reader(core)).after(filters, cursor, limit);
+  warnCorrupt(core, page.events);
   return { events: page.events.map(eventRecord), cursor: page.cursor, more: page.more };
 }
 
@@ -101,12 +114,17 @@ export async function exportJournal(core: Core, filter: EventFilter, output: str
   const journal = await reader(core);
   let cursor = journal.start();
   const lines: string[] = [];
+  let corrupt = 0;
   for (;;) {
     const page = await journal.after(filters, cursor, EXPORT_PAGE);
-    for (const row of page.events) lines.push(JSON.stringify(eventRecord(row)));
+    for (const row of page.events) {
+      if (row.corrupt) corrupt++;
+      lines.push(JSON.stringify(eventRecord(row)));
+    }
     cursor = page.cursor;
     if (!page.more) break;
   }
   writePrivateFile(path, lines.length ? `${lines.join('\n')}\n` : '');
-  return { output: path, events: lines.length };
+  if (corrupt) core.warn(`${corrupt} event(s) could not be read (changed outside missive): exported marked "corrupt", with payload null`);
+  return { output: path, events: lines.length, corrupt };
 }

@@ -8,6 +8,7 @@ import { toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { openStream } from '../a2a/sse.js';
+import { isWireLimit } from '../a2a/wire-limits.js';
 import type { StreamRecord } from '../a2a/stream-response.js';
 import { connect } from '../agents/connection.js';
 import { loadCard } from '../agents/discovery.js';
@@ -67,8 +68,9 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
     }
   } catch (error) {
     const err = toMissiveError(error);
-    // An agent refuses to subscribe to a task that already ended: one GetTask tells the real state.
-    if (err.category === 'protocol' || err.code === 'missive::transport::http_status') {
+    // An agent refuses to subscribe to a task that already ended: one GetTask tells the real state. A stream stopped
+    // at its bounds (wire-limits.ts) is no refusal: its error stands.
+    if ((err.category === 'protocol' && !isWireLimit(err)) || err.code === 'missive::transport::http_status') {
       const polled = await pollTask(core, alias, taskId);
       if (polled.settled) return { ...polled, events };
     }

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
+import { isWireLimit } from '../a2a/wire-limits.js';
 import { isOperatorKind, type JobRow } from '../store/repos/gateway-jobs.js';
 import { reclaimOrphans } from '../store/repos/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
@@ -21,6 +22,7 @@ import { backoffMs } from '../jobs/backoff.js';
 import { renewClaimWhileRunning } from '../jobs/claim-renewal.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
 import { leaseStatus } from './lease.js';
+import { gatewayCore } from './auth-policy.js';
 import { joinGateways, poolStatus } from './membership.js';
 
 export interface GatewayOptions {
@@ -39,7 +41,9 @@ export interface GatewayOptions {
 
 const until = (ms: number) => new Date(Date.now() + ms).toISOString();
 
-export async function runGateway(core: Core, options: GatewayOptions = {}) {
+export async function runGateway(operatorCore: Core, options: GatewayOptions = {}) {
+  // Every job and follow runs with the auth refs the gateway's operator allows ([gateway] job_auth_refs), no others.
+  const core = gatewayCore(operatorCore);
   const storage = await core.storage();
   const { jobs } = storage;
   const owner = `gateway:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -228,6 +232,8 @@ async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowCon
   c.record('job_started', { job_id: job.job_id, kind: job.kind, task_id: job.task_id, attempt: job.retry_count + 1 });
   let outcome: FollowOutcome | null = null;
   let error: string | null = null;
+  /** A subscription stopped at its bounds: following it again would take as much again (a2a/wire-limits.ts). */
+  let final = false;
   const run = new AbortController();
   const renewal = renewClaimWhileRunning(jobs, { jobId: job.job_id, owner: c.owner, ttlMs: c.ttl }, { lost: () => run.abort(), error: (e) => c.record('gateway_error', { job_id: job.job_id, error: e.toReport() }) });
   try {
@@ -237,6 +243,7 @@ async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowCon
         : await pollTask(core, job.agent_alias!, job.task_id);
   } catch (e) {
     error = c.stop.aborted ? 'gateway stopped' : toMissiveError(e).message;
+    final = !c.stop.aborted && isWireLimit(toMissiveError(e));
   } finally {
     renewal.stop();
   }
@@ -254,7 +261,7 @@ async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowCon
   }
   const polling = job.kind === 'task_poll' && !error;
   const attempts = job.retry_count + (polling ? 0 : 1);
-  if (!polling && attempts >= job.max_attempts) {
+  if (!polling && (final || attempts >= job.max_attempts)) {
     if (!(await jobs.finish(job.job_id, 'failed', outcome, error, c.owner))) return;
     c.totals.failed++;
     await event('missive.gateway.job.failed', { job_id: job.job_id, attempts, error });

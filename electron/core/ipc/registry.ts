@@ -28,7 +28,8 @@ import { cancelTask, localTask, remoteTask, waitForTask } from '../tasks/service
 import { exportArtifacts, showArtifact } from '../artifacts/service.js';
 import { listEvents } from '../store/repos/events.js';
 import { createContext, exportContext, forkContext, listContextSummaries } from '../contexts/service.js';
-import { addAuth, deleteSecret, listAuth, removeAuth, setSecret, updateAuth } from '../auth/service.js';
+import { trustAgent } from '../agents/trust.js';
+import { addAuth, bindAuth, deleteSecret, listAuth, removeAuth, setSecret, updateAuth } from '../auth/service.js';
 import { authStatus, loginAuth, logoutAuth } from '../auth/login.js';
 import { VERSION } from '../version.js';
 import { agentsHealth, refreshAllAgents } from '../agents/health.js';
@@ -105,6 +106,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'agents.set': (i) => setAgent(core, i.alias, { authRef: i.authRef, clientTls: i.clientTls, cardKeys: i.cardKeys }, cwd),
     'agents.rawCard': (i) => fetchRawCard(core, i),
     'agents.remove': (i) => removeAgent(core, i.alias),
+    'agents.trust': (i) => trustAgent(core, i.alias),
     'agents.inspect': (i) => inspectAgentCard(core, i.alias, { refresh: i.refresh, binding: i.binding, extended: i.extended }),
     'agents.refreshAll': () => refreshAllAgents(core),
     'agents.health': async () => ({ agents: await agentsHealth(core) }),
@@ -169,6 +171,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
     // The secret goes to the keyring; nothing of it comes back.
     'auth.add': (i) => addAuth(core, i),
     'auth.update': (i) => updateAuth(core, i),
+    'auth.bind': (i) => bindAuth(core, i.name, i),
     'auth.remove': (i) => removeAuth(core, i.name),
     'auth.setSecret': async (i) => (core.rememberSecrets([i.secret]), { ok: true as const, session_only: (await setSecret(core, i.name, i.secret)).session_only }),
     'auth.deleteSecret': async (i) => (await deleteSecret(core, i.name), { ok: true as const }),

@@ -26,7 +26,7 @@ export function createWebhookHost(core: Core, onArrival: (arrival: unknown) => v
   return {
     async start(port = 0) {
       if (!receiver) {
-        const started = createReceiver(callbackStore(core), { port });
+        const started = createReceiver(callbackStore(core), { port, warn: (message) => core.warn(message) });
         started.onArrival(onArrival);
         await started.start();
         receiver = started;

@@ -8,9 +8,10 @@
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { parseHeaderFlag, refSecret } from '../auth/resolve.js';
+import { localBinding } from '../auth/host-trust.js';
 import { requireGroup } from '../collectives/groups.js';
-import type { JobRequest } from './requests.js';
-import { startJob, type JobView, type StartJobOptions } from './queue.js';
+import { storedRequest, type JobInput, type JobRequest } from './requests.js';
+import { recordJob, type JobView, type StartJobOptions } from './queue.js';
 
 /** The agents a job's request reaches. */
 async function aliasesOf(core: Core, request: JobRequest): Promise<string[]> {
@@ -34,7 +35,9 @@ async function credentialsFor(core: Core, request: JobRequest): Promise<Array<{ 
   for (const alias of new Set(await aliasesOf(core, request))) {
     const refName = (await storage.agents.get(alias))?.authRefName;
     const ref = refName ? await storage.authRefs.get(refName) : undefined;
-    const secret = ref ? await refSecret(ref, core.env, core.secrets, true).catch(() => null) : null;
+    // The secret this host would send (on a shared store, from its own binding; a ref not bound here has none).
+    const local = ref ? localBinding(core, ref) : undefined;
+    const secret = local?.bound ? await refSecret(local.ref, core.env, core.secrets, true).catch(() => null) : null;
     if (secret) found.push({ value: secret, source: `the auth ref "${ref!.name}" of agent "${alias}"` });
   }
   for (const header of core.options.headers ?? []) {
@@ -59,8 +62,12 @@ export async function refuseCredentials(core: Core, request: JobRequest): Promis
   );
 }
 
-/** `startJob` after `refuseCredentials`: what `missive job start` calls. */
-export async function startCheckedJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
+/**
+ * What `missive job start` (and a fan-out `--via-jobs`) calls: the local inputs captured here (requests.ts), the
+ * captured request checked for credentials, then recorded.
+ */
+export async function startCheckedJob(core: Core, input: JobInput, options: StartJobOptions = {}): Promise<JobView> {
+  const request = storedRequest(core, input);
   await refuseCredentials(core, request);
-  return startJob(core, request, options);
+  return recordJob(core, request, options);
 }

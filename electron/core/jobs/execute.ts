@@ -6,6 +6,7 @@
  * `job_dispatch_unconfirmed` and the operator decides.
  */
 import { A2A_ERROR_SPECS } from '../a2a/a2a-errors.js';
+import { isWireLimit } from '../a2a/wire-limits.js';
 import { MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { bcast } from '../collectives/bcast.js';
@@ -16,7 +17,9 @@ import { rowId } from '../store/row-id.js';
 import type { StoredJob } from '../store/repos/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
 import { refreshTask, WAIT_OUTCOMES } from '../tasks/service.js';
-import type { JobRequest } from './requests.js';
+import { parseJobRequest, type JobRequest } from './requests.js';
+import { gatewayCommand } from './gateway-commands.js';
+import { TRUST_REFUSAL_CODES } from '../auth/host-trust.js';
 
 /** What a finished execution stores in `result_json`: the outcome and its exit code, plus what the kind produced. */
 export interface JobResult {
@@ -61,8 +64,16 @@ const unconfirmed = (job: StoredJob) =>
 /** An A2A error is the agent's answer (no such task, not cancelable, unsupported…): another attempt gets the same one. */
 const A2A_ERROR_CODES = new Set(A2A_ERROR_SPECS.map((spec) => `missive::protocol::${spec.code}`));
 
+/** This host's trust decisions refused the job (auth/host-trust.ts): the operator decides, a retry would not. */
+const TRUST_REFUSALS = new Set(TRUST_REFUSAL_CODES);
+
 export const isPermanent = (error: MissiveError) =>
-  error.code === 'missive::orchestration::job_dispatch_unconfirmed' || A2A_ERROR_CODES.has(error.code) || ['validation', 'config', 'data'].includes(error.category);
+  error.code === 'missive::orchestration::job_dispatch_unconfirmed' ||
+  error.code === 'missive::storage::corrupt_row' ||
+  TRUST_REFUSALS.has(error.code) ||
+  // The agent answered, too much (a stream past its budget): another attempt sends the message again.
+  isWireLimit(error) ||
+  A2A_ERROR_CODES.has(error.code) || ['validation', 'config', 'data'].includes(error.category);
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -113,7 +124,8 @@ async function sendJob(core: Core, job: StoredJob, request: Extract<JobRequest, 
   await storage.jobs.markDispatched(job.job_id, point.messageId);
   // The agent answers with its task at once; the job then waits on it by GetTask, which a restart can resume.
   const t0 = performance.now();
-  const sent = await sendMessage(core, { ...request.input, messageId: point.messageId, returnImmediately: true });
+  // The parts were captured where the job was queued: nothing is read on this host (cwd is never used for them).
+  const sent = await sendMessage(core, { ...request.input, cwd: process.cwd(), messageId: point.messageId, returnImmediately: true });
   const delivery = deliveryOf(sent, t0);
   if (!sent.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response), delivery };
   await storage.jobs.setTargetTask(job.job_id, sent.task.task_id, sent.task.context_id);
@@ -157,6 +169,7 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
   let recorded: Promise<void> | undefined;
   const streamed = await streamMessage(core, {
     ...request.input,
+    cwd: process.cwd(),
     messageId: point.messageId,
     force: request.force,
     signal: options.signal,
@@ -179,7 +192,7 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
 async function bcastJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'bcast' }>): Promise<JobResult> {
   if (wasDispatched(job)) throw unconfirmed(job);
   await (await core.storage()).jobs.markDispatched(job.job_id);
-  const result = await bcast(core, request.inputs, { group: request.group, contextId: request.contextId, execution: request.execution, maxConcurrency: request.maxConcurrency, failurePolicy: request.failurePolicy });
+  const result = await bcast(core, { ...request.inputs, cwd: process.cwd() }, { group: request.group, contextId: request.contextId, execution: request.execution, maxConcurrency: request.maxConcurrency, failurePolicy: request.failurePolicy });
   return {
     outcome: result.status,
     exit_code: result.exit_code,
@@ -196,7 +209,10 @@ async function reduceJob(core: Core, job: StoredJob, request: Extract<JobRequest
     if (wasDispatched(job)) throw unconfirmed(job);
     await (await core.storage()).jobs.markDispatched(job.job_id);
   }
-  const result = await reduce(core, request.input);
+  // A command only by name, from this gateway's own config: never a command line from the queue.
+  const command = request.input.gatewayCommand ? gatewayCommand(core, request.input.gatewayCommand) : undefined;
+  const { gatewayCommand: _name, ...input } = request.input;
+  const result = await reduce(core, { ...input, command: command?.command, cwd: command?.cwd ?? process.cwd() });
   return {
     outcome: 'completed',
     exit_code: 0,
@@ -211,7 +227,7 @@ async function reduceJob(core: Core, job: StoredJob, request: Extract<JobRequest
 }
 
 export async function executeJob(core: Core, job: StoredJob, options: ExecuteOptions): Promise<JobResult> {
-  const request = JSON.parse(job.request_json) as JobRequest;
+  const request = parseJobRequest(job.job_id, job.request_json);
   switch (request.kind) {
     case 'send':
       return sendJob(core, job, request, options);

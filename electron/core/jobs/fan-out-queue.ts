@@ -9,7 +9,7 @@
  * - `--failure-policy stop`: once a member failed, the jobs no gateway holds yet are cancelled (skipped); those
  *   already running finish and are reported.
  * - The deadline (--timeout) cancels whatever has not ended (timeout): a gateway running one stops at its next claim
- *   renewal. Like `missive job start`, a message's `--file` parts are read where the gateway runs.
+ *   renewal. Like `missive job start`, a message's `--file` parts are read here and queued as content (jobs/requests.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { errorFromReport, MissiveError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';

@@ -10,7 +10,7 @@ import { requireGroup } from '../collectives/groups.js';
 import { contextIdOf, knownContext } from '../contexts/service.js';
 import type { JobState, StoredJob } from '../store/repos/gateway-jobs.js';
 import { cancelTask } from '../tasks/service.js';
-import { summarise, type JobRequest, type JobSummary } from './requests.js';
+import { storedRequest, summarise, type JobInput, type JobRequest, type JobSummary } from './requests.js';
 
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'retrying', 'succeeded', 'failed', 'cancelled'];
 
@@ -71,8 +71,11 @@ export interface StartJobOptions {
   maxAttempts?: number;
 }
 
-/** Checks the request against the registry (agent, group, context, parts) and records it, queued to run at once. */
-export async function startJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
+/** Captures the job's local inputs here (requests.ts), then records it: what a job's start comes down to. */
+export const startJob = (core: Core, input: JobInput, options: StartJobOptions = {}): Promise<JobView> => recordJob(core, storedRequest(core, input), options);
+
+/** Checks a stored request against the registry (agent, group, context, parts) and records it, queued to run at once. */
+export async function recordJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
   const maxAttempts = options.maxAttempts ?? 1;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
   const summary = await summarise(core, request);

@@ -88,7 +88,8 @@ async function fromJournal(core: Core, limit: number): Promise<LogsResult> {
     const ids = [e.agent && `agent=${e.agent}`, e.context_id && `context=${e.context_id}`, e.task_id && `task=${e.task_id}`].filter(Boolean);
     const payload = e.payload === null || e.payload === undefined ? '' : JSON.stringify(e.payload);
     const preview = payload.length > MESSAGE_PREVIEW_CHARS ? `${payload.slice(0, MESSAGE_PREVIEW_CHARS)}…` : payload;
-    const message = redactLogLine([e.type, ...ids, preview].filter(Boolean).join(' '));
+    // An event changed outside missive that cannot be read (events/journal.ts) says so instead of a payload.
+    const message = redactLogLine([e.type, ...ids, 'corrupt' in e ? '[corrupt]' : preview].filter(Boolean).join(' '));
     return { source: 'event-journal', sequence: e.sequence, type: e.type, timestamp: e.timestamp, level: levelOfEvent(e.type), message };
   });
   return { source: 'event-journal', records, count: records.length, note: records.length === 0 ? 'the event journal is empty' : undefined };

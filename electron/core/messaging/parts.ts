@@ -13,6 +13,38 @@ export interface PartInputs {
   fileBytes?: string[];
   jsonParts?: string[];
   mediaType?: string;
+  /**
+   * Parts built earlier, where the inputs were (a queued job's, read at `job start`): used as they are, with no path
+   * read again, and alone (no other input beside them).
+   */
+  captured?: CapturedParts;
+}
+
+/** A message's parts as A2A JSON, built from local inputs on the host that had them, and their input bytes. */
+export interface CapturedParts {
+  parts: Record<string, unknown>[];
+  bytes: number;
+}
+
+/** The input bytes a built part stands for, counted as buildParts counts them (text, base64, URL, JSON). */
+export function partBytes(part: Record<string, unknown>): number {
+  if (typeof part.text === 'string') return Buffer.byteLength(part.text);
+  if (typeof part.raw === 'string') return part.raw.length;
+  if (typeof part.url === 'string') return Buffer.byteLength(part.url);
+  return Buffer.byteLength(JSON.stringify(part.data ?? null));
+}
+
+/** Captured parts, checked against the size limit where they are sent (their byte count recomputed, never trusted). */
+function capturedParts(inputs: PartInputs, maxBytes: number): { parts: Record<string, unknown>[]; inputBytes: number } {
+  const { captured, text, stdin, parts: textParts, files, fileUrls, fileBytes, jsonParts } = inputs;
+  if ([text, stdin, textParts, files, fileUrls, fileBytes, jsonParts].some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0))) {
+    throw usageError('conflicting_inputs', 'a message of captured parts takes no other input');
+  }
+  const parts = captured!.parts;
+  const inputBytes = parts.reduce((sum, part) => sum + partBytes(part), 0);
+  if (inputBytes > maxBytes) throw dataError('request_too_large', `the message's parts reach ${inputBytes} bytes, over qos.max_request_bytes = ${maxBytes}; nothing was sent`, 'Send less, or raise [qos].max_request_bytes.');
+  if (parts.length === 0) throw usageError('empty_message', 'nothing to send');
+  return { parts, inputBytes };
 }
 
 const MIME: Record<string, string> = {
@@ -48,6 +80,7 @@ function regularFile(path: string, cwd: string): { path: string; size: number } 
 }
 
 export function buildParts(inputs: PartInputs, cwd: string, maxBytes: number): { parts: Record<string, unknown>[]; inputBytes: number } {
+  if (inputs.captured) return capturedParts(inputs, maxBytes);
   const parts: Record<string, unknown>[] = [];
   let total = 0;
   const budget = (bytes: number, what: string) => {

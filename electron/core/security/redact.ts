@@ -1,7 +1,8 @@
 /**
  * Redaction is a contract: every output envelope, journal payload, export and log line passes through here.
  * Keys are normalised (alphanumerics only, lowercased) before matching; anything under a `headers` key keeps
- * its auth scheme but loses the credential; free text loses whatever follows `Bearer `, `Basic ` or `Token `.
+ * its auth scheme but loses the credential; free text loses the credential-shaped word that follows `Bearer `,
+ * `Basic ` or `Token ` (`looksLikeCredential`; an ordinary word such as `tokens` is prose and stays).
  */
 
 export const REDACTED = '[REDACTED]';
@@ -73,11 +74,25 @@ export function redactHeaderValue(value: string): string {
   return REDACTED;
 }
 
-const FREE_TEXT_CREDENTIAL = /\b(Bearer|Basic|Token|bearer|basic)\s+[^\s,;"']+/g;
+const FREE_TEXT_CREDENTIAL = /\b(Bearer|Basic|Token|bearer|basic)\s+([^\s,;"']+)/g;
+/** Sentence punctuation that ends the word after a scheme (`Use Bearer tokens.`): not part of it. */
+const TRAILING_PUNCTUATION = /[.:!?)\]}]+$/;
+
+/**
+ * Whether the word after `Bearer `/`Basic `/`Token ` in free text is a credential rather than prose: it has a digit
+ * or any character other than a letter (`sk-123`, `abc.def`, `realm=x`), a lower-to-upper case change inside
+ * (base64: `dXNlcjpwYXNz`), or 16 characters or more. A plain word (`tokens`, `Tokens`, `auth`) is prose and stays.
+ */
+export const looksLikeCredential = (word: string): boolean => word.length >= 16 || /[^A-Za-z]/.test(word) || /[a-z][A-Z]/.test(word);
 
 /** Scrubs credentials out of free text: error messages, log lines, command stderr. */
 export function redactText(text: string, knownSecrets: readonly string[] = []): string {
-  let out = text.replace(FREE_TEXT_CREDENTIAL, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  let out = text.replace(FREE_TEXT_CREDENTIAL, (match: string, scheme: string, candidate: string) => {
+    // Redacted already (text scrubbed twice stays the same): its closing bracket is not punctuation to keep.
+    if (candidate.startsWith(REDACTED)) return match;
+    const word = candidate.replace(TRAILING_PUNCTUATION, '');
+    return word && looksLikeCredential(word) ? `${scheme} ${REDACTED}${candidate.slice(word.length)}` : match;
+  });
   for (const secret of knownSecrets) {
     if (secret.length >= 4) out = out.split(secret).join(REDACTED);
   }

@@ -1,6 +1,7 @@
 /** The `--env NAME=VALUE` pairs a service file may carry: plain settings only, never a secret-looking name or value. */
 import { usageError } from '../../../shared/errors.js';
 import { isSecretKey, redactLogLine } from '../security/redact.js';
+import { urlHasPassword } from '../config/store-url.js';
 
 /** Variables `gateway install` sets itself from the current state location; `--env` may not override them. */
 export const RESERVED_ENV = ['MISSIVE_HOME', 'MISSIVE_CONFIG', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'];
@@ -8,11 +9,16 @@ export const RESERVED_ENV = ['MISSIVE_HOME', 'MISSIVE_CONFIG', 'XDG_CONFIG_HOME'
 const SECRET_HELP =
   'Service files are readable and end up in backups: keep credentials in an auth ref (`missive auth set …`, stored in the OS keyring) and name the ref in the config instead.';
 const JWT = /^eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]+:[^/@\s]+@/i;
+/** A whole value that is an Authorization header's: `Bearer x`, `Basic x`, `Token x` (prose around it is not). */
+const AUTH_HEADER_VALUE = /^\s*(bearer|basic|token|apikey|api-key)\s+\S+\s*$/i;
 
-/** True when a value carries a credential: an auth scheme, a `key=secret` fragment, a URL password or a JWT. */
+/**
+ * True when a value carries a credential: an auth header value, a credential after an auth scheme or a `key=secret`
+ * fragment in text, a JWT, or a URL with a password, read by the URL parser as the config loader reads `[store] url`
+ * (`config/store-url.ts`: `postgres://:pw@host` with no user and `?password=` included).
+ */
 export function valueLooksSecret(value: string): boolean {
-  return redactLogLine(value) !== value || JWT.test(value) || URL_PASSWORD.test(value);
+  return redactLogLine(value) !== value || AUTH_HEADER_VALUE.test(value) || JWT.test(value) || urlHasPassword(value.trim());
 }
 
 /** Parses `NAME=VALUE` strings; refuses (exit 64) bad names, reserved names, secret names or values, newlines. */

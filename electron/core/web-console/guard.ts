@@ -6,8 +6,9 @@
  *           name now points at 127.0.0.1 still sends its own name, and gets 403.
  *   Origin  absent (a navigation, a same-origin GET) or exactly the console's origin; anything else is 403.
  *   Sec-Fetch-Site on the API: same-origin or none (another local port is same-site, not same-origin).
- *   Token   the launch's random token, from the cookie set on the first navigation or `Authorization: Bearer`;
- *           compared in constant time. Missing or wrong is 401.
+ *   Token   on the API: the launch's random token as `Authorization: Bearer`, compared in constant time; missing or
+ *           wrong is 401. Never a cookie: cookies ignore ports, so a console cookie would go to every local server,
+ *           and a page on another port could set one of the same name that is sent first.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -16,9 +17,6 @@ import { isLoopbackHost } from '../../../shared/origins.js';
 
 /** 32 random bytes, base64url: the token of one launch. */
 export const newToken = (): string => randomBytes(32).toString('base64url');
-
-/** Cookies are not isolated by port, so each console names its own (two consoles on one machine do not clash). */
-export const cookieName = (port: number): string => `missive_console_${port}`;
 
 /** Constant-time comparison (of digests, so the length of the secret does not leak either). */
 export function tokenMatches(given: string | undefined, token: string): boolean {
@@ -56,22 +54,15 @@ const header = (headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** The token a request carries: `Authorization: Bearer …`, else the console's cookie. */
-export function presentedToken(headers: IncomingHttpHeaders, cookie: string): string | undefined {
+/** The token a request carries: `Authorization: Bearer …` (any cookie is ignored). */
+export function presentedToken(headers: IncomingHttpHeaders): string | undefined {
   const auth = header(headers, 'authorization');
-  const bearer = auth ? /^\s*Bearer\s+(\S+)\s*$/i.exec(auth)?.[1] : undefined;
-  if (bearer) return bearer;
-  for (const pair of (header(headers, 'cookie') ?? '').split(';')) {
-    const at = pair.indexOf('=');
-    if (at > 0 && pair.slice(0, at).trim() === cookie) return pair.slice(at + 1).trim();
-  }
-  return undefined;
+  return auth ? /^\s*Bearer\s+(\S+)\s*$/i.exec(auth)?.[1] : undefined;
 }
 
 export interface GuardPolicy {
   hosts: Set<string>;
   token: string;
-  cookie: string;
 }
 
 /** Host and Origin (403), then Sec-Fetch-Site for the API (403); null when the request may go on to authentication. */
@@ -85,9 +76,9 @@ export function checkSource(headers: IncomingHttpHeaders, policy: Pick<GuardPoli
   return null;
 }
 
-/** The token check (401), after checkSource. */
-export function checkToken(headers: IncomingHttpHeaders, policy: Pick<GuardPolicy, 'token' | 'cookie'>): Refusal | null {
-  const given = presentedToken(headers, policy.cookie);
+/** The token check of an API request (401), after checkSource. */
+export function checkToken(headers: IncomingHttpHeaders, policy: Pick<GuardPolicy, 'token'>): Refusal | null {
+  const given = presentedToken(headers);
   if (tokenMatches(given, policy.token)) return null;
-  return { status: 401, reason: given ? 'wrong console token' : 'missing console token: open the URL `missive ui --web` printed (it carries the token)' };
+  return { status: 401, reason: given ? 'wrong console token' : 'missing console token: open the URL `missive ui --web` printed (the token is in its #fragment) and call the API as that page does, with `Authorization: Bearer <token>`' };
 }

@@ -2,12 +2,14 @@
  * The local web console (`missive ui --web`): the built renderer and the whole IPC contract over HTTP, for anyone
  * without Electron and for the browser tests. One handler registry, the same the desktop app binds to IPC:
  *
- *   GET  /?token=…      sets the console's cookie (HttpOnly, SameSite=Strict) and redirects to the clean path
- *   GET  /…             the renderer's files (index.html with connect-src 'self')
+ *   GET  /…             the renderer's files (index.html with connect-src 'self'): no secret in them, no token needed
  *   POST /api/invoke    {channel, input} → the registry's IpcResult, `x-missive-event-id` naming the last event sent
  *   GET  /api/events    the registry's events as Server-Sent Events ({channel, payload}, numbered; `?since=N`)
  *
- * Every request passes guard.ts first (Host, Origin: 403; token: 401). Loopback only unless allowNonLoopback.
+ * The URL to open is `http://<the address bound>:<port>/#token=…`: the fragment reaches no server (nor any log); the
+ * page keeps the token in its session storage and sends it as `Authorization: Bearer` on every API request. No
+ * cookie is set or read. Every request passes guard.ts first (Host, Origin: 403; on the API the token: 401).
+ * Loopback only unless allowNonLoopback.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +19,7 @@ import { isLoopbackHost } from '../../../shared/origins.js';
 import { MissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { createRegistry, type Registry } from '../ipc/registry.js';
-import { allowedHosts, checkSource, checkToken, cookieName, isUnspecifiedHost, newToken, tokenMatches, urlHost, type Refusal } from './guard.js';
+import { allowedHosts, checkSource, checkToken, isUnspecifiedHost, newToken, urlHost, type Refusal } from './guard.js';
 import { loadRenderer } from './static-files.js';
 import { createEventStream } from './event-stream.js';
 import { readBody } from './request-body.js';
@@ -28,7 +30,7 @@ export interface WebConsoleOptions {
   cwd: string;
   /** The built renderer: a directory holding index.html (dist/renderer). */
   rendererDir: string;
-  /** Default 127.0.0.1. Anything but loopback needs allowNonLoopback. */
+  /** Default 127.0.0.1 (which `localhost` means too). Anything but loopback needs allowNonLoopback. */
   host?: string;
   /** Default 0: a free port. */
   port?: number;
@@ -46,10 +48,12 @@ export interface WebConsoleOptions {
 }
 
 export interface WebConsole {
-  /** The URL to open: carries the token, for the first navigation only. */
+  /** The URL to open: the origin, with the token in the fragment (`/#token=…`). */
   url: string;
+  /** `http://` + the address bound (never a name) + the port. */
   origin: string;
   token: string;
+  /** The address bound. */
   host: string;
   port: number;
   registry: Registry;
@@ -101,8 +105,10 @@ const refuse = (res: ServerResponse, refusal: Refusal) =>
   void res.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', ...(refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="missive"' } : {}) }).end(`${refusal.status} ${refusal.reason}\n`);
 
 export async function startWebConsole(options: WebConsoleOptions): Promise<WebConsole> {
-  const host = options.host ?? '127.0.0.1';
-  checkHost(host, options.allowNonLoopback);
+  checkHost(options.host ?? '127.0.0.1', options.allowNonLoopback);
+  // The name `localhost` may resolve to ::1 or 127.0.0.1, and a browser given it tries ::1 first: whoever listens
+  // there at this port would get the page, fragment and all. So the console binds an address and prints that address.
+  const host = !options.host || options.host === 'localhost' ? '127.0.0.1' : options.host;
   const requestedPort = options.port ?? 0;
   if (!Number.isInteger(requestedPort) || requestedPort < 0 || requestedPort > 65535) throw usageError('invalid_port', `--port must be from 0 to 65535, not ${requestedPort}`);
   const token = options.token ?? newToken();
@@ -134,7 +140,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     throw error;
   }
   // Filled once the port is known; no request is answered before.
-  const policy = { hosts: new Set<string>(), token, cookie: '' };
+  const policy = { hosts: new Set<string>(), token };
 
   async function invoke(req: IncomingMessage, res: ServerResponse) {
     if (req.method !== 'POST') return sendError(res, 405, usageError('method_not_allowed', 'invoke takes POST'), { allow: 'POST' });
@@ -180,20 +186,13 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     const api = url.pathname.startsWith('/api/');
     const source = checkSource(req.headers, policy, api);
     if (source) return refuse(res, source);
-    // The printed URL: trade the token for the cookie, and take it out of the address bar.
-    const offered = url.searchParams.get('token');
-    if (offered !== null && (req.method === 'GET' || req.method === 'HEAD')) {
-      if (!tokenMatches(offered, token)) return refuse(res, { status: 401, reason: 'wrong console token' });
-      url.searchParams.delete('token');
-      const clean = `${url.pathname}${url.searchParams.size ? `?${url.searchParams}` : ''}`;
-      return void res.writeHead(303, { location: clean, 'set-cookie': `${policy.cookie}=${token}; Path=/; HttpOnly; SameSite=Strict` }).end();
-    }
+    // The renderer's files are the same for everyone (the token arrives in the fragment, which no request carries).
+    if (!api) return staticFile(req, res, url);
     const auth = checkToken(req.headers, policy);
     if (auth) return refuse(res, auth);
     if (url.pathname === '/api/invoke') return invoke(req, res);
     if (url.pathname === '/api/events') return eventStream(req, res, url);
-    if (api) return sendError(res, 404, usageError('not_found', `no console API at ${url.pathname}`));
-    return staticFile(req, res, url);
+    return sendError(res, 404, usageError('not_found', `no console API at ${url.pathname}`));
   }
 
   const server = createServer((req, res) => {
@@ -214,13 +213,12 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   }
   const port = address.port;
   policy.hosts = allowedHosts(host, port, isUnspecifiedHost(host) ? machine() : undefined);
-  policy.cookie = cookieName(port);
   if (!isLoopbackHost(host)) options.onWarning?.(`the web console listens on ${host}:${port}, beyond this machine: whoever has its URL can do everything missive can, over plain HTTP; put TLS in front of it`);
-  const origin = `http://${urlHost(isUnspecifiedHost(host) ? externalAddress() : host)}:${port}`;
+  const origin = `http://${urlHost(isUnspecifiedHost(host) ? externalAddress() : address.address)}:${port}`;
 
   let closing: Promise<void> | undefined;
   return {
-    url: `${origin}/?token=${token}`,
+    url: `${origin}/#token=${token}`,
     origin,
     token,
     host,

@@ -1,7 +1,7 @@
 /**
  * The built renderer (dist/renderer) as the web console serves it: files resolved strictly inside the directory,
  * and index.html with the app's own Content-Security-Policy, changed in one place: `connect-src 'self'`, since the
- * page talks to the console over fetch and EventSource where the Electron window talks over IPC (`'none'`).
+ * page talks to the console over fetch where the Electron window talks over IPC (`'none'`).
  */
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';

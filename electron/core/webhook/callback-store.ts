@@ -16,7 +16,7 @@ import { commitGroups } from './commit-group.js';
 export interface CallbackStore {
   /** Runs a callback's writes; settles once they have committed. `steps` may run twice (a failed group goes again). */
   persist<T>(steps: () => Steps<T>): Promise<T>;
-  /** Journals a rejected callback, on its own. */
+  /** Journals one event on its own (a rejected callback, a summary of them); settles once it has committed. */
   append(event: NewEvent): Promise<void>;
   /** Resolves when the store accepts writes now (GET /readyz). */
   checkWritable(): Promise<void>;
@@ -26,7 +26,10 @@ export function callbackStore(core: Core): CallbackStore {
   if (core.storeSelection.kind === 'sqlite') return sqliteCallbackStore(() => core.store());
   return {
     persist: async (steps) => (await core.storage()).transaction((tx) => runSteps(tx, steps())),
-    append: async (event) => void (await core.storage()).journal.append(event),
+    // Awaited: the insert's failure is the caller's to handle, never a stray rejection that ends the process.
+    append: async (event) => {
+      await (await core.storage()).journal.append(event);
+    },
     checkWritable: async () => (await core.storage()).checkWritable(),
   };
 }

@@ -5,7 +5,12 @@
  *
  *   202 accepted and persisted · 400 malformed, nested too deep or not a StreamResponse · 401 auth failure
  *   408 headers or body not received in time (the connection is closed) · 413 over --max-body-bytes
+ *   503 + Retry-After: the store could not persist the callback (nothing of it written; the sender tries again)
  *   GET /healthz: the process is up · GET /readyz: the store accepts writes
+ *
+ * Refused callbacks are journaled through a rejection log (rejection-log.ts): the first of each status per source and
+ * minute as `a2a.push.rejected`, the rest counted into one `a2a.push.rejected_summary`, so a flood costs the journal a
+ * bounded number of rows. Every write is awaited and its failure handled: a failing store never ends the process.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +21,7 @@ import { call, journal } from '../store/steps.js';
 import { applyUpdateSteps, knownTaskRows } from '../tasks/apply-update.js';
 import { authorised, type WebhookAuth } from './auth.js';
 import type { CallbackStore } from './callback-store.js';
+import { createRejectionLog, REJECTED_EVENT, type RejectionLog } from './rejection-log.js';
 import { isMissiveError, usageError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 
@@ -31,6 +37,10 @@ export interface ReceiverOptions {
   bodyTimeoutMs?: number;
   /** Needed to bind anything but loopback. */
   allowRemote?: boolean;
+  /** The rejection log's window (default a minute): one summary per source and window. */
+  rejectionWindowMs?: number;
+  /** Told, fit to print, when refused callbacks could not be journaled at all (the store still failing at stop). */
+  warn?: (message: string) => void;
 }
 
 export interface Arrival {
@@ -61,6 +71,8 @@ export interface Receiver {
 export const DEFAULT_MAX_BODY = 1024 * 1024;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** What a 503 asks the sender to wait before it tries again, in seconds. */
+export const STORE_RETRY_AFTER_S = 5;
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 /** The 202 bodies, made once. */
 const ACCEPTED = { linked: JSON.stringify({ accepted: true, linked: true }), unlinked: JSON.stringify({ accepted: true, linked: false }) };
@@ -93,8 +105,13 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
   let last: Arrival | null = null;
   let server: Server | undefined;
   let url: string | null = null;
+  let rejections: RejectionLog | undefined;
 
-  const reply = (res: ServerResponse, status: number, body: unknown) => void res.writeHead(status, JSON_HEADERS).end(JSON.stringify(body));
+  const reply = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = JSON_HEADERS) => {
+    // Answered already, or the sender is gone: nothing to send.
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, headers).end(JSON.stringify(body));
+  };
 
   // The arrivals of a group are answered within the same millisecond or so: formatted once per millisecond.
   let stamp = { ms: -1, iso: '' };
@@ -111,14 +128,24 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
     for (const listener of listeners) listener(last);
   };
 
+  /** Journaled (or counted) by the rejection log first, then answered: never fails, whatever the store does. */
   const reject = async (req: IncomingMessage, res: ServerResponse, status: number, reason: string) => {
-    await store.append({
-      type: 'a2a.push.rejected',
-      source: 'webhook',
-      payload: { status, reason, remote_address: req.socket.remoteAddress ?? null, content_length: req.headers['content-length'] ?? null, a2a_version: req.headers['a2a-version'] ?? null },
+    const source = req.socket.remoteAddress ?? null;
+    await rejections?.record({
+      source,
+      status,
+      reason,
+      payload: { status, reason, remote_address: source, content_length: req.headers['content-length'] ?? null, a2a_version: req.headers['a2a-version'] ?? null },
     });
-    arrive({ status, variant: null, task_id: null, event_type: 'a2a.push.rejected', reason });
+    arrive({ status, variant: null, task_id: null, event_type: REJECTED_EVENT, reason });
     reply(res, status, { error: { code: status, message: reason } });
+  };
+
+  /** The store could not persist an accepted callback: nothing of it was written, and the sender is asked to come back. */
+  const unavailable = (res: ServerResponse, eventType: string, taskId: string | null, variant: string, error: unknown) => {
+    const reason = `the store could not take the callback now (${isMissiveError(error) ? error.code : 'write failed'}); nothing of it was written, try again in ${STORE_RETRY_AFTER_S}s`;
+    arrive({ status: 503, variant, task_id: taskId, event_type: eventType, reason });
+    reply(res, 503, { error: { code: 503, message: reason } }, { ...JSON_HEADERS, 'retry-after': String(STORE_RETRY_AFTER_S) });
   };
 
   /** The body as text, or why it was not read: over the size limit, or not complete within the body timeout. */
@@ -173,7 +200,7 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
     // On SQLite a group commit (commitGroups, then Store.batch): this callback's rows share a transaction with the
     // callbacks of the same burst and every batch write of that tick (fan-out answers); on PostgreSQL a transaction of
     // their own (callback-store.ts). The 202 goes out only once that transaction has committed.
-    const alias = await store.persist(function* () {
+    const writes = function* () {
       // The task's row names its owner. (A push config cannot name one for a task without a row: push_configs.task_id
       // references tasks, so `push create` writes a placeholder task first.)
       const task = taskId ? yield* call('getTask', taskId) : undefined;
@@ -188,7 +215,14 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
         yield* journal({ type: eventType, source: 'webhook', contextId: null, taskId, payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload } });
       }
       return owner;
-    });
+    };
+    let alias: string | null;
+    try {
+      alias = await store.persist(writes);
+    } catch (error) {
+      // Rolled back whole (its transaction or savepoint): 503, and the sender's retry finds the store back.
+      return unavailable(res, eventType, taskId, record.variant, error);
+    }
     arrive({ status: 202, variant: record.variant, task_id: taskId, event_type: eventType, reason: null });
     res.writeHead(202, JSON_HEADERS).end(alias !== null ? ACCEPTED.linked : ACCEPTED.unlinked);
   }
@@ -207,7 +241,11 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
     if (req.method !== 'POST') return reply(res, 405, { error: { code: 405, message: 'POST callbacks only' } });
     const work = handleCallback(req, res)
       .catch((error) => {
-        if (!res.headersSent) reply(res, 500, { error: { code: 500, message: (error as Error).message } });
+        try {
+          reply(res, 500, { error: { code: 500, message: (error as Error).message } });
+        } catch {
+          // The connection is gone: nothing to answer.
+        }
       })
       .finally(() => inFlight.delete(work));
     inFlight.add(work);
@@ -223,6 +261,8 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
         );
         server!.listen(options.port ?? 0, host, () => resolve());
       });
+      // Made once listening (its window timer would outlive a start that failed); before the first request is read.
+      rejections = createRejectionLog({ append: (event) => store.append(event), windowMs: options.rejectionWindowMs, onLost: options.warn });
       const { port } = server.address() as AddressInfo;
       const shown = host.includes(':') ? `[${host}]` : host;
       url = `http://${shown}:${port}${path}`;
@@ -237,8 +277,9 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
         s.close(() => resolve());
         s.closeIdleConnections();
       });
-      // Writes of callbacks already being handled finish before the store closes.
+      // Writes of callbacks already being handled finish before the store closes, then the rejection summaries.
       await Promise.allSettled([...inFlight]);
+      await rejections?.close();
     },
     stats: () => ({ listening: server !== undefined, url, ...counters, last }),
     onArrival(listener) {

@@ -12,7 +12,12 @@ import { AuthRefForm, type AuthRef } from './AuthRefForm';
 import { AuthLogin } from './AuthLogin';
 import '../agents.css';
 
-const where = (r: AuthRef) => (r.kind === 'env' ? `$${r.env}` : `${r.keyring_service}/${r.keyring_account}`);
+/** Where the secret is read from; on a shared store, this host's binding (or that there is none, and how to make it). */
+const where = (r: AuthRef) => {
+  if (r.this_host && !r.this_host.bound) return `not bound on this host: missive auth bind ${r.name} --env VAR`;
+  const at = r.kind === 'env' ? `$${r.env}` : `${r.keyring_service}/${r.keyring_account}`;
+  return r.this_host?.changes.length ? `${at} (changed on the shared store: ${r.this_host.changes.join('; ')}; bind it again)` : at;
+};
 const presentText = (r: AuthRef) => (r.present === null ? 'keyring unavailable' : r.present ? 'secret present' : 'no secret');
 
 function SecretRow({ refName, sessionOnly, onSaved }: { refName: string; sessionOnly: boolean; onSaved: () => void }) {

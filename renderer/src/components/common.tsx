@@ -1,6 +1,7 @@
 /** Small shared building blocks of the views: error box, empty state, JSON tree and field access, labelled field, tabs, state colour. */
 import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import type { IpcError } from '../../../shared/ipc/contract';
+import { TrustPrompt } from './TrustPrompt';
 
 /**
  * An error as the window shows it: what went wrong, its stable code (what to search for or quote), and the help that
@@ -21,6 +22,7 @@ export function ErrorBox({ error }: { error: IpcError | null }) {
           {error.help}
         </div>
       ) : null}
+      <TrustPrompt error={error} />
     </div>
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The transport in a browser, against `missive ui --web` (electron/core/web-console): invokes are POSTs to
- * /api/invoke, events arrive over one EventSource from /api/events. Authentication is the console's HttpOnly cookie,
- * set when the printed URL was opened; this code never sees the token.
+ * /api/invoke, events arrive as Server-Sent Events over one streamed fetch of /api/events (not EventSource, which
+ * cannot send a header). Every request carries the launch's token as `Authorization: Bearer` (console-token.ts took
+ * it from the printed URL's fragment); no cookie is sent or used.
  *
  * Order: Electron's IPC pipe delivers a call's events before its reply. Here they travel on two connections, so each
  * reply names the last event sent before it (`x-missive-event-id`), and the reply is handed over only once that event
@@ -9,12 +10,15 @@
  * Reconnects: a broken stream is reopened with `?since=<last event seen>` (the console replays what was missed),
  * after 250 ms, 500 ms, … up to 5 s, and given up after `maxReconnects` failures in a row.
  */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Channel, ChannelInput, IpcError, IpcResult } from '../../../shared/ipc/contract';
 import type { Transport } from './types';
 
 export interface WebTransportOptions {
   /** Prefix of the console's paths; '' is this page's origin. */
   base?: string;
+  /** The console's token (absent: every call is refused with `auth::console_token`). */
+  token?: string;
   maxReconnects?: number;
   orderWaitMs?: number;
 }
@@ -32,7 +36,7 @@ const failure = (category: string, reason: string, message: string, exitCode: nu
 const unreachable = () => failure('transport', 'console_unreachable', 'the web console does not answer', 69, 'Is `missive ui --web` still running? Start it again and open the URL it prints.');
 const refused = (status: number) =>
   status === 401
-    ? failure('auth', 'console_token', 'the web console refused this page: its token is missing or from another launch', 77, 'Open the URL `missive ui --web` printed (it carries this launch\'s token).')
+    ? failure('auth', 'console_token', 'the web console refused this page: its token is missing or from another launch', 77, 'Open the URL `missive ui --web` printed, in this tab (it carries this launch\'s token; a new tab or window needs it again).')
     : failure('transport', 'console_refused', `the web console answered HTTP ${status}`, 69);
 
 const isResult = (value: unknown): value is IpcResult<Channel> =>
@@ -44,13 +48,13 @@ export function createWebTransport(options: WebTransportOptions = {}): Transport
   const base = options.base ?? '';
   const maxReconnects = options.maxReconnects ?? 8;
   const orderWaitMs = options.orderWaitMs ?? 3000;
+  const auth: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
   const listeners = new Map<string, Set<Listener>>();
   const waiters = new Set<{ id: number; resolve: () => void }>();
   /** The number of the last event delivered (or announced by `ready`). */
   let seen = 0;
   let down = false;
   let failures = 0;
-  let source: EventSource | undefined;
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
@@ -63,8 +67,8 @@ export function createWebTransport(options: WebTransportOptions = {}): Transport
     }
   };
 
-  const deliver = (event: MessageEvent<string>) => {
-    const id = Number(event.lastEventId);
+  const deliver = (event: EventSourceMessage) => {
+    const id = Number(event.id);
     if (Number.isFinite(id) && id > 0 && id <= seen) return; // replayed twice across a reconnect
     let message: { channel?: unknown; payload?: unknown };
     try {
@@ -77,35 +81,46 @@ export function createWebTransport(options: WebTransportOptions = {}): Transport
     release();
   };
 
-  function connect() {
-    const es = new EventSource(`${base}/api/events${seen ? `?since=${seen}` : ''}`);
-    source = es;
-    es.addEventListener('ready', (event) => {
-      failures = 0;
-      try {
-        seen = Math.max(seen, Number((JSON.parse((event as MessageEvent<string>).data) as { lastId?: number }).lastId) || 0);
-      } catch {
-        /* a ready without a number still means connected */
+  const onReady = (data: string) => {
+    failures = 0;
+    try {
+      seen = Math.max(seen, Number((JSON.parse(data) as { lastId?: number }).lastId) || 0);
+    } catch {
+      /* a ready without a number still means connected */
+    }
+    markReady();
+    release();
+  };
+
+  const giveUp = () => {
+    down = true;
+    markReady();
+    release();
+  };
+
+  /** One connection: its frames until it ends or breaks, then the next one (after a pause, a bounded number of times). */
+  async function connect() {
+    const parser = createParser({ onEvent: (event) => (event.event === 'ready' ? onReady(event.data) : event.event ? undefined : deliver(event)) });
+    try {
+      const response = await fetch(`${base}/api/events${seen ? `?since=${seen}` : ''}`, { headers: auth, credentials: 'omit', cache: 'no-store' });
+      // A refused token stays refused: no reconnects, every call reports it.
+      if (response.status === 401 || response.status === 403) return giveUp();
+      if (response.ok && response.body) {
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          parser.feed(value);
+        }
       }
-      markReady();
-      release();
-    });
-    es.addEventListener('message', deliver);
-    es.addEventListener('error', () => {
-      // Reconnects are ours (bounded), not the browser's (endless).
-      es.close();
-      if (source !== es) return;
-      failures += 1;
-      if (failures > maxReconnects) {
-        down = true;
-        markReady();
-        release();
-        return;
-      }
-      setTimeout(connect, Math.min(250 * 2 ** (failures - 1), 5000));
-    });
+    } catch {
+      /* the console is gone or the connection broke: reconnect below */
+    }
+    failures += 1;
+    if (failures > maxReconnects) return giveUp();
+    setTimeout(() => void connect(), Math.min(250 * 2 ** (failures - 1), 5000));
   }
-  connect();
+  void connect();
 
   /** Resolves once event `id` was delivered, the stream gave up, or `orderWaitMs` passed. */
   const delivered = (id: number) =>
@@ -121,9 +136,9 @@ export function createWebTransport(options: WebTransportOptions = {}): Transport
       try {
         response = await fetch(`${base}/api/invoke`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { ...auth, 'content-type': 'application/json' },
           body: JSON.stringify({ channel, input }),
-          credentials: 'same-origin',
+          credentials: 'omit',
           cache: 'no-store',
         });
       } catch {

@@ -33,6 +33,8 @@ export const authList = z.object({
       present: z.boolean().nullable(),
       /** The local agents that authenticate with it. */
       used_by: z.array(text),
+      /** A shared store only: whether this host bound it to a secret of its own, and what changed since. */
+      this_host: loose({ bound: z.boolean(), changes: z.array(text) }).nullable(),
     }),
   ),
 });

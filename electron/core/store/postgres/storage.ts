@@ -52,12 +52,17 @@ export function postgresStorage(pool: Pool, schema: string, location: string): S
       throw queryFailure(error, 'starting a transaction');
     }
     let open = true;
+    let broken: Error | undefined;
+    // While it is checked out the pool does not listen for the connection's errors: a connection the server ends
+    // (pg_terminate_backend, a restart, a failover) would emit an 'error' nobody handles and end the process. Kept
+    // here instead: the statement under way fails on its own, and the pool discards the connection on release.
+    const onError = (error: Error) => void (broken ??= error);
+    client.on('error', onError);
     // A call through `tx` after the transaction ended would run on a connection handed back to the pool.
     const onClient: Query = (sql, params) => {
       if (!open) return Promise.reject(new MissiveError('internal', 'transaction_closed', 'a store call was made through a transaction that had already ended'));
       return client.query(sql, params);
     };
-    let broken: Error | undefined;
     let ended = false;
     try {
       try {
@@ -85,6 +90,8 @@ export function postgresStorage(pool: Pool, schema: string, location: string): S
       open = false;
       // A connection whose ROLLBACK failed is in an unknown state: the pool discards it.
       client.release(broken);
+      // Released: the pool listens for the idle connection's errors again.
+      client.removeListener('error', onError);
     }
   }
 

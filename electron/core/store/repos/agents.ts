@@ -2,6 +2,8 @@
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
 import { DEFAULT_BINDING_PREFERENCE } from '../../config/schema.js';
+import { isMissiveError, type ErrorReport } from '../../../../shared/errors.js';
+import { storedEnum, storedJson, storedRow, type StoredRow } from '../stored-json.js';
 
 export type AgentSource = 'local' | 'config_seed' | 'discovered';
 
@@ -39,6 +41,12 @@ export interface AgentRow {
   /** Where this (local) agent's card-signing keys come from; null: the signature's `jku` or the config. */
   cardKeys: CardKeys | null;
   card: CachedCard | null;
+  /**
+   * Set when the cached card column cannot be read (changed outside missive: not JSON, nested deeper than
+   * MAX_JSON_DEPTH): `card` is then null, as for an agent whose card was never fetched, and this keeps the URL it came
+   * from (the next fetch asks there first) and the storage::corrupt_row error that says why.
+   */
+  unreadableCard?: { url: string | null; error: ErrorReport };
   readOnly: boolean;
   createdAt: string;
   updatedAt: string;
@@ -85,35 +93,49 @@ export interface RawAgent {
   updated_at: string;
 }
 
-export const fromRaw = (r: RawAgent): AgentRow => ({
-  alias: r.alias,
-  source: r.source,
-  baseUrl: r.base_url,
-  interfaceUrls: JSON.parse(r.interface_urls_json),
-  bindingPreference: JSON.parse(r.binding_preference_json),
-  authRefName: r.auth_ref_name,
-  tags: JSON.parse(r.tags_json),
-  notes: r.notes,
-  metadata: JSON.parse(r.metadata_json),
-  trustedOrigins: JSON.parse(r.trusted_origins_json),
-  allowCrossOriginAuth: r.allow_cross_origin_auth === 1,
-  clientTls: r.client_tls_json ? (JSON.parse(r.client_tls_json) as ClientTlsPaths) : null,
-  cardKeys: r.card_keys_json ? (JSON.parse(r.card_keys_json) as CardKeys) : null,
-  card:
-    r.agent_card_json === null
-      ? null
-      : {
-          json: JSON.parse(r.agent_card_json),
-          url: r.agent_card_url,
-          etag: r.agent_card_etag,
-          lastModified: r.agent_card_last_modified,
-          fetchedAt: r.agent_card_fetched_at,
-          validatedAt: r.agent_card_validated_at,
-        },
-  readOnly: r.read_only === 1,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+export const AGENT_SOURCES: readonly AgentSource[] = ['local', 'config_seed', 'discovered'];
+
+/**
+ * A stored agent (SQLite's and PostgreSQL's), every JSON column read through stored-json.ts: a registry column that
+ * cannot be read is storage::corrupt_row naming the agent. The cached card is only a cache: one that cannot be read
+ * leaves the agent without one (`unreadableCard` says why), and its next use fetches it again.
+ */
+export function fromRaw(r: RawAgent): AgentRow {
+  const at = storedRow('agents', { alias: r.alias });
+  return {
+    alias: r.alias,
+    source: storedEnum(r.source, AGENT_SOURCES, at, 'source'),
+    baseUrl: r.base_url,
+    interfaceUrls: storedJson(r.interface_urls_json, at, 'interface_urls_json', 'string-record'),
+    bindingPreference: storedJson(r.binding_preference_json, at, 'binding_preference_json', 'strings'),
+    authRefName: r.auth_ref_name,
+    tags: storedJson(r.tags_json, at, 'tags_json', 'strings'),
+    notes: r.notes,
+    metadata: storedJson(r.metadata_json, at, 'metadata_json', 'object'),
+    trustedOrigins: storedJson(r.trusted_origins_json, at, 'trusted_origins_json', 'strings'),
+    allowCrossOriginAuth: r.allow_cross_origin_auth === 1,
+    clientTls: r.client_tls_json === null ? null : (storedJson(r.client_tls_json, at, 'client_tls_json', 'string-record') as ClientTlsPaths),
+    cardKeys: r.card_keys_json === null ? null : (storedJson(r.card_keys_json, at, 'card_keys_json', 'string-record') as CardKeys),
+    ...cachedCardOf(r, at),
+    readOnly: r.read_only === 1,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The cached card of a stored agent, or none with the reason when its column cannot be read. */
+function cachedCardOf(r: RawAgent, at: StoredRow): Pick<AgentRow, 'card' | 'unreadableCard'> {
+  if (r.agent_card_json === null) return { card: null };
+  try {
+    const json = storedJson(r.agent_card_json, at, 'agent_card_json', 'object');
+    return {
+      card: { json, url: r.agent_card_url, etag: r.agent_card_etag, lastModified: r.agent_card_last_modified, fetchedAt: r.agent_card_fetched_at, validatedAt: r.agent_card_validated_at },
+    };
+  } catch (error) {
+    if (!isMissiveError(error)) throw error;
+    return { card: null, unreadableCard: { url: r.agent_card_url, error: error.toReport() } };
+  }
+}
 
 export interface NewAgent {
   alias: string;

@@ -1,7 +1,8 @@
 /** Auth references: where a secret lives (env var name or keyring coordinates), never the secret itself. */
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
-import { parseAuthFlow, type AuthFlow } from '../../config/auth-flow.js';
+import { authFlowSchema, HEADER_FLOW, type AuthFlow } from '../../config/auth-flow.js';
+import { storedEnum, storedJsonAs, storedRow } from '../stored-json.js';
 
 export interface AuthRefRow {
   name: string;
@@ -28,17 +29,25 @@ export interface RawAuthRef {
   flow_json: string | null;
 }
 
-export const fromRaw = (r: RawAuthRef): AuthRefRow => ({
-  name: r.name,
-  kind: r.kind,
-  source: r.source,
-  headerName: r.header_name,
-  scheme: r.scheme,
-  envVar: r.env_var,
-  keyringService: r.keyring_service,
-  keyringAccount: r.keyring_account,
-  flow: parseAuthFlow(r.flow_json),
-});
+/**
+ * A stored auth ref (SQLite's and PostgreSQL's). Its flow is checked as config is (auth-flow.ts): one that does not
+ * match, like a kind or source that is none of missive's, is storage::corrupt_row naming the ref. Refs made before
+ * flows existed have none: the header flow.
+ */
+export function fromRaw(r: RawAuthRef): AuthRefRow {
+  const at = storedRow('auth_refs', { name: r.name });
+  return {
+    name: r.name,
+    kind: storedEnum(r.kind, ['env', 'keyring'] as const, at, 'kind'),
+    source: storedEnum(r.source, ['local', 'config_seed'] as const, at, 'source'),
+    headerName: r.header_name,
+    scheme: r.scheme,
+    envVar: r.env_var,
+    keyringService: r.keyring_service,
+    keyringAccount: r.keyring_account,
+    flow: r.flow_json === null ? HEADER_FLOW : storedJsonAs(r.flow_json, at, 'flow_json', authFlowSchema()),
+  };
+}
 
 export function upsertAuthRef(db: Db, ref: AuthRefRow): void {
   db.prepare(

@@ -1,6 +1,7 @@
 /** Reads of the rows collectives leave behind, for `events replay` and `diff`: a message row by id, a context's local rows, its journal in order. */
 import type { Db } from '../db.js';
-import { listEvents, type EventRow } from './events.js';
+import { listEvents, readableEvent, type EventRow } from './events.js';
+import { storedJson, storedRow } from '../stored-json.js';
 
 export interface MessageRecord {
   message_id: string;
@@ -19,11 +20,10 @@ export interface RawMessageRecord extends Omit<MessageRecord, 'content' | 'metad
 }
 
 /** A message row decoded (SQLite's and PostgreSQL's: postgres/repos/conversation.ts). */
-export const messageRecordOf = ({ content_json, metadata_json, ...rest }: RawMessageRecord): MessageRecord => ({
-  ...rest,
-  content: JSON.parse(content_json) as Record<string, unknown>,
-  metadata: JSON.parse(metadata_json) as Record<string, unknown>,
-});
+export const messageRecordOf = ({ content_json, metadata_json, ...rest }: RawMessageRecord): MessageRecord => {
+  const at = storedRow('messages', { message_id: rest.message_id });
+  return { ...rest, content: storedJson(content_json, at, 'content_json', 'object'), metadata: storedJson(metadata_json, at, 'metadata_json', 'object') };
+};
 
 export const MESSAGE_RECORD_COLUMNS = 'message_id, agent_alias, context_id, task_id, direction, content_json, metadata_json';
 
@@ -46,7 +46,8 @@ export function contextJournal(db: Db, contextId: string, page = 1000): EventRow
   const rows: EventRow[] = [];
   let after = 0;
   for (;;) {
-    const batch = listEvents(db, { contextId, afterSequence: after, limit: page });
+    // Replay needs every event's payload: one that cannot be read fails it, naming the event (storage::corrupt_row).
+    const batch = listEvents(db, { contextId, afterSequence: after, limit: page }).map(readableEvent);
     rows.push(...batch);
     if (batch.length < page) return rows;
     after = batch.at(-1)!.sequence;

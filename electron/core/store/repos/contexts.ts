@@ -2,6 +2,7 @@
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
 import { interleave, updateTypesWhere, updatesOfContext } from './update-rows.js';
+import { storedEnum, storedJson, storedRow } from '../stored-json.js';
 
 export interface ContextRow {
   context_id: string;
@@ -17,8 +18,13 @@ export interface ContextRow {
 
 /** A contexts row as stored (`SELECT *`). */
 export type RawContext = Omit<ContextRow, 'metadata'> & { metadata_json: string; summary: string | null };
-/** A stored row as a ContextRow: metadata parsed, `summary` dropped. */
-export const fromRaw = ({ metadata_json, summary: _, ...rest }: RawContext): ContextRow => ({ ...rest, metadata: JSON.parse(metadata_json) as Record<string, unknown> });
+export const CONTEXT_STATES: readonly ContextRow['state'][] = ['open', 'closed', 'archived'];
+
+/** A stored row as a ContextRow: metadata parsed, `summary` dropped; a row that cannot be read is storage::corrupt_row. */
+export const fromRaw = ({ metadata_json, summary: _, ...rest }: RawContext): ContextRow => {
+  const at = storedRow('contexts', { context_id: rest.context_id });
+  return { ...rest, state: storedEnum(rest.state, CONTEXT_STATES, at, 'state'), metadata: storedJson(metadata_json, at, 'metadata_json', 'object') };
+};
 
 export const getContext = (db: Db, id: string): ContextRow | undefined => {
   const row = db.prepare(`SELECT * FROM contexts WHERE context_id = ?`).get(id) as RawContext | undefined;
@@ -67,24 +73,39 @@ export const listContexts = (db: Db, limit: number): ContextSummary[] =>
       .all(limit) as Array<RawContext & { messages: number; tasks: number; events: number }>
   ).map((r) => ({ ...fromRaw(r), messages: r.messages, tasks: r.tasks, events: r.events }));
 
-/** A row with each `*_json` column parsed, under its name without the suffix (an export's rows). */
-export const parseJsonColumns = (row: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(row).map(([k, v]) => (k.endsWith('_json') && typeof v === 'string' ? [k.slice(0, -5), JSON.parse(v)] : [k, v])));
+/** The key that names a row of each table an export reads, for a corrupt_row error. */
+const EXPORT_KEYS: Record<string, readonly string[]> = {
+  messages: ['message_id'],
+  tasks: ['task_id'],
+  artifacts: ['task_id', 'artifact_id'],
+  events: ['sequence', 'event_id'],
+};
+
+/**
+ * A row of `table` with each `*_json` column parsed (stored-json.ts), under its name without the suffix (an export's
+ * rows); a column that cannot be read is storage::corrupt_row naming the row.
+ */
+export const parseJsonColumns =
+  (table: string) =>
+  (row: Record<string, unknown>): Record<string, unknown> => {
+    const at = () => storedRow(table, Object.fromEntries((EXPORT_KEYS[table] ?? []).map((k) => [k, (row[k] ?? null) as string | number | null])));
+    return Object.fromEntries(Object.entries(row).map(([k, v]) => (k.endsWith('_json') && typeof v === 'string' ? [k.slice(0, -5), storedJson(v, at(), k)] : [k, v])));
+  };
 
 /** Every row linked to a context, for export (JSON columns parsed). */
 export type ContextRows = ReturnType<typeof contextRows>;
 
 /** Every row linked to a context, for export (JSON columns parsed). */
 export function contextRows(db: Db, id: string) {
-  const all = (sql: string) => (db.prepare(sql).all(id) as Array<Record<string, unknown>>).map(parseJsonColumns);
+  const all = (table: string, sql: string) => (db.prepare(sql).all(id) as Array<Record<string, unknown>>).map(parseJsonColumns(table));
   return {
     // Its updates (stored once, as events) among them, in the shape their message rows had when each update was also a message row.
     messages: interleave(
-      all(`SELECT * FROM messages WHERE context_id = ? ORDER BY created_at, rowid`) as Array<Record<string, unknown> & { created_at: string }>,
+      all('messages', `SELECT * FROM messages WHERE context_id = ? ORDER BY created_at, rowid`) as Array<Record<string, unknown> & { created_at: string }>,
       updatesOfContext(db, id).map(({ row: _row, ...update }) => update),
     ),
-    tasks: all(`SELECT * FROM tasks WHERE context_id = ? ORDER BY created_at, task_id`),
-    artifacts: all(`SELECT * FROM artifacts WHERE task_id IN (SELECT task_id FROM tasks WHERE context_id = ?) ORDER BY task_id, artifact_id`),
-    events: all(`SELECT * FROM events WHERE context_id = ? ORDER BY sequence`),
+    tasks: all('tasks', `SELECT * FROM tasks WHERE context_id = ? ORDER BY created_at, task_id`),
+    artifacts: all('artifacts', `SELECT * FROM artifacts WHERE task_id IN (SELECT task_id FROM tasks WHERE context_id = ?) ORDER BY task_id, artifact_id`),
+    events: all('events', `SELECT * FROM events WHERE context_id = ? ORDER BY sequence`),
   };
 }

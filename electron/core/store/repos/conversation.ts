@@ -2,8 +2,12 @@
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
 import { interleave, taskFreeUpdatesOf, updatesOfTask, type UpdateMessageRow } from './update-rows.js';
+import { chunkParts } from './history.js';
+import { storedEnum, storedJson, storedRow } from '../stored-json.js';
 
-export type TaskStateName = 'submitted' | 'working' | 'input_required' | 'auth_required' | 'completed' | 'failed' | 'cancelled' | 'rejected' | 'unknown';
+/** The states a task row holds (the `tasks.state` CHECK of both engines). */
+export const STORED_TASK_STATES = ['submitted', 'working', 'input_required', 'auth_required', 'completed', 'failed', 'cancelled', 'rejected', 'unknown'] as const;
+export type TaskStateName = (typeof STORED_TASK_STATES)[number];
 
 export function ensureContext(db: Db, contextId: string, agentAlias: string | null, metadata: Record<string, unknown> = {}): void {
   db.prepare(`INSERT INTO contexts (context_id, agent_alias, metadata_json) VALUES (?, ?, ?) ON CONFLICT(context_id) DO NOTHING`).run(
@@ -111,7 +115,8 @@ export interface TaskStatusWrite {
 /**
  * A status update of a task whose row exists: `status` is set inside the stored JSON by SQLite, so the task JSON is
  * neither read back nor rewritten by this process (the same result as reading, spreading and upserting it). Returns
- * false when there is no row (the caller upserts instead).
+ * false when there is no row (the caller upserts instead). Stored JSON that SQLite cannot read (changed outside
+ * missive) is started again as a task without JSON is, `{id, contextId}` with the status: the update repairs it.
  */
 export function updateTaskStatus(db: Db, t: TaskStatusWrite): boolean {
   const now = nowIso();
@@ -121,7 +126,8 @@ export function updateTaskStatus(db: Db, t: TaskStatusWrite): boolean {
          protocol_version = coalesce(@protocolVersion, tasks.protocol_version), remote_task_json = next.json,
          last_message_id = coalesce(@lastMessageId, tasks.last_message_id), completed_at = coalesce(tasks.completed_at, @completedAt),
          updated_at = CASE WHEN tasks.state IS @state AND tasks.remote_task_json IS next.json THEN tasks.updated_at ELSE @now END
-       FROM (SELECT json_set(coalesce(remote_task_json, CASE WHEN @contextId IS NULL THEN json_object('id', task_id) ELSE json_object('id', task_id, 'contextId', @contextId) END),
+       FROM (SELECT json_set(CASE WHEN json_valid(remote_task_json) THEN remote_task_json
+                                  WHEN @contextId IS NULL THEN json_object('id', task_id) ELSE json_object('id', task_id, 'contextId', @contextId) END,
                              '$.status', json(@status)) AS json
              FROM tasks WHERE task_id = @taskId) AS next
        WHERE tasks.task_id = @taskId`,
@@ -154,13 +160,16 @@ export const splitArtifact = (content: Record<string, unknown>) => {
   return { header, parts: Array.isArray(parts) ? parts : [] };
 };
 
-/** The stored parts of an artifact, concatenated in chunk order, as JSON text (assembled by SQLite). */
+/**
+ * The stored parts of an artifact, concatenated in chunk order, as JSON text (assembled by SQLite), for a write to
+ * compare with: a chunk SQLite cannot read (changed outside missive) counts as no parts, so the write replaces it.
+ */
 const partsText = (db: Db, taskId: string, artifactId: string): string =>
   (
     db
       .prepare(
         `SELECT coalesce(json_group_array(json(value)), '[]') AS parts FROM (
-           SELECT j.value AS value FROM artifact_chunks c, json_each(c.parts_json) j
+           SELECT j.value AS value FROM artifact_chunks c, json_each(CASE WHEN json_valid(c.parts_json) THEN c.parts_json ELSE '[]' END) j
            WHERE c.task_id = ? AND c.artifact_id = ? ORDER BY c.chunk_index, j.key)`,
       )
       .get(taskId, artifactId) as { parts: string }
@@ -191,10 +200,11 @@ export function artifactHead(db: Db, taskId: string, artifactId: string): Artifa
 export function appendedHead(head: ArtifactHead, a: ArtifactWrite): ArtifactHead {
   const { header, parts } = splitArtifact(a.content);
   const headerJson = JSON.stringify(header);
+  const stored = () => storedJson(head.contentJson, storedRow('artifacts', { task_id: a.taskId, artifact_id: a.artifactId }), 'content_json', 'object');
   return {
     version: head.version + 1,
     kind: head.kind === a.kind || parts.length === 0 ? head.kind : 'mixed',
-    contentJson: headerJson === head.contentJson ? head.contentJson : JSON.stringify({ ...(JSON.parse(head.contentJson) as Record<string, unknown>), ...header }),
+    contentJson: headerJson === head.contentJson ? head.contentJson : JSON.stringify({ ...stored(), ...header }),
     name: a.name ?? head.name,
     mimeType: head.mimeType ?? a.mimeType,
     lastChunk: a.lastChunk === undefined ? head.lastChunk : a.lastChunk ? 1 : 0,
@@ -272,10 +282,15 @@ export interface StoredTask {
   updated_at: string;
 }
 
-export const getTask = (db: Db, taskId: string) =>
-  db.prepare(`SELECT task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at FROM tasks WHERE task_id = ?`).get(taskId) as
+/** A task row as read (SQLite's and PostgreSQL's): a state that is none of STORED_TASK_STATES is storage::corrupt_row. */
+export const storedTaskOf = (row: StoredTask): StoredTask => ({ ...row, state: storedEnum(row.state, STORED_TASK_STATES, storedRow('tasks', { task_id: row.task_id }), 'state') });
+
+export const getTask = (db: Db, taskId: string): StoredTask | undefined => {
+  const row = db.prepare(`SELECT task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at FROM tasks WHERE task_id = ?`).get(taskId) as
     | StoredTask
     | undefined;
+  return row && storedTaskOf(row);
+};
 
 export interface ArtifactSummary {
   artifact_id: string;
@@ -312,19 +327,25 @@ export function listTasks(db: Db, q: TaskQuery): StoredTask[] {
   if (q.agent) (where.push('agent_alias = ?'), args.push(q.agent));
   if (q.contextId) (where.push('context_id = ?'), args.push(q.contextId));
   if (q.state) (where.push('state = ?'), args.push(q.state));
-  return db
-    .prepare(
-      `SELECT task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at FROM tasks
+  return (
+    db
+      .prepare(
+        `SELECT task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at FROM tasks
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, task_id LIMIT ? OFFSET ?`,
-    )
-    .all(...args, q.limit, q.offset) as StoredTask[];
+      )
+      .all(...args, q.limit, q.offset) as StoredTask[]
+  ).map(storedTaskOf);
 }
 
 /** The last remote JSON stored for a task, or null when the task is unknown or has none. */
 export function getTaskJson(db: Db, taskId: string): Record<string, unknown> | null {
   const row = db.prepare(`SELECT remote_task_json FROM tasks WHERE task_id = ?`).get(taskId) as { remote_task_json: string | null } | undefined;
-  return row?.remote_task_json ? (JSON.parse(row.remote_task_json) as Record<string, unknown>) : null;
+  return taskJsonOf(taskId, row?.remote_task_json ?? null);
 }
+
+/** A task's stored remote JSON (SQLite's and PostgreSQL's): an object, null when it has none, or storage::corrupt_row. */
+export const taskJsonOf = (taskId: string, json: string | null): Record<string, unknown> | null =>
+  json === null ? null : storedJson(json, storedRow('tasks', { task_id: taskId }), 'remote_task_json', 'object');
 
 export interface StoredArtifact {
   artifact_id: string;
@@ -345,18 +366,31 @@ export function getArtifact(db: Db, taskId: string, artifactId: string): StoredA
     .get(taskId, artifactId) as (Omit<StoredArtifact, 'content' | 'last_chunk'> & { content_json: string; last_chunk: number }) | undefined;
   if (!row) return undefined;
   const { content_json, last_chunk, ...rest } = row;
-  const parts = JSON.parse(partsText(db, taskId, artifactId)) as unknown[];
-  return { ...rest, last_chunk: last_chunk === 1, content: { ...(JSON.parse(content_json) as Record<string, unknown>), parts } };
+  // Each chunk decoded here (not assembled by SQLite, whose JSON functions fail unnamed on a chunk they cannot read).
+  const chunks = db.prepare(`SELECT artifact_id, chunk_index, parts_json FROM artifact_chunks WHERE task_id = ? AND artifact_id = ? ORDER BY chunk_index`).all(taskId, artifactId) as Array<{
+    artifact_id: string;
+    chunk_index: number;
+    parts_json: string;
+  }>;
+  return storedArtifactOf(rest, last_chunk, content_json, chunks.flatMap((chunk) => chunkParts(taskId, chunk)));
+}
+
+/** An artifact row and its parts (its chunks' parts, each chunk decoded by history.ts's chunkParts) as read (SQLite's and PostgreSQL's). */
+export function storedArtifactOf(rest: Omit<StoredArtifact, 'content' | 'last_chunk'>, lastChunk: number, contentJson: string, parts: unknown[]): StoredArtifact {
+  const at = storedRow('artifacts', { task_id: rest.task_id, artifact_id: rest.artifact_id });
+  return { ...rest, last_chunk: lastChunk === 1, content: { ...storedJson(contentJson, at, 'content_json', 'object'), parts } };
 }
 
 /** A member's latest task in a context: newest `updated_at`, then the smallest task id. */
-export const latestTaskOf = (db: Db, agentAlias: string, contextId: string) =>
-  db
+export const latestTaskOf = (db: Db, agentAlias: string, contextId: string): StoredTask | undefined => {
+  const row = db
     .prepare(
       `SELECT task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at FROM tasks
        WHERE agent_alias = ? AND context_id = ? ORDER BY updated_at DESC, task_id ASC LIMIT 1`,
     )
     .get(agentAlias, contextId) as StoredTask | undefined;
+  return row && storedTaskOf(row);
+};
 
 export interface StoredMessage {
   message_id: string;
@@ -368,7 +402,10 @@ export interface StoredMessage {
 
 /** A message row as stored (the columns responsesOfTask and directResponsesOf read). */
 export type RawStoredMessage = Omit<StoredMessage, 'content'> & { content_json: string };
-export const storedFromRaw = ({ content_json, ...rest }: RawStoredMessage): StoredMessage => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> });
+export const storedFromRaw = ({ content_json, ...rest }: RawStoredMessage): StoredMessage => ({
+  ...rest,
+  content: storedJson(content_json, storedRow('messages', { message_id: rest.message_id }), 'content_json', 'object'),
+});
 /** An update read from the journal (update-rows.ts) as a StoredMessage. */
 export const storedFromUpdate = ({ message_id, direction, role, content, created_at }: UpdateMessageRow): StoredMessage => ({ message_id, direction, role, content, created_at });
 

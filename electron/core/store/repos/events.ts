@@ -3,6 +3,8 @@ import { rowId } from '../row-id.js';
 import type { Db } from '../db.js';
 import { redactShared } from '../../security/redact.js';
 import { currentEventSource } from '../event-source.js';
+import { errorFromReport, isMissiveError, type ErrorReport } from '../../../../shared/errors.js';
+import { storedJson, storedRow } from '../stored-json.js';
 
 export interface NewEvent {
   /** The event's id; a new UUIDv7 when absent. */
@@ -28,6 +30,12 @@ export interface EventRow {
   taskId: string | null;
   payload: unknown;
   metadata: Record<string, unknown>;
+  /**
+   * Set when the row cannot be read (changed outside missive: its payload or metadata is not JSON, nests deeper than
+   * MAX_JSON_DEPTH, or has the wrong shape): the `storage::corrupt_row` error naming it; `payload` is then null and
+   * `metadata` empty. The journal's listings show such a row marked; a reader that needs it calls `readableEvent`.
+   */
+  corrupt?: ErrorReport;
 }
 
 /**
@@ -84,19 +92,37 @@ export interface RawEvent {
   metadata_json: string;
 }
 
-/** An `events` row decoded (PostgreSQL returns its BIGINT sequence as a string). */
-export const eventRowOf = (r: Omit<RawEvent, 'sequence'> & { sequence: number | string }): EventRow => ({
-  sequence: Number(r.sequence),
-  eventId: r.event_id,
-  timestamp: r.timestamp,
-  source: r.source,
-  type: r.event_type,
-  agentAlias: r.agent_alias,
-  contextId: r.context_id,
-  taskId: r.task_id,
-  payload: JSON.parse(r.payload_json),
-  metadata: JSON.parse(r.metadata_json),
-});
+/**
+ * An `events` row decoded (PostgreSQL returns its BIGINT sequence as a string). A row whose payload or metadata
+ * cannot be read (stored-json.ts) comes back marked `corrupt` rather than failing the read: one tampered event must not
+ * hide the rest of a shared journal from `events list` and `export`.
+ */
+export function eventRowOf(r: Omit<RawEvent, 'sequence'> & { sequence: number | string }): EventRow {
+  const sequence = Number(r.sequence);
+  const row = {
+    sequence,
+    eventId: r.event_id,
+    timestamp: r.timestamp,
+    source: r.source,
+    type: r.event_type,
+    agentAlias: r.agent_alias,
+    contextId: r.context_id,
+    taskId: r.task_id,
+  };
+  const at = storedRow('events', { sequence, event_id: r.event_id });
+  try {
+    return { ...row, payload: storedJson(r.payload_json, at, 'payload_json'), metadata: storedJson(r.metadata_json, at, 'metadata_json', 'object') };
+  } catch (error) {
+    if (!isMissiveError(error)) throw error;
+    return { ...row, payload: null, metadata: {}, corrupt: error.toReport() };
+  }
+}
+
+/** The event, or the `storage::corrupt_row` error of a row that could not be read: for the readers that need its payload. */
+export function readableEvent<E extends Pick<EventRow, 'corrupt'>>(event: E): E {
+  if (event.corrupt) throw errorFromReport(event.corrupt);
+  return event;
+}
 
 /** True when an event with this dedupe key is already journaled. */
 export const hasEventKey = (db: Db, key: string): boolean => db.prepare(`SELECT 1 FROM events WHERE dedupe_key = ?`).get(key) !== undefined;

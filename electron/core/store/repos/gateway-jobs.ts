@@ -9,6 +9,7 @@
  */
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
+import { checkedJsonText, storedEnum, storedRow } from '../stored-json.js';
 
 export type FollowKind = 'task_subscription' | 'task_poll';
 export const OPERATOR_KINDS = ['send', 'stream', 'wait', 'reduce', 'bcast'] as const;
@@ -48,6 +49,25 @@ export interface StoredJob extends JobRow {
   dispatched: number;
   /** The message id the request left under, when it has one (send, stream). */
   dispatch_message_id: string | null;
+}
+
+const JOB_KINDS: readonly JobKind[] = ['task_subscription', 'task_poll', ...OPERATOR_KINDS];
+const JOB_STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'retrying'];
+
+/**
+ * An operator job row as `job list|show` and a fan-out's wait read it (SQLite's and PostgreSQL's): a kind or state
+ * that is none of missive's, or a summary_json or result_json that is not JSON missive could have written
+ * (stored-json.ts), is storage::corrupt_row naming the job. The JSON stays text here, decoded where it is used
+ * (electron/core/jobs), where request_json is checked too. The gateway's claims are not checked here: one corrupt job
+ * must not stop a gateway's claims of the others (its executor decodes each job's request when it runs it).
+ */
+export function jobRowOf<R extends JobRow & { summary_json?: string | null; result_json?: string | null }>(row: R): R {
+  const at = storedRow('gateway_jobs', { job_id: row.job_id });
+  storedEnum(row.kind, JOB_KINDS, at, 'kind');
+  storedEnum(row.state, JOB_STATES, at, 'state');
+  if (row.summary_json !== undefined) checkedJsonText(row.summary_json, at, 'summary_json', 'object', true);
+  if (row.result_json !== undefined) checkedJsonText(row.result_json, at, 'result_json', 'any', true);
+  return row;
 }
 
 const COLUMNS = `job_id, kind, state, agent_alias, context_id, task_id, retry_count, max_attempts, backoff_ms, last_error, next_run_at, locked_by, completed_at, updated_at, locked_until, group_name, target_task_id, attempts, created_at`;
@@ -158,16 +178,21 @@ export function insertOperatorJob(
 
 /** The operator jobs whose id is `id` or starts with it (a short id from `job list`). */
 export const findOperatorJobs = (db: Db, id: string) =>
-  db.prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND job_id LIKE ? ESCAPE '\\' ORDER BY job_id LIMIT 2`).all(`${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as StoredJob[];
+  (
+    db.prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND job_id LIKE ? ESCAPE '\\' ORDER BY job_id LIMIT 2`).all(`${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as StoredJob[]
+  ).map(jobRowOf);
 
-export const getOperatorJob = (db: Db, jobId: string) =>
-  db.prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id = ? AND kind IN ${OPERATOR_IN}`).get(jobId) as StoredJob | undefined;
+export const getOperatorJob = (db: Db, jobId: string): StoredJob | undefined => {
+  const row = db.prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id = ? AND kind IN ${OPERATOR_IN}`).get(jobId) as StoredJob | undefined;
+  return row && jobRowOf(row);
+};
 
 /** Operator jobs, newest first, optionally in one state. */
 export const listOperatorJobs = (db: Db, o: { state?: JobState; limit: number }) =>
   db
     .prepare(`SELECT ${OPERATOR_COLUMNS} FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND (? IS NULL OR state = ?) ORDER BY created_at DESC, job_id DESC LIMIT ?`)
-    .all(o.state ?? null, o.state ?? null, o.limit) as Array<Omit<StoredJob, 'request_json'>>;
+    .all(o.state ?? null, o.state ?? null, o.limit)
+    .map((row) => jobRowOf(row as Omit<StoredJob, 'request_json'>));
 
 /** The task a job works on, recorded before it waits so a restarted gateway resumes instead of sending again. */
 export const setTargetTask = (db: Db, jobId: string, taskId: string, contextId: string | null): void =>
@@ -197,7 +222,8 @@ export const cancelJobRow = (db: Db, jobId: string, options: { unclaimed?: boole
 export const endedJobsAmong = (db: Db, jobIds: readonly string[]): StoredJob[] =>
   db
     .prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id IN (SELECT value FROM json_each(?)) AND state IN ('succeeded','failed','cancelled')`)
-    .all(JSON.stringify(jobIds)) as StoredJob[];
+    .all(JSON.stringify(jobIds))
+    .map((row) => jobRowOf(row as StoredJob));
 
 /** Jobs a dead gateway left `running` go back to the queue (the caller holds the profile's gateway lock). */
 export const reclaimOrphans = (db: Db): number =>

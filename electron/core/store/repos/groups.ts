@@ -1,6 +1,7 @@
 /** Groups of agents with unique, deterministic ranks. */
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
+import { storedJson, storedRow } from '../stored-json.js';
 
 export interface GroupRow {
   group_name: string;
@@ -20,7 +21,16 @@ export interface MemberRow {
 }
 
 export type RawGroup = Omit<GroupRow, 'metadata'> & { metadata_json: string };
-export const toGroup = ({ metadata_json, ...rest }: RawGroup): GroupRow => ({ ...rest, metadata: JSON.parse(metadata_json) as Record<string, unknown> });
+export const toGroup = ({ metadata_json, ...rest }: RawGroup): GroupRow => ({
+  ...rest,
+  metadata: storedJson(metadata_json, storedRow('groups', { group_name: rest.group_name }), 'metadata_json', 'object'),
+});
+
+/** A group_members row (SQLite's and PostgreSQL's): its tags a JSON array of strings, or storage::corrupt_row. */
+export const memberOf = ({ tags_json, ...rest }: Omit<MemberRow, 'tags'> & { tags_json: string }): MemberRow => ({
+  ...rest,
+  tags: storedJson(tags_json, storedRow('group_members', { group_name: rest.group_name, agent_alias: rest.agent_alias }), 'tags_json', 'strings'),
+});
 
 export function insertGroup(db: Db, g: { name: string; routingPolicy: string; notes: string | null; metadata: Record<string, unknown> }): void {
   db.prepare(`INSERT INTO "groups" (group_name, routing_policy, notes, metadata_json) VALUES (?, ?, ?, ?)`).run(g.name, g.routingPolicy, g.notes, JSON.stringify(g.metadata));
@@ -49,7 +59,7 @@ export function updateGroupMetadata(db: Db, name: string, metadata: Record<strin
 
 export const listMembers = (db: Db, group: string): MemberRow[] =>
   (db.prepare(`SELECT group_name, agent_alias, rank, tags_json, weight FROM group_members WHERE group_name = ? ORDER BY rank`).all(group) as Array<Omit<MemberRow, 'tags'> & { tags_json: string }>).map(
-    ({ tags_json, ...rest }) => ({ ...rest, tags: JSON.parse(tags_json) as string[] }),
+    memberOf,
   );
 
 /** Inserts or moves a member to `rank`. */

@@ -5,6 +5,8 @@
  */
 import { interleave, updatesOfContext } from './update-rows.js';
 import type { Db } from '../db.js';
+import { sqliteJsonField, storedJson, storedRow } from '../stored-json.js';
+import { isMissiveError } from '../../../../shared/errors.js';
 
 export type RequestOperation = 'send' | 'stream';
 
@@ -50,7 +52,7 @@ export interface RawJournalRow {
 
 const COLUMNS = 'sequence, timestamp, event_type, agent_alias, context_id, task_id, payload_json';
 
-/** A raw row as a JournalRow (also the PostgreSQL store's decoder). */
+/** A raw row as a JournalRow (also the PostgreSQL store's decoder); a payload that cannot be read is storage::corrupt_row. */
 export const journalRowOf = (r: RawJournalRow): JournalRow => ({
   sequence: Number(r.sequence),
   timestamp: r.timestamp,
@@ -58,8 +60,23 @@ export const journalRowOf = (r: RawJournalRow): JournalRow => ({
   agentAlias: r.agent_alias,
   contextId: r.context_id,
   taskId: r.task_id,
-  payload: JSON.parse(r.payload_json) as Record<string, unknown>,
+  payload: storedJson(r.payload_json, storedRow('events', { sequence: Number(r.sequence) }), 'payload_json', 'object'),
 });
+
+/**
+ * A call event for agent health (SQLite's and PostgreSQL's decoder): its time and type are what health reads; a
+ * payload that cannot be read is replaced by its storage::corrupt_row error as the call's `error`, so one tampered
+ * event shows on its own agent's health instead of failing every agent's.
+ */
+export function callEventOf(r: RawJournalRow): JournalRow {
+  try {
+    return journalRowOf(r);
+  } catch (error) {
+    if (!isMissiveError(error)) throw error;
+    const { code, message, category } = error.toReport();
+    return { ...journalRowOf({ ...r, payload_json: '{}' }), payload: { error: { code, message, category } } };
+  }
+}
 
 export interface StartsQuery {
   agent?: string;
@@ -121,7 +138,7 @@ export function* streamEventsOf(db: Db, messageId: string, afterSequence: number
   const rows = db
     .prepare(
       `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM events WHERE sequence > ? AND sequence < ? ORDER BY sequence LIMIT ?)
-       WHERE event_type LIKE 'a2a.stream.%' AND json_extract(payload_json, '$.request_message_id') = ? ORDER BY sequence`,
+       WHERE event_type LIKE 'a2a.stream.%' AND ${sqliteJsonField('payload_json', '$.request_message_id')} = ? ORDER BY sequence`,
     )
     .iterate(afterSequence, beforeSequence ?? Number.MAX_SAFE_INTEGER, maxScanned, messageId) as IterableIterator<RawJournalRow>;
   for (const row of rows) yield journalRowOf(row);
@@ -144,7 +161,10 @@ export interface MessageRow {
 export type RawMessage = Omit<MessageRow, 'content'> & { content_json: string };
 const MESSAGE_COLUMNS = 'rowid AS row, message_id, agent_alias, context_id, task_id, direction, role, content_json, created_at';
 /** A stored message row as a MessageRow (also the PostgreSQL store's decoder, its rowid a number). */
-export const messageFromRaw = ({ content_json, ...rest }: RawMessage): MessageRow => ({ ...rest, content: JSON.parse(content_json) as Record<string, unknown> });
+export const messageFromRaw = ({ content_json, ...rest }: RawMessage): MessageRow => ({
+  ...rest,
+  content: storedJson(content_json, storedRow('messages', { message_id: rest.message_id }), 'content_json', 'object'),
+});
 
 /** One message row by its local id. */
 export function getMessageRow(db: Db, messageId: string): MessageRow | undefined {
@@ -169,7 +189,7 @@ export const latestCallEventSql = `SELECT ${COLUMNS} FROM events INDEXED BY idx_
 /** The agent's newest event of one call type (a send, stream or card fetch event), from idx_events_calls. */
 export function latestCallEvent(db: Db, agent: string, type: CallEventType): JournalRow | undefined {
   const row = db.prepare(latestCallEventSql).get(agent, type) as RawJournalRow | undefined;
-  return row && journalRowOf(row);
+  return row && callEventOf(row);
 }
 
 /** The newest event of each of `types` for each of `agents`, where there is one: one `latestCallEvent` seek per pair. */
@@ -184,6 +204,10 @@ export function newestCallEvents(db: Db, agents: readonly string[], types: reado
   return rows;
 }
 
+/** A chunk's parts (also the PostgreSQL store's decoder): a JSON array, or storage::corrupt_row naming the chunk. */
+export const chunkParts = (taskId: string, row: { artifact_id: string; chunk_index?: number; parts_json: string }): unknown[] =>
+  storedJson(row.parts_json, storedRow('artifact_chunks', { task_id: taskId, artifact_id: row.artifact_id, ...(row.chunk_index === undefined ? {} : { chunk_index: row.chunk_index }) }), 'parts_json', 'array');
+
 /**
  * A task's artifact parts chunk by chunk (artifact id, then chunk order; one artifact's only with `artifactId`), at
  * most `maxChunks`: the start of what a task produced, for a preview, without assembling a long artifact whole.
@@ -191,10 +215,10 @@ export function newestCallEvents(db: Db, agents: readonly string[], types: reado
 export function* artifactChunksOf(db: Db, taskId: string, maxChunks: number, artifactId?: string): Generator<{ artifactId: string; parts: unknown[] }> {
   const rows = (
     artifactId === undefined
-      ? db.prepare(`SELECT artifact_id, parts_json FROM artifact_chunks WHERE task_id = ? ORDER BY artifact_id, chunk_index LIMIT ?`).iterate(taskId, maxChunks)
-      : db.prepare(`SELECT artifact_id, parts_json FROM artifact_chunks WHERE task_id = ? AND artifact_id = ? ORDER BY chunk_index LIMIT ?`).iterate(taskId, artifactId, maxChunks)
-  ) as IterableIterator<{ artifact_id: string; parts_json: string }>;
-  for (const row of rows) yield { artifactId: row.artifact_id, parts: JSON.parse(row.parts_json) as unknown[] };
+      ? db.prepare(`SELECT artifact_id, chunk_index, parts_json FROM artifact_chunks WHERE task_id = ? ORDER BY artifact_id, chunk_index LIMIT ?`).iterate(taskId, maxChunks)
+      : db.prepare(`SELECT artifact_id, chunk_index, parts_json FROM artifact_chunks WHERE task_id = ? AND artifact_id = ? ORDER BY chunk_index LIMIT ?`).iterate(taskId, artifactId, maxChunks)
+  ) as IterableIterator<{ artifact_id: string; chunk_index: number; parts_json: string }>;
+  for (const row of rows) yield { artifactId: row.artifact_id, parts: chunkParts(taskId, row) };
 }
 
 export interface ThreadMessageRow extends MessageRow {

@@ -1,6 +1,7 @@
 /** Push notification configs registered with agents. Remote JSON is stored with its credentials redacted. */
 import type { Db } from '../db.js';
 import { nowIso } from '../db.js';
+import { storedJson, storedRow } from '../stored-json.js';
 
 export interface PushConfigRow {
   push_config_id: string;
@@ -15,7 +16,10 @@ export interface PushConfigRow {
 
 export type RawPushConfig = Omit<PushConfigRow, 'remote_config'> & { remote_config_json: string };
 type Raw = RawPushConfig;
-export const pushConfigFromRaw = ({ remote_config_json, ...rest }: Raw): PushConfigRow => ({ ...rest, remote_config: JSON.parse(remote_config_json) as Record<string, unknown> });
+export const pushConfigFromRaw = ({ remote_config_json, ...rest }: Raw): PushConfigRow => ({
+  ...rest,
+  remote_config: storedJson(remote_config_json, storedRow('push_configs', { task_id: rest.task_id, push_config_id: rest.push_config_id }), 'remote_config_json', 'object'),
+});
 
 export function upsertPushConfig(db: Db, c: { id: string; agentAlias: string; taskId: string; url: string; redactedJson: unknown }): void {
   db.prepare(

@@ -7,6 +7,7 @@
  */
 import type { Db } from '../db.js';
 import type { RawEvent } from './events.js';
+import { corruptRow, sqliteJsonField, storedJson, storedRow } from '../stored-json.js';
 
 /** The journal's update events: every prefix (stream, subscription, push) × every StreamResponse variant. */
 export const UPDATE_EVENT_TYPES: readonly string[] = ['a2a.stream', 'a2a.subscription', 'a2a.push'].flatMap((prefix) =>
@@ -39,8 +40,11 @@ export type RawUpdate = Omit<RawEvent, 'source'>;
 export function fromRaw(r: RawUpdate): UpdateMessageRow {
   const variant = r.event_type.slice(r.event_type.lastIndexOf('.') + 1);
   const key = VARIANT_KEY[variant] ?? variant;
-  const payload = JSON.parse(r.payload_json) as Record<string, unknown>;
+  // A thread or an answer needs the update: one that cannot be read fails the read, naming the event.
+  const at = storedRow('events', { sequence: r.sequence, event_id: r.event_id });
+  const payload = storedJson(r.payload_json, at, 'payload_json', 'object');
   const update = payload[key];
+  if (update === null || typeof update !== 'object' || Array.isArray(update)) throw corruptRow(at, 'payload_json', `holds no ${key} object`);
   const message = key === 'message' ? (update as { messageId?: unknown } | undefined) : undefined;
   return {
     row: r.sequence,
@@ -52,7 +56,7 @@ export function fromRaw(r: RawUpdate): UpdateMessageRow {
     role: key === 'message' ? 'agent' : 'system',
     protocol_message_id: typeof message?.messageId === 'string' ? message.messageId : null,
     content: { [key]: update },
-    metadata: JSON.parse(r.metadata_json) as Record<string, unknown>,
+    metadata: storedJson(r.metadata_json, at, 'metadata_json', 'object'),
     created_at: r.timestamp,
   };
 }
@@ -64,7 +68,7 @@ const COLUMNS = UPDATE_COLUMNS;
  * The SQL condition on `events` (aliased `table`) of the updates stored once: not those journaled by earlier versions,
  * whose `messages` row is read instead. `+` keeps SQLite on the index of the query's other filter.
  */
-export const storedOnceWhere = (table?: string): string => `${updateTypesWhere(table)} AND ${table ? `${table}.` : ''}payload_json ->> '$.message_row' IS NULL`;
+export const storedOnceWhere = (table?: string): string => `${updateTypesWhere(table)} AND ${sqliteJsonField(`${table ? `${table}.` : ''}payload_json`, '$.message_row')} IS NULL`;
 
 /** The SQL condition on `events` (aliased `table`) of the update events, however they were stored. */
 export const updateTypesWhere = (table?: string): string => `+${table ? `${table}.` : ''}event_type IN (${UPDATE_EVENT_TYPES.map((t) => `'${t}'`).join(', ')})`;

@@ -9,7 +9,7 @@
  * "Newest" is the highest sequence, as on SQLite: sequences follow inserts, not commits, which for one agent's calls
  * differs only between transactions in flight at the same moment.
  */
-import { CALL_EVENT_TYPES, journalRowOf, type CallEventType, type JournalRow, type RawJournalRow } from '../../repos/history.js';
+import { CALL_EVENT_TYPES, callEventOf, type CallEventType, type JournalRow, type RawJournalRow } from '../../repos/history.js';
 import type { CallEventReader } from '../../storage.js';
 import { run, type Query } from './query.js';
 
@@ -28,7 +28,7 @@ export function callEventReader(query: Query): CallEventReader {
     async newest(agents: readonly string[], types: readonly CallEventType[]): Promise<JournalRow[]> {
       if (agents.length === 0 || types.length === 0) return [];
       const result = await run<RawJournalRow & { [column: string]: unknown }>(query, 'callEvents.newest', newestCallEventsSql, [agents, types]);
-      return result.rows.map(journalRowOf);
+      return result.rows.map(callEventOf);
     },
   };
 }

@@ -3,7 +3,7 @@
  * sequence order, message records, a context's local messages.
  */
 import { MESSAGE_RECORD_COLUMNS, messageRecordOf, type RawMessageRecord } from '../../repos/collective-records.js';
-import { eventRowOf, type EventRow, type RawEvent } from '../../repos/events.js';
+import { eventRowOf, readableEvent, type EventRow, type RawEvent } from '../../repos/events.js';
 import type { ConversationRepository } from '../../storage.js';
 import { EVENT_READ_COLUMNS } from './journal-reads.js';
 import { run, type Query } from './query.js';
@@ -19,7 +19,7 @@ export function collectiveRecordMethods(query: Query): Pick<ConversationReposito
           `SELECT ${EVENT_READ_COLUMNS} FROM events WHERE context_id = $1 AND sequence > $2 ORDER BY sequence ASC LIMIT $3`,
           [contextId, after, page],
         );
-        events.push(...rows.map(eventRowOf));
+        events.push(...rows.map((r) => readableEvent(eventRowOf(r))));
         if (rows.length < page) return events;
         after = events.at(-1)!.sequence;
       }

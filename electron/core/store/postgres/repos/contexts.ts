@@ -81,13 +81,13 @@ export function contextMethods(query: Query): ContextMethods {
 
     async contextRows(contextId): Promise<ContextRows> {
       const what = 'history.contextRows';
-      const all = async (sql: string) => (await run<Record<string, unknown>>(query, what, sql, [contextId])).rows.map(parseJsonColumns);
+      const all = async (table: string, sql: string) => (await run<Record<string, unknown>>(query, what, sql, [contextId])).rows.map(parseJsonColumns(table));
       const [messages, updates, tasks, artifacts, events] = await Promise.all([
-        all(`SELECT ${MESSAGE_ROW} FROM messages WHERE context_id = $1 ORDER BY created_at, rowid`),
+        all('messages', `SELECT ${MESSAGE_ROW} FROM messages WHERE context_id = $1 ORDER BY created_at, rowid`),
         updatesOfContext(query, contextId, what),
-        all(`SELECT ${TASK_ROW} FROM tasks WHERE context_id = $1 ORDER BY created_at, task_id`),
-        all(`SELECT ${ARTIFACT_ROW} FROM artifacts WHERE task_id IN (SELECT task_id FROM tasks WHERE context_id = $1) ORDER BY task_id, artifact_id`),
-        all(`SELECT ${EVENT_ROW} FROM events WHERE context_id = $1 ORDER BY sequence`),
+        all('tasks', `SELECT ${TASK_ROW} FROM tasks WHERE context_id = $1 ORDER BY created_at, task_id`),
+        all('artifacts', `SELECT ${ARTIFACT_ROW} FROM artifacts WHERE task_id IN (SELECT task_id FROM tasks WHERE context_id = $1) ORDER BY task_id, artifact_id`),
+        all('events', `SELECT ${EVENT_ROW} FROM events WHERE context_id = $1 ORDER BY sequence`),
       ]);
       return {
         messages: interleave(

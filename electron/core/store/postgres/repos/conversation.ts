@@ -13,8 +13,11 @@ import { fromRaw, type RawContext } from '../../repos/contexts.js';
 import {
   appendedHead,
   splitArtifact,
+  storedArtifactOf,
   storedFromRaw,
   storedFromUpdate,
+  storedTaskOf,
+  taskJsonOf,
   TERMINAL_STATES,
   type ArtifactHead,
   type ArtifactKind,
@@ -27,7 +30,9 @@ import {
   type TaskStatusWrite,
 } from '../../repos/conversation.js';
 import type { ConversationRepository } from '../../storage.js';
-import { storageError } from '../../../../../shared/errors.js';
+import { isMissiveError, storageError } from '../../../../../shared/errors.js';
+import { chunkParts } from '../../repos/history.js';
+import { storedJson, storedRow } from '../../stored-json.js';
 import { changed, run, type Query } from './query.js';
 import { interleave } from '../../repos/update-rows.js';
 import { taskFreeUpdatesOf, updatesOfTask } from './update-rows.js';
@@ -41,10 +46,18 @@ const STATUS_TRIES = 5;
 
 /**
  * The stored task JSON with `status` replaced (where it was, or last), as SQLite's json_set leaves it: a task without
- * JSON starts as `{id}` or `{id, contextId}`; JSON that is no object is kept as it is.
+ * JSON starts as `{id}` or `{id, contextId}`, and so does one whose JSON cannot be read (changed outside missive:
+ * stored-json.ts), which the update repairs; JSON that is no object is kept as it is.
  */
 function withStatus(stored: string | null, t: TaskStatusWrite): string {
-  const previous: unknown = stored === null ? (t.contextId === null ? { id: t.taskId } : { id: t.taskId, contextId: t.contextId }) : JSON.parse(stored);
+  const fresh = () => (t.contextId === null ? { id: t.taskId } : { id: t.taskId, contextId: t.contextId });
+  let previous: unknown;
+  try {
+    previous = stored === null ? fresh() : storedJson(stored, storedRow('tasks', { task_id: t.taskId }), 'remote_task_json');
+  } catch (error) {
+    if (!isMissiveError(error)) throw error;
+    previous = fresh();
+  }
   if (previous === null || typeof previous !== 'object' || Array.isArray(previous)) return stored!;
   return JSON.stringify({ ...previous, status: t.status ?? null });
 }
@@ -62,15 +75,28 @@ export function conversationRepository(query: Query): ConversationRepository {
     return row && { version: row.version, kind: row.kind, contentJson: row.content_json, name: row.name, mimeType: row.mime_type, lastChunk: row.last_chunk };
   }
 
-  /** The stored parts, concatenated in chunk order, as JSON text (as JSON.stringify writes it, as SQLite's partsText). */
-  async function partsText(taskId: string, artifactId: string, what = 'conversation.writeArtifact'): Promise<string> {
-    const { rows } = await run<{ parts_json: string }>(
+  /** The stored parts, each chunk decoded (history.ts's chunkParts), concatenated in chunk order. */
+  async function storedParts(taskId: string, artifactId: string, what: string): Promise<unknown[]> {
+    const { rows } = await run<{ chunk_index: number; parts_json: string }>(
       query,
       what,
-      `SELECT parts_json FROM artifact_chunks WHERE task_id = $1 AND artifact_id = $2 ORDER BY chunk_index`,
+      `SELECT chunk_index, parts_json FROM artifact_chunks WHERE task_id = $1 AND artifact_id = $2 ORDER BY chunk_index`,
       [taskId, artifactId],
     );
-    return JSON.stringify(rows.flatMap((r) => JSON.parse(r.parts_json) as unknown[]));
+    return rows.flatMap((r) => chunkParts(taskId, { artifact_id: artifactId, ...r }));
+  }
+
+  /**
+   * The stored parts as JSON text (as JSON.stringify writes it, as SQLite's partsText), for a write to compare with;
+   * null when a chunk cannot be read (changed outside missive): the write then replaces them, as on SQLite.
+   */
+  async function partsText(taskId: string, artifactId: string): Promise<string | null> {
+    try {
+      return JSON.stringify(await storedParts(taskId, artifactId, 'conversation.writeArtifact'));
+    } catch (error) {
+      if (isMissiveError(error) && error.code === 'missive::storage::corrupt_row') return null;
+      throw error;
+    }
   }
 
   const addChunk = (a: ArtifactWrite, index: number, partsJson: string) =>
@@ -119,7 +145,7 @@ export function conversationRepository(query: Query): ConversationRepository {
 
     async getTask(taskId) {
       const { rows } = await run<StoredTask>(query, 'conversation.getTask', `SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = $1`, [taskId]);
-      return rows[0];
+      return rows[0] && storedTaskOf(rows[0]);
     },
 
     async upsertTask(t) {
@@ -236,7 +262,7 @@ export function conversationRepository(query: Query): ConversationRepository {
          ORDER BY updated_at DESC, task_id LIMIT ${param(q.limit)} OFFSET ${param(q.offset)}`,
         args,
       );
-      return rows;
+      return rows.map(storedTaskOf);
     },
 
     async requestOf(messageId) {
@@ -299,8 +325,7 @@ export function conversationRepository(query: Query): ConversationRepository {
 
     async getTaskJson(taskId) {
       const { rows } = await run<{ remote_task_json: string | null }>(query, 'conversation.getTaskJson', `SELECT remote_task_json FROM tasks WHERE task_id = $1`, [taskId]);
-      const json = rows[0]?.remote_task_json;
-      return json ? (JSON.parse(json) as Record<string, unknown>) : null;
+      return taskJsonOf(taskId, rows[0]?.remote_task_json ?? null);
     },
 
     async hasEventKey(dedupeKey) {
@@ -318,8 +343,7 @@ export function conversationRepository(query: Query): ConversationRepository {
       const row = rows[0];
       if (!row) return undefined;
       const { content_json, last_chunk, ...rest } = row;
-      const parts = JSON.parse(await partsText(taskId, artifactId, 'conversation.getArtifact')) as unknown[];
-      return { ...rest, last_chunk: last_chunk === 1, content: { ...(JSON.parse(content_json) as Record<string, unknown>), parts } };
+      return storedArtifactOf(rest, last_chunk, content_json, await storedParts(taskId, artifactId, 'conversation.getArtifact'));
     },
 
     async latestTaskOf(agentAlias, contextId) {
@@ -329,7 +353,7 @@ export function conversationRepository(query: Query): ConversationRepository {
         `SELECT ${TASK_COLUMNS} FROM tasks WHERE agent_alias = $1 AND context_id = $2 ORDER BY updated_at DESC, task_id ASC LIMIT 1`,
         [agentAlias, contextId],
       );
-      return rows[0];
+      return rows[0] && storedTaskOf(rows[0]);
     },
 
     async responsesOfTask(taskId) {

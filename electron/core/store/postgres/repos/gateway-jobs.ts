@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../../db.js';
-import { OPERATOR_KINDS, TASKS_NEEDING_JOBS_SQL, type JobRow, type JobState, type StoredJob } from '../../repos/gateway-jobs.js';
+import { jobRowOf, OPERATOR_KINDS, TASKS_NEEDING_JOBS_SQL, type JobRow, type JobState, type StoredJob } from '../../repos/gateway-jobs.js';
 import type { JobRepository } from '../../storage.js';
 import { changed, run, type Query } from './query.js';
 
@@ -126,12 +126,12 @@ export function jobRepository(query: Query): JobRepository {
         `SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND job_id LIKE $1 ESCAPE '\\' ORDER BY job_id LIMIT 2`,
         [`${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
       );
-      return rows;
+      return rows.map(jobRowOf);
     },
 
     async getOperator(jobId) {
       const { rows } = await run<StoredJob>(query, 'jobs.getOperator', `SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id = $1 AND kind IN ${OPERATOR_IN}`, [jobId]);
-      return rows[0];
+      return rows[0] && jobRowOf(rows[0]);
     },
 
     async listOperator(o) {
@@ -141,7 +141,7 @@ export function jobRepository(query: Query): JobRepository {
         `SELECT ${OPERATOR_COLUMNS} FROM gateway_jobs WHERE kind IN ${OPERATOR_IN} AND ($1::text IS NULL OR state = $1) ORDER BY created_at DESC, job_id DESC LIMIT $2`,
         [o.state ?? null, o.limit],
       );
-      return rows;
+      return rows.map(jobRowOf);
     },
 
     async setTargetTask(jobId, taskId, contextId) {
@@ -180,7 +180,7 @@ export function jobRepository(query: Query): JobRepository {
         `SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id = ANY($1::text[]) AND state IN ('succeeded','failed','cancelled')`,
         [jobIds],
       );
-      return rows;
+      return rows.map(jobRowOf);
     },
 
     async counts() {

@@ -1,6 +1,6 @@
 /** Groups of agents with unique, deterministic ranks, on PostgreSQL: the statements of repos/groups.ts. */
 import { nowIso } from '../../db.js';
-import { toGroup, type MemberRow, type RawGroup } from '../../repos/groups.js';
+import { memberOf, toGroup, type MemberRow, type RawGroup } from '../../repos/groups.js';
 import type { GroupRepository } from '../../storage.js';
 import { usageError } from '../../../../../shared/errors.js';
 import { sqlState } from '../query-errors.js';
@@ -52,7 +52,7 @@ export function groupRepository(query: Query): GroupRepository {
         `SELECT group_name, agent_alias, rank, tags_json, weight FROM group_members WHERE group_name = $1 ORDER BY rank`,
         [group],
       );
-      return rows.map(({ tags_json, ...rest }) => ({ ...rest, tags: JSON.parse(tags_json) as string[] }));
+      return rows.map(memberOf);
     },
 
     /** Inserts or moves a member to `rank`, and touches the group: one statement, so both or neither. */

@@ -10,6 +10,7 @@
  * primary key. A visit that stops ends the scan: what a preview does not show is never read.
  */
 import {
+  chunkParts,
   journalRowOf,
   messageFromRaw,
   type MessageRow,
@@ -143,7 +144,7 @@ export function requestMethods(query: Query): RequestMethods {
           [taskId, ...key, size],
         );
         for (const row of rows) {
-          if (visit({ artifactId: row.artifact_id, parts: JSON.parse(row.parts_json) as unknown[] }) === false) return;
+          if (visit({ artifactId: row.artifact_id, parts: chunkParts(taskId, row) }) === false) return;
         }
         if (rows.length < size) return;
         read += rows.length;
