@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bounded, eventually, okData } from '../support/waits.js';
 import { sandbox, type CliResult, type Sandbox } from '../support/cli.js';
 import { freshPostgresUrl, type FreshDatabase } from '../support/postgres.js';
-import { spawnMissive, type MissiveProcess } from '../support/missive-process.js';
+import { startReceiverProcess, type ReceiverProcess } from '../support/receiver-process.js';
 import { pgTrap } from '../support/pg-trap.js';
 import { withStorage } from '../support/store-reads.js';
 import { startEmbeddedAgent, type EmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
@@ -85,30 +85,10 @@ function plan(count: number, receivers: number, task: { task_id: string; context
   });
 }
 
-interface Started {
-  process: MissiveProcess;
-  /** http://127.0.0.1:<port> */
-  base: string;
-  /** The callback URL it printed. */
-  url: string;
-}
+type Started = ReceiverProcess;
 
-/** `webhook run --port 0` as a process of its own; resolves once it printed where it listens. */
-async function startReceiver(box: Sandbox): Promise<Started> {
-  const receiver = spawnMissive(['webhook', 'run', '--port', '0', '--auth-token-env', 'CB_TOKEN', '--ndjson'], box.env);
-  cleanups.push(() => receiver.kill());
-  const listening = await eventually(
-    'the receiver to print webhook_listening',
-    () => {
-      if (receiver.child.exitCode !== null) throw new Error(`webhook run exited early (${receiver.child.exitCode}): ${receiver.stderr()}`);
-      return receiver.of('webhook_listening')[0];
-    },
-    20_000,
-  );
-  const { url, host, port } = listening.data as { url: string; host: string; port: number };
-  expect(url).toBe(`http://${host}:${port}/a2a/push`);
-  return { process: receiver, base: `http://${host}:${port}`, url };
-}
+/** A receiver of the pool, stopped after the test. */
+const startReceiver = (box: Sandbox): Promise<Started> => startReceiverProcess(box, (kill) => cleanups.push(kill));
 
 /** Posts every callback to its receiver, IN_FLIGHT at a time; the answers' status and body, by callback number. */
 async function postAll(callbacks: Callback[], receivers: Started[]): Promise<Array<{ status: number; body: unknown }>> {

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bounded, eventually, okData } from '../support/waits.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { freshPostgresUrl } from '../support/postgres.js';
-import { spawnMissive, type MissiveProcess } from '../support/missive-process.js';
+import { startReceiverProcess, type ReceiverProcess } from '../support/receiver-process.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
 import { sqliteCallbackStore } from '../../electron/core/webhook/callback-store.js';
 import { createReceiver } from '../../electron/core/webhook/receiver.js';
@@ -31,29 +31,14 @@ const statusUpdate = (taskId: string, text: string) =>
 
 const post = (url: string, body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
-interface Started {
-  process: MissiveProcess;
-  base: string;
-  url: string;
-}
+type Started = ReceiverProcess;
 
-/** `webhook run` on the sandbox's store, as a process of its own; resolves once it printed where it listens. */
+/** `webhook run` on the sandbox's store, stopped after the test; its store opened (on PostgreSQL, its schema made). */
 async function startReceiver(box: Sandbox): Promise<Started> {
-  const receiver = spawnMissive(['webhook', 'run', '--port', '0', '--auth-token-env', 'CB_TOKEN', '--ndjson'], box.env);
-  cleanups.push(() => receiver.kill());
-  const listening = await eventually(
-    'the receiver to print webhook_listening',
-    () => {
-      if (receiver.child.exitCode !== null) throw new Error(`webhook run exited early (${receiver.child.exitCode}): ${receiver.stderr()}`);
-      return receiver.of('webhook_listening')[0];
-    },
-    20_000,
-  );
-  const { url, host, port } = listening.data as { url: string; host: string; port: number };
-  const base = `http://${host}:${port}`;
+  const receiver = await startReceiverProcess(box, (kill) => cleanups.push(kill));
   // The store is opened (and on PostgreSQL its schema made) on first use: /readyz uses it.
-  expect((await fetch(`${base}/readyz`)).status).toBe(200);
-  return { process: receiver, base, url };
+  expect((await fetch(`${receiver.base}/readyz`)).status).toBe(200);
+  return receiver;
 }
 
 /** The process is still up: it has not exited, and answers /healthz. */

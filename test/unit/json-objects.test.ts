@@ -1,6 +1,6 @@
-/** The count behind `[qos] max_answer_objects` (security/json-objects.ts): objects and arrays outside strings only. */
+/** The count behind `[qos] max_answer_objects` (security/json-depth.ts): objects and arrays outside strings only. */
 import { describe, expect, it } from 'vitest';
-import { countJsonObjects } from '../../electron/core/security/json-objects.js';
+import { countJsonObjects } from '../../electron/core/security/json-depth.js';
 
 describe('countJsonObjects', () => {
   it('counts every object and array, and no bracket inside a string', () => {

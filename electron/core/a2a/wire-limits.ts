@@ -6,7 +6,7 @@
  * by whoever reads it, and what was journaled before stays.
  */
 import { protocolError, transportError, type MissiveError } from '../../../shared/errors.js';
-import { countJsonObjects } from '../security/json-objects.js';
+import { countJsonObjects } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { DEFAULT_MAX_ANSWER_OBJECTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_STREAM_EVENTS } from '../config/limits.js';
 import type { BindingCall } from './binding-call.js';

@@ -8,8 +8,11 @@ import { protocolError, type MissiveError } from '../../../shared/errors.js';
 /** The deepest nesting of objects and arrays missive accepts from the outside. */
 export const MAX_JSON_DEPTH = 128;
 
-/** True when `text` nests objects and arrays deeper than `max` (brackets inside strings do not count). One pass, no allocation. */
-export function isTooDeep(text: string, max: number = MAX_JSON_DEPTH): boolean {
+/**
+ * One pass over the objects and arrays of JSON `text`, outside its strings, with no allocation: `opened(depth)` is
+ * called at each `{` or `[` with the depth it opens, and the scan stops (returning true) as soon as it returns true.
+ */
+function scanOpenings(text: string, opened: (depth: number) => boolean): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -19,10 +22,25 @@ export function isTooDeep(text: string, max: number = MAX_JSON_DEPTH): boolean {
       else if (c === 0x22 /* " */) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > max) return true;
+      if (opened(++depth)) return true;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
   }
   return false;
+}
+
+/** True when `text` nests objects and arrays deeper than `max` (brackets inside strings do not count). */
+export const isTooDeep = (text: string, max: number = MAX_JSON_DEPTH): boolean => scanOpenings(text, (depth) => depth > max);
+
+/**
+ * How many JSON objects and arrays `text` holds, counted before it is parsed (stopping once past `stopAbove`). Each
+ * becomes a JavaScript object, and the readers after JSON.parse (zod, the SDK codecs, the journal) copy each several
+ * times: 150,000 one-part artifacts in a 7 MB answer took 420 MB of memory (issue 32, finding 14). Counting them
+ * bounds that before any of it is built (`[qos] max_answer_objects`, a2a/wire-limits.ts).
+ */
+export function countJsonObjects(text: string, stopAbove: number = Number.POSITIVE_INFINITY): number {
+  let count = 0;
+  scanOpenings(text, () => ++count > stopAbove);
+  return count;
 }
 
 /** The error for a body nested deeper than missive accepts; `what` names the body ("the agent's answer"). */
