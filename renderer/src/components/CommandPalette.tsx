@@ -113,9 +113,13 @@ export function CommandPalette({ open, onClose, onToggleTheme, onShowShortcuts }
     }
   };
   const optionId = (entry: Entry) => `${base}-${entry.id}`;
+  // The dialog's close event is queued after close(): a Ctrl+K that opened it again meanwhile must not be undone by it.
+  const closed = () => {
+    if (!dialog.current?.open) onClose();
+  };
 
   return (
-    <dialog ref={dialog} className="modal palette" aria-label="Command palette" onClose={onClose} data-testid="palette">
+    <dialog ref={dialog} className="modal palette" aria-label="Command palette" onClose={closed} data-testid="palette">
       <input
         ref={input}
         className="palette-input"
