@@ -10,7 +10,7 @@ import { createKeytarStore, type SecretStore } from './auth/secret-store.js';
 import { openStore, type Store } from './store/store.js';
 import type { Storage } from './store/storage.js';
 import { selectStore, STORE_URL_ENV, type StoreSelection } from './store/selection.js';
-import { storeUrlHasPassword, storeUrlSecrets } from './config/store-url.js';
+import { urlHasPassword, storeUrlSecrets } from './config/store-url.js';
 import { syncConfigSeeds } from './agents/seed.js';
 import { ensureStateDir } from './security/private-files.js';
 import { storeUnsupported } from './store/team-scope.js';
@@ -152,7 +152,7 @@ export function createCore(options: CoreOptions = {}): Core {
     // The store's password is a secret of this invocation from the start, like an auth ref's: outputs, the journal
     // and stored messages scrub it (a password_ref's is added when the pool resolves it: store/postgres/connect.ts).
     core.rememberSecrets(storePasswords(storeSelection, env));
-    if (storeSelection.from === '--store' && storeUrlHasPassword(storeSelection.url)) {
+    if (storeSelection.from === '--store' && urlHasPassword(storeSelection.url)) {
       core.warn(
         `the password in --store's URL can be read by every local user (ps, /proc) while missive runs: give the URL in ${STORE_URL_ENV} instead, or leave the password out of it and set [store] password_env (or password_ref)`,
       );

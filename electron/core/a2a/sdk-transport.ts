@@ -185,23 +185,24 @@ function refuseMissing(call: BindingCall, method: string): void {
 
 /**
  * A gRPC answer as v1.0 JSON, refused when it nests deeper than MAX_JSON_DEPTH or holds more JSON objects than
- * `[qos] max_answer_objects`, before missive reads or records it; returns its JSON text's size (a stream's budget
- * counts it), 0 on the JSON wires. sdkFetch bounds the JSON wires; the protobuf decoder has no depth limit: a
+ * `[qos] max_answer_objects`, before missive reads or records it; returns its JSON text (what a stream's budget counts
+ * and the wire view shows), undefined on the JSON wires. sdkFetch bounds the JSON wires; the protobuf decoder has no depth limit: a
  * google.protobuf.Struct 1,000 deep decodes but the journal cannot store it (one deeper still overflows the decoder,
  * which sdk-errors.ts reports as too_deeply_nested). grpc-js refuses a message over 4 MiB before it is decoded.
  */
-function boundedGrpc(call: BindingCall, value: unknown, what: string): number {
-  if (call.iface.binding !== 'grpc') return 0;
-  let text: string;
+function boundedGrpc(call: BindingCall, value: unknown, what: string): string | undefined {
+  if (call.iface.binding !== 'grpc') return undefined;
+  let text: string | undefined;
   try {
-    text = JSON.stringify(value) ?? '';
+    text = JSON.stringify(value);
   } catch (error) {
     if (error instanceof RangeError) throw tooDeepError(`${what} from ${redactUrl(call.iface.url)}`);
     throw error;
   }
+  if (text === undefined) return undefined;
   if (isTooDeep(text)) throw tooDeepError(`${what} from ${redactUrl(call.iface.url)}`);
   assertFewObjects(text, what, call);
-  return Buffer.byteLength(text);
+  return text;
 }
 
 /** One unary operation over the SDK; returns the v1.0 JSON result (null for a delete). */
@@ -214,9 +215,10 @@ export async function callViaSdk(call: BindingCall, method: UnaryMethod, params:
   const wire = grpcWire(call, method, params, false);
   try {
     const result = await UNARY[method](prepared.transport, params, prepared.options);
-    boundedGrpc(call, result, `the ${method} answer`);
+    // Serialised once: checked, then shown in the wire view (recorded on gRPC only, where it is made).
+    const text = boundedGrpc(call, result, `the ${method} answer`);
     wire?.response(GRPC_OK, {});
-    wire?.body(JSON.stringify(result));
+    wire?.body(text ?? null);
     wire?.end();
     return result;
   } catch (error) {
@@ -261,11 +263,15 @@ export async function* streamViaSdk(call: BindingCall, method: StreamMethodName,
       received++;
       prepared.rearm();
       const value = StreamResponse.toJSON(event);
-      const bytes = boundedGrpc(call, value, `event #${received} of the ${method} stream`);
-      if (bytes) budget?.bytes(bytes);
-      if (wire) {
-        if (received === 1) wire.response(GRPC_OK, {});
-        wire.frame(null, JSON.stringify(value));
+      // Serialised once on gRPC: checked, counted against the budget, shown in the wire view (which only gRPC records
+      // here; sdkFetch counts and records the HTTP wires).
+      const text = boundedGrpc(call, value, `event #${received} of the ${method} stream`);
+      if (text !== undefined) {
+        budget?.bytes(Buffer.byteLength(text));
+        if (wire) {
+          if (received === 1) wire.response(GRPC_OK, {});
+          wire.frame(null, text);
+        }
       }
       yield value;
     }

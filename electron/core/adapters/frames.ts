@@ -8,7 +8,7 @@
  * throws, so a transport's loop goes on. Every frame a transport writes goes through `scrubFrame` first: a peer that
  * echoes a credential back (in an error body, a card, a message) never gets it onto the transport.
  */
-import { localBinding } from '../auth/host-trust.js';
+import { localBindings } from '../auth/host-trust.js';
 import { EVENT_CHANNELS, type EventChannel, type IpcError } from '../../../shared/ipc/contract.js';
 import { MissiveError, usageError } from '../../../shared/errors.js';
 import { isTooDeep, MAX_JSON_DEPTH } from '../security/json-depth.js';
@@ -123,8 +123,9 @@ export function frameSecrets(core: Core, refEnvNames: readonly string[]): string
 /** The environment variables the store's auth refs name (either store): read again after every frame. */
 export async function authRefEnvNames(core: Core): Promise<string[]> {
   // On a shared store, the variables this host bound (a row's own name may be anyone's choice).
+  const bindingOf = localBindings(core);
   return (await (await core.storage()).authRefs.list()).flatMap((stored) => {
-    const ref = localBinding(core, stored).ref;
+    const ref = bindingOf(stored).ref;
     return ref.envVar ? [ref.envVar] : [];
   });
 }

@@ -10,12 +10,12 @@ import type { AgentRow } from '../store/repos/agents.js';
 import { redactValue } from '../security/redact.js';
 import { decidePin, pinView } from '../auth/origin-pin.js';
 import { agentView, registeredPreference, requireAgent, type AgentView } from './registry.js';
-import { credentialSources, pinInputFor } from './outbound.js';
+import { everyCredentialSource, pinInputFor } from './outbound.js';
 import { fetchCard, type CardCacheStatus, type CardResult } from './card-fetch.js';
 import { assertTrustedCard, cardSignature } from './card-trust.js';
 import type { SignatureView } from '../a2a/card-signature.js';
 import { inspectSecurity, type InspectSecurity } from './inspect-security.js';
-import { CLIENT_CERTIFICATE_SOURCE, clientTlsView, hasClientCertificate, type ClientTlsView } from './client-tls.js';
+import { clientTlsView, type ClientTlsView } from './client-tls.js';
 import { cardWarnings, type CardWarning } from './card-warnings.js';
 
 export { requestCard, fetchCard, type CardCacheStatus, type CardRequest, type CardResult } from './card-fetch.js';
@@ -140,7 +140,7 @@ export interface InspectView {
 
 /** The credential decision for the selected interface, without resolving any secret. */
 function credentialView(core: Core, agent: AgentRow, iface: SelectedInterface | null): InspectView['origin_pinning'] {
-  const configured = [...credentialSources(core, agent), ...(hasClientCertificate(agent) ? [CLIENT_CERTIFICATE_SOURCE] : [])];
+  const configured = everyCredentialSource(core, agent);
   const input = pinInputFor(core, agent, iface?.url ?? agent.baseUrl, configured);
   const view = pinView(input);
   let decision: InspectView['origin_pinning']['decision'];

@@ -29,7 +29,7 @@ export interface Outbound {
 }
 
 /** What would authenticate requests to this agent, by name only; no secret is resolved. */
-export function credentialSources(core: Core, agent: AgentRow): string[] {
+export function credentialSources(core: Core, agent: Pick<AgentRow, 'alias' | 'authRefName'>): string[] {
   const out: string[] = [];
   if (agent.authRefName) out.push(`auth ref "${agent.authRefName}"`);
   if (core.options.bearerTokenEnv) out.push('--bearer-token-env');
@@ -38,12 +38,18 @@ export function credentialSources(core: Core, agent: AgentRow): string[] {
   return out;
 }
 
+/** What would authenticate requests to this agent, its client certificate included, by name only. */
+export const everyCredentialSource = (core: Core, agent: Pick<AgentRow, 'alias' | 'authRefName'> & Partial<Pick<AgentRow, 'clientTls'>>): string[] => [
+  ...credentialSources(core, agent),
+  ...(hasClientCertificate({ clientTls: agent.clientTls ?? null }) ? [CLIENT_CERTIFICATE_SOURCE] : []),
+];
+
 /**
  * Resolves what requests to `agent` carry. On a shared store, nothing is read before this host's decisions allow it
  * (auth/host-trust.ts): the agent's origins and auth ref as confirmed here, the ref's secret from this host's binding.
  */
 export async function outboundFor(core: Core, agent: AgentRow, extra: Record<string, string> = {}): Promise<Outbound> {
-  assertConfirmedAgent(core, agent, hasClientCertificate(agent) ? [...credentialSources(core, agent), CLIENT_CERTIFICATE_SOURCE] : credentialSources(core, agent));
+  assertConfirmedAgent(core, agent, everyCredentialSource(core, agent));
   const stored = agent.authRefName ? ((await (await core.storage()).authRefs.get(agent.authRefName)) ?? null) : null;
   const authRef = stored && boundRef(core, stored);
   const resolve = async () => {

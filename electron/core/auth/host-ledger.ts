@@ -58,6 +58,8 @@ function ledgerSchema() {
   });
 }
 
+let schema: ReturnType<typeof ledgerSchema> | undefined;
+
 const empty = (): StoreDecisions => ({ auth_refs: {}, agents: {} });
 
 export interface HostLedger {
@@ -78,9 +80,9 @@ export function hostLedger(stateDir: string): HostLedger {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, stores: {} };
       throw configError('host_trust_unreadable', `cannot read ${path}: ${(error as Error).message}`);
     }
-    let parsed: ReturnType<ReturnType<typeof ledgerSchema>['safeParse']>;
+    let parsed: ReturnType<NonNullable<typeof schema>['safeParse']>;
     try {
-      parsed = ledgerSchema().safeParse(JSON.parse(text));
+      parsed = (schema ??= ledgerSchema()).safeParse(JSON.parse(text));
     } catch {
       parsed = { success: false } as typeof parsed;
     }

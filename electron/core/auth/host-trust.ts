@@ -17,7 +17,8 @@
  * own decisions and are used as they are (the gateway's allow-list still applies when configured).
  */
 import { authError, usageError } from '../../../shared/errors.js';
-import { formatOrigin, originKey } from '../../../shared/origins.js';
+import { formatOrigin } from '../../../shared/origins.js';
+import { pinnedOrigins } from './origin-pin.js';
 import type { Core } from '../context.js';
 import type { AgentRow } from '../store/repos/agents.js';
 import type { AuthRefRow } from '../store/repos/auth-refs.js';
@@ -72,12 +73,10 @@ function refuseUnlisted(core: Core, name: string): void {
  */
 export function boundRef(core: Core, ref: AuthRefRow): AuthRefRow {
   refuseUnlisted(core, ref.name);
-  if (!onSharedStore(core)) return ref;
-  const binding = decisions(core).auth_refs[ref.name];
-  if (!binding) {
+  const { ref: local, bound, changes } = localBindings(core)(ref);
+  if (!bound) {
     throw authError('auth_ref_not_bound', `auth ref "${ref.name}" is defined on the shared store, but this host has not said which of its secrets it uses; nothing was sent`, bindHelp(ref.name));
   }
-  const changes = settingChanges(binding.settings, settingsOf(ref));
   if (changes.length) {
     throw authError(
       'shared_auth_ref_changed',
@@ -85,21 +84,33 @@ export function boundRef(core: Core, ref: AuthRefRow): AuthRefRow {
       `Check the change with whoever made it (missive events list --type 'missive.auth_ref.*'). If it is right, bind it again: missive auth bind ${ref.name} …`,
     );
   }
-  return binding.kind === 'env'
-    ? { ...ref, kind: 'env', envVar: binding.env_var, keyringService: null, keyringAccount: null }
-    : { ...ref, kind: 'keyring', envVar: null, keyringService: binding.keyring_service, keyringAccount: binding.keyring_account };
+  return local;
 }
 
-/** The ref as this host would use it, or null when it is not bound here (views: `auth list` on a shared store). */
-export function localBinding(core: Core, ref: AuthRefRow): { ref: AuthRefRow; bound: boolean; changes: string[] } {
-  if (!onSharedStore(core)) return { ref, bound: true, changes: [] };
-  const binding = decisions(core).auth_refs[ref.name];
-  if (!binding) return { ref: { ...ref, envVar: null, keyringService: null, keyringAccount: null }, bound: false, changes: [] };
-  const local: AuthRefRow =
-    binding.kind === 'env'
-      ? { ...ref, kind: 'env', envVar: binding.env_var, keyringService: null, keyringAccount: null }
-      : { ...ref, kind: 'keyring', envVar: null, keyringService: binding.keyring_service, keyringAccount: binding.keyring_account };
-  return { ref: local, bound: true, changes: settingChanges(binding.settings, settingsOf(ref)) };
+export interface LocalBinding {
+  /** The ref with this host's env var or keyring entry (none when it is not bound here). */
+  ref: AuthRefRow;
+  bound: boolean;
+  /** What changed on the shared store since this host bound it. */
+  changes: string[];
+}
+
+/**
+ * Each ref as this host reads its secret (the local store: as it is), from one reading of this host's decisions: what
+ * `boundRef` enforces, and what views show (`auth list`, the adapters' env var names) for a whole list at once.
+ */
+export function localBindings(core: Core): (ref: AuthRefRow) => LocalBinding {
+  if (!onSharedStore(core)) return (ref) => ({ ref, bound: true, changes: [] });
+  const bindings = decisions(core).auth_refs;
+  return (ref) => {
+    const binding = bindings[ref.name];
+    if (!binding) return { ref: { ...ref, envVar: null, keyringService: null, keyringAccount: null }, bound: false, changes: [] };
+    const local: AuthRefRow =
+      binding.kind === 'env'
+        ? { ...ref, kind: 'env', envVar: binding.env_var, keyringService: null, keyringAccount: null }
+        : { ...ref, kind: 'keyring', envVar: null, keyringService: binding.keyring_service, keyringAccount: binding.keyring_account };
+    return { ref: local, bound: true, changes: settingChanges(binding.settings, settingsOf(ref)) };
+  };
 }
 
 /** What `auth bind` takes: an env var, or a keyring entry (service and account). */
@@ -124,9 +135,15 @@ export function recordBinding(core: Core, ref: AuthRefRow, secret: SecretBinding
 
 /** The origins an agent's credentials may go to: its base URL's and the ones it trusts. */
 export function credentialOrigins(agent: Pick<AgentRow, 'baseUrl' | 'trustedOrigins'>): string[] {
-  const keys = [agent.baseUrl, ...agent.trustedOrigins].map(originKey).filter((k) => k !== null);
-  return [...new Set(keys.map(formatOrigin))];
+  return [...new Set(pinnedOrigins(agent.baseUrl, agent.trustedOrigins).map(formatOrigin))];
 }
+
+/** What this host records when it confirms `agent` as its row is now. */
+const confirmationOfRow = (agent: Pick<AgentRow, 'baseUrl' | 'trustedOrigins' | 'authRefName'>): AgentConfirmation => ({
+  origins: credentialOrigins(agent),
+  auth_ref: agent.authRefName ?? null,
+  confirmed_at: new Date().toISOString(),
+});
 
 /** Why `agent` (its row now) does not match what this host confirmed, one phrase per difference; empty: it matches. */
 function confirmationGaps(agent: Pick<AgentRow, 'baseUrl' | 'trustedOrigins' | 'authRefName'>, confirmed: AgentConfirmation): string[] {
@@ -171,7 +188,7 @@ export function assertConfirmedAgent(core: Core, agent: Pick<AgentRow, 'alias' |
 /** Records on this host that `agent`'s credentials may go to its origins as they are now (shared store only). */
 export function recordConfirmation(core: Core, agent: Pick<AgentRow, 'alias' | 'baseUrl' | 'trustedOrigins' | 'authRefName'>): AgentConfirmation | null {
   if (!onSharedStore(core)) return null;
-  const confirmation: AgentConfirmation = { origins: credentialOrigins(agent), auth_ref: agent.authRefName ?? null, confirmed_at: new Date().toISOString() };
+  const confirmation = confirmationOfRow(agent);
   change(core, (d) => void (d.agents[agent.alias] = confirmation));
   return confirmation;
 }
@@ -186,7 +203,7 @@ export function followConfirmation(core: Core, before: AgentRow, after: AgentRow
   if (!onSharedStore(core) || !confirmationHolds(core, before)) return;
   change(core, (d) => {
     if (before.alias !== after.alias) delete d.agents[before.alias];
-    d.agents[after.alias] = { origins: credentialOrigins(after), auth_ref: after.authRefName ?? null, confirmed_at: new Date().toISOString() };
+    d.agents[after.alias] = confirmationOfRow(after);
   });
 }
 

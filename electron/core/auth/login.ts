@@ -17,7 +17,7 @@ import { isFresh, readToken, tokenAccount } from './oauth2/token-cache.js';
 import { forgetToken, loginWith } from './oauth2/tokens.js';
 import { refuseControlCharacters } from './oauth2/token-text.js';
 import { refSecret } from './resolve.js';
-import { boundRef, localBinding } from './host-trust.js';
+import { boundRef, localBindings, type LocalBinding } from './host-trust.js';
 
 export interface LoginOptions {
   onDeviceCode?: (prompt: DeviceCodePrompt) => void;
@@ -125,9 +125,8 @@ export interface AuthStatusView {
   token_status: { cached: boolean; where: 'memory' | 'keyring' | null; expires_in: number | null; fresh: boolean; refreshable: boolean } | null;
 }
 
-async function statusOf(core: Core, stored: AuthRefRow): Promise<AuthStatusView> {
-  // On a shared store, the secret this host bound (a ref not bound here has none on this host).
-  const { ref, bound } = localBinding(core, stored);
+/** A ref's state, as this host binds it (on a shared store, a ref not bound here has no secret on this host). */
+async function statusOf(core: Core, { ref, bound }: LocalBinding): Promise<AuthStatusView> {
   const secret = bound ? await refSecret(ref, core.env, core.secrets, true).catch(() => null) : null;
   const optionalSecret = ref.flow.type === 'oauth2_device_code';
   const keyringDown = ref.kind === 'keyring' && !(await core.secrets.available()).ok;
@@ -150,7 +149,8 @@ async function statusOf(core: Core, stored: AuthRefRow): Promise<AuthStatusView>
 /** The state of one auth ref (by name or agent alias), or of all. */
 export async function authStatus(core: Core, target?: string): Promise<{ auth_refs: AuthStatusView[] }> {
   const refs = target ? [(await requireTarget(core, target)).ref] : await (await core.storage()).authRefs.list();
-  return { auth_refs: await Promise.all(refs.map((r) => statusOf(core, r))) };
+  const bindingOf = localBindings(core);
+  return { auth_refs: await Promise.all(refs.map((r) => statusOf(core, bindingOf(r)))) };
 }
 
 /** Forgets the cached tokens of an auth ref (memory and keyring); its secret stays. */

@@ -34,7 +34,7 @@ export interface PinDecision {
 }
 
 /** The registered origin and the trusted ones, as keys. */
-function pinnedOrigins(baseUrl: string, trusted: readonly string[]): OriginKey[] {
+export function pinnedOrigins(baseUrl: string, trusted: readonly string[]): OriginKey[] {
   return [baseUrl, ...trusted].map(originKey).filter((o): o is OriginKey => o !== null);
 }
 

@@ -12,7 +12,8 @@ import { storedText } from '../validation/stored-text.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';
 import { refuseControlCharacters } from './oauth2/token-text.js';
 import { secretPersistence } from './session-secrets.js';
-import { boundRef, localBinding, onSharedStore, recordBinding, requireSharedStore, type SecretBindingInput } from './host-trust.js';
+import { boundRef, localBindings, onSharedStore, recordBinding, requireSharedStore, type SecretBindingInput } from './host-trust.js';
+import type { SecretBinding } from './host-ledger.js';
 
 export interface AuthRefView {
   name: string;
@@ -36,11 +37,11 @@ export interface AuthRefView {
   this_host: { bound: boolean; changes: string[] } | null;
 }
 
-/** `usedBy`: the agents using each ref (agentAliasesByAuthRef), read once for a whole list. */
-async function view(core: Core, stored: AuthRefRow, keyringOk: boolean, usedBy?: Map<string, string[]>): Promise<AuthRefView> {
+/** `usedBy` (the agents using each ref) and `bindingOf` (this host's bindings): read once for a whole list. */
+async function view(core: Core, stored: AuthRefRow, keyringOk: boolean, usedBy?: Map<string, string[]>, bindingOf = localBindings(core)): Promise<AuthRefView> {
   usedBy ??= await (await core.storage()).agents.aliasesByAuthRef();
   // On a shared store, where this host reads the secret from (the row's own env var or keyring entry is not used).
-  const { ref, bound, changes } = localBinding(core, stored);
+  const { ref, bound, changes } = bindingOf(stored);
   let present: boolean | null;
   if (!bound) present = false;
   else if (ref.kind === 'env') present = !!core.env[ref.envVar!];
@@ -65,7 +66,8 @@ export async function listAuth(core: Core) {
   const availability = await core.secrets.available();
   const storage = await core.storage();
   const usedBy = await storage.agents.aliasesByAuthRef();
-  const refs = await Promise.all((await storage.authRefs.list()).map((r) => view(core, r, availability.ok, usedBy)));
+  const bindingOf = localBindings(core);
+  const refs = await Promise.all((await storage.authRefs.list()).map((r) => view(core, r, availability.ok, usedBy, bindingOf)));
   const persistence = await secretPersistence(core.secrets);
   return {
     keyring: { backend: core.secrets.backend, available: availability.ok, reason: availability.ok ? null : availability.reason, session_only: !persistence.persistent, session_reason: persistence.reason },
@@ -123,27 +125,33 @@ function flowOfInput(input: AddAuthInput): AuthFlow {
   return flowFromSection(settings);
 }
 
-/** The row `input` describes, checked like `auth add`'s flags. */
-function rowOfInput(input: AddAuthInput): AuthRefRow {
-  validateAlias(input.name, 'auth ref name');
+/** Where a secret lives, from `--env` or `--keyring-service` and `--keyring-account` (`auth add`, `auth bind`). */
+function secretSourceOf(input: SecretBindingInput): SecretBinding {
   storedText(input.keyringService, '--keyring-service');
   storedText(input.keyringAccount, '--keyring-account');
-  storedText(input.scheme, '--scheme');
   const keyring = input.keyringService !== undefined || input.keyringAccount !== undefined;
   if (!!input.env === keyring) throw usageError('invalid_auth_ref', 'give either --env VAR or --keyring-service and --keyring-account');
   if (input.env && !envVarName.safeParse(input.env).success) throw usageError('invalid_auth_ref', `--env "${input.env}" is not an environment variable name`);
   if (keyring && !(input.keyringService && input.keyringAccount)) throw usageError('invalid_auth_ref', 'keyring auth refs need both --keyring-service and --keyring-account');
+  return input.env ? { kind: 'env', env_var: input.env } : { kind: 'keyring', keyring_service: input.keyringService!, keyring_account: input.keyringAccount! };
+}
+
+/** The row `input` describes, checked like `auth add`'s flags. */
+function rowOfInput(input: AddAuthInput): AuthRefRow {
+  validateAlias(input.name, 'auth ref name');
+  storedText(input.scheme, '--scheme');
+  const secret = secretSourceOf(input);
   if (input.header && !headerName.safeParse(input.header).success) throw usageError('invalid_auth_ref', `--header-name "${input.header}" is not a valid header name`);
   const flow = flowOfInput(input);
   return {
     name: input.name,
-    kind: input.env ? 'env' : 'keyring',
+    kind: secret.kind,
     source: 'local',
     headerName: input.header ?? 'Authorization',
     scheme: input.scheme ?? 'Bearer',
-    envVar: input.env ?? null,
-    keyringService: input.keyringService ?? null,
-    keyringAccount: input.keyringAccount ?? null,
+    envVar: secret.kind === 'env' ? secret.env_var : null,
+    keyringService: secret.kind === 'keyring' ? secret.keyring_service : null,
+    keyringAccount: secret.kind === 'keyring' ? secret.keyring_account : null,
     flow,
   };
 }
@@ -235,14 +243,8 @@ export async function deleteSecret(core: Core, name: string) {
 export async function bindAuth(core: Core, name: string, secret: SecretBindingInput): Promise<AuthRefView> {
   requireSharedStore(core, 'auth bind');
   const stored = await requireRef(core, name);
-  const env = secret.env;
-  const keyring = secret.keyringService !== undefined || secret.keyringAccount !== undefined;
-  if (!!env === keyring) throw usageError('invalid_auth_ref', 'give either --env VAR or --keyring-service and --keyring-account');
-  if (env && !envVarName.safeParse(env).success) throw usageError('invalid_auth_ref', `--env "${env}" is not an environment variable name`);
-  if (keyring && !(secret.keyringService && secret.keyringAccount)) throw usageError('invalid_auth_ref', 'keyring bindings need both --keyring-service and --keyring-account');
-  storedText(secret.keyringService, '--keyring-service');
-  storedText(secret.keyringAccount, '--keyring-account');
-  recordBinding(core, stored, env ? { kind: 'env', env_var: env } : { kind: 'keyring', keyring_service: secret.keyringService!, keyring_account: secret.keyringAccount! });
-  await (await core.storage()).journal.append({ type: 'missive.auth_ref.bound', payload: { name, kind: env ? 'env' : 'keyring', flow: stored.flow.type } });
+  const source = secretSourceOf(secret);
+  recordBinding(core, stored, source);
+  await (await core.storage()).journal.append({ type: 'missive.auth_ref.bound', payload: { name, kind: source.kind, flow: stored.flow.type } });
   return view(core, stored, (await core.secrets.available()).ok);
 }

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { isDuration } from './duration.js';
 import { API_KEY_PLACES, AUTH_FLOWS, flowSettingIssues } from './auth-flow.js';
-import { storeUrlHasPassword, storeUrlIssue } from './store-url.js';
+import { urlHasPassword, storeUrlIssue } from './store-url.js';
 
 export const CONFIG_SCHEMA_VERSION = 'missive.config.v1';
 
@@ -139,7 +139,7 @@ function build() {
           if (value === '') return;
           const issue = storeUrlIssue(value);
           if (issue) ctx.addIssue({ code: 'custom', message: issue });
-          else if (storeUrlHasPassword(value)) ctx.addIssue({ code: 'custom', message: 'must not embed a password; use password_env or password_ref (or MISSIVE_STORE_URL / --store)' });
+          else if (urlHasPassword(value)) ctx.addIssue({ code: 'custom', message: 'must not embed a password; use password_env or password_ref (or MISSIVE_STORE_URL / --store)' });
         })
         .optional(),
       schema: z.string().regex(STORE_SCHEMA, 'must be a lower-case PostgreSQL identifier (a-z, 0-9, _), at most 63 characters, not starting with a digit or pg_').optional(),

@@ -71,9 +71,6 @@ export function urlHasPassword(text: string): boolean {
   return rawPassword(text) !== '';
 }
 
-/** True when the store URL carries a password (in its user info or as `?password=`). */
-export const storeUrlHasPassword = urlHasPassword;
-
 /**
  * The URL fit to print: `postgres://user:***@host:port/db?sslmode=…`. A URL that does not parse shows its scheme and
  * host only (`postgres://***@db.example:5432`), or `<unparsable URL>` when even those cannot be told apart.

@@ -14,6 +14,7 @@ import { listAgents, type AgentRow } from '../store/repos/agents.js';
 import { getAuthRef } from '../store/repos/auth-refs.js';
 import { resolveAuthHeaders } from '../auth/resolve.js';
 import { assertConfirmedAgent, boundRef } from '../auth/host-trust.js';
+import { everyCredentialSource } from '../agents/outbound.js';
 import { serviceParameterHeaders } from '../a2a/service-params.js';
 import { assertOk } from '../a2a/http.js';
 import { requestCard } from '../agents/discovery.js';
@@ -224,10 +225,7 @@ async function probeAgent(
   try {
     const stored = agent.authRefName ? (authLookup(agent.authRefName) ?? null) : null;
     // A shared store's agent is probed with credentials only as this host confirmed it, its ref as bound here.
-    if (fromStore) {
-      const sending = [...(stored ? [`auth ref "${stored.name}"`] : []), ...(core.options.bearerTokenEnv ? ['--bearer-token-env'] : []), ...(core.options.headers ?? []).map(() => '--header')];
-      assertConfirmedAgent(core, { trustedOrigins: [], ...agent }, sending);
-    }
+    if (fromStore) assertConfirmedAgent(core, { trustedOrigins: [], ...agent }, everyCredentialSource(core, agent));
     const auth = await resolveAuthHeaders({
       authRef: stored && (fromStore ? boundRef(core, stored) : stored),
       bearerTokenEnv: core.options.bearerTokenEnv,

@@ -8,7 +8,7 @@
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../context.js';
 import { parseHeaderFlag, refSecret } from '../auth/resolve.js';
-import { localBinding } from '../auth/host-trust.js';
+import { localBindings } from '../auth/host-trust.js';
 import { requireGroup } from '../collectives/groups.js';
 import { storedRequest, type JobInput, type JobRequest } from './requests.js';
 import { recordJob, type JobView, type StartJobOptions } from './queue.js';
@@ -32,11 +32,12 @@ async function aliasesOf(core: Core, request: JobRequest): Promise<string[]> {
 async function credentialsFor(core: Core, request: JobRequest): Promise<Array<{ value: string; source: string }>> {
   const found: Array<{ value: string; source: string }> = [];
   const storage = await core.storage();
+  const bindingOf = localBindings(core);
   for (const alias of new Set(await aliasesOf(core, request))) {
     const refName = (await storage.agents.get(alias))?.authRefName;
     const ref = refName ? await storage.authRefs.get(refName) : undefined;
     // The secret this host would send (on a shared store, from its own binding; a ref not bound here has none).
-    const local = ref ? localBinding(core, ref) : undefined;
+    const local = ref ? bindingOf(ref) : undefined;
     const secret = local?.bound ? await refSecret(local.ref, core.env, core.secrets, true).catch(() => null) : null;
     if (secret) found.push({ value: secret, source: `the auth ref "${ref!.name}" of agent "${alias}"` });
   }

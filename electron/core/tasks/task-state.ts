@@ -1,5 +1,5 @@
 /** A2A `TASK_STATE_*` wire names → missive's local task states. */
-import type { TaskStateName } from '../store/repos/conversation.js';
+import { STORED_TASK_STATES, type TaskStateName } from '../store/repos/conversation.js';
 
 const MAP: Record<string, TaskStateName> = {
   TASK_STATE_SUBMITTED: 'submitted',
@@ -19,7 +19,8 @@ export const localTaskState = (wire: string | undefined): TaskStateName => (wire
 export const wireTaskState = (local: TaskStateName): string | undefined =>
   local === 'cancelled' ? 'TASK_STATE_CANCELED' : Object.entries(MAP).find(([, v]) => v === local)?.[0];
 
-export const TASK_STATE_NAMES: TaskStateName[] = ['submitted', 'working', 'input_required', 'auth_required', 'completed', 'failed', 'cancelled', 'rejected', 'unknown'];
+/** Every local task state: the ones a task row may hold. */
+export const TASK_STATE_NAMES: readonly TaskStateName[] = STORED_TASK_STATES;
 
 /** States after which an agent has nothing more to send (interrupted states wait for the user, not the agent). */
 export const SETTLED_STATES: TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected', 'input_required', 'auth_required'];
