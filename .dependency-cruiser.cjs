@@ -13,6 +13,7 @@
 const CORE_LAYERS = [
   ['config', 'security', 'install-root.ts'],
   ['store', 'a2a', 'validation', 'version.ts', 'service'],
+  ['handle.ts'],
   ['auth'],
   ['agents'],
   ['context.ts'],
@@ -27,7 +28,7 @@ const CORE_LAYERS = [
   ['adapters', 'web-console'],
 ];
 
-const CORE_HANDLE = 'context.ts';
+const CORE_HANDLE = 'handle.ts';
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The path regex of a layer entry: everything in a folder, or exactly one file. */

@@ -4,7 +4,7 @@
  * Types only, so command files, command-modules.ts and program.ts all depend on this file and never on each other.
  */
 import type { Command } from 'commander';
-import type { Core } from '../core/context.js';
+import type { Core } from '../core/handle.js';
 import type { SecretStore } from '../core/auth/secret-store.js';
 import type { CommandRunner } from '../core/service/runner.js';
 import type { Io, Printer } from './output.js';

@@ -1,5 +1,6 @@
 /** From the global flags to the core: the options `createCore` is built with, and the literal secrets outputs scrub. */
-import type { Core, CoreOptions } from '../core/context.js';
+import type { CoreOptions } from '../core/context.js';
+import type { Core } from '../core/handle.js';
 import { parseDuration } from '../core/config/duration.js';
 import { storeUrlSecrets } from '../core/config/store-url.js';
 import { STORE_URL_ENV } from '../core/store/selection.js';

@@ -1,7 +1,7 @@
 /** The `missive` command line: commander for parsing, the core services for everything else. */
 import { CommanderError, Option, type Command } from 'commander';
 import { toMissiveError, usageError, type MissiveError } from '../../shared/errors.js';
-import type { Core } from '../core/context.js';
+import type { Core } from '../core/handle.js';
 import { closeSharedDispatcher } from '../core/a2a/shared-dispatcher.js';
 import { closeClientTlsDispatchers } from '../core/agents/client-tls-pool.js';
 import { Printer, resolveMode, type OutputMode } from './output.js';

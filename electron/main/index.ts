@@ -9,7 +9,8 @@
 import { app, dialog, session, type BrowserWindow } from 'electron';
 import { IPC_EVENT } from '../../shared/ipc/contract.js';
 import { MissiveError } from '../../shared/errors.js';
-import { createCore, type Core } from '../core/context.js';
+import { createCore } from '../core/context.js';
+import type { Core } from '../core/handle.js';
 import { closeSharedDispatcher } from '../core/a2a/http.js';
 import { createRegistry, type Registry } from '../core/ipc/registry.js';
 import { sqliteBindingFor } from '../core/store/native-binding.js';

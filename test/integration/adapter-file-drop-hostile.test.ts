@@ -8,7 +8,8 @@ import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readd
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, until, type Sandbox } from '../support/cli.js';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { runFileDropAdapter, type FileDropResult } from '../../electron/core/adapters/file-drop.js';
 

@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import type { Core } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import type { Registry } from '../../electron/core/ipc/registry.js';
 import { newestCallEventsSql } from '../../electron/core/store/postgres/repos/call-events.js';
 import type { AgentHealth } from '../../shared/ipc/contract.js';

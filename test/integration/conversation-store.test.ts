@@ -6,7 +6,8 @@
  */
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import { nowIso } from '../../electron/core/store/db.js';
 import type { ArtifactWrite, NewMessage, TaskStateName, TaskUpsert } from '../../electron/core/store/repos/conversation.js';
 import type { Storage } from '../../electron/core/store/storage.js';

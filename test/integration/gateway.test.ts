@@ -13,7 +13,8 @@ import { readDb, sandbox, until, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
 import { storeRows } from '../support/store-reads.js';
 import { STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { runGateway } from '../../electron/core/gateway/gateway.js';
 

@@ -10,7 +10,8 @@ import { sandbox, type Sandbox } from '../support/cli.js';
 import { closedPortUrl, register, startAgents } from '../support/agents.js';
 import { storeRows, storeText } from '../support/store-reads.js';
 import { STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { runGateway } from '../../electron/core/gateway/gateway.js';
 

@@ -7,7 +7,8 @@
  */
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import type { Storage } from '../../electron/core/store/storage.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { withAdminClient } from '../support/postgres.js';

@@ -11,7 +11,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
 import { STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { runGateway } from '../../electron/core/gateway/gateway.js';
 import { cancelJob, showJob, startJob, type JobView } from '../../electron/core/jobs/queue.js';

@@ -8,7 +8,8 @@
 import type { ServerResponse } from 'node:http';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { streamMessage, type StreamResult } from '../../electron/core/messaging/stream.js';
 import { minimalCard, json, startRawServer, type RawServer } from '../support/raw-server.js';

@@ -10,7 +10,8 @@
 import { Agent, buildConnector } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WireExchange } from '../../shared/ipc/contract.js';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import { createRegistry, type Registry } from '../../electron/core/ipc/registry.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';

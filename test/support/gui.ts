@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { createCore, type Core } from '../../electron/core/context.js';
+import { createCore } from '../../electron/core/context.js';
+import type { Core } from '../../electron/core/handle.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import type { Registry } from '../../electron/core/ipc/registry.js';
 import { startWebConsole } from '../../electron/core/web-console/server.js';

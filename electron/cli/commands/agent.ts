@@ -6,7 +6,7 @@ import type { InspectView } from '../../core/agents/discovery.js';
 import { BINDINGS, type Binding } from '../../core/config/schema.js';
 import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
 import type { Action } from '../command-context.js';
-import type { Core } from '../../core/context.js';
+import type { Core } from '../../core/handle.js';
 import { collect } from '../options.js';
 import { keyValues, table } from '../human.js';
 import { securityText } from '../security-text.js';

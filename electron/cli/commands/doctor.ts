@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import { isMissiveError } from '../../../shared/errors.js';
 import { runDoctor, runDoctorWithoutConfig, type DoctorCheck, type DoctorReport } from '../../core/doctor/doctor.js';
-import { createCore, type Core } from '../../core/context.js';
+import { createCore } from '../../core/context.js';
+import type { Core } from '../../core/handle.js';
 import { createKeytarStore } from '../../core/auth/secret-store.js';
 import type { Action } from '../command-context.js';
 import { coreOptions, knownSecrets } from '../core-options.js';

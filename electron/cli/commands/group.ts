@@ -1,6 +1,6 @@
 /** `missive group …` and `missive route explain`: presentation only. */
 import { Option, type Command } from 'commander';
-import type { Core } from '../../core/context.js';
+import type { Core } from '../../core/handle.js';
 import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, MAX_RANK, removeMember, requireGroup, updateGroup, type GroupView } from '../../core/collectives/groups.js';
 import { explainRoute, ROUTE_POLICIES, type RouteExplanation } from '../../core/collectives/route.js';
 import type { Action } from '../command-context.js';

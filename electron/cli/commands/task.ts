@@ -12,7 +12,7 @@ import { BINDINGS } from '../../core/config/schema.js';
 
 /** `--binding` of the commands that call the agent: every call of the invocation goes over it. */
 const bindingOption = () => new Option('--binding <binding>', 'require this binding when calling the agent').choices([...BINDINGS]);
-import type { Core } from '../../core/context.js';
+import type { Core } from '../../core/handle.js';
 
 /** A task view with the task's answer as journaled (answer-text.ts): status message, else artifacts. */
 type AnsweredTask = TaskView & { answer_text: string | null };

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import pLimit from 'p-limit';
 import type { EventChannel } from '../../../shared/ipc/contract.js';
 import { MissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { createRegistry } from '../ipc/registry.js';
 import { channelEffect, SECRET_INPUT_CHANNELS } from './channel-effects.js';
 import { claimName, errorName, inputStem, isAlive, isStale, MAX_STEM_BYTES, newClaim, parseClaim, resultName, stemTooLong, type Claim } from './file-drop-claims.js';

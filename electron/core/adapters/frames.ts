@@ -13,7 +13,7 @@ import { EVENT_CHANNELS, type EventChannel, type IpcError } from '../../../share
 import { MissiveError, usageError } from '../../../shared/errors.js';
 import { isTooDeep, MAX_JSON_DEPTH } from '../security/json-depth.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { Registry } from '../ipc/registry.js';
 
 /** The largest frame a transport accepts (a line of `adapter stdio`, a file of `adapter file-drop`): 16 MiB. */

@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EventChannel } from '../../../shared/ipc/contract.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { createRegistry } from '../ipc/registry.js';
 import { authRefEnvNames, frameError, frameSecrets, handleFrameText, MAX_FRAME_BYTES, scrubFrame, type FrameId, type ReplyFrame } from './frames.js';
 

@@ -4,7 +4,7 @@
  * the agent — without the credentials the URL may hold (`user:password`, query values), which are used for this
  * invocation only (url-credentials.ts). A card URL (`…/agent-card.json`) works too: the base URL comes from the card.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { usageError } from '../../../shared/errors.js';
 import { REDACTED } from '../security/redact.js';
 import { withoutUserinfo } from '../validation/url.js';

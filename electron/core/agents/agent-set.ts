@@ -2,7 +2,7 @@
  * `agent set` as one call (the desktop app's Edit): the auth ref (null: none), the mutual TLS files (null: removed)
  * and the card-signing keys (null: removed); what is not given stays. Relative paths resolve against `baseDir`.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { usageError } from '../../../shared/errors.js';
 import type { ClientTlsInput } from './client-tls-paths.js';
 import { setAgentAuthRef, setAgentCardKeys, setAgentClientTls, showAgent, type AgentView, type CardKeysInput } from './registry.js';

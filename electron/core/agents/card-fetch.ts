@@ -4,7 +4,7 @@
  * may serve both versions on one URL and negotiate its card by that header), with whose credentials (only on the
  * agent's own origins), and storing what came back with its validators (ETag / Last-Modified, 304).
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { protocolError, toMissiveError } from '../../../shared/errors.js';
 import { assertOk, httpRequest, isVersionNotSupported, tryJson, type HttpResponse } from '../a2a/http.js';
 import { cardUrl, legacyCardUrl, parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';

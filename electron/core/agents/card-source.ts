@@ -6,7 +6,7 @@ import { recordConfirmation } from '../auth/host-trust.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { isMissiveError, MissiveError, protocolError, usageError } from '../../../shared/errors.js';
 import { parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';
 import { validateBaseUrl } from '../validation/url.js';

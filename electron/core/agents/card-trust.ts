@@ -5,7 +5,7 @@
  * (`missive::protocol::invalid_card_signature`), both exit 76, before anything is sent to the agent.
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { protocolError } from '../../../shared/errors.js';
 import { cardUrl, type ParsedCard } from '../a2a/card.js';
 import { createJwksCache, verifyCardSignature, type ConfiguredKeys, type JwksCache, type SignatureView } from '../a2a/card-signature.js';

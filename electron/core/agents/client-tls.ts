@@ -12,7 +12,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { authError, configError, MissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { loadUndici } from '../a2a/undici.js';
 import { KEYRING_FALLBACK_HELP } from '../auth/secret-store.js';
 import { boundRef } from '../auth/host-trust.js';

@@ -5,7 +5,7 @@
  * interface (a pinned origin); a cross-origin interface called without credentials gets the shared dispatcher.
  */
 import type { Dispatcher } from 'undici';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
 import type { BindingCall } from '../a2a/bindings.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';

@@ -1,5 +1,5 @@
 /** Agent Card discovery: cached fetch, conditional refresh (ETag / Last-Modified, 304), inspection and capabilities. */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { errorFromReport, isMissiveError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
 import { cardUrl, parseCard, type ParsedCard } from '../a2a/card.js';
 import { negotiateInterface, SUPPORTED_BINDINGS, versionNegotiation, type SelectedInterface, type VersionNegotiation } from '../a2a/interfaces.js';

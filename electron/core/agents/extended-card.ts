@@ -4,7 +4,7 @@
  * call goes through `connect` like any other: negotiated interface, the agent's auth pinned to its origin, and the
  * signed-card policy checked on the public card before anything is sent. The answer is shown, not stored.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
 import { usageError } from '../../../shared/errors.js';
 import { callUnary } from '../a2a/bindings.js';

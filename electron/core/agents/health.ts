@@ -5,7 +5,7 @@
  * Both run on either store (storage.ts: the registry, and each agent's newest call events).
  */
 import pLimit from 'p-limit';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { AgentHealth } from '../../../shared/ipc/contract.js';
 import { toMissiveError } from '../../../shared/errors.js';
 import type { CallEventType, JournalRow } from '../store/repos/history.js';

@@ -3,7 +3,7 @@
  * send to satisfy them (`satisfied_by`): each credential by its source and kind (auth ref flow, --bearer-token-env,
  * --header, a client certificate), never its value, and which declared schemes it fits. No secret is resolved.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { securitySchemesOf, type SchemeView, type SecurityView } from '../a2a/security-schemes.js';
 import type { AuthRefRow } from '../store/repos/auth-refs.js';
 import type { AgentRow } from '../store/repos/agents.js';

@@ -2,7 +2,7 @@
  * Everything an outbound request to an agent carries: service parameters and resolved auth (headers and, for an API
  * key `in = "query"`, query parameters), in one place.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { authError } from '../../../shared/errors.js';
 import { resolveAuthHeaders } from '../auth/resolve.js';
 import { AuthHeaders } from '../auth/auth-headers.js';

@@ -3,7 +3,7 @@
  * (`agent inspect` fails with invalid_card): every reason it is refused and the raw JSON (or the text, when it is no
  * JSON). Nothing is stored; secrets in the card are redacted by key like every output.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { isMissiveError, usageError } from '../../../shared/errors.js';
 import { assertOk } from '../a2a/http.js';
 import { parseCardText } from '../a2a/card.js';

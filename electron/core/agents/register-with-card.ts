@@ -4,7 +4,7 @@
  * being registered with (on its own origins only). A card that cannot be fetched or read registers nothing; a card
  * that is read is stored with the agent, so its warnings can be shown at once.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { configError, usageError } from '../../../shared/errors.js';
 import type { AgentRow } from '../store/repos/agents.js';
 import { validateAlias } from '../validation/alias.js';

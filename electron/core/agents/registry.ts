@@ -5,7 +5,7 @@
 import { usageError, configError } from '../../../shared/errors.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { BINDINGS, bindingName, DEFAULT_BINDING_PREFERENCE, interfaceUrl, type Binding } from '../config/schema.js';
 import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl, withoutUserinfo } from '../validation/url.js';

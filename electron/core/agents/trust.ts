@@ -3,7 +3,7 @@
  * (base URL and trusted origins) with its auth ref, as the shared row says now. Until then, and after any change of
  * those by someone else, no credential of this host goes to the agent (auth/host-trust.ts).
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { confirmationOf, recordConfirmation, requireSharedStore } from '../auth/host-trust.js';
 import type { AgentConfirmation } from '../auth/host-ledger.js';
 import { requireAgent } from './views.js';

@@ -3,7 +3,7 @@
  * held in memory for this invocation only, sent like an auth ref's (pinned to the agent's origin), never stored.
  * `user:password` becomes HTTP Basic; query parameters travel on every request like an API key `in = "query"`.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { AuthHeaders } from '../auth/auth-headers.js';
 
 export interface UrlCredentials {

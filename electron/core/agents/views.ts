@@ -3,7 +3,7 @@
  * and not the registry's changes (registry.ts: validation, and the journal, whose row ids load node:crypto).
  */
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { AgentRow } from '../store/repos/agents.js';
 import { withoutUserinfo } from '../validation/url.js';
 

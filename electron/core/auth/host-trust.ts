@@ -19,7 +19,7 @@
 import { authError, usageError } from '../../../shared/errors.js';
 import { formatOrigin } from '../../../shared/origins.js';
 import { pinnedOrigins } from './origin-pin.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { AgentRow } from '../store/repos/agents.js';
 import type { AuthRefRow } from '../store/repos/auth-refs.js';
 import type { PostgresSelection } from '../store/selection.js';

@@ -5,7 +5,7 @@
  * agent's card declares and how to add a matching auth ref.
  */
 import { authError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { isOAuthFlow, type AuthFlow } from '../config/auth-flow.js';
 import { describeScheme, securitySchemesOf } from '../a2a/security-schemes.js';
 import { cardUrl, parseCardText } from '../a2a/card.js';

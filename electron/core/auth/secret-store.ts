@@ -3,14 +3,10 @@
  * or no Secret Service answers, the store reports why and env-var auth refs keep working.
  */
 import { createRequire } from 'node:module';
+import type { SecretStore } from '../security/secret-store-port.js';
 
-export interface SecretStore {
-  readonly backend: string;
-  available(): Promise<{ ok: true } | { ok: false; reason: string }>;
-  get(service: string, account: string): Promise<string | null>;
-  set(service: string, account: string, secret: string): Promise<void>;
-  delete(service: string, account: string): Promise<boolean>;
-}
+export type { SecretStore };
+
 
 interface KeytarModule {
   getPassword(service: string, account: string): Promise<string | null>;

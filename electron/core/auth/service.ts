@@ -3,7 +3,7 @@
  * the OS keyring. Secrets never come back.
  */
 import { authError, configError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { envVarName, headerName, httpUrl } from '../config/schema.js';
 import { AUTH_FLOWS, API_KEY_PLACES, flowFromSection, flowSettingIssues, type AuthFlow, type AuthFlowName } from '../config/auth-flow.js';
 import type { AuthRefRow } from '../store/repos/auth-refs.js';

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError, usageError, type ErrorReport } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import { TERMINAL_STATES, type TaskStateName } from '../store/repos/conversation.js';
 import { call, commitSteps, journal } from '../store/steps.js';

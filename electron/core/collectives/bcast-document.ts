@@ -1,6 +1,6 @@
 /** A `bcast --json` document as barrier, gather and reduce read it (`--from-bcast FILE|-`): its context and tasks. */
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { contextIdOf } from '../contexts/service.js';
 import type { FanOutResult } from './fan-out.js';
 

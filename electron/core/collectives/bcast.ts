@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { dataError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { SendInput } from '../messaging/send.js';
 import { fanOut, type FanOutInput, type FanOutResult } from './fan-out.js';
 

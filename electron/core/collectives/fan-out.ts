@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { MissiveError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import type { TaskStateName } from '../store/repos/conversation.js';
 import { call, commitSteps, journal, type Steps } from '../store/steps.js';

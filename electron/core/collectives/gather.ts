@@ -1,7 +1,7 @@
 /** gather: each member's latest output in a context, from the local journal only; optional artifact export. */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { call, commitSteps, journal, readSteps } from '../store/steps.js';
 import { writeArtifactFiles, type ArtifactFile } from '../artifacts/write-files.js';
 import { requireGroup } from './groups.js';

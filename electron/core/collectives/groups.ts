@@ -3,7 +3,7 @@
  * `alias@rank` keeps its rank; the others take the smallest free ranks in the order given.
  */
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { agentCapabilities } from '../agents/discovery.js';
 import { requireAgent } from '../agents/registry.js';
 import { validateAlias } from '../validation/alias.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { call, commitSteps, journal, readSteps } from '../store/steps.js';
 import { responseText, sendMessage } from '../messaging/send.js';
 import { requireAgent } from '../agents/registry.js';

@@ -3,7 +3,7 @@
  * bcast that reached nobody; after a barrier short of quorum it still gathers and reduces what finished, and exits
  * with the barrier's code.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { barrier, type BarrierResult } from './barrier.js';
 import { bcast, type FanOutOptions, type MessageInputs } from './bcast.js';
 import type { FanOutResult } from './fan-out.js';

@@ -6,7 +6,7 @@
  *   capability-match every candidate holding all --need labels, in rank order, with what each lacks
  */
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { parseCard } from '../a2a/card.js';
 import { loadCard } from '../agents/discovery.js';

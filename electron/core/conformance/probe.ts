@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
 import { callUnary, type BindingCall } from '../a2a/bindings.js';
 import { openStream } from '../a2a/sse.js';

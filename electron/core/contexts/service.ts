@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { redactValue } from '../security/redact.js';
 import { writePrivateFile } from '../security/private-files.js';
 import type { Repositories, Storage } from '../store/storage.js';

@@ -3,7 +3,7 @@
  * callbacks brought) and its tasks' artifacts, merged oldest first. Artifact updates show as their artifact, state
  * changes without a message are left out, file bytes are summarised rather than copied, and everything is redacted.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { redactValue } from '../security/redact.js';
 import { textOfParts } from '../a2a/part-text.js';
 import type { ContextRow } from '../store/repos/contexts.js';

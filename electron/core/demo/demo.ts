@@ -1,5 +1,6 @@
 /** The embedded demo: real SDK agents on 127.0.0.1, registered in a profile, inspected on every binding they serve. */
-import { createCore, type Core, type CoreOptions } from '../context.js';
+import { createCore, type CoreOptions } from '../context.js';
+import type { Core } from '../handle.js';
 import { addAgent } from '../agents/registry.js';
 import { agentCapabilities, inspectAgent, loadCard } from '../agents/discovery.js';
 import { getAgent, repointAgent } from '../store/repos/agents.js';

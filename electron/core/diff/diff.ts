@@ -5,7 +5,7 @@
  * agent is called), whichever engine holds it.
  */
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { contextIdOf } from '../contexts/service.js';
 import { requireAgent } from '../agents/registry.js';
 import { redactText, redactValue } from '../security/redact.js';

@@ -4,7 +4,7 @@
  * Read from the journal of either engine.
  */
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { requireGroup } from '../collectives/groups.js';
 import { readableEvent } from '../store/repos/events.js';
 

@@ -6,7 +6,7 @@
  * (metadata, service parameters) are redacted all the same.
  */
 import { REDACTED, isSecretKey, redactValue } from '../security/redact.js';
-import type { InvocationOptions } from '../context.js';
+import type { InvocationOptions } from '../handle.js';
 import type { StatePaths } from '../config/paths.js';
 import type { ConfigSourceKind } from '../config/discover.js';
 import { DEFAULT_PROFILE, readConfigFile, type EffectiveConfig } from '../config/load.js';

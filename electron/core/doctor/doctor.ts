@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { toMissiveError, type MissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { discoverConfig, type DiscoveryInput } from '../config/discover.js';
 import { ConfigFileError, DEFAULT_PROFILE } from '../config/load.js';
 import { statePaths, type StatePaths } from '../config/paths.js';

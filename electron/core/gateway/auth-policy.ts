@@ -5,7 +5,7 @@
  * the user defined. The list narrows what auth/host-trust.ts allows; it never widens it (a listed ref must still be
  * bound on this host, its agents confirmed here).
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 
 export function allowedAuthRefs(core: Core): ReadonlySet<string> | undefined {
   const listed = core.config.gateway.jobAuthRefs;

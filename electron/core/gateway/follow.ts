@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { toMissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { openStream } from '../a2a/sse.js';
 import { isWireLimit } from '../a2a/wire-limits.js';

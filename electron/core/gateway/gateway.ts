@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { isWireLimit } from '../a2a/wire-limits.js';
 import { isOperatorKind, type JobRow } from '../store/repos/gateway-jobs.js';
 import { reclaimOrphans } from '../store/repos/gateway-jobs.js';

@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { MissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { deleteLease, getLease, putLease, renewLease, type LeaseRow } from '../store/repos/gateway-lease.js';
 
 export interface LeaseView extends LeaseRow {

@@ -6,7 +6,7 @@
  * the next gateway joins, and its jobs' claims expire on their own.
  */
 import { hostname } from 'node:os';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { GatewayRow, Storage } from '../store/storage.js';
 import { acquireLease, leaseView, type LeaseView } from './lease.js';
 

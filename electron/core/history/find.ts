@@ -4,7 +4,7 @@
  * message ids (idx_events_request_message): a range scan from the prefix, at most two ids looked at.
  */
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 
 /** The one request message id `text` names (a full id wins over being a prefix of a longer one), on either store. */
 export async function findRequestMessageId(core: Core, text: string): Promise<string> {

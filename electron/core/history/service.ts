@@ -4,7 +4,7 @@
  * newest first, paged by the start event's sequence; `history.get` adds the request and response JSON and the wire
  * this session captured. Everything returned is redacted.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { HistoryEntry, WireExchange } from '../../../shared/ipc/contract.js';
 import { usageError } from '../../../shared/errors.js';
 import type { JournalRow, RequestOperation } from '../store/repos/history.js';

@@ -1,5 +1,5 @@
 /** The embedded demo agents behind the desktop app's "Start demo agents": started once, registered each time asked. */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { fetchDemoCards, registerDemoAgents, startDemoAgents, type DemoAgents } from '../demo/demo.js';
 
 export interface DemoHost {

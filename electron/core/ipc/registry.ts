@@ -6,7 +6,7 @@
 import { runsOnSharedStore, storeUnsupported } from '../store/team-scope.js';
 import { CHANNELS, EVENT_CHANNELS, isChannel, type Channel, type ChannelOutput, type EventChannel, type EventPayload, type IpcResult } from '../../../shared/ipc/contract.js';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
 import { addAgent, listAgentViews, removeAgent } from '../agents/registry.js';
 import { registerAgentWithCard } from '../agents/register-with-card.js';

@@ -2,7 +2,7 @@
  * The desktop app's webhook receiver: at most one, started and stopped from Settings (or the tray), its arrivals
  * pushed to the renderer. What `webhook.status` reports is always the receiver's own state, never a guess.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { callbackStore } from '../webhook/callback-store.js';
 import { createReceiver, type Receiver } from '../webhook/receiver.js';
 

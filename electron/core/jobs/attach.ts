@@ -4,7 +4,7 @@
  * never changes the job: when the signal aborts or the deadline passes, the gateway keeps executing it.
  */
 import { CATEGORY_EXIT_CODES, MissiveError, OUTCOME_EXIT_CODES, type ErrorCategory, type ErrorReport } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { JobState } from '../store/repos/gateway-jobs.js';
 import { showJob, type JobView } from './queue.js';
 

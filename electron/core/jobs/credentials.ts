@@ -6,7 +6,7 @@
  * values, and every credential this process already sent. A match is a usage error and nothing is recorded.
  */
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { parseHeaderFlag, refSecret } from '../auth/resolve.js';
 import { localBindings } from '../auth/host-trust.js';
 import { requireGroup } from '../collectives/groups.js';

@@ -8,7 +8,7 @@
 import { A2A_ERROR_SPECS } from '../a2a/a2a-errors.js';
 import { isWireLimit } from '../a2a/wire-limits.js';
 import { MissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { bcast } from '../collectives/bcast.js';
 import { reduce } from '../collectives/reduce.js';
 import { responseText, sendMessage, type SendResult } from '../messaging/send.js';

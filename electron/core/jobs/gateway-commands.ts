@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { configError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 
 export function gatewayCommand(core: Core, name: string): { command: string; cwd: string } {
   const command = core.config.gateway.commands[name];

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MissiveError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from '../collectives/groups.js';
 import { contextIdOf, knownContext } from '../contexts/service.js';

@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import { usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { Execution, FailurePolicy } from '../collectives/fan-out.js';
 import type { MessageInputs } from '../collectives/bcast.js';
 import { checkReduceInput, type ReduceInput } from '../collectives/reduce.js';

@@ -5,7 +5,7 @@
  * renewed (the operator cancelled the job) aborts the execution; a gateway that stops leaves the job to the next one.
  */
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { backoffMs } from './backoff.js';
 import { renewClaimWhileRunning } from './claim-renewal.js';
 import type { JobRow } from '../store/repos/gateway-jobs.js';

@@ -5,7 +5,7 @@
  * give their timestamp and level.
  */
 import { MissiveError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { listJournal } from '../events/journal.js';
 import { redactLogLine } from '../security/redact.js';
 import { logFiles, type LogFile } from './log-files.js';

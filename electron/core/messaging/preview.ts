@@ -9,7 +9,7 @@
  */
 import { toMissiveError, usageError } from '../../../shared/errors.js';
 import type { MessageInputs, WireRequest } from '../../../shared/ipc/contract.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { unaryHttpRequest } from '../a2a/bindings.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { streamRequest } from '../a2a/sse.js';

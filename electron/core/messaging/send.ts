@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { rowId } from '../store/row-id.js';
 import { Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
 import { authError, dataError, protocolError, toMissiveError, transportError, usageError, type MissiveError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
 import { callUnary, type BindingCall } from '../a2a/bindings.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';

@@ -5,7 +5,7 @@
  * for rendering. Nothing accumulates per event, so memory stays flat however long the stream runs.
  */
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { openStream } from '../a2a/sse.js';
 import type { StreamRecord } from '../a2a/stream-response.js';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { authError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import type { CardResult } from '../agents/discovery.js';

@@ -4,7 +4,7 @@
  * and result rows). Exit 0 when every step matches, 65 (`missive::data::replay_mismatch`) when one does not.
  */
 import { MissiveError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { contextIdOf } from '../contexts/service.js';
 import { call, readSteps, type Steps } from '../store/steps.js';
 import { compareSummaries, type FieldDifference } from './compare.js';

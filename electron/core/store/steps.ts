@@ -8,7 +8,7 @@
  * `commitSteps` runs a sequence in one transaction of the core's store, whichever engine holds it; `readSteps` runs
  * one that only reads, outside any.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { Db } from './db.js';
 import * as conversation from './repos/conversation.js';
 import * as contexts from './repos/contexts.js';

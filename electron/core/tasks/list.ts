@@ -1,7 +1,7 @@
 /** `task list`: the local journal (offset page tokens) or an agent's ListTasks, whose tasks are persisted as seen. */
 import { ListTasksResponse } from '@a2a-js/sdk';
 import { protocolError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';

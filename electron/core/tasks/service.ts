@@ -1,6 +1,6 @@
 /** Task operations: local view, remote GetTask / CancelTask, and wait with deterministic outcome codes. */
 import { MissiveError, OUTCOME_EXIT_CODES, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';

@@ -4,7 +4,7 @@
  * group writer, committed with what the same tick of network data brings (a commit per event costs more than the event
  * at stream rates; Store.grouped). PostgreSQL: each in a transaction of its own, committed before the next is read.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import type { StreamRecord } from '../a2a/stream-response.js';
 import { runSteps, runStepsSync, type Steps } from '../store/steps.js';
 import type { Storage } from '../store/storage.js';

@@ -17,7 +17,7 @@ import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import { isLoopbackHost } from '../../../shared/origins.js';
 import { MissiveError, usageError } from '../../../shared/errors.js';
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { createRegistry, type Registry } from '../ipc/registry.js';
 import { allowedHosts, checkSource, checkToken, isUnspecifiedHost, newToken, urlHost, type Refusal } from './guard.js';
 import { loadRenderer } from './static-files.js';

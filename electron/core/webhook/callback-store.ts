@@ -6,7 +6,7 @@
  * (postgres/repos/conversation.ts), so none is lost or doubled. Either way the 202 goes out once the callback's
  * transaction has committed.
  */
-import type { Core } from '../context.js';
+import type { Core } from '../handle.js';
 import { appendEvent, type NewEvent } from '../store/repos/events.js';
 import type { Store } from '../store/store.js';
 import { checkWritable } from '../store/sqlite/storage.js';
