@@ -8,10 +8,11 @@
 /**
  * The layers of electron/core, lowest first. An entry is a folder (`agents`) or a top-level file (`context.ts`). A
  * module may import its own folder and the entries of lower layers; never a higher layer, nor another entry of its
- * own layer. The one exception: `import type` of context.ts (the `Core` handle) is allowed from every layer.
+ * own layer. The `Core` handle (handle.ts, types only) sits just above the store: every service takes it from there,
+ * and context.ts, which builds one, is imported only by the entry points (the CLI, the Electron main process, the demo).
  */
 const CORE_LAYERS = [
-  ['config', 'security', 'install-root.ts'],
+  ['config', 'security', 'install-root.ts', 'pid.ts'],
   ['store', 'a2a', 'validation', 'version.ts', 'service'],
   ['handle.ts'],
   ['auth'],
@@ -30,17 +31,16 @@ const CORE_LAYERS = [
 
 const CORE_HANDLE = 'handle.ts';
 
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The path regex of a layer entry: everything in a folder, or exactly one file. */
-const entryPath = (entry) => (entry.endsWith('.ts') ? `^electron/core/${escape(entry)}$` : `^electron/core/${escape(entry)}/`);
-const layerOf = (entry) => CORE_LAYERS.findIndex((layer) => layer.includes(entry));
+const entryPath = (entry) => (entry.endsWith('.ts') ? `^electron/core/${escapeRegex(entry)}$` : `^electron/core/${escapeRegex(entry)}/`);
 const describeLayer = (index) => `layer ${index + 1} of ${CORE_LAYERS.length} (${CORE_LAYERS[index].join(', ')})`;
 
 /** One rule per core entry: the entries it must not import (higher layers and its own layer's other entries). */
 const coreLayerRules = CORE_LAYERS.flatMap((layer, index) =>
   layer.map((entry) => {
     const above = CORE_LAYERS.slice(index + 1).flat();
-    const forbidden = [...layer.filter((peer) => peer !== entry), ...above].filter((target) => target !== CORE_HANDLE);
+    const forbidden = [...layer.filter((peer) => peer !== entry), ...above];
     return {
       name: `core-layer-${entry.replace(/\.ts$/, '').replace(/[^a-z0-9]+/g, '-')}`,
       severity: 'error',
@@ -51,14 +51,52 @@ const coreLayerRules = CORE_LAYERS.flatMap((layer, index) =>
   }),
 ).filter((rule) => rule.to.path.length > 0);
 
-/** Below context.ts, the `Core` handle is a type: `import type` only, never a runtime import. */
+/** The `Core` handle is types only: it imports nothing at run time (it would run every service's imports back up). */
 const coreHandleRule = {
-  name: 'core-handle-type-only-below-it',
+  name: 'core-handle-types-only',
   severity: 'error',
-  comment: `Modules below ${CORE_HANDLE} (${describeLayer(layerOf(CORE_HANDLE))}) may only \`import type\` from it: createCore() wires them, they do not call it.`,
-  from: { path: CORE_LAYERS.slice(0, layerOf(CORE_HANDLE)).flat().map(entryPath) },
-  to: { path: entryPath(CORE_HANDLE), dependencyTypesNot: ['type-only'] },
+  comment: `${CORE_HANDLE} declares the Core type only: its imports are \`import type\`.`,
+  from: { path: entryPath(CORE_HANDLE) },
+  to: { dependencyTypesNot: ['type-only'] },
 };
+
+/**
+ * The store's seam (docs/architecture.md, "The storage seam"): the services see the engine-neutral interface only
+ * (storage.ts, steps.ts, rows/, selection.ts…); each engine is reached through the openers, which load it when selected.
+ */
+const SQLITE_ENGINE = ['^electron/core/store/(db|store)\\.ts$', '^electron/core/store/(migrations|repos|sqlite)/', '(^|/)node_modules/better-sqlite3/'];
+const POSTGRES_ENGINE = ['^electron/core/store/postgres/', '(^|/)node_modules/(pg|pg-[a-z-]+)/'];
+const STORE_OPENERS = '^electron/core/store/(open|inspect|completion-names)\\.ts$';
+const storeRules = [
+  {
+    name: 'store-engine-outside-store',
+    severity: 'error',
+    comment: 'Nothing outside electron/core/store names an engine (Db, better-sqlite3, pg, a repository module): services use core.storage().',
+    from: { path: '^electron/', pathNot: '^electron/core/store/' },
+    to: { path: [...SQLITE_ENGINE, ...POSTGRES_ENGINE] },
+  },
+  {
+    name: 'store-api-imports-engine',
+    severity: 'error',
+    comment: 'The store\'s neutral modules (the interface, steps, rows, statements) import neither engine: only the openers load one.',
+    from: { path: '^electron/core/store/', pathNot: [...SQLITE_ENGINE, ...POSTGRES_ENGINE, STORE_OPENERS] },
+    to: { path: [...SQLITE_ENGINE, ...POSTGRES_ENGINE] },
+  },
+  {
+    name: 'store-sqlite-imports-postgres',
+    severity: 'error',
+    comment: 'Neither engine imports the other: SQLite never imports PostgreSQL modules or pg.',
+    from: { path: SQLITE_ENGINE.slice(0, 2) },
+    to: { path: POSTGRES_ENGINE },
+  },
+  {
+    name: 'store-postgres-imports-sqlite',
+    severity: 'error',
+    comment: 'Neither engine imports the other: PostgreSQL never imports SQLite modules or better-sqlite3.',
+    from: { path: POSTGRES_ENGINE[0] },
+    to: { path: SQLITE_ENGINE },
+  },
+];
 
 const CLI_LOADER = '^electron/cli/(command-modules|program|index)\\.ts$';
 const CLI_COMMANDS = '^electron/cli/commands/';
@@ -98,6 +136,7 @@ module.exports = {
     },
     ...coreLayerRules,
     coreHandleRule,
+    ...storeRules,
     {
       name: 'core-unlayered',
       severity: 'error',

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventFilter } from '../electron/core/events/journal.js';
-import { NARROW_SINCE_EVENTS, type NewEvent } from '../electron/core/store/repos/events.js';
+import { NARROW_SINCE_EVENTS } from '../electron/core/store/repos/events.js';
+import { type NewEvent } from '../electron/core/store/rows/events.js';
 import { median, quantile } from './_stats.js';
 
 export const BUSY_AGENTS = 299;

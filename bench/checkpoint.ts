@@ -1,7 +1,7 @@
 /**
  * Checkpoint policy benchmark (issue 23): the WAL and query latency over a long stream, with today's defaults and
  * the candidate policies of `CheckpointPolicy` (db.ts). Per policy, in a fresh database: EVENTS stream events (tasks
- * of a status, 20 appended artifact chunks and a final status, as `missive stream` persists them: `applyUpdate` through
+ * of a status, 20 appended artifact chunks and a final status, as `missive stream` persists them: `applyUpdateSteps` through
  * a group writer, TICK events per tick of the event loop), a pause of IDLE_MS+ every PAUSE_EVERY ticks (a stream
  * ending, the app idle), and beside it a second connection reading the journal like `events tail` / the GUI (two
  * `events list --limit 50` queries every READ_EVERY ticks, and every fifth time holding its snapshot for HOLD_TICKS
@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { openStore } from '../electron/core/store/store.js';
 import { openDatabase, SQLITE_DEFAULT_POLICY, type CheckpointPolicy } from '../electron/core/store/db.js';
 import { listEvents } from '../electron/core/store/repos/events.js';
-import { applyUpdate } from '../electron/core/tasks/apply-update.js';
+import { applyUpdateSteps } from '../electron/core/tasks/apply-update.js';
+import { runStepsSync } from '../electron/core/store/sqlite/run-steps.js';
 import type { StreamRecord } from '../electron/core/a2a/stream-response.js';
 import { median, quantile } from './_stats.js';
 
@@ -83,7 +84,7 @@ async function run(policy: CheckpointPolicy) {
       for (let i = 0; i < TICK && written < EVENTS; i++, written++) {
         if (records.length === 0) records = taskRecords(task++);
         const record = records.shift()!;
-        writer.write(() => applyUpdate(store.db, source, record));
+        writer.write(() => runStepsSync(store.db, applyUpdateSteps(source, record)));
       }
       if (ticks % READ_EVERY === 0) {
         const r0 = performance.now();

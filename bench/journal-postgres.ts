@@ -21,7 +21,7 @@ import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
 import { journalAfter, journalEnd, listJournal, toQuery, type EventFilter } from '../electron/core/events/journal.js';
 import { afterSql, listSql, snapshotCursor } from '../electron/core/store/postgres/repos/journal-reads.js';
 import type { Storage } from '../electron/core/store/storage.js';
-import type { NewEvent } from '../electron/core/store/repos/events.js';
+import type { NewEvent } from '../electron/core/store/rows/events.js';
 import { ratioLine } from './_stats.js';
 import { agentName, BUSY_AGENTS, journalEvents, listCases, QUIET_AGENT, SPAN_MS, tailCases, tailEvents, TARGET_MS, time, type BuiltJournal, type TaskRow } from './_journal-mix.js';
 

@@ -21,12 +21,14 @@ import { createCore } from '../electron/core/context.js';
 import type { Core } from '../electron/core/handle.js';
 import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
 import { journalAfter, journalEnd, listJournal, toQuery } from '../electron/core/events/journal.js';
-import { appendEvent, eventQuerySql, listEvents, type EventQuery, type NewEvent } from '../electron/core/store/repos/events.js';
+import { appendEvent, eventQuerySql, listEvents, type EventQuery } from '../electron/core/store/repos/events.js';
+import { type NewEvent } from '../electron/core/store/rows/events.js';
 import { openDatabase, type Db } from '../electron/core/store/db.js';
 import { MIGRATIONS } from '../electron/core/store/migrations/index.js';
 import * as journalIndexes from '../electron/core/store/migrations/0005-journal-indexes.js';
 import { median, ratioLine } from './_stats.js';
 import { agentName, BUSY_AGENTS, journalEvents, listCases, QUIET_AGENT, SPAN_MS, tailCases, tailEvents, TARGET_MS, time, type BuiltJournal, type TaskRow } from './_journal-mix.js';
+import { sqliteStore } from '../test/support/sqlite-store.js';
 
 const EVENTS = Number(process.argv[2]) || 1_000_000;
 const INGEST_EVENTS = 100_000;
@@ -138,7 +140,7 @@ try {
   const buildMs = performance.now() - t0;
   t0 = performance.now();
   const core = openCore();
-  const db = core.store().db;
+  const db = (await sqliteStore(core)).db;
   const migrateMs = performance.now() - t0;
   console.log(
     `journal: ${EVENTS.toLocaleString('en')} events (${BUSY_AGENTS + 1} agents, ${built.tasks.toLocaleString('en')} tasks, ${built.contexts.toLocaleString('en')} contexts), ` +
@@ -187,7 +189,10 @@ try {
   // Alternated, so both schemas see the same machine; CPU time is what other processes disturb least.
   const without: Array<{ wall: number; cpu: number }> = [];
   const withIndexes: typeof without = [];
-  for (let i = 0; i < INGEST_ROUNDS; i++) (without.push(ingestMs(BEFORE, events, tasks)), withIndexes.push(ingestMs(MIGRATIONS, events, tasks)));
+  for (let i = 0; i < INGEST_ROUNDS; i++) {
+    without.push(ingestMs(BEFORE, events, tasks));
+    withIndexes.push(ingestMs(MIGRATIONS, events, tasks));
+  }
   const change = (key: 'wall' | 'cpu') => {
     const [b, s] = [median(without.map((r) => r[key])), median(withIndexes.map((r) => r[key]))];
     return `${key} ${b.toFixed(0)} → ${s.toFixed(0)} ms (${((s / b - 1) * 100).toFixed(1)}%)`;

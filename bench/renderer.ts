@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { sandbox } from '../test/support/cli.js';
 import { startGui } from '../test/support/gui.js';
 import { median } from './_stats.js';
+import { sqliteStore } from '../test/support/sqlite-store.js';
 
 const EVENTS = 100_000;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
@@ -17,9 +18,9 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const box = sandbox();
 const gui = await startGui(box);
 try {
-  const db = gui.core.store().db;
+  const db = (await sqliteStore(gui.core)).db;
   const insert = db.prepare(`INSERT INTO events (event_id, source, event_type, payload_json) VALUES (?, 'bench', ?, '{}')`);
-  gui.core.store().transaction(() => {
+  (await sqliteStore(gui.core)).transaction(() => {
     for (let i = 0; i < EVENTS; i++) insert.run(randomUUID(), i % 3 === 0 ? 'a2a.send.completed' : i % 3 === 1 ? 'a2a.stream.status_update' : 'missive.bcast.member.succeeded');
   });
   const { page, browser } = gui;

@@ -26,6 +26,7 @@ import { closeSharedDispatcher } from '../electron/core/a2a/http.js';
 import { startEmbeddedAgent } from '../electron/core/demo/embedded-agent.js';
 import type { Binding } from '../electron/core/config/schema.js';
 import { median, ratioLine } from './_stats.js';
+import { sqliteStore } from '../test/support/sqlite-store.js';
 
 const SENDS = Number(process.argv[2] ?? 2000);
 const ROUNDS = Number(process.argv[3] ?? 9);
@@ -97,7 +98,7 @@ try {
       ratioLine(`${SENDS} sequential sends over ${binding}: missive ${(m / SENDS).toFixed(3)} ms/send, SDK client ${(b / SENDS).toFixed(3)} ms/send`, m / b, 1.1),
     );
   }
-  const rows = core.store().db.prepare(`SELECT COUNT(*) AS n FROM messages`).get() as { n: number };
+  const rows = (await sqliteStore(core)).db.prepare(`SELECT COUNT(*) AS n FROM messages`).get() as { n: number };
   console.log(`persisted: ${rows.n} message rows (request + answer per send)`);
 } finally {
   core.close();

@@ -28,6 +28,7 @@ import { connect } from '../electron/core/agents/connection.js';
 import { openStream } from '../electron/core/a2a/sse.js';
 import { closeSharedDispatcher } from '../electron/core/a2a/http.js';
 import { median, ratioLine } from './_stats.js';
+import { sqliteStore } from '../test/support/sqlite-store.js';
 
 const EVENTS = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -103,7 +104,7 @@ try {
   console.log(ratioLine('CPU per event, missive / SDK', cpuPerEvent(runs.ours) / cpuPerEvent(runs.sdk), 3));
   console.log(ratioLine('events/s, missive / SDK', rate(runs.ours) / rate(runs.sdk), 0.3, false));
   // Each update is stored once, as its journal event (what `missive events list` shows).
-  const persisted = core.store().db.prepare(`SELECT COUNT(*) AS n FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update', 'a2a.stream.artifact_update')`).get() as { n: number };
+  const persisted = (await sqliteStore(core)).db.prepare(`SELECT COUNT(*) AS n FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update', 'a2a.stream.artifact_update')`).get() as { n: number };
   const expected = EVENTS * (ROUNDS + 1);
   console.log(`persisted: ${persisted.n} of ${expected} stream events as journal events${persisted.n === expected ? '' : ' — SOME LOST'}`);
 } finally {

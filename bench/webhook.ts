@@ -19,10 +19,10 @@ import { Pool } from 'undici';
 import { createCore } from '../electron/core/context.js';
 import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
 import { addAgent } from '../electron/core/agents/registry.js';
-import { ensurePlaceholderTask } from '../electron/core/store/repos/conversation.js';
 import { callbackStore } from '../electron/core/webhook/callback-store.js';
 import { createReceiver } from '../electron/core/webhook/receiver.js';
 import { paired, quantile, ratioLine } from './_stats.js';
+import { sqliteStore } from '../test/support/sqlite-store.js';
 
 const N = Number(process.argv[2]) || 5000;
 const CONCURRENCY = Number(process.argv[3]) || 16;
@@ -81,13 +81,13 @@ const bare = createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => void res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}'));
 });
-const receiver = createReceiver(callbackStore(core));
+const receiver = createReceiver(callbackStore(() => core.storage()));
 let allJournaled = true;
 try {
   // Set-up, not timed: the agent and its tasks, so callbacks link to them.
   await addAgent(core, { alias: 'worker', baseUrl: 'http://127.0.0.1:9' });
-  core.store().transaction(() => {
-    for (let t = 0; t < TASKS; t++) ensurePlaceholderTask(core.store().db, `task-${t}`, 'worker');
+  await (await core.storage()).transaction(async (tx) => {
+    for (let t = 0; t < TASKS; t++) await tx.conversation.ensurePlaceholderTask(`task-${t}`, 'worker');
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/a2a/push`;
@@ -124,7 +124,7 @@ try {
     console.log(`  CPU per request, client included (medians): missive ${ofRounds(cpu.missive).toFixed(0)} µs, bare node:http ${ofRounds(cpu.bare).toFixed(0)} µs`);
     console.log(ratioLine(`webhook ${scenario.name} req/s, missive / bare node:http`, rates.subject / rates.baseline, TARGET, false));
     const journaled = (
-      core.store().db.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id GLOB ?`).get(`${scenario.taskPrefix}*`) as { n: number }
+      (await sqliteStore(core)).db.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id GLOB ?`).get(`${scenario.taskPrefix}*`) as { n: number }
     ).n;
     console.log(`  journal: ${journaled} a2a.push.status_update events for ${accepted} callbacks answered 202: ${journaled === accepted ? 'all journaled' : 'MISSING'}`);
     if (journaled !== accepted) allJournaled = false;

@@ -40,7 +40,7 @@ function runNativeBuild(projectDir, out) {
     child.on('close', (code) => {
       if (code === 0) return resolve();
       // its own verdict (already shown above with the tool's output): the "missive: …" and "help: …" lines
-      const verdict = stderr.split('\n').filter((line) => /^(missive: |  help: )/.test(line));
+      const verdict = stderr.split('\n').filter((line) => /^(missive: | {2}help: )/.test(line));
       reject(new Error(verdict.join('\n') || `build/electron-native.mjs exited with ${code}`));
     });
   });

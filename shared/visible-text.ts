@@ -13,11 +13,11 @@ const hex = (ch: string, width: number) => ch.charCodeAt(0).toString(16).padStar
 const visible = (ch: string) => NAMED[ch] ?? (ch.charCodeAt(0) <= 0xff ? `\\x${hex(ch, 2)}` : `\\u${hex(ch, 4)}`);
 
 // Blocks keep their line breaks (LF, CRLF) and tabs; a lone CR, which would overwrite the line, is escaped.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- finding control characters to show them escaped is this regex's job
 const UNSAFE_IN_BLOCK = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- finding control characters to show them escaped is this regex's job
 const UNSAFE_IN_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- finding control characters to show them escaped is this regex's job
 const ANY_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 /** A block of text (a rendered result, an answer's text): line breaks and tabs stay, other controls become visible. */

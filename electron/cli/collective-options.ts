@@ -1,6 +1,6 @@
 /** The flags of fan-outs (bcast, scatter, round, `job start bcast`) and of reductions (reduce, round, `job start reduce`). */
 import { sendThroughQueue } from '../core/jobs/fan-out-queue.js';
-import { Option, type Command } from 'commander';
+import { Option, type Command, type OptionValues } from 'commander';
 import { collect, integer } from './options.js';
 
 export const addFanOutOptions = (cmd: Command) =>
@@ -14,7 +14,7 @@ export const addViaJobsOption = (cmd: Command) =>
   cmd.option('--via-jobs', "put each member's send on the job queue: the running gateways (any host) send, this command waits and prints the same summary");
 
 /** The fan-out settings the parsed options hold. */
-export const fanOutFlags = (o: Record<string, any>) => ({ execution: o.execution, maxConcurrency: o.maxConcurrency, failurePolicy: o.failurePolicy, viaJobs: o.viaJobs ? sendThroughQueue : undefined });
+export const fanOutFlags = (o: OptionValues) => ({ execution: o.execution, maxConcurrency: o.maxConcurrency, failurePolicy: o.failurePolicy, viaJobs: o.viaJobs ? sendThroughQueue : undefined });
 
 export const addReduceOptions = (cmd: Command) =>
   cmd
@@ -36,7 +36,7 @@ export const addReduceTargetOptions = (cmd: Command, options: { fromBcast?: bool
     .option('--accepted-output-mode <mime>', 'for --reducer-agent (repeatable; default text/plain)', collect, []);
 
 /** The core's ReduceInput from `reduce`'s parsed options. */
-export const reduceInputOf = (group: string, o: Record<string, any>, cwd: string) => ({
+export const reduceInputOf = (group: string, o: OptionValues, cwd: string) => ({
   group,
   contextId: o.context as string,
   strategy: o.strategy as string | undefined,

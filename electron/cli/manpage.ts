@@ -15,7 +15,7 @@ import { allCommands, type CommandSpec, type OptionSpec } from './command-tree.j
 export function roffText(text: string): string {
   const escaped = text
     .replace(/\\/g, '\\e')
-    .replace(/[^\x00-\x7f]/gu, (ch) => `\\[u${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
+    .replace(/[^\p{ASCII}]/gu, (ch) => `\\[u${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
   return escaped.replace(/^([.'])/gm, '\\&$1');
 }
 

@@ -1,5 +1,5 @@
 /** The message-input options of send, stream, bcast and round, and their mapping to the messaging service's input. */
-import { Option, type Command } from 'commander';
+import { Option, type Command, type OptionValues } from 'commander';
 import type { SendInput } from '../core/messaging/send.js';
 import { usageError } from '../../shared/errors.js';
 import { BINDINGS } from '../core/config/schema.js';
@@ -26,7 +26,7 @@ export function addMessageInputOptions(cmd: Command): Command {
 }
 
 /** Maps the parsed message-input flags to the service input (send, stream, bcast, round). */
-export async function messageInputsOf(agent: string, message: string | undefined, o: Record<string, any>, deps: { stdin?: () => Promise<string>; cwd: string }): Promise<SendInput> {
+export async function messageInputsOf(agent: string, message: string | undefined, o: OptionValues, deps: { stdin?: () => Promise<string>; cwd: string }): Promise<SendInput> {
   if (o.stdin && !deps.stdin) throw usageError('no_stdin', '--stdin is not available here');
   return {
     agent,

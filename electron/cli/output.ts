@@ -44,7 +44,7 @@ export class Printer {
   }
 
   /** One result: pretty JSON, one NDJSON line, or the human rendering. */
-  result(kind: string, data: unknown, human: (data: any) => string): void {
+  result<T>(kind: string, data: T, human: (data: T) => string): void {
     if (this.mode === 'quiet') return;
     if (this.mode === 'json') return this.io.stdout(`${JSON.stringify(this.envelope(kind, data), null, 2)}\n`);
     if (this.mode === 'ndjson') return this.io.stdout(`${JSON.stringify({ ...this.envelope(kind, data), sequence: this.#sequence++ })}\n`);
@@ -56,14 +56,14 @@ export class Printer {
    * A result with an outcome code (task wait, collectives): the summary always goes to stdout, and for a non-zero
    * code the matching error envelope to stderr. Returns the exit code.
    */
-  outcome<T extends { exit_code: number }>(kind: string, data: T, human: (data: any) => string, errorOf: (data: T) => MissiveError): number {
+  outcome<T extends { exit_code: number }>(kind: string, data: T, human: (data: T) => string, errorOf: (data: T) => MissiveError): number {
     this.result(kind, data, human);
     if (data.exit_code !== 0) this.error(errorOf(data));
     return data.exit_code;
   }
 
   /** One progress event of a longer command: an NDJSON line or a human line; nothing in `--json` (one final document). */
-  event(kind: string, data: unknown, human: (data: any) => string): void {
+  event<T>(kind: string, data: T, human: (data: T) => string): void {
     if (this.mode === 'quiet' || this.mode === 'json') return;
     if (this.mode === 'ndjson') return this.io.stdout(`${JSON.stringify({ ...this.envelope(kind, data), sequence: this.#sequence++ })}\n`);
     const text = terminalBlock(human(redactValue(data, this.secrets())));

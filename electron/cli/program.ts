@@ -52,11 +52,6 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
         const { createCore } = await import('../core/context.js');
         core = createCore(coreOptions(flags, deps, (message) => out.warning(message)));
         const resolvedCore = core;
-        if (core.storeSelection.kind === 'postgres') {
-          const { runsOnSharedStore, storeUnsupported } = await import('../core/store/team-scope.js');
-          const path = commandPath(cmd);
-          if (!runsOnSharedStore.command(path)) throw storeUnsupported(core.storeSelection.display, `missive ${path.join(' ')}`);
-        }
         out = new Printer(resolveMode(flags, core.config.output.format as OutputMode | undefined), deps.io, () => knownSecrets(resolvedCore, flags));
         const code = await body({ core, out, flags, deps }, ...(args.slice(0, -1) as A));
         onResult(typeof code === 'number' ? code : 0);
@@ -92,13 +87,6 @@ export async function buildProgram(deps: CliDeps, onResult: (code: number) => vo
   const valueFlags = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)));
   for (const register of await Promise.all(modulesFor(argv, valueFlags).map((m) => m.load()))) register(program, action);
   return program;
-}
-
-/** A command's words below the program: ["agent", "add"]. */
-function commandPath(cmd: Command): string[] {
-  const path: string[] = [];
-  for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
-  return path;
 }
 
 function safeMode(flags: GlobalFlags): OutputMode {

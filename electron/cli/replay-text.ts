@@ -9,15 +9,15 @@ const value = (v: unknown) => terminalLine(JSON.stringify(v) ?? 'null');
 
 /** The rebuilt summary in a few words: outcome counts, quorum, gathered members, reduce strategy and inputs. */
 function gist(s: ReplayStep): string {
-  const r = s.rebuilt as Record<string, any>;
+  const r = s.rebuilt as Record<string, unknown>;
   const counts = (c: Record<string, number> | undefined) =>
     Object.entries(c ?? {})
       .filter(([, n]) => n > 0)
       .map(([k, n]) => `${n} ${k}`)
       .join(', ') || 'no members';
-  if (s.step === 'bcast' || s.step === 'scatter') return `${r.status ?? 'unfinished'}: ${counts(r.counts)}`;
+  if (s.step === 'bcast' || s.step === 'scatter') return `${r.status ?? 'unfinished'}: ${counts(r.counts as Record<string, number> | undefined)}`;
   if (s.step === 'barrier') return `quorum ${r.satisfied}/${r.required ?? '?'} ${r.quorum_met ? 'met' : 'not met'}`;
-  if (s.step === 'gather') return counts(r.counts);
+  if (s.step === 'gather') return counts(r.counts as Record<string, number> | undefined);
   return `${r.status}: ${r.strategy ?? '?'} by ${r.reducer ?? '?'}, ${r.inputs} input(s)`;
 }
 

@@ -10,13 +10,11 @@ import { resolveServiceParameters } from './a2a/service-params.js';
 import { createKeytarStore } from './auth/secret-store.js';
 import type { SecretStore } from './security/secret-store-port.js';
 import type { Core, InvocationOptions } from './handle.js';
-import { openStore, type Store } from './store/store.js';
 import type { Storage } from './store/storage.js';
-import { selectStore, STORE_URL_ENV, type StoreSelection } from './store/selection.js';
+import { openStorage } from './store/open.js';
+import { isSharedStore, selectStore, STORE_URL_ENV, type StoreSelection } from './store/selection.js';
 import { urlHasPassword, storeUrlSecrets } from './config/store-url.js';
 import { syncConfigSeeds } from './agents/seed.js';
-import { ensureStateDir } from './security/private-files.js';
-import { storeUnsupported } from './store/team-scope.js';
 
 export interface CoreOptions extends InvocationOptions {
   env?: NodeJS.ProcessEnv;
@@ -41,7 +39,6 @@ export function createCore(options: CoreOptions = {}): Core {
     { protocolVersion: options.protocolVersion, extensions: options.extensions, params: options.serviceParams },
   );
   const storeSelection = selectStore({ flag: options.storeUrl, env, config, profile: config.profile });
-  let store: Store | undefined;
   let storage: Promise<Storage> | undefined;
   const warned = new Set<string>();
   const warningListeners = new Set<(message: string) => void>();
@@ -71,33 +68,23 @@ export function createCore(options: CoreOptions = {}): Core {
     },
     knownSecrets: () => [...seenSecrets],
     storeSelection,
-    store() {
-      if (storeSelection.kind === 'postgres') throw storeUnsupported(storeSelection.display);
-      if (!store) {
-        ensureStateDir(paths.state);
-        store = openStore(paths.database, { nativeBinding: options.nativeBinding });
-        syncConfigSeeds(store, config);
-      }
-      return store;
-    },
     storage() {
       // A store that could not be opened (a PostgreSQL server down for a moment) is tried again at the next call: a
       // long-running core (the desktop app, the web console) is not left failing until it restarts.
-      const opening = (storage ??= openStorage(this, storeSelection).catch((error: unknown) => {
+      const opening = (storage ??= openCoreStorage(this, storeSelection, options.nativeBinding).catch((error: unknown) => {
         if (storage === opening) storage = undefined;
         throw error;
       }));
       return opening;
     },
     close() {
-      store?.close();
-      store = undefined;
-      // A pool closes its connections in the background; the process may exit meanwhile.
+      // SQLite's file closes at once (its storage is settled); a pool closes its connections in the background, and the
+      // process may exit meanwhile.
       void storage?.then((s) => s.close()).catch(() => undefined);
       storage = undefined;
     },
   };
-  if (storeSelection.kind === 'postgres') {
+  if (isSharedStore(storeSelection)) {
     // The store's password is a secret of this invocation from the start, like an auth ref's: outputs, the journal
     // and stored messages scrub it (a password_ref's is added when the pool resolves it: store/postgres/connect.ts).
     core.rememberSecrets(storePasswords(storeSelection, env));
@@ -118,30 +105,27 @@ function storePasswords(selection: StoreSelection & { kind: 'postgres' }, env: N
   return out;
 }
 
-async function openStorage(core: Core, selection: StoreSelection): Promise<Storage> {
-  if (selection.kind === 'sqlite') {
-    const { sqliteStorage } = await import('./store/sqlite/storage.js');
-    return sqliteStorage(core.store());
-  }
-  // Loaded only when a PostgreSQL store is selected: the SQLite default never loads pg.
-  const [{ openPool }, { migratePostgres }, { postgresStorage }] = await Promise.all([
-    import('./store/postgres/connect.js'),
-    import('./store/postgres/migrate.js'),
-    import('./store/postgres/storage.js'),
-  ]);
-  const pool = await openPool(selection, {
-    env: core.env,
-    secrets: core.secrets,
-    config: core.config,
-    // The password (from the URL, an env var or a keyring ref) is scrubbed from every output, the window's too.
-    remember: (values) => core.rememberSecrets(values),
-    onError: (message) => core.warn(message),
+/** The store `selection` names, opened for `core`: the SQLite file with the config's seeds synced in, or the shared pool. */
+async function openCoreStorage(core: Core, selection: StoreSelection, nativeBinding: string | undefined): Promise<Storage> {
+  const storage = await openStorage(selection, {
+    sqlite: { path: core.paths.database, stateDir: core.paths.state, nativeBinding },
+    postgres: {
+      env: core.env,
+      secrets: core.secrets,
+      config: core.config,
+      // The password (from the URL, an env var or a keyring ref) is scrubbed from every output, the window's too.
+      remember: (values) => core.rememberSecrets(values),
+      onError: (message) => core.warn(message),
+    },
   });
-  try {
-    await migratePostgres(pool, selection.schema);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw error;
+  if (!isSharedStore(selection)) {
+    try {
+      await syncConfigSeeds(storage, core.config);
+    } catch (error) {
+      await storage.close();
+      throw error;
+    }
+    return storage;
   }
   // The config is one user's: its agents and auth refs are not written into the store everyone shares (the auth ref
   // that holds the store's own password is simply that, and says nothing worth a warning).
@@ -151,5 +135,5 @@ async function openStorage(core: Core, selection: StoreSelection): Promise<Stora
       `the config's [agents] and [auth_refs] (${seeds.join(', ')}) seed the local SQLite store only, not the shared PostgreSQL store (${selection.display}): register shared ones with missive agent add / missive auth add`,
     );
   }
-  return postgresStorage(pool, selection.schema, selection.display);
+  return storage;
 }

@@ -8,7 +8,6 @@ import type { EffectiveConfig } from './config/load.js';
 import type { StatePaths } from './config/paths.js';
 import type { ServiceParameters } from './a2a/service-params.js';
 import type { SecretStore } from './security/secret-store-port.js';
-import type { Store } from './store/store.js';
 import type { Storage } from './store/storage.js';
 import type { StoreSelection } from './store/selection.js';
 
@@ -40,14 +39,8 @@ export interface Core {
   /** Which store this core uses: the profile's SQLite file (the default), or a PostgreSQL database (team mode). */
   readonly storeSelection: StoreSelection;
   /**
-   * The profile's SQLite store, opened (and migrated) on first use; config-seeded agents are synced before it is
-   * returned. For the services not yet ported to `storage()`: with a PostgreSQL store selected it throws
-   * `config::store_unsupported` rather than read or write a local file nobody else sees.
-   */
-  store(): Store;
-  /**
-   * The store behind the asynchronous storage interface, whichever engine holds it: SQLite (the same store as
-   * `store()`), or PostgreSQL (connected, and its schema migrated, on first use).
+   * The store, whichever engine holds it: the profile's SQLite file (opened, migrated and synced with the config's
+   * seeds on first use), or PostgreSQL (connected, and its schema migrated, on first use). Services never learn which.
    */
   storage(): Promise<Storage>;
   /** Reports something the user should know that does not stop the command (once per distinct message). */

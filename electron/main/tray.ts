@@ -51,6 +51,10 @@ export function createTray({ registry, showWindow, quit }: TrayOptions): TrayRec
   let lastNotice = 0;
   let destroyed = false;
 
+  const toggle = async (listening: boolean) => {
+    await registry.invoke(listening ? 'webhook.stop' : 'webhook.start', {});
+    await refresh();
+  };
   const refresh = async () => {
     const status = await registry.invoke('webhook.status', {});
     if (destroyed) return;
@@ -61,10 +65,8 @@ export function createTray({ registry, showWindow, quit }: TrayOptions): TrayRec
           label: s?.listening ? 'Receiver on' : 'Receiver off',
           type: 'checkbox',
           checked: s?.listening === true,
-          click: async () => {
-            await registry.invoke(s?.listening ? 'webhook.stop' : 'webhook.start', {});
-            await refresh();
-          },
+          // Electron ignores what click returns: the toggle runs on its own (registry.invoke answers errors as results).
+          click: () => void toggle(s?.listening === true),
         },
         { label: s?.url ? `Listening on ${s.url}` : 'Not listening', enabled: false },
         { label: `Callbacks: ${s?.accepted ?? 0} accepted, ${s?.rejected ?? 0} rejected`, enabled: false },

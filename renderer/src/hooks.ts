@@ -47,7 +47,6 @@ export function useAction<A extends unknown[], T>(fn: (...args: A) => Promise<T>
     } finally {
       if (current(id)) setBusy(false);
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   /** Stops waiting for the running call: its result and error will be ignored when they arrive. */
@@ -76,7 +75,7 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[], options: { rel
   useEffect(() => {
     void run();
     return cancel;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller's deps decide when to load (useLoad's contract); run and cancel keep one identity
   }, deps);
   useEffect(() => {
     if (reloadWhenShown && active && !wasActive.current) void run();

@@ -266,10 +266,20 @@ export const CHANNELS = {
       contextId: id.optional(),
       taskId: id.optional(),
       afterSequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      /** Older events than this sequence (a previous answer's `next`); without it or `afterSequence`: the newest. */
+      beforeSequence: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
       /** Free text matched (case-insensitively) against the type, agent, ids and the redacted payload. */
       search: z.string().max(256).optional(),
     }),
-    output: z.object({ events: z.array(out.journalEvent) }),
+    /**
+     * One bounded page, oldest first: at most 250 events whatever `limit` asks, fewer (even none) when a store
+     * stopped scanning to keep the app responsive. `next`, when present, is passed back (with the same filters and
+     * the limit still wanted) to read on; absent, nothing more matches that way.
+     */
+    output: z.object({
+      events: z.array(out.journalEvent),
+      next: z.union([z.strictObject({ beforeSequence: z.number().int().min(1) }), z.strictObject({ afterSequence: z.number().int().min(0) })]).optional(),
+    }),
   },
   'contexts.list': { input: z.strictObject({}), output: z.object({ contexts: z.array(out.contextSummary) }) },
   'contexts.create': { input: z.strictObject({ name: z.string().max(63).optional() }), output: out.contextRow },

@@ -13,6 +13,7 @@ import { register, startAgents } from '../support/agents.js';
 import { CHROMIUM, POLL, startGui, text, type Gui } from '../support/gui.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
 import { makeTlsFiles, type TlsFiles } from '../support/mtls-peer.js';
+import { sqliteStore } from '../support/sqlite-store.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let raw: RawServer;
@@ -63,7 +64,7 @@ describe('Tasks: the real state, with its last change', () => {
     const { page, core } = await open();
     // The task finished three hours ago (the journal's row says so).
     const longAgo = new Date(Date.now() - 3 * 3600_000).toISOString();
-    core.store().db.prepare(`UPDATE tasks SET updated_at = ? WHERE task_id = ?`).run(longAgo, taskId);
+    (await sqliteStore(core)).db.prepare(`UPDATE tasks SET updated_at = ? WHERE task_id = ?`).run(longAgo, taskId);
 
     await page.getByTestId('nav-tasks').click();
     const row = page.locator('.task-row', { hasText: taskId });

@@ -14,6 +14,7 @@ import { closedPortUrl, register, startAgents } from '../support/agents.js';
 import { CHROMIUM, POLL, startGui, text, type Gui } from '../support/gui.js';
 import { json, startRawServer } from '../support/raw-server.js';
 import { appendEvent } from '../../electron/core/store/repos/events.js';
+import { sqliteStore } from '../support/sqlite-store.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const SMALL = { width: 900, height: 600 };
@@ -61,7 +62,7 @@ describe('operator views', () => {
     await register(box, { echo: fleet.agents.echo! });
     const sent = (await box.run(['send', 'echo', 'the zephyr crossed the bay', '--json'])).json().data;
     const messageId: string = sent.request.message_id;
-    const db = core.store().db;
+    const db = (await sqliteStore(core)).db;
     appendEvent(db, { type: 'ops.note', source: 'test', payload: { note: 'vault rotation', headers: { Authorization: 'Bearer sekrit-vault-123' }, api_key: 'k-vault-999' } });
 
     await page.getByTestId('nav-events').click();
@@ -98,7 +99,7 @@ describe('operator views', () => {
     await page.fill('input[name=event-search]', '');
     const before = all();
     await expect.poll(text(page.getByTestId('event-count')), POLL).toBe(`${before} event(s)`);
-    core.store().transaction(() => {
+    (await sqliteStore(core)).transaction(() => {
       for (let i = 0; i < 6000; i++) appendEvent(db, { type: 'ops.tick', source: 'test', payload: { i } });
     });
     await expect.poll(text(page.getByTestId('tail-dropped')), POLL).toMatch(/^1[,.\u202f\u00a0]?000 older live row\(s\) dropped/);
@@ -315,7 +316,7 @@ describe('operator views', () => {
     await register(box, { echo: fleet.agents.echo!, tasks: fleet.agents.tasks! });
     const sent = (await box.run(['send', 'tasks', 'a long enough request to fill a row', '--json'])).json().data;
     expect((await box.run(['group', 'create', 'crew', '--member', 'echo', '--member', 'tasks'])).code).toBe(0);
-    appendEvent(core.store().db, { type: 'a2a.stream.artifact_update.with-a-rather-long-event-type-name', source: 'test', taskId: sent.task?.task_id ?? null, payload: { text: 'x'.repeat(400) } });
+    appendEvent((await sqliteStore(core)).db, { type: 'a2a.stream.artifact_update.with-a-rather-long-event-type-name', source: 'test', taskId: sent.task?.task_id ?? null, payload: { text: 'x'.repeat(400) } });
     await page.reload();
     await page.getByRole('button', { name: 'Inspect echo' }).click();
     await page.getByTestId('interfaces').waitFor();

@@ -54,7 +54,7 @@ afterAll(async () => {
 /** Every raw control or bidi character in the page's text and its shown attributes (form fields hold what was typed). */
 async function rawCharacters(): Promise<string[]> {
   return gui.page.evaluate(() => {
-    // eslint-disable-next-line no-control-regex
+    // eslint-disable-next-line no-control-regex -- the test looks for raw control characters in what a user sees
     const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
     const found: string[] = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);

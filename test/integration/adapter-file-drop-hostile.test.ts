@@ -48,7 +48,7 @@ function leftBytes(): string {
 }
 
 // Terminal controls other than the line feed ending each line: C0, DEL, C1.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- the test looks for raw control characters in what a user sees
 const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 describe('adapter file-drop: hostile names', () => {

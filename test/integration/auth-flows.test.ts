@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stateBytes, sandbox, type Sandbox } from '../support/cli.js';
 import { startGuardedAgent, startTokenServer, type GuardedAgent, type TokenServer } from '../support/auth-flow-peers.js';
 import { startAgents } from '../support/agents.js';

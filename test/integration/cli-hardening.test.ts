@@ -14,7 +14,7 @@ import { json, minimalCard, startRawServer, type RawServer } from '../support/ra
 
 /** ESC colour, a right-to-left override, an isolate, BEL, a carriage return and a newline that forges a line. */
 const EVIL = 'ok\u001b[31mRED\u202eevil\u2066x\u0007\rover\nmissive: forged';
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- the test looks for raw control characters in what a user sees
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 let raw: RawServer;

@@ -198,8 +198,10 @@ describe.each(STORES)('collectives (%s store)', (kind) => {
       await box.run(['group', 'create', 'g', '--member', 'echo', '--member', 'tasks']);
       const tty = await box.run(['bcast', 'g', 'hi'], { tty: true });
       expect(tty.code).toBe(0);
-      expect(tty.stdout).toMatch(/\x1b\[2K✓   0 echo\s+message|\x1b\[2K✓   0 echo\s+succeeded/);
-      expect(tty.stdout).toMatch(/\x1b\[2K✓   1 tasks\s+completed\s+\d+ ms █+/);
+      // eslint-disable-next-line no-control-regex -- the progress line starts with a terminal escape (ESC [2K)
+      expect(tty.stdout).toMatch(/\x1b\[2K✓ {3}0 echo\s+message|\x1b\[2K✓ {3}0 echo\s+succeeded/);
+      // eslint-disable-next-line no-control-regex -- the progress line starts with a terminal escape (ESC [2K)
+      expect(tty.stdout).toMatch(/\x1b\[2K✓ {3}1 tasks\s+completed\s+\d+ ms █+/);
       expect(tty.stdout).toContain('bcast succeeded: 2 succeeded');
       const plain = await box.run(['bcast', 'g', 'hi']);
       expect(plain.stdout).not.toContain('\x1b[');

@@ -9,10 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCore } from '../../electron/core/context.js';
 import type { Core } from '../../electron/core/handle.js';
 import { nowIso } from '../../electron/core/store/db.js';
-import type { ArtifactWrite, NewMessage, TaskStateName, TaskUpsert } from '../../electron/core/store/repos/conversation.js';
+import type { ArtifactWrite, NewMessage, TaskStateName, TaskUpsert } from '../../electron/core/store/rows/conversation.js';
 import type { Storage } from '../../electron/core/store/storage.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
+import { sqliteStore } from '../support/sqlite-store.js';
 
 const message = (messageId: string, m: Partial<NewMessage> = {}): NewMessage => ({
   messageId,
@@ -59,7 +60,7 @@ async function open(box: Sandbox): Promise<{ core: Core; storage: Storage; rows:
   const storage = await core.storage();
   if (core.storeSelection.kind !== 'postgres') {
     const rows = async (sql: string, params: unknown[] = []) => {
-      const statement = core.store().db.prepare(sql);
+      const statement = (await sqliteStore(core)).db.prepare(sql);
       return statement.reader ? (statement.all(...params) as Array<Record<string, unknown>>) : (statement.run(...params), []);
     };
     return { core, storage, rows, close: async () => core.close() };

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bounded, eventually, okData } from '../support/waits.js';
-import { sandbox, type CliResult, type Sandbox } from '../support/cli.js';
+import { sandbox, type Sandbox } from '../support/cli.js';
 import { freshPostgresUrl, type FreshDatabase } from '../support/postgres.js';
 import { startRecordingAgent, type RecordingAgent } from '../support/recording-agent.js';
 import { runMissive, spawnMissive, type MissiveProcess } from '../support/missive-process.js';

@@ -17,6 +17,7 @@ import { createCore } from '../../electron/core/context.js';
 import type { Core } from '../../electron/core/handle.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { runGateway } from '../../electron/core/gateway/gateway.js';
+import { sqliteStore } from '../support/sqlite-store.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let box: Sandbox;
@@ -173,10 +174,8 @@ describe('gateway (SQLite store: one gateway per profile)', () => {
   /** The profile's gateway starts, read synchronously (for code that runs inside another's critical section). */
   const gatewayStartsNow = () => withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'missive.gateway.started' ORDER BY sequence`).all() as any[]).map((e) => JSON.parse(e.payload_json)));
   /** A lease row as another gateway would have written it (the store's own columns). */
-  const putLease = (row: { holder: string; pid: number; host: string; expiresAt: Date }) =>
-    core
-      .store()
-      .db.prepare(`INSERT INTO gateway_leases (profile, holder, pid, host, started_at, renewed_at, expires_at) VALUES ('default', ?, ?, ?, ?, ?, ?)`)
+  const putLease = async (row: { holder: string; pid: number; host: string; expiresAt: Date }) =>
+    (await sqliteStore(core)).db.prepare(`INSERT INTO gateway_leases (profile, holder, pid, host, started_at, renewed_at, expires_at) VALUES ('default', ?, ?, ?, ?, ?, ?)`)
       .run(row.holder, row.pid, row.host, new Date(row.expiresAt.getTime() - 60_000).toISOString(), new Date(row.expiresAt.getTime() - 30_000).toISOString(), row.expiresAt.toISOString());
 
   /** Blocks this thread while `probe` is false, at most `ms` (for code that runs synchronously inside another's critical section). */
@@ -255,7 +254,7 @@ describe('gateway (SQLite store: one gateway per profile)', () => {
   }, 30_000);
 
   it('takes over a lease whose holder died elsewhere once it has expired', async () => {
-    putLease({ holder: 'gateway:4242:deadbeef', pid: 4242, host: 'elsewhere.example', expiresAt: new Date(Date.now() - 1000) });
+    await putLease({ holder: 'gateway:4242:deadbeef', pid: 4242, host: 'elsewhere.example', expiresAt: new Date(Date.now() - 1000) });
     const run = await box.run(['gateway', 'run', '--once', '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect((await gatewayStarts()).at(-1)).toMatchObject({ pid: process.pid, lease_taken_from: { holder: 'gateway:4242:deadbeef', host: 'elsewhere.example' } });
@@ -263,7 +262,7 @@ describe('gateway (SQLite store: one gateway per profile)', () => {
   });
 
   it('does not take a live lease held on another host (its pid means nothing here) until it expires', async () => {
-    putLease({ holder: 'gateway:4242:cafef00d', pid: 4242, host: 'elsewhere.example', expiresAt: new Date(Date.now() + 60_000) });
+    await putLease({ holder: 'gateway:4242:cafef00d', pid: 4242, host: 'elsewhere.example', expiresAt: new Date(Date.now() + 60_000) });
     const run = await box.run(['gateway', 'run', '--once']);
     expect(run.code).toBe(70);
     expect(run.stderr).toContain('already running');
@@ -276,7 +275,7 @@ describe('gateway (SQLite store: one gateway per profile)', () => {
   it('takes over at once a lease whose holder on this host is gone, and says so in status until then', async () => {
     const gone = spawn(process.execPath, ['-e', '0']);
     await exited(gone);
-    putLease({ holder: `gateway:${gone.pid}:0badc0de`, pid: gone.pid!, host: hostname(), expiresAt: new Date(Date.now() + 60_000) });
+    await putLease({ holder: `gateway:${gone.pid}:0badc0de`, pid: gone.pid!, host: hostname(), expiresAt: new Date(Date.now() + 60_000) });
     const stale = await gatewayStatus();
     expect(stale).toMatchObject({ running: false, lease: { pid: gone.pid, host: hostname(), alive: false, expired: false } });
     expect((await box.run(['gateway', 'status'])).stdout).toMatch(/running\s+no \(pid \d+ is gone/);
@@ -295,7 +294,7 @@ describe('gateway (SQLite store: one gateway per profile)', () => {
     const first = await until('the lease', () => lease());
     await until('a renewal', () => lease()?.expires_at > first.expires_at);
     // Another gateway took the lease over (this one, say, stalled past its expiry).
-    core.store().db.prepare(`UPDATE gateway_leases SET holder = 'gateway:1:other', host = 'elsewhere.example'`).run();
+    (await sqliteStore(core)).db.prepare(`UPDATE gateway_leases SET holder = 'gateway:1:other', host = 'elsewhere.example'`).run();
     expect(await ended).toMatchObject({ code: 'missive::orchestration::gateway_lease_lost', exitCode: 70 });
     stop.abort();
     expect(lease()).toMatchObject({ holder: 'gateway:1:other' });

@@ -4,7 +4,7 @@
  * `events list` and `context show` show them, the message rows (no command shows them yet) by the same SQL on either
  * engine.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from '../support/cli.js';

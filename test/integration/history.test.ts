@@ -21,7 +21,7 @@ import { startV03Peer, type LegacyPeer } from '../support/legacy-peers.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
 import pg from 'pg';
 import { registryOnStoreEach, STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
-import type { JournalRow } from '../../electron/core/store/repos/history.js';
+import type { JournalRow } from '../../electron/core/store/rows/history.js';
 import { requestEventsSql, requestIdsByPrefixSql, requestStartsSql, streamPageSql } from '../../electron/core/store/postgres/repos/history.js';
 
 const TOKEN = 'hist-bearer-secret-0123456789';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { readDb, sandbox, until, type Sandbox } from '../support/cli.js';
 import { startV03Peer, type LegacyPeer } from '../support/legacy-peers.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
-import { sqliteCallbackStore } from '../../electron/core/webhook/callback-store.js';
+import { sqliteCallbacks } from '../support/sqlite-callbacks.js';
 import { createReceiver, type Receiver } from '../../electron/core/webhook/receiver.js';
 import { webhookAuth } from '../../electron/core/webhook/auth.js';
 import { createCore } from '../../electron/core/context.js';
@@ -98,7 +98,7 @@ describe('A2A v0.3 peer (@a2a-js/sdk 0.3)', () => {
 
     it(`creates a push config over ${binding} and journals the v0.3 agent's callbacks`, async () => {
       const store: Store = openStore(join(box.home, 'state/profiles/default/missive.sqlite3'));
-      const receiver: Receiver = createReceiver(sqliteCallbackStore(() => store), { auth: webhookAuth(CB_TOKEN), maxBodyBytes: 64 * 1024 });
+      const receiver: Receiver = createReceiver(sqliteCallbacks(() => store), { auth: webhookAuth(CB_TOKEN), maxBodyBytes: 64 * 1024 });
       try {
         const url = (await receiver.start()).url;
         const slow = (await box.run(['send', alias, 'slow push', '--return-immediately', '--json'])).json().data.task;

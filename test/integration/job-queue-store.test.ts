@@ -13,6 +13,7 @@ import type { Storage } from '../../electron/core/store/storage.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { withAdminClient } from '../support/postgres.js';
 import { postgresStoragesOfBlock, STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } from '../support/stores.js';
+import { sqliteStore } from '../support/sqlite-store.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const later = (ms = 60_000) => iso(Date.now() + ms);
@@ -39,7 +40,7 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
 
   /** Runs statements on the profile's store directly (rows the interface under test does not write). */
   async function exec(sql: string): Promise<void> {
-    if (kind === 'sqlite') return void core.store().db.exec(sql);
+    if (kind === 'sqlite') return void (await sqliteStore(core)).db.exec(sql);
     const schema = core.storeSelection.kind === 'postgres' ? core.storeSelection.schema : 'public';
     const client = new pg.Client({ connectionString: store.env.MISSIVE_STORE_URL, options: `-c search_path=${schema}` });
     await client.connect();
@@ -337,25 +338,31 @@ describe('the job queue shared on PostgreSQL', () => {
 
   it('keeps the pool of gateways: join, renew, list, prune the expired, leave', async () => {
     const { storage } = await open('missive_pool');
-    const pool = storage.gatewayPool!;
-    const row = (holder: string, started: string, expires: string) => ({ holder, pid: 4242, host: 'host-1', started_at: started, renewed_at: started, expires_at: expires });
-    await pool.join(row('gw-b', '2030-01-02T00:00:00.000Z', '2030-01-02T00:01:00.000Z'));
-    await pool.join(row('gw-a', '2030-01-01T00:00:00.000Z', '2030-01-01T00:01:00.000Z'));
-    expect((await pool.list()).map((g) => g.holder)).toEqual(['gw-a', 'gw-b']);
-    expect(await pool.renew('gw-a', '2030-01-03T00:00:00.000Z', '2030-01-03T00:01:00.000Z')).toBe(true);
-    expect((await pool.list())[0]).toEqual({ holder: 'gw-a', pid: 4242, host: 'host-1', started_at: '2030-01-01T00:00:00.000Z', renewed_at: '2030-01-03T00:00:00.000Z', expires_at: '2030-01-03T00:01:00.000Z' });
+    const holders = async () => {
+      const list = await storage.gateways('default');
+      return list.kind === 'pool' ? list.rows.map((g) => g.holder).sort() : null;
+    };
+    const a = await storage.membership({ profile: 'default', holder: 'gw-a', ttlMs: 60_000 });
+    const b = await storage.membership({ profile: 'default', holder: 'gw-b', ttlMs: 1 });
+    expect(a.reclaimed).toBe(0);
+    expect(await holders()).toEqual(['gw-a', 'gw-b']);
+    expect(await a.renew()).toBe(true);
+    const renewed = await storage.gateways('default');
+    expect(renewed.kind === 'pool' && renewed.rows.find((g) => g.holder === 'gw-a')).toMatchObject({ holder: 'gw-a', pid: process.pid, expires_at: expect.any(String) });
 
-    // gw-b's expiry passed (a row expires at its expires_at): pruned, and its next renewal tells it to stop.
-    expect(await pool.prune('2030-01-02T00:01:00.000Z')).toBe(1);
-    expect((await pool.list()).map((g) => g.holder)).toEqual(['gw-a']);
-    expect(await pool.renew('gw-b', '2030-01-03T00:00:00.000Z', '2030-01-03T00:01:00.000Z')).toBe(false);
-    expect(await pool.prune('2030-01-02T00:01:00.000Z')).toBe(0);
+    // gw-b's row expires 1 ms after it joined: the next gateway to join prunes it.
+    const expiry = Date.parse(renewed.kind === 'pool' ? renewed.rows.find((g) => g.holder === 'gw-b')!.expires_at : '');
+    for (let i = 0; i < 1000 && Date.now() <= expiry; i++) await new Promise((resolve) => setImmediate(resolve));
+    const c = await storage.membership({ profile: 'default', holder: 'gw-c', ttlMs: 60_000 });
+    expect(await holders()).toEqual(['gw-a', 'gw-c']);
+    // A pruned gateway that renews takes its place again (the pool has no owner to lose).
+    expect(await b.renew()).toBe(true);
+    expect(await holders()).toEqual(['gw-a', 'gw-b', 'gw-c']);
 
-    await pool.leave('gw-a');
-    expect(await pool.list()).toEqual([]);
+    await Promise.all([a.release(), b.release(), c.release()]);
+    expect(await holders()).toEqual([]);
     // Another profile's pool is its own.
-    const elsewhere = (await open('missive_pool_other')).storage.gatewayPool!;
-    await elsewhere.join(row('gw-z', '2030-01-01T00:00:00.000Z', '2030-01-01T00:01:00.000Z'));
-    expect(await pool.list()).toEqual([]);
-  });
-});
+    const elsewhere = (await open('missive_pool_other')).storage;
+    await elsewhere.membership({ profile: 'default', holder: 'gw-z', ttlMs: 60_000 });
+    expect(await holders()).toEqual([]);
+  });});

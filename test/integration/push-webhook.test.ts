@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { readDb, sandbox, until, type Sandbox } from '../support/cli.js';
 import { closedPortUrl, register, startAgents } from '../support/agents.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
-import { sqliteCallbackStore } from '../../electron/core/webhook/callback-store.js';
+import { sqliteCallbacks } from '../support/sqlite-callbacks.js';
 import { createReceiver, type Receiver } from '../../electron/core/webhook/receiver.js';
 import { webhookAuth } from '../../electron/core/webhook/auth.js';
 
@@ -29,7 +29,7 @@ beforeEach(async () => {
   box = sandbox({ CB_TOKEN: TOKEN });
   await register(box, fleet.agents);
   store = openStore(dbPath());
-  receiver = createReceiver(sqliteCallbackStore(() => store), { auth: webhookAuth(TOKEN), maxBodyBytes: 64 * 1024 });
+  receiver = createReceiver(sqliteCallbacks(() => store), { auth: webhookAuth(TOKEN), maxBodyBytes: 64 * 1024 });
   callbackUrl = (await receiver.start()).url;
 });
 afterEach(async () => {
@@ -123,7 +123,7 @@ describe('webhook receiver', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ ok: true, store: 'writable' });
     expect((await fetch(`${base}/elsewhere`, { method: 'POST' })).status).toBe(404);
-    expect(() => createReceiver(sqliteCallbackStore(() => store), { host: '0.0.0.0' })).toThrow(/refusing to listen on 0.0.0.0/);
+    expect(() => createReceiver(sqliteCallbacks(() => store), { host: '0.0.0.0' })).toThrow(/refusing to listen on 0.0.0.0/);
     expect((await box.run(['webhook', 'run', '--host', '0.0.0.0'])).code).toBe(64);
   });
 

@@ -72,7 +72,10 @@ export function tourCommands(lines: string[]): TourCommand[] {
   for (const line of lines) {
     const words = shellWords(line);
     const segments: string[][] = [[]];
-    for (const w of words) (w === '&&' ? segments.push([]) : segments.at(-1)!.push(w));
+    for (const w of words) {
+      if (w === '&&') segments.push([]);
+      else segments.at(-1)!.push(w);
+    }
     for (const segment of segments) {
       if (segment[0] === 'export') {
         expect(segment[1], line).toMatch(/^MISSIVE_HOME=/); // the sandbox is that home

@@ -9,8 +9,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bounded, eventually, okData } from '../support/waits.js';
-import { sandbox, type CliResult, type Sandbox } from '../support/cli.js';
+import { bounded, okData } from '../support/waits.js';
+import { sandbox, type Sandbox } from '../support/cli.js';
 import { freshPostgresUrl, type FreshDatabase } from '../support/postgres.js';
 import { startReceiverProcess, type ReceiverProcess } from '../support/receiver-process.js';
 import { pgTrap } from '../support/pg-trap.js';

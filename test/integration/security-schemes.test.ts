@@ -290,7 +290,7 @@ describe('a 401 from an agent is an auth error with the scheme it asked for', ()
     expect(error.message).toContain(`Agent Card request at ${cardGuardUrl}/.well-known/agent-card.json answered HTTP 401 Unauthorized: 401 Authorization Required`);
     expect(error.help).toContain('The agent asks for a user name and password ("Basic") (realm "cards');
     expect(error.help).toContain('missive auth add <name> --username <user> --env <VAR> --flow basic, then');
-    // eslint-disable-next-line no-control-regex
+    // eslint-disable-next-line no-control-regex -- the test looks for raw control characters in what a user sees
     expect(error.message + error.help).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028]/);
     expect(error.message).not.toContain('x'.repeat(100));
     expect(error.message).not.toMatch(/<h1>|<html/);

@@ -15,6 +15,7 @@ import { streamMessage, type StreamResult } from '../../electron/core/messaging/
 import { minimalCard, json, startRawServer, type RawServer } from '../support/raw-server.js';
 import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { listEvents } from '../../electron/core/store/repos/events.js';
+import { sqliteStore } from '../support/sqlite-store.js';
 
 const PER_ROUND = 5;
 const ROUNDS = 20;
@@ -115,7 +116,7 @@ describe('two streams on one core', () => {
     const { core, applied, stop } = await twoPeers();
     // One write of the gateway's stream fails inside SQLite (as a constraint would), in the middle of a round.
     const poisoned = 'gw-7-2';
-    core.store().db.exec(`CREATE TEMP TRIGGER poison BEFORE INSERT ON main.events WHEN NEW.payload_json LIKE '%${poisoned}%' BEGIN SELECT RAISE(ABORT, 'poisoned write'); END`);
+    (await sqliteStore(core)).db.exec(`CREATE TEMP TRIGGER poison BEFORE INSERT ON main.events WHEN NEW.payload_json LIKE '%${poisoned}%' BEGIN SELECT RAISE(ABORT, 'poisoned write'); END`);
     const reported = { gui: 0, gw: 0 };
     const run = (name: 'gui' | 'gw') =>
       streamMessage(core, {

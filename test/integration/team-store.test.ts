@@ -144,7 +144,7 @@ describe('a PostgreSQL store shared by two homes', () => {
     expect(probe.code).toBe(78);
     const error = JSON.parse(probe.stderr).data;
     expect(error.code).toBe('missive::config::store_unsupported');
-    expect(error.message).toMatch(/does not run on a PostgreSQL store yet/);
+    expect(error.message).toMatch(/the demo does not run on a shared PostgreSQL store/);
     expect(probe.stderr).not.toContain(new URL(db.url).password);
     expect(existsSync(sqliteFile(alice))).toBe(false);
   });

@@ -17,7 +17,7 @@ import { sandbox, type Sandbox } from '../support/cli.js';
 import { freshPostgresUrl } from '../support/postgres.js';
 import { startReceiverProcess, type ReceiverProcess } from '../support/receiver-process.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
-import { sqliteCallbackStore } from '../../electron/core/webhook/callback-store.js';
+import { sqliteCallbacks } from '../support/sqlite-callbacks.js';
 import { createReceiver } from '../../electron/core/webhook/receiver.js';
 
 const TOKEN = 'flood-callback-token-0123456789';
@@ -212,7 +212,7 @@ describe('the receiver on SQLite under a flood of rejected callbacks', () => {
     const box = sandbox();
     cleanups.push(() => box.dispose());
     const store = openStore(join(box.home, 'state/profiles/default/missive.sqlite3'));
-    const receiver = createReceiver(sqliteCallbackStore(() => store), { auth: { header: 'x-a2a-notification-token', expected: TOKEN } });
+    const receiver = createReceiver(sqliteCallbacks(() => store), { auth: { header: 'x-a2a-notification-token', expected: TOKEN } });
     const { url } = await receiver.start();
     cleanups.push(() => store.close(), () => receiver.stop());
 
@@ -253,7 +253,7 @@ describe('the receiver on SQLite when the store fails', () => {
     cleanups.push(() => box.dispose());
     const file = join(box.home, 'state/profiles/default/missive.sqlite3');
     let store: Store = openStore(file);
-    const receiver = createReceiver(sqliteCallbackStore(() => store), { auth: { header: 'x-a2a-notification-token', expected: TOKEN } });
+    const receiver = createReceiver(sqliteCallbacks(() => store), { auth: { header: 'x-a2a-notification-token', expected: TOKEN } });
     const { url } = await receiver.start();
     cleanups.push(() => store.close(), () => receiver.stop());
     const base = url.replace('/a2a/push', '');

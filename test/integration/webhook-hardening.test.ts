@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readDb, sandbox, until, type Sandbox } from '../support/cli.js';
 import { closedPortUrl } from '../support/agents.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
-import { sqliteCallbackStore } from '../../electron/core/webhook/callback-store.js';
+import { sqliteCallbacks } from '../support/sqlite-callbacks.js';
 import { createReceiver, type Receiver } from '../../electron/core/webhook/receiver.js';
 
 const DEPTH = 50_000;
@@ -27,7 +27,7 @@ const rejections = () =>
 beforeEach(async () => {
   box = sandbox();
   store = openStore(join(box.home, 'state/profiles/default/missive.sqlite3'));
-  receiver = createReceiver(sqliteCallbackStore(() => store));
+  receiver = createReceiver(sqliteCallbacks(() => store));
   callbackUrl = (await receiver.start()).url;
 });
 afterEach(async () => {

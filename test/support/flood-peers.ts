@@ -5,7 +5,6 @@
  * bounded in bytes or events, and stops as soon as the client goes away: what it wrote is counted, so a test can tell
  * that missive closed the connection instead of reading to the end.
  */
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server, ServerResponse } from 'node:http';
 import express from 'express';
@@ -151,5 +150,3 @@ export async function startFloodGrpcPeer(): Promise<FloodGrpcPeer> {
       }),
   };
 }
-
-export const newTaskId = () => `t-${randomUUID().slice(0, 8)}`;

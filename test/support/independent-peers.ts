@@ -80,6 +80,7 @@ export async function startVoltAgentPeer(agentId = 'volt-echo'): Promise<Indepen
   a2a.initialize({ agentRegistry: { getAllAgents: () => [] } } as never);
   const calls: IndependentPeer['calls'] = [];
   let baseUrl = '';
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node:http ignores the handler's promise; a throw in this test peer surfaces as an unhandled rejection, which fails the run
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

@@ -195,9 +195,20 @@ export function withUrl(url: string, change: { user?: string; password?: string;
   return u.toString();
 }
 
+/**
+ * `db` with an 'error' listener that ignores what happens to a connection while it is idle: a test dropping its
+ * database (`DROP DATABASE … WITH (FORCE)`) terminates the connections still open on it (57P01), and pg emits that on
+ * the pool or client; with no listener it is an uncaught error, and vitest fails the run with every test green. A
+ * query in flight still fails through its own promise.
+ */
+export function ignoringIdleErrors<T extends { on(event: 'error', listener: (error: Error) => void): unknown }>(db: T): T {
+  db.on('error', () => undefined);
+  return db;
+}
+
 /** Runs `fn` with a client of the server's superuser, on `database` (default: the admin URL's). */
 export async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>, database?: string): Promise<T> {
-  const client = new pg.Client({ connectionString: database ? withUrl(postgresAdminUrl(), { database }) : postgresAdminUrl() });
+  const client = ignoringIdleErrors(new pg.Client({ connectionString: database ? withUrl(postgresAdminUrl(), { database }) : postgresAdminUrl() }));
   await client.connect();
   try {
     return await fn(client);

@@ -14,6 +14,7 @@ export interface RawServer {
 export async function startRawServer(): Promise<RawServer> {
   const routes = new Map<string, Handler>();
   const requests: RawServer['requests'] = [];
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node:http ignores the handler's promise; a throw in this test peer surfaces as an unhandled rejection, which fails the run
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

@@ -13,6 +13,7 @@ import { createMemorySecretStore } from '../../electron/core/auth/secret-store.j
 import { createCore } from '../../electron/core/context.js';
 import type { Storage } from '../../electron/core/store/storage.js';
 import type { Sandbox } from './cli.js';
+import { ignoringIdleErrors } from './postgres.js';
 
 type Box = Pick<Sandbox, 'env' | 'home'>;
 
@@ -50,7 +51,7 @@ export async function storeRows(box: Box, sql: string, params: unknown[] = []): 
       db.close();
     }
   }
-  const client = new pg.Client({ connectionString: selection.url, options: `-c search_path=${selection.schema}` });
+  const client = ignoringIdleErrors(new pg.Client({ connectionString: selection.url, options: `-c search_path=${selection.schema}` }));
   await client.connect();
   try {
     let n = 0;

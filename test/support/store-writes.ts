@@ -9,6 +9,7 @@ import pg from 'pg';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { createCore } from '../../electron/core/context.js';
 import type { Sandbox } from './cli.js';
+import { ignoringIdleErrors } from './postgres.js';
 
 type Box = Pick<Sandbox, 'env' | 'home'>;
 
@@ -27,7 +28,7 @@ export async function tamperStore(box: Box, statements: Array<[sql: string, para
     }
     return;
   }
-  const client = new pg.Client({ connectionString: selection.url, options: `-c search_path=${selection.schema}` });
+  const client = ignoringIdleErrors(new pg.Client({ connectionString: selection.url, options: `-c search_path=${selection.schema}` }));
   await client.connect();
   try {
     for (const [table, constraint] of options.dropChecks ?? []) await client.query(`ALTER TABLE ${pg.escapeIdentifier(table)} DROP CONSTRAINT IF EXISTS ${pg.escapeIdentifier(constraint)}`);

@@ -15,7 +15,7 @@ import { createRegistry, type Registry } from '../../electron/core/ipc/registry.
 import { migratePostgres } from '../../electron/core/store/postgres/migrate.js';
 import { postgresStorage } from '../../electron/core/store/postgres/storage.js';
 import type { Storage } from '../../electron/core/store/storage.js';
-import { freshPostgresUrl, type FreshDatabase } from './postgres.js';
+import { freshPostgresUrl, ignoringIdleErrors, type FreshDatabase } from './postgres.js';
 
 export const STORES = ['sqlite', 'postgres'] as const;
 export type StoreKindUnderTest = (typeof STORES)[number];
@@ -78,7 +78,7 @@ export function postgresStoragesOfBlock() {
   return {
     db: () => db,
     open: async (schema: string, url = db.url) => {
-      const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 });
+      const pool = ignoringIdleErrors(new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 }));
       await migratePostgres(pool, schema);
       const storage = postgresStorage(pool, schema, `schema ${schema}`);
       storages.push(storage);

@@ -24,7 +24,7 @@ describe('parseWwwAuthenticate', () => {
   it('keeps outside text short and on one line, and stops after a few challenges', () => {
     const [challenge] = parseWwwAuthenticate(`Bearer realm="x\u0007\u001b[2J${'y'.repeat(400)}"`);
     expect(challenge!.params.realm!.length).toBeLessThanOrEqual(80);
-    // eslint-disable-next-line no-control-regex
+    // eslint-disable-next-line no-control-regex -- the test looks for raw control characters in what a user sees
     expect(challenge!.params.realm).not.toMatch(/[\u0000-\u001f]/);
     expect(parseWwwAuthenticate(Array.from({ length: 50 }, (_, i) => `S${i}`).join(', '))).toHaveLength(8);
   });

@@ -15,6 +15,7 @@ import { latestCallEvent, latestCallEventSql, listRequestStarts, requestEvents, 
 import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { listHistory } from '../../electron/core/history/service.js';
+import { sqliteStore } from '../support/sqlite-store.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -60,7 +61,7 @@ describe('history indexes (schema v6)', () => {
       appendEvent(v5, { type: 'a2a.agent_card.fetched', agentAlias: 'old', payload: { url: 'http://127.0.0.1:1/.well-known/agent-card.json' } });
       v5.close();
 
-      const db = core.store().db;
+      const db = (await sqliteStore(core)).db;
       const indexes = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'`).all() as { name: string }[]).map((r) => r.name);
       expect(indexes).toEqual(expect.arrayContaining(['idx_events_calls', 'idx_events_request_message']));
       expect(listRequestStarts(db, { limit: 10 }).map((e) => e.payload.message_id)).toEqual([second, first]);
@@ -83,7 +84,7 @@ describe('history indexes (schema v6)', () => {
     const home = tempDir();
     const core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH }, cwd: home, secrets: createMemorySecretStore() });
     try {
-      const db = core.store().db;
+      const db = (await sqliteStore(core)).db;
       const sent: string[] = [];
       db.transaction(() => {
         for (const alias of ['busy', 'rare']) db.prepare(`INSERT INTO agents (alias, base_url) VALUES (?, 'http://127.0.0.1:1')`).run(alias);

@@ -1,6 +1,7 @@
 /**
  * The import rules of .dependency-cruiser.cjs hold for the repository (no circle, no command file importing another,
- * core layers importing only downwards, core free of Electron and the CLI, shared/ and the renderer isomorphic), and
+ * core layers importing only downwards, the `Core` handle types only, the store's engines reached only through its
+ * openers and never from each other, core free of Electron and the CLI, shared/ and the renderer isomorphic), and
  * they do report what they forbid: a fixture tree that breaks each rule once gets exactly those violations.
  */
 import { fileURLToPath } from 'node:url';
@@ -52,7 +53,12 @@ describe('import graph', () => {
         'cli-imports-its-loader: electron/cli/commands/send.ts → electron/cli/program.ts',
         'cli-helper-imports-command: electron/cli/human.ts → electron/cli/commands/send.ts',
         'core-layer-agents: electron/core/agents/registry.ts → electron/core/messaging/send.ts',
-        'core-handle-type-only-below-it: electron/core/auth/service.ts → electron/core/context.ts',
+        'core-handle-types-only: electron/core/handle.ts → electron/core/config/defaults.ts',
+        'core-layer-auth: electron/core/auth/service.ts → electron/core/context.ts',
+        'store-api-imports-engine: electron/core/store/storage.ts → electron/core/store/db.ts',
+        'store-engine-outside-store: electron/core/history/rows.ts → electron/core/store/repos/history.ts',
+        'store-engine-outside-store: electron/core/newthing/feature.ts → electron/core/store/db.ts',
+        'store-postgres-imports-sqlite: electron/core/store/postgres/storage.ts → electron/core/store/repos/history.ts',
         'core-unlayered: electron/core/newthing/feature.ts → electron/core/store/db.ts',
         'core-imports-electron-or-cli: electron/core/store/db.ts → electron/cli/output.ts',
         'core-imports-electron-or-cli: electron/core/store/db.ts → npm:electron',
@@ -63,10 +69,13 @@ describe('import graph', () => {
         'renderer-imports-outside-renderer-and-shared: renderer/src/App.tsx → electron/core/context.ts',
       ].sort(),
     );
-    // What the rules allow stays unreported: a type-only `Core` import, the program loading command files.
+    // What the rules allow stays unreported: a type-only `Core` import from the handle, the composition root opening the
+    // store through its opener (which loads the engine), the program loading command files.
     const reported = result.summary.violations.map((v) => `${v.from} → ${v.to}`);
-    expect(reported).not.toContain('electron/core/agents/registry.ts → electron/core/context.ts');
+    expect(reported).not.toContain('electron/core/agents/registry.ts → electron/core/handle.ts');
+    expect(reported).not.toContain('electron/core/context.ts → electron/core/store/open.ts');
+    expect(reported).not.toContain('electron/core/store/open.ts → electron/core/store/db.ts');
     expect(reported).not.toContain('electron/cli/program.ts → electron/cli/commands/stream.ts');
-    expect(readable(result)).toMatch(/core-layer-agents: electron\/core\/agents\/registry\.ts → electron\/core\/messaging\/send\.ts\n {4}electron\/core\/agents is in layer 4/);
+    expect(readable(result)).toMatch(/core-layer-agents: electron\/core\/agents\/registry\.ts → electron\/core\/messaging\/send\.ts\n {4}electron\/core\/agents is in layer 5/);
   }, 60_000);
 });

@@ -1,128 +1,20 @@
 /**
  * The IPC contract and its registry: malformed input is refused per channel, unknown channels too, errors keep codes;
- * outputs are typed (each service's declared result fits its channel's output schema, checked when this file
- * compiles), real answers pass those schemas, and the renderer reads them without `any`.
+ * real answers pass the output schemas, and the renderer reads them without `any`. That each handler's answer fits its
+ * channel's output schema is checked where the handler table is typed (electron/core/ipc/channel-handlers.ts; the
+ * proof is test/unit/ipc-handler-types.test.ts).
  */
-import type { trustAgent } from '../../electron/core/agents/trust.js';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHANNELS, EVENT_CHANNELS, IPC_EVENT, IPC_INVOKE, isChannel, type Channel, type WireExchange } from '../../shared/ipc/contract.js';
-import type { ClientTlsView } from '../../shared/client-tls-view.js';
+import { CHANNELS, EVENT_CHANNELS, IPC_EVENT, IPC_INVOKE, isChannel } from '../../shared/ipc/contract.js';
 import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { createRegistry } from '../../electron/core/ipc/registry.js';
 import { isSecretKey } from '../../electron/core/security/redact.js';
 import { json, minimalCard, startRawServer } from '../support/raw-server.js';
-import type { addAgent, AgentView, removeAgent } from '../../electron/core/agents/registry.js';
-import type { inspectAgentCard } from '../../electron/core/agents/extended-card.js';
-import type { agentsHealth, refreshAllAgents } from '../../electron/core/agents/health.js';
-import type { runConformance } from '../../electron/core/conformance/probe.js';
-import type { SendResult } from '../../electron/core/messaging/send.js';
-import type { StreamResult } from '../../electron/core/messaging/stream.js';
-import type { previewRequests } from '../../electron/core/messaging/preview.js';
-import type { getHistoryEntry, listHistory } from '../../electron/core/history/service.js';
-import type { addMember, createGroup, deleteGroup, listGroups, removeMember, requireGroup, updateGroup } from '../../electron/core/collectives/groups.js';
-import type { FanOutResult } from '../../electron/core/collectives/fan-out.js';
-import type { BarrierResult } from '../../electron/core/collectives/barrier.js';
-import type { GatherResult } from '../../electron/core/collectives/gather.js';
-import type { ReduceResult } from '../../electron/core/collectives/reduce.js';
-import type { RoundResult } from '../../electron/core/collectives/round.js';
-import type { TaskListResult } from '../../electron/core/tasks/list.js';
-import type { TaskView, WaitResult } from '../../electron/core/tasks/service.js';
-import type { StoredTask } from '../../electron/core/store/repos/conversation.js';
-import type { exportArtifacts, showArtifact } from '../../electron/core/artifacts/service.js';
-import type { EventRow } from '../../electron/core/store/repos/events.js';
-import type { ContextRow } from '../../electron/core/store/repos/contexts.js';
-import type { contextThread } from '../../electron/core/contexts/thread.js';
-import type { exportContext, listContextSummaries } from '../../electron/core/contexts/service.js';
-import type { ReceiverStats } from '../../electron/core/webhook/receiver.js';
-import type { addAuth, bindAuth, listAuth, removeAuth, updateAuth } from '../../electron/core/auth/service.js';
-import type { setAgent } from '../../electron/core/agents/agent-set.js';
-import type { fetchRawCard } from '../../electron/core/agents/raw-card.js';
-import type { authStatus, loginAuth, logoutAuth } from '../../electron/core/auth/login.js';
-import type { DemoHost } from '../../electron/core/ipc/demo-host.js';
-
-/*
- * Compile-time: what each service the registry calls declares it returns fits the channel's output schema (so a
- * field renamed or retyped in the core breaks `npx tsc -p tsconfig.json`, not the GUI at run time). Fields a service
- * declares `unknown` are not compared; the runtime tests (here, test/e2e, test/integration/adapter-stdio) cover them.
- */
-type SchemaInput<C extends Channel> = z.input<(typeof CHANNELS)[C]['output']>;
-type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
-/** A declared type with its `unknown` fields left open, and its interfaces as plain object types. */
-type Declared<T> = unknown extends T ? any : T extends readonly (infer U)[] ? Declared<U>[] : T extends object ? { [K in keyof T]: Declared<T[K]> } : T;
-type Wired<T> = T & { wire?: WireExchange[] };
-type ServiceResults = {
-  'app.info': { version: string; profile: string; profiles: string[]; config: string | null; state: string; database: string };
-  'agents.list': { agents: AgentView[] };
-  'agents.add': Returned<typeof addAgent>;
-  'agents.remove': Returned<typeof removeAgent>;
-  'agents.trust': Returned<typeof trustAgent>;
-  'agents.set': Returned<typeof setAgent>;
-  'agents.rawCard': Returned<typeof fetchRawCard>;
-  'agents.inspect': Returned<typeof inspectAgentCard>;
-  'agents.refreshAll': Returned<typeof refreshAllAgents>;
-  'agents.health': { agents: Returned<typeof agentsHealth> };
-  'agents.conformance': Returned<typeof runConformance>;
-  'messages.send': Wired<SendResult>;
-  'messages.stream': Wired<StreamResult>;
-  'requests.preview': Returned<typeof previewRequests>;
-  'history.list': Returned<typeof listHistory>;
-  'history.get': Returned<typeof getHistoryEntry>;
-  'groups.list': { groups: Returned<typeof listGroups> };
-  'groups.show': Returned<typeof requireGroup>;
-  'groups.create': Returned<typeof createGroup>;
-  'groups.addMember': Returned<typeof addMember>;
-  'groups.removeMember': Returned<typeof removeMember>;
-  'groups.update': Returned<typeof updateGroup>;
-  'groups.delete': Returned<typeof deleteGroup>;
-  'collectives.bcast': FanOutResult;
-  'collectives.barrier': BarrierResult;
-  'collectives.gather': GatherResult;
-  'collectives.reduce': ReduceResult;
-  'collectives.round': RoundResult;
-  // The channel lists the journal only (it has no `remote`): its rows are stored tasks.
-  'tasks.list': Omit<TaskListResult, 'tasks'> & { tasks: StoredTask[] };
-  'tasks.get': TaskView;
-  'tasks.cancel': TaskView;
-  'tasks.wait': WaitResult;
-  'artifacts.show': Returned<typeof showArtifact>;
-  'artifacts.export': Returned<typeof exportArtifacts>;
-  'events.query': { events: EventRow[] };
-  'contexts.list': { contexts: Returned<typeof listContextSummaries> };
-  'contexts.create': ContextRow;
-  'contexts.fork': ContextRow;
-  'contexts.thread': Returned<typeof contextThread>;
-  // Without `output` the export answers its document; its `schema` literal is widened to string by inference.
-  'contexts.export': Omit<NonNullable<Returned<typeof exportContext>['document']>, 'schema'> & { schema: 'missive.context_export.v1' };
-  // The host's own type leaves `last` unknown: the receiver's stats are what it answers.
-  'webhook.start': ReceiverStats;
-  'webhook.stop': ReceiverStats;
-  'webhook.status': ReceiverStats;
-  'auth.list': Returned<typeof listAuth>;
-  'auth.add': Returned<typeof addAuth>;
-  'auth.update': Returned<typeof updateAuth>;
-  'auth.bind': Returned<typeof bindAuth>;
-  'auth.remove': Returned<typeof removeAuth>;
-  'auth.setSecret': { ok: true; session_only: boolean };
-  'auth.deleteSecret': { ok: true };
-  'auth.login': Returned<typeof loginAuth>;
-  'auth.status': Returned<typeof authStatus>;
-  'auth.logout': Returned<typeof logoutAuth>;
-  'dialogs.chooseDirectory': { path: string | null };
-  'demo.start': Returned<DemoHost['start']>;
-};
-/** Every channel has its service's result above. */
-type EveryChannel<T extends Record<Channel, unknown>> = T;
-export type CheckedChannels = EveryChannel<ServiceResults>;
-/** The channels whose service result does not fit the output schema (see the error for which). */
-type Mismatched = { [C in Channel]: Declared<ServiceResults[C]> extends SchemaInput<C> ? never : C }[Channel];
-export const everyOutputFits: [Mismatched] extends [never] ? true : { mismatched: Mismatched } = true;
-// The agent page reads the client certificate as the shared view type describes it.
-export const clientTlsFits: ClientTlsView extends Declared<SchemaInput<'agents.inspect'>['client_tls']> ? true : false = true;
 
 const home = mkdtempSync(join(tmpdir(), 'missive-ipc-'));
 const secrets = createMemorySecretStore();

@@ -76,20 +76,20 @@ describe('which better-sqlite3 build a process loads', () => {
     expect(target.out).toBe(electronSqliteBinding(root, { abi: electronAbi, platform: process.platform, arch: process.arch }));
   });
 
-  it('passes the nativeBinding option through createCore to better-sqlite3, which loads that very file', () => {
+  it('passes the nativeBinding option through createCore to better-sqlite3, which loads that very file', async () => {
     const copy = join(dir, 'copy', 'better_sqlite3.node');
     mkdirSync(join(dir, 'copy'));
     copyFileSync(nodeBuild, copy);
     const core = createCore({ env: { MISSIVE_HOME: join(dir, 'home') }, cwd: dir, nativeBinding: copy });
     try {
-      core.store();
+      await core.storage();
       expect(Object.keys(require.cache)).toContain(copy);
     } finally {
       core.close();
     }
 
     const broken = createCore({ env: { MISSIVE_HOME: join(dir, 'home2') }, cwd: dir, nativeBinding: join(dir, 'absent.node') });
-    expect(() => broken.store()).toThrow(/cannot open database .*absent\.node/);
+    await expect(broken.storage()).rejects.toThrow(/cannot open database .*absent\.node/);
   });
 
   it("names the fix when a native module was built for another runtime's ABI", () => {

@@ -1,22 +1,23 @@
 /**
  * Property tests of every parser of outside data: the Agent Card parser, the unary answer parser (on its own and
- * through callUnary on both 1.0 bindings), the SSE event parser and the push callback parser. Whatever an agent sends
+ * through the A2A client on both 1.0 bindings), the SSE event parser and the push callback parser. Whatever an agent sends
  * (random JSON, random or truncated text, absurd nesting, huge strings, `__proto__` keys, wrong types in known
  * fields), each either returns a usable result or throws a MissiveError that is not `internal` (exit 70), and
  * Object.prototype stays clean. Runs and sizes are bounded so the file takes a few seconds.
  */
-import { AgentCard, ListTasksResponse, SendMessageResponse, Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { AgentCard, Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import fc from 'fast-check';
 import { MockAgent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MissiveError } from '../../shared/errors.js';
-import { callUnary, type BindingCall } from '../../electron/core/a2a/bindings.js';
+import type { BindingCall } from '../../electron/core/a2a/binding-call.js';
+import { a2aClient } from '../../electron/core/a2a/client.js';
 import { parseCard, parseCardText } from '../../electron/core/a2a/card.js';
-import { parseJson } from '../../electron/core/a2a/rest-call.js';
-import type { UnaryMethod } from '../../electron/core/a2a/sdk-transport.js';
+import { parseJson } from '../../electron/core/a2a/json-wire.js';
+import type { AnswerOf, ParamsOf, UnaryMethod } from '../../electron/core/a2a/operations.js';
 import { decodeStreamData } from '../../electron/core/a2a/sse.js';
 import { STREAM_VARIANTS } from '../../electron/core/a2a/stream-response.js';
-import { checkUnaryAnswer } from '../../electron/core/a2a/unary-answer.js';
+import { readAnswer } from '../../electron/core/a2a/unary-answer.js';
 import { readCallback } from '../../electron/core/webhook/callback-body.js';
 import { MAX_JSON_DEPTH } from '../../electron/core/security/json-depth.js';
 import type { SelectedInterface } from '../../electron/core/a2a/interfaces.js';
@@ -285,34 +286,33 @@ const ANSWERS: Record<UnaryMethod, { template: unknown; paths: readonly (readonl
 const METHODS = Object.keys(ANSWERS) as UnaryMethod[];
 const MESSAGE_ANSWER = { message: MESSAGE };
 
-/** What the readers of each answer do with it next (send.ts, tasks/, push/): it must not throw. */
-function expectReadable(method: UnaryMethod, value: unknown): void {
+/** The typed answer is what its readers (send.ts, tasks/, push/, agents/) use as it is: it must hold what they read. */
+function expectReadable<M extends UnaryMethod>(method: M, value: AnswerOf<M> | null): void {
+  const answer = value as AnswerOf<UnaryMethod> | null;
   switch (method) {
     case 'SendMessage': {
-      const decoded = SendMessageResponse.toJSON(SendMessageResponse.fromJSON(value as object)) as { task?: { id?: string }; message?: unknown };
-      expect(decoded.task?.id || decoded.message).toBeTruthy();
+      const sent = answer as AnswerOf<'SendMessage'>;
+      expect(sent.task?.id || sent.message).toBeTruthy();
+      if (sent.task) expect(Task.toJSON(Task.fromJSON(sent.task))).toEqual(sent.task);
       break;
     }
     case 'GetTask':
     case 'CancelTask':
-      expect((Task.toJSON(Task.fromJSON(value as object)) as { id?: string }).id).toBeTruthy();
+      expect((answer as AnswerOf<'GetTask'>).id).toBeTruthy();
       break;
     case 'ListTasks':
-      if (value && typeof value === 'object' && Array.isArray((value as { tasks?: unknown }).tasks)) {
-        ListTasksResponse.fromJSON(value);
-        for (const t of (value as { tasks: unknown[] }).tasks) expect((Task.toJSON(Task.fromJSON(t as object)) as { id?: string }).id).toBeTruthy();
-      }
+      for (const t of (answer as AnswerOf<'ListTasks'>).tasks) expect(t.id).toBeTruthy();
       break;
     case 'GetTaskPushNotificationConfig':
-      TaskPushNotificationConfig.toJSON(TaskPushNotificationConfig.fromJSON(value as object));
+      TaskPushNotificationConfig.toJSON(TaskPushNotificationConfig.fromJSON(answer));
       break;
     case 'GetExtendedAgentCard':
-      expectUsableCard(parseCard(value, WHERE));
+      expectUsableCard((answer as AnswerOf<'GetExtendedAgentCard'>).card);
       break;
     default:
       break;
   }
-  expect(() => JSON.stringify(value)).not.toThrow();
+  expect(() => JSON.stringify(answer ?? null)).not.toThrow();
 }
 
 const answerText = fc.constantFrom(...METHODS).chain((method) => {
@@ -321,8 +321,8 @@ const answerText = fc.constantFrom(...METHODS).chain((method) => {
   return fc.tuple(fc.constant(method), texts);
 });
 
-describe('unary answer parser (parseJson + checkUnaryAnswer)', () => {
-  const read = (method: UnaryMethod, text: string) => outcome(() => checkUnaryAnswer(method, parseJson(text, `the ${method} response`)));
+describe('unary answer parser (parseJson + readAnswer)', () => {
+  const read = <M extends UnaryMethod>(method: M, text: string) => outcome(() => readAnswer(method, parseJson(text, `the ${method} response`)));
 
   it('reads a valid answer of every operation', () => {
     for (const method of METHODS) expectReadable(method, read(method, JSON.stringify(ANSWERS[method].template)));
@@ -333,7 +333,7 @@ describe('unary answer parser (parseJson + checkUnaryAnswer)', () => {
     fc.assert(
       fc.property(answerText, ([method, text]) => {
         const value = read(method, text);
-        if (value !== null || method.startsWith('Delete')) expectReadable(method, value);
+        if (value !== null || method.startsWith('Delete') || method.startsWith('Create')) expectReadable(method, value);
       }),
       RUNS,
     );
@@ -351,15 +351,15 @@ describe('unary answer parser (parseJson + checkUnaryAnswer)', () => {
 
   it('regressions: bodies that crashed the readers with a TypeError (exit 70) are protocol errors', () => {
     for (const text of ['', 'null', '{"task":{}}', '{"task":"x"}', '{"task":{"id":"t","artifacts":[null]}}', '{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"raw":5}]}}']) {
-      expect(() => checkUnaryAnswer('SendMessage', text ? parseJson(text, 'the answer') : null), text).toThrow(expect.objectContaining({ code: 'missive::protocol::invalid_response', exitCode: 76 }));
+      expect(() => readAnswer('SendMessage', text ? parseJson(text, 'the answer') : null), text).toThrow(expect.objectContaining({ code: 'missive::protocol::invalid_response', exitCode: 76 }));
     }
-    expect(() => checkUnaryAnswer('GetTask', { id: 't', artifacts: [null] })).toThrow(expect.objectContaining({ exitCode: 76 }));
+    expect(() => readAnswer('GetTask', { id: 't', artifacts: [null] })).toThrow(expect.objectContaining({ exitCode: 76 }));
     expect(() => parseJson(`{"task":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, 'the answer')).toThrow(expect.objectContaining({ code: 'missive::protocol::too_deeply_nested' }));
   });
 });
 
 // ---------------------------------------------------------------------------------------------------------------------
-// The whole unary path (HTTP status, JSON-RPC envelope, answer check) through callUnary, on undici's in-memory MockAgent.
+// The whole unary path (HTTP status, JSON-RPC envelope, answer check) through the A2A client, on undici's in-memory MockAgent.
 
 const ORIGIN = 'http://127.0.0.1:9';
 const mock = new MockAgent();
@@ -392,7 +392,7 @@ const envelope = (text: string): fc.Arbitrary<string> =>
     fc.record({ code: fc.oneof(fc.integer(), fc.constant(-32601), fc.constant(-32009), jsonValue), message: jsonValue }).map((error) => `{"jsonrpc":"2.0","id":"1","error":${JSON.stringify(error)}}`),
   );
 
-describe('unary answers through callUnary (both 1.0 bindings)', () => {
+describe('unary answers through the A2A client (both 1.0 bindings)', () => {
   it('returns a readable result or a non-internal MissiveError for any status and body', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -400,8 +400,8 @@ describe('unary answers through callUnary (both 1.0 bindings)', () => {
         async ([method, binding, body, status]) => {
           reply = { status, body: status === 204 ? '' : body };
           const params = { id: 't-1', taskId: 't-1', message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } };
-          const value = await outcomeAsync(() => callUnary(callOf(binding), method, params));
-          if (value !== null || method.startsWith('Delete')) expectReadable(method, value);
+          const value = await outcomeAsync(() => a2aClient(callOf(binding)).transport.unary(method, params as ParamsOf<typeof method>));
+          if (value !== null || method.startsWith('Delete') || method.startsWith('Create')) expectReadable(method, value);
         },
       ),
       { numRuns: 150 },

@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import { openDatabase, SCHEMA_VERSION, appliedMigrations, type Db } from '../../electron/core/store/db.js';
 import { MIGRATIONS } from '../../electron/core/store/migrations/index.js';
 import { getAgent } from '../../electron/core/store/repos/agents.js';
-import { appendEvent, eventQuerySql, listEvents, NARROW_SINCE_EVENTS, type EventQuery, type EventRow } from '../../electron/core/store/repos/events.js';
+import { appendEvent, eventQuerySql, listEvents, NARROW_SINCE_EVENTS, type EventQuery } from '../../electron/core/store/repos/events.js';
+import { type EventRow } from '../../electron/core/store/rows/events.js';
 import { openStore } from '../../electron/core/store/store.js';
 import { getArtifact, writeArtifact } from '../../electron/core/store/repos/conversation.js';
 

@@ -10,10 +10,15 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../electron/core/store/store.js';
 import { ensureContext, getArtifact, getTaskJson, responsesOfTask, upsertTask } from '../../electron/core/store/repos/conversation.js';
-import { applyUpdate, type UpdateSource } from '../../electron/core/tasks/apply-update.js';
+import { applyUpdateSteps, type UpdateSource } from '../../electron/core/tasks/apply-update.js';
+import { runStepsSync } from '../../electron/core/store/sqlite/run-steps.js';
+import { tickValues } from '../../electron/core/store/sqlite/update-sink.js';
 import { appendEvent, listEvents } from '../../electron/core/store/repos/events.js';
 import { messagesOfContext } from '../../electron/core/store/repos/history.js';
 import { listContexts } from '../../electron/core/store/repos/contexts.js';
+
+/** One update applied now on SQLite's synchronous driver (inside the caller's transaction), without a tick. */
+const applyUpdateAt = (db: Parameters<typeof runStepsSync>[0], source: UpdateSource, record: Parameters<typeof applyUpdateSteps>[1]) => runStepsSync(db, applyUpdateSteps(source, record));
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'missive-stream-persist-')), 'm.sqlite3');
 const source: UpdateSource = { eventPrefix: 'a2a.stream', alias: 'peer', protocolVersion: '1.0', metadata: { via: 'test' }, payload: { sequence: 1 } };
@@ -57,7 +62,7 @@ describe('stream persistence', () => {
     // A task stored whole first, with fields after `status` that must keep their place.
     upsertTask(db, { taskId: 't', agentAlias: 'peer', contextId: 'c', state: 'submitted', remoteState: 'TASK_STATE_SUBMITTED', protocolVersion: '1.0', remoteJson: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED' }, history: [{ messageId: 'h', parts: [{ text: 'é "q" \\ ✓' }] }], metadata: { n: 1.5 } }, lastMessageId: null });
     db.prepare(`UPDATE tasks SET updated_at = '2000-01-01T00:00:00.000Z' WHERE task_id = 't'`).run();
-    const applied = store.transaction(() => applyUpdate(db, source, status('TASK_STATE_WORKING', 'half way')));
+    const applied = store.transaction(() => applyUpdateAt(db, source, status('TASK_STATE_WORKING', 'half way')));
     expect(applied.state).toBe('working');
     const expected = { id: 't', contextId: 'c', status: status('TASK_STATE_WORKING', 'half way').payload.status, history: [{ messageId: 'h', parts: [{ text: 'é "q" \\ ✓' }] }], metadata: { n: 1.5 } };
     expect(JSON.stringify(getTaskJson(db, 't'))).toBe(JSON.stringify(expected));
@@ -66,9 +71,9 @@ describe('stream persistence', () => {
     expect(updatedAt()).not.toBe('2000-01-01T00:00:00.000Z');
     // The same status again changes nothing a reader sees: updated_at stays.
     db.prepare(`UPDATE tasks SET updated_at = '2000-01-01T00:00:00.000Z' WHERE task_id = 't'`).run();
-    store.transaction(() => applyUpdate(db, source, status('TASK_STATE_WORKING', 'half way')));
+    store.transaction(() => applyUpdateAt(db, source, status('TASK_STATE_WORKING', 'half way')));
     expect(updatedAt()).toBe('2000-01-01T00:00:00.000Z');
-    store.transaction(() => applyUpdate(db, source, status('TASK_STATE_COMPLETED')));
+    store.transaction(() => applyUpdateAt(db, source, status('TASK_STATE_COMPLETED')));
     expect(db.prepare(`SELECT state, completed_at IS NOT NULL AS done FROM tasks WHERE task_id = 't'`).get()).toEqual({ state: 'completed', done: 1 });
     store.close();
   });
@@ -78,8 +83,8 @@ describe('stream persistence', () => {
     const db = store.db;
     const secret = 'sk-live-0123456789';
     const withSecret = { ...source, secrets: [secret] };
-    const first = store.transaction(() => applyUpdate(db, withSecret, status('TASK_STATE_WORKING', `token ${secret}`)));
-    const second = store.transaction(() => applyUpdate(db, withSecret, status('TASK_STATE_WORKING', 'two')));
+    const first = store.transaction(() => applyUpdateAt(db, withSecret, status('TASK_STATE_WORKING', `token ${secret}`)));
+    const second = store.transaction(() => applyUpdateAt(db, withSecret, status('TASK_STATE_WORKING', 'two')));
     expect(getTaskJson(db, 't')).toEqual({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', message: { messageId: 'm-two', role: 'ROLE_AGENT', parts: [{ text: 'two' }] } } });
     const events = listEvents(db, { taskId: 't', limit: 10 });
     expect(events.map((e) => e.eventId)).toEqual([first.message_id, second.message_id]);
@@ -106,7 +111,7 @@ describe('stream persistence', () => {
        VALUES ('old-row', 'peer', 'c', 't', 'stream_event', 'system', ?, '{}', '2026-01-01T00:00:00.000Z')`,
     ).run(JSON.stringify({ statusUpdate: old.payload }));
     appendEvent(db, { type: 'a2a.stream.status_update', agentAlias: 'peer', contextId: 'c', taskId: 't', payload: { sequence: 1, message_row: 'old-row', statusUpdate: old.payload } });
-    const fresh = store.transaction(() => applyUpdate(db, source, status('TASK_STATE_WORKING', 'new')));
+    const fresh = store.transaction(() => applyUpdateAt(db, source, status('TASK_STATE_WORKING', 'new')));
     expect(messagesOfContext(db, 'c').map((m) => [m.message_id, m.direction])).toEqual([
       ['old-row', 'stream_event'],
       [fresh.message_id, 'stream_event'],
@@ -124,10 +129,10 @@ describe('stream persistence', () => {
       CREATE TEMP TRIGGER artifact_writes AFTER UPDATE ON main.artifacts BEGIN INSERT INTO writes VALUES ('artifact'); END;`);
     const writes = () => db.prepare(`SELECT what, count(*) AS n FROM writes GROUP BY what ORDER BY what`).all();
     const writer = store.grouped();
-    const tick = { ...source, ensured: new Set<string>(), tick: writer };
+    const tick = { ...source, ensured: new Set<string>() };
     const chunk = (n: number) => ({ variant: 'artifactUpdate' as const, payload: { taskId: 't', contextId: 'c', append: n > 0, lastChunk: n === 3, artifact: { artifactId: 'a', parts: [{ text: `${n} ` }] } } });
     const applied = [status('TASK_STATE_WORKING', 'one'), chunk(0), chunk(1), status('TASK_STATE_WORKING', 'two'), chunk(2), chunk(3), status('TASK_STATE_COMPLETED', 'done')].map((u) =>
-      writer.write(() => applyUpdate(db, tick, u)),
+      writer.write(() => runStepsSync(db, applyUpdateSteps(tick, u, tickValues(writer, db)))),
     );
     expect(applied.filter((a) => a.artifact).map((a) => a.artifact!.version)).toEqual([1, 2, 3, 4]);
     writer.flush();

@@ -1,6 +1,6 @@
 /** The webhook receiver's commit groups: callbacks of a burst spread over loop turns share one Store.batch group. */
 import { describe, expect, it } from 'vitest';
-import { commitGroups } from '../../electron/core/webhook/commit-group.js';
+import { commitGroups } from '../../electron/core/store/sqlite/commit-group.js';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../electron/core/store/store.js';
 import { ensureContext, ensurePlaceholderTask } from '../../electron/core/store/repos/conversation.js';
-import { sqliteCallbackStore } from '../../electron/core/webhook/callback-store.js';
+import { sqliteCallbacks } from '../support/sqlite-callbacks.js';
 import { createReceiver, type Receiver } from '../../electron/core/webhook/receiver.js';
 
 let dir: string;
@@ -18,7 +18,7 @@ let store: Store;
 let receiver: Receiver;
 let url: string;
 /** Every statement the store prepared since the last `take()` (repositories prepare each statement they run). */
-let prepared: string[] = [];
+const prepared: string[] = [];
 const take = () => prepared.splice(0).map((sql) => sql.replace(/\s+/g, ' ').trim());
 
 const status = (taskId: string, contextId: string, text: string) =>
@@ -35,7 +35,7 @@ beforeEach(async () => {
     prepared.push(sql);
     return prepare(sql);
   }) as typeof store.db.prepare;
-  receiver = createReceiver(sqliteCallbackStore(() => store));
+  receiver = createReceiver(sqliteCallbacks(() => store));
   url = (await receiver.start()).url;
 });
 afterEach(async () => {

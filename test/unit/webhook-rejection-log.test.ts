@@ -5,7 +5,7 @@
  * written at once; a write the store refuses is counted, never thrown, and a refused summary waits for the next window.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { NewEvent } from '../../electron/core/store/repos/events.js';
+import type { NewEvent } from '../../electron/core/store/rows/events.js';
 import { createRejectionLog, type Rejection } from '../../electron/core/webhook/rejection-log.js';
 
 const WINDOW = 60_000;

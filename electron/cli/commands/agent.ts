@@ -1,5 +1,5 @@
 /** `missive agent …`: presentation only; the registry and discovery services do the work. */
-import { Command, Option } from 'commander';
+import { Command, Option, type OptionValues } from 'commander';
 import { usageError } from '../../../shared/errors.js';
 import { listAgentViews, showAgent, type AgentView } from '../../core/agents/views.js';
 import type { InspectView } from '../../core/agents/discovery.js';
@@ -135,7 +135,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .option('--jwks-url <url>', "signed cards: the JWKS with the keys that sign this agent's card (else the signature's jku)")
     .option('--jwks-file <file>', 'signed cards: the same keys from a local JWKS file')
     .action(
-      action(async ({ core, out, deps }, alias: string, given: string | undefined, opts: Record<string, any>) => {
+      action(async ({ core, out, deps }, alias: string, given: string | undefined, opts: OptionValues) => {
         const cardSource = await import('../../core/agents/card-source.js');
         const cardUrl: string | undefined = opts.cardUrl ?? (given && cardSource.isCardUrl(given) ? given : undefined);
         const baseUrl = given === cardUrl ? undefined : given;
@@ -171,7 +171,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
     .option('--jwks-file <file>', 'the same keys from a local JWKS file')
     .option('--clear-jwks', "verify the card's signatures with the signature's own jku again")
     .action(
-      action(async ({ core, out, deps }, alias: string, opts: Record<string, any>) => {
+      action(async ({ core, out, deps }, alias: string, opts: OptionValues) => {
         const authChange = opts.authRef !== undefined || opts.clearAuthRef === true;
         const tlsChange = [opts.clientCert, opts.clientKey, opts.caCert, opts.keyPassphraseRef].some((v) => v !== undefined) || opts.clearClientTls === true;
         const keysChange = opts.jwksUrl !== undefined || opts.jwksFile !== undefined || opts.clearJwks === true;

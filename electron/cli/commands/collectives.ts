@@ -1,7 +1,7 @@
 /** bcast, scatter, barrier, gather, reduce and round: presentation of the collective services. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Option, type Command } from 'commander';
+import { Option, type Command, type OptionValues } from 'commander';
 import { usageError } from '../../../shared/errors.js';
 import { bcast, readScatterInputs, scatter } from '../../core/collectives/bcast.js';
 import { barrier, barrierError } from '../../core/collectives/barrier.js';
@@ -57,7 +57,7 @@ async function targetContext(ctx: CommandContext, command: string, group: string
 
 export function registerCollectiveCommands(program: Command, action: Action): void {
   addViaJobsOption(addFanOutOptions(addMessageInputOptions(program.command('bcast <group> [message]').description('send one message to every member (one shared context, a fresh message id each)')))).action(
-    action(async (ctx, name: string, message: string | undefined, o: Record<string, any>) => {
+    action(async (ctx, name: string, message: string | undefined, o: OptionValues) => {
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
       const result = await bcast(ctx.core, inputs, { group: name, contextId, ...fanOutFlags(o), onMember: run.onMember }).finally(run.done);
@@ -74,7 +74,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
       .option('--metadata <k=v>', 'non-secret message metadata (repeatable)', collect, [])
       .option('--accepted-output-mode <mime>', 'acceptable output media type (repeatable)', collect, []),
   )).action(
-    action(async (ctx, name: string, o: Record<string, any>) => {
+    action(async (ctx, name: string, o: OptionValues) => {
       const run = fanOutRun(ctx);
       const items = readScatterInputs(o.inputs, ctx.deps.cwd, ctx.core.config.qos.maxRequestBytes);
       const result = await scatter(ctx.core, items, { cwd: ctx.deps.cwd, metadata: o.metadata, acceptedOutputModes: o.acceptedOutputMode }, { group: name, contextId: o.context, ...fanOutFlags(o), onMember: run.onMember }).finally(run.done);
@@ -94,7 +94,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     .option('--history-length <n>', 'history messages to ask for on GetTask (0 to 1000000)', integer('--history-length', 0, 1_000_000))
     .option('--local', 'read the store only, no GetTask')
     .action(
-      action(async (ctx, name: string, o: Record<string, any>) => {
+      action(async (ctx, name: string, o: OptionValues) => {
         const doc = o.fromBcast ? await readBcastDoc(o.fromBcast, ctx) : undefined;
         const result = await barrier(ctx.core, {
           group: name,
@@ -122,14 +122,14 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     );
 
   addReduceTargetOptions(program.command('reduce <group>').description("reduce the members' outputs in a context to one result, recorded as a local message"), { fromBcast: true }).action(
-    action(async (ctx, name: string, o: Record<string, any>) => {
+    action(async (ctx, name: string, o: OptionValues) => {
       const contextId = await targetContext(ctx, 'reduce', name, o);
       return ctx.out.result('reduce_result', await reduce(ctx.core, { ...reduceInputOf(name, o, ctx.deps.cwd), contextId }), reduceText);
     }),
   );
 
   addReduceOptions(addViaJobsOption(addFanOutOptions(addMessageInputOptions(program.command('round <group> [message]').description('bcast → barrier → gather → reduce in one context, with one summary'))))).action(
-    action(async (ctx, name: string, message: string | undefined, o: Record<string, any>) => {
+    action(async (ctx, name: string, message: string | undefined, o: OptionValues) => {
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
       const result = await round(ctx.core, {

@@ -1,7 +1,7 @@
 /** `missive context …`: local names, forks, closing and redacted export of A2A contexts. */
 import type { Command } from 'commander';
 import { closeContext, createContext, exportContext, forkContext, listContextSummaries, nameContext, showContext, type ContextListItem } from '../../core/contexts/service.js';
-import type { ContextRow } from '../../core/store/repos/contexts.js';
+import type { ContextRow } from '../../core/store/rows/contexts.js';
 import { contextThread, type ThreadArtifact, type ThreadMessage } from '../../core/contexts/thread.js';
 import { terminalBlock, terminalLine } from '../terminal-text.js';
 import type { Action } from '../command-context.js';

@@ -1,5 +1,5 @@
 /** `missive diff`: two gathered rounds member by member, or two members of one round (text and JSON data diffs). */
-import type { Command } from 'commander';
+import type { Command, OptionValues } from 'commander';
 import { diffOutputs } from '../../core/diff/diff.js';
 import type { Action } from '../command-context.js';
 import { collect } from '../options.js';
@@ -17,7 +17,7 @@ export function registerDiffCommand(program: Command, action: Action): void {
     .option('--group <name>', "take the members from this group (default: the round's bcast/scatter in the journal)")
     .option('--exit-code', 'exit 1 when there are differences (like git diff --exit-code)')
     .action(
-      action(async ({ core, out }, o: Record<string, any>) => {
+      action(async ({ core, out }, o: OptionValues) => {
         const result = await diffOutputs(core, { contexts: o.context ?? [], member: o.member, members: o.members, group: o.group });
         out.result('diff_result', result, diffText);
         return o.exitCode && result.counts.changed > 0 ? 1 : 0;

@@ -1,5 +1,5 @@
 /** `missive events list|tail|export|replay`: the redacted journal, and collective steps rebuilt from it. */
-import { Option, type Command } from 'commander';
+import { Option, type Command, type OptionValues } from 'commander';
 import { EVENT_OUTCOMES } from '../../core/events/journal-query.js';
 import { eventRecord, exportJournal, journalAfter, journalEnd, listJournal, type EventFilter } from '../../core/events/journal.js';
 import type { Action } from '../command-context.js';
@@ -39,7 +39,7 @@ export function registerEventsCommands(program: Command, action: Action): void {
   filterOptions(events.command('list').description('recent events, oldest first'))
     .option('--limit <n>', 'how many, 1 to 1000000 (default 50)', integer('--limit', 1, 1_000_000), 50)
     .action(
-      action(async ({ core, out }, o: Record<string, any>) => {
+      action(async ({ core, out }, o: OptionValues) => {
         const records = await listJournal(core, filterOf(o, o.limit));
         out.result('events_list', { events: records, count: records.length }, (d) =>
           d.count ? table(['seq', 'time', 'type', 'agent', 'task/context'], d.events.map(row)) : 'no events match',
@@ -50,7 +50,7 @@ export function registerEventsCommands(program: Command, action: Action): void {
   filterOptions(events.command('tail').description('follow new events until --timeout (or Ctrl-C)'))
     .option('--poll-interval <ms>', 'how often to look for new rows, 50 to 3600000 ms (default 500)', integer('--poll-interval', 50, 3_600_000), 500)
     .action(
-      action(async ({ core, out, flags }, o: Record<string, any>) => {
+      action(async ({ core, out, flags }, o: OptionValues) => {
         const interval: number = o.pollInterval;
         const deadline = flags.timeout ? Date.now() + core.timeoutMs : Number.POSITIVE_INFINITY;
         let stop = false;
@@ -75,7 +75,7 @@ export function registerEventsCommands(program: Command, action: Action): void {
     .requiredOption('--output <file>', 'where to write')
     .option('--force', 'overwrite an existing file')
     .action(
-      action(async ({ core, out, deps }, o: Record<string, any>) => {
+      action(async ({ core, out, deps }, o: OptionValues) => {
         out.result('events_export', await exportJournal(core, filterOf(o), o.output, deps.cwd, o.force), (d) =>
           d.corrupt ? `wrote ${d.events} event(s) to ${d.output}, ${d.corrupt} of them marked corrupt` : `wrote ${d.events} event(s) to ${d.output}`,
         );
@@ -86,5 +86,5 @@ export function registerEventsCommands(program: Command, action: Action): void {
     .command('replay')
     .description('rebuild the bcast/barrier/gather/reduce summaries of a context from the journal alone and check them against the stored results; exit 0 all match, 65 a mismatch')
     .requiredOption('--context <id>', 'the context (id or name) to replay')
-    .action(action(async ({ core, out }, o: Record<string, any>) => out.outcome('events_replay', await replayContext(core, { contextId: o.context }), replayText, replayError)));
+    .action(action(async ({ core, out }, o: OptionValues) => out.outcome('events_replay', await replayContext(core, { contextId: o.context }), replayText, replayError)));
 }

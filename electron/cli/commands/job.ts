@@ -4,7 +4,7 @@
  * show each job's summary (kind, agent or group, parts count and bytes), never the request's text or a credential.
  */
 import { randomUUID } from 'node:crypto';
-import type { Command } from 'commander';
+import type { Command, OptionValues } from 'commander';
 import { attachJob, attachStoppedError, jobError, jobExitCode } from '../../core/jobs/attach.js';
 import { startCheckedJob } from '../../core/jobs/credentials.js';
 import { cancelJob, listJobs, showJob, JOB_STATES, type CancelResult, type JobView } from '../../core/jobs/queue.js';
@@ -91,7 +91,7 @@ const startOptions = (cmd: Command) =>
     .option('--attach', 'follow the job until it finishes and exit with its exit code (Ctrl-C stops following, not the job)');
 
 /** The message inputs of a send or stream job: as `missive send` takes them (read here at start), the message id fixed now. */
-async function sendJobInput(ctx: CommandContext, agent: string, message: string | undefined, o: Record<string, any>): Promise<SendInput & { messageId: string }> {
+async function sendJobInput(ctx: CommandContext, agent: string, message: string | undefined, o: OptionValues): Promise<SendInput & { messageId: string }> {
   const { wire: _wire, deadline: _deadline, ...input } = await messageInputsOf(agent, message, o, ctx.deps);
   // Fixed at start, so a gateway that resumes the job finds the send it already made instead of sending again.
   return { ...input, messageId: input.messageId ?? randomUUID() };
@@ -143,7 +143,7 @@ async function follow(ctx: CommandContext, jobId: string, kind: string): Promise
 }
 
 /** Records the job; prints it, or follows it with `--attach`. A profile without a running gateway gets a warning. */
-async function start(ctx: CommandContext, request: JobInput, o: Record<string, any>): Promise<number | void> {
+async function start(ctx: CommandContext, request: JobInput, o: OptionValues): Promise<number | void> {
   const { core, out } = ctx;
   if (ctx.flags.header.length > 0 || ctx.flags.bearerTokenEnv) out.warning('--header and --bearer-token-env are not stored with a job: the gateway authenticates with the agent\'s auth ref');
   const job = await startCheckedJob(core, request, { maxAttempts: o.maxAttempts });
@@ -160,7 +160,7 @@ export function registerJobCommands(program: Command, action: Action): void {
   const begin = job.command('start').description('record a job and return at once (the gateway executes it; --attach follows it)');
 
   startOptions(addMessageInputOptions(begin.command('send <agent> [message]').description('a send (SendMessage) executed by the gateway, then waited on until its task settles'))).action(
-    action(async (ctx, agent: string, message: string | undefined, o: Record<string, any>) => start(ctx, { kind: 'send', input: await sendJobInput(ctx, agent, message, o) }, o)),
+    action(async (ctx, agent: string, message: string | undefined, o: OptionValues) => start(ctx, { kind: 'send', input: await sendJobInput(ctx, agent, message, o) }, o)),
   );
 
   startOptions(
@@ -170,10 +170,10 @@ export function registerJobCommands(program: Command, action: Action): void {
         .description('a stream (SendStreamingMessage) executed by the gateway, every event recorded')
         .option('--force', 'stream even when the Agent Card does not advertise streaming'),
     ),
-  ).action(action(async (ctx, agent: string, message: string | undefined, o: Record<string, any>) => start(ctx, { kind: 'stream', input: await sendJobInput(ctx, agent, message, o), ...(o.force ? { force: true } : {}) }, o)));
+  ).action(action(async (ctx, agent: string, message: string | undefined, o: OptionValues) => start(ctx, { kind: 'stream', input: await sendJobInput(ctx, agent, message, o), ...(o.force ? { force: true } : {}) }, o)));
 
   startOptions(begin.command('wait <task-id>').description('wait on a task with GetTask until it settles').option('--agent <alias>', 'agent to ask when the task is not in the journal')).action(
-    action(async (ctx, taskId: string, o: Record<string, any>) => start(ctx, { kind: 'wait', taskId, ...(o.agent ? { agent: o.agent } : {}) }, o)),
+    action(async (ctx, taskId: string, o: OptionValues) => start(ctx, { kind: 'wait', taskId, ...(o.agent ? { agent: o.agent } : {}) }, o)),
   );
 
   startOptions(
@@ -181,10 +181,10 @@ export function registerJobCommands(program: Command, action: Action): void {
       '--gateway-command <name>',
       "pipe the prompt to the gateway's own command NAME ([gateway.commands] in the gateway's config); --command is refused for jobs",
     ),
-  ).action(action(async (ctx, group: string, o: Record<string, any>) => start(ctx, { kind: 'reduce', input: { ...reduceInputOf(group, o, ctx.deps.cwd), ...(o.gatewayCommand ? { gatewayCommand: o.gatewayCommand } : {}) } }, o)));
+  ).action(action(async (ctx, group: string, o: OptionValues) => start(ctx, { kind: 'reduce', input: { ...reduceInputOf(group, o, ctx.deps.cwd), ...(o.gatewayCommand ? { gatewayCommand: o.gatewayCommand } : {}) } }, o)));
 
   startOptions(addFanOutOptions(addMessageInputOptions(begin.command('bcast <group> [message]').description('send one message to every member, as `missive bcast` does')))).action(
-    action(async (ctx, group: string, message: string | undefined, o: Record<string, any>) => {
+    action(async (ctx, group: string, message: string | undefined, o: OptionValues) => {
       const { agent: _agent, contextId, wire: _wire, deadline: _deadline, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
       return start(ctx, { kind: 'bcast', group, contextId, inputs, ...fanOutFlags(o) }, o);
     }),

@@ -1,5 +1,5 @@
 /** `missive push …` and `missive webhook run`: presentation of push config CRUD and the callback receiver. */
-import { Option, type Command } from 'commander';
+import { Option, type Command, type OptionValues } from 'commander';
 import { usageError } from '../../../shared/errors.js';
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, type PushCallOptions } from '../../core/push/service.js';
 import { BINDINGS } from '../../core/config/schema.js';
@@ -16,15 +16,20 @@ import { terminalLine } from '../terminal-text.js';
 /** The largest `--max-body-bytes` (100 MiB). */
 const MAX_BODY_LIMIT = 100 * 1024 * 1024;
 
-const configText = (d: { agent: string; task_id: string; config: Record<string, any> }) =>
-  keyValues([
+/** A push config's authentication, as an agent answers it (already redacted). */
+type PushAuth = { scheme?: unknown; credentials?: unknown } | undefined;
+
+const configText = (d: { agent: string; task_id: string; config: Record<string, unknown> }) => {
+  const auth = d.config.authentication as PushAuth;
+  return keyValues([
     ['agent', d.agent],
     ['task', d.task_id],
     ['config', d.config.id],
     ['url', d.config.url],
     ['token', d.config.token ?? null],
-    ['auth', d.config.authentication ? `${d.config.authentication.scheme} ${d.config.authentication.credentials}` : null],
+    ['auth', auth ? `${auth.scheme} ${auth.credentials}` : null],
   ]);
+};
 
 /** `--binding` and `--force`, on every push command. */
 const callOptions = (cmd: Command): Command =>
@@ -32,7 +37,7 @@ const callOptions = (cmd: Command): Command =>
     .addOption(new Option('--binding <binding>', 'require this binding').choices([...BINDINGS]))
     .option('--force', 'call the agent even when its Agent Card does not advertise push notifications');
 
-const callOf = (o: Record<string, any>): PushCallOptions => ({ binding: o.binding, force: o.force });
+const callOf = (o: OptionValues): PushCallOptions => ({ binding: o.binding, force: o.force });
 
 export function registerPushCommands(program: Command, action: Action): void {
   const push = program.command('push').description('A2A push notification configs of a task (credentials are sent to the agent and stored redacted)');
@@ -47,7 +52,7 @@ export function registerPushCommands(program: Command, action: Action): void {
       .option('--auth-credentials-env <env>', 'env var holding the credentials for --auth-scheme'),
   )
     .action(
-      action(async ({ core, out }, agent: string, taskId: string, o: Record<string, any>) =>
+      action(async ({ core, out }, agent: string, taskId: string, o: OptionValues) =>
         out.result(
           'push_create',
           await createPushConfig(core, { agent, taskId, url: o.url, configId: o.configId, token: o.token, tokenEnv: o.tokenEnv, authScheme: o.authScheme, authCredentialsEnv: o.authCredentialsEnv, ...callOf(o) }),
@@ -59,7 +64,7 @@ export function registerPushCommands(program: Command, action: Action): void {
     push.command('get <agent> <task-id> <config-id>')
       .description('fetch one config (GetTaskPushNotificationConfig)'),
   )
-    .action(action(async ({ core, out }, agent: string, taskId: string, id: string, o: Record<string, any>) => out.result('push_get', await getPushConfig(core, agent, taskId, id, callOf(o)), configText)));
+    .action(action(async ({ core, out }, agent: string, taskId: string, id: string, o: OptionValues) => out.result('push_get', await getPushConfig(core, agent, taskId, id, callOf(o)), configText)));
   callOptions(
     push.command('list <agent> <task-id>')
       .description("list a task's configs (ListTaskPushNotificationConfigs)")
@@ -67,9 +72,9 @@ export function registerPushCommands(program: Command, action: Action): void {
       .option('--page-token <token>', 'continue from a previous page'),
   )
     .action(
-      action(async ({ core, out }, agent: string, taskId: string, o: { pageSize?: number; pageToken?: string } & Record<string, any>) =>
+      action(async ({ core, out }, agent: string, taskId: string, o: { pageSize?: number; pageToken?: string } & OptionValues) =>
         out.result('push_list', await listPushConfigs(core, agent, taskId, { pageSize: o.pageSize, pageToken: o.pageToken, ...callOf(o) }), (d: Awaited<ReturnType<typeof listPushConfigs>>) =>
-          d.configs.length ? table(['CONFIG', 'URL', 'AUTH'], d.configs.map((c: any) => [c.id, c.url, c.authentication?.scheme ?? (c.token ? 'token' : '-')])) : `No push configs for task ${d.task_id}.`,
+          d.configs.length ? table(['CONFIG', 'URL', 'AUTH'], d.configs.map((c) => [String(c.id ?? ''), String(c.url ?? ''), String((c.authentication as PushAuth)?.scheme ?? (c.token ? 'token' : '-'))])) : `No push configs for task ${d.task_id}.`,
         ),
       ),
     );
@@ -78,7 +83,7 @@ export function registerPushCommands(program: Command, action: Action): void {
       .description('remove a config (DeleteTaskPushNotificationConfig); the local row is kept, marked deleted'),
   )
     .action(
-      action(async ({ core, out }, agent: string, taskId: string, id: string, o: Record<string, any>) =>
+      action(async ({ core, out }, agent: string, taskId: string, id: string, o: OptionValues) =>
         out.result('push_delete', await deletePushConfig(core, agent, taskId, id, callOf(o)), (d) => `deleted ${d.config_id}`),
       ),
     );
@@ -99,7 +104,7 @@ export function registerPushCommands(program: Command, action: Action): void {
     .option('--body-timeout <duration>', `408 and close when the body takes longer, once the headers are in (default ${DEFAULT_BODY_TIMEOUT_MS / 1000}s)`)
     .option('--allow-remote', 'allow a non-loopback --host (put TLS in front of it)')
     .action(
-      action(async ({ core, out, deps, flags }, o: Record<string, any>) => {
+      action(async ({ core, out, deps, flags }, o: OptionValues) => {
         if (!String(o.path).startsWith('/')) throw usageError('invalid_path', '--path must start with /');
         let auth;
         if (o.authTokenEnv) {
@@ -107,7 +112,7 @@ export function registerPushCommands(program: Command, action: Action): void {
           if (!token) throw usageError('token_env_missing', `--auth-token-env ${o.authTokenEnv} is not set in the environment`);
           auth = webhookAuth(token, { header: o.authHeader, scheme: o.authScheme });
         } else if (o.authHeader || o.authScheme) throw usageError('token_required', '--auth-header and --auth-scheme need --auth-token-env');
-        const receiver = createReceiver(callbackStore(core), {
+        const receiver = createReceiver(callbackStore(() => core.storage()), {
           host: o.host,
           port: o.port,
           path: o.path,

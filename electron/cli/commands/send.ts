@@ -1,5 +1,5 @@
 /** `missive send`: one non-streaming SendMessage; presentation only. */
-import type { Command } from 'commander';
+import type { Command, OptionValues } from 'commander';
 import { responseText, sendMessage, type SendResult } from '../../core/messaging/send.js';
 import type { Action } from '../command-context.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
@@ -9,7 +9,7 @@ import { addShowWireOption, wireView } from '../wire-view.js';
 
 export function registerSendCommand(program: Command, action: Action): void {
   addShowWireOption(addMessageInputOptions(program.command('send <agent> [message]').description('send one message (SendMessage) and record the result'))).action(
-    action(async (ctx, agent: string, message: string | undefined, o: Record<string, any>) => {
+    action(async (ctx, agent: string, message: string | undefined, o: OptionValues) => {
       const { core, out, deps } = ctx;
       const wire = wireView(ctx, o);
       const result = await sendMessage(core, { ...(await messageInputsOf(await resolveAgentTarget(core, agent), message, o, deps)), wire: wire.capture }).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 /** `missive stream`: SendStreamingMessage with each event rendered as it arrives; presentation only. */
-import type { Command } from 'commander';
+import type { Command, OptionValues } from 'commander';
 import { streamMessage, type StreamEventView, type StreamResult } from '../../core/messaging/stream.js';
 import type { Action } from '../command-context.js';
 import { keyValues } from '../human.js';
@@ -24,7 +24,7 @@ export function registerStreamCommand(program: Command, action: Action): void {
         .option('--force', 'stream even when the Agent Card does not advertise streaming'),
     ),
   ).action(
-    action(async (ctx, agent: string, message: string | undefined, o: Record<string, any>) => {
+    action(async (ctx, agent: string, message: string | undefined, o: OptionValues) => {
       const { core, out, deps } = ctx;
       const wire = wireView(ctx, o);
       const result = await streamMessage(core, {

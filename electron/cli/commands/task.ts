@@ -1,10 +1,10 @@
 /** `missive task get|cancel|wait`. */
-import { Option, type Command } from 'commander';
+import { Option, type Command, type OptionValues } from 'commander';
 import { cancelTask, localTask, remoteTask, taskAnswer, waitError, waitForTask, type TaskView, type WaitResult } from '../../core/tasks/service.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { listTaskPage, type TaskListResult } from '../../core/tasks/list.js';
 import { exportArtifacts, listArtifacts, saveArtifact, showArtifact } from '../../core/artifacts/service.js';
-import type { StoredArtifact } from '../../core/store/repos/conversation.js';
+import type { StoredArtifact } from '../../core/store/rows/conversation.js';
 import type { Action } from '../command-context.js';
 import { collect, integer } from '../options.js';
 import { keyValues, table } from '../human.js';
@@ -58,7 +58,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .option('--include-artifacts', 'ask the agent to include artifacts (remote)')
     .addOption(bindingOption())
     .action(
-      action(async ({ core, out }, o: Record<string, any>) => {
+      action(async ({ core, out }, o: OptionValues) => {
         const result = await listTaskPage(core, {
           remote: o.remote,
           agent: o.agent,
@@ -126,7 +126,7 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .action(
       action(async ({ core, out }, taskId: string, artifactId: string) =>
         out.result('artifact_show', await showArtifact(core, taskId, artifactId), (a: StoredArtifact) => {
-          const parts = (a.content.parts as Array<Record<string, any>> | undefined) ?? [];
+          const parts = (a.content.parts as Array<Record<string, unknown>> | undefined) ?? [];
           const body = parts.map((p) =>
             typeof p.text === 'string' ? p.text : 'raw' in p ? `[bytes: ${Buffer.from(String(p.raw), 'base64').length} B ${p.mediaType ?? ''}]` : 'url' in p ? `[url: ${p.url}]` : `[data] ${JSON.stringify(p.data)}`,
           );

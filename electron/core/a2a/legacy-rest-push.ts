@@ -8,23 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import { protocolError } from '../../../shared/errors.js';
 import type { BindingCall } from './binding-call.js';
-import { callRest } from './rest-call.js';
-
-interface V1Config {
-  taskId?: string;
-  id?: string;
-  url?: string;
-  token?: string;
-  authentication?: { scheme?: string; credentials?: string };
-}
+import { exchange, restRequest } from './json-wire.js';
+import type { CreatePushConfigParams, PushConfigJson } from './operations.js';
 
 interface V03Config {
   name?: string;
   pushNotificationConfig?: { id?: string; url?: string; token?: string; authentication?: { schemes?: string[]; credentials?: string } };
 }
 
-export async function createLegacyRestPushConfig(call: BindingCall, params: Record<string, unknown>): Promise<unknown> {
-  const v1 = params as V1Config;
+export async function createLegacyRestPushConfig(call: BindingCall, v1: CreatePushConfigParams): Promise<PushConfigJson> {
   const taskId = String(v1.taskId ?? '');
   const id = v1.id || randomUUID();
   const name = `tasks/${taskId}/pushNotificationConfigs/${id}`;
@@ -38,7 +30,9 @@ export async function createLegacyRestPushConfig(call: BindingCall, params: Reco
     },
   };
   const body = { parent: `tasks/${taskId}`, configId: id, config, ...config };
-  const answer = (await callRest(call, { method: 'POST', path: `v1/tasks/${encodeURIComponent(taskId)}/pushNotificationConfigs`, contentType: 'application/json' }, 'CreateTaskPushNotificationConfig', body)) as V03Config | null;
+  const route = { method: 'POST', path: `v1/tasks/${encodeURIComponent(taskId)}/pushNotificationConfigs`, contentType: 'application/json' } as const;
+  const what = 'CreateTaskPushNotificationConfig';
+  const answer = (await exchange(call, restRequest(call, route, what, body), what)) as V03Config | null;
   const created = answer?.pushNotificationConfig;
   if (answer && typeof answer !== 'object') throw protocolError('invalid_response', 'the v0.3 push config answer is not a JSON object');
   const answeredTask = /^tasks\/([^/]+)\//.exec(answer?.name ?? '')?.[1];

@@ -39,22 +39,12 @@ import { sdkFetch, type HttpTrace } from './sdk-fetch.js';
 import { fromSdkError } from './sdk-errors.js';
 import { grpcTransport } from './grpc-transport.js';
 import { assertFewObjects, type StreamBudget } from './wire-limits.js';
+import type { ParamsOf, StreamMethod, StreamOperations, UnaryMethod } from './operations.js';
 
-export type UnaryMethod =
-  | 'SendMessage'
-  | 'GetTask'
-  | 'CancelTask'
-  | 'ListTasks'
-  | 'CreateTaskPushNotificationConfig'
-  | 'GetTaskPushNotificationConfig'
-  | 'ListTaskPushNotificationConfigs'
-  | 'DeleteTaskPushNotificationConfig'
-  | 'GetExtendedAgentCard';
+type Params = object;
 
-type Params = Record<string, unknown>;
-
-/** Each unary operation: v1.0 JSON params → SDK call → v1.0 JSON result. */
-const UNARY: Record<UnaryMethod, (t: Transport, p: Params, o: RequestOptions) => Promise<unknown>> = {
+/** Each unary operation: typed v1.0 JSON params → SDK call → v1.0 JSON result (read once by unary-answer.ts). */
+const UNARY: { [M in UnaryMethod]: (t: Transport, p: ParamsOf<M>, o: RequestOptions) => Promise<unknown> } = {
   SendMessage: async (t, p, o) => {
     const result = await t.sendMessage(SendMessageRequest.fromJSON(p), o);
     return 'messageId' in result ? { message: Message.toJSON(result) } : { task: Task.toJSON(result) };
@@ -73,8 +63,6 @@ const UNARY: Record<UnaryMethod, (t: Transport, p: Params, o: RequestOptions) =>
   // v0.3: `agent/getAuthenticatedExtendedCard` (JSON-RPC) or `GET /v1/card` (HTTP+JSON), translated to a 1.0 card by the SDK.
   GetExtendedAgentCard: async (t, p, o) => AgentCard.toJSON(await t.getExtendedAgentCard(GetExtendedAgentCardRequest.fromJSON(p), o)),
 };
-
-export type StreamMethodName = 'SendStreamingMessage' | 'SubscribeToTask';
 
 /** Operations A2A 0.3 does not have, and what to do instead. */
 const NOT_IN_03: Partial<Record<string, string>> = {
@@ -206,15 +194,15 @@ function boundedGrpc(call: BindingCall, value: unknown, what: string): string | 
 }
 
 /** One unary operation over the SDK; returns the v1.0 JSON result (null for a delete). */
-export async function callViaSdk(call: BindingCall, method: UnaryMethod, params: Params): Promise<unknown> {
+export async function callViaSdk<M extends UnaryMethod>(call: BindingCall, method: M, params: ParamsOf<M>): Promise<unknown> {
   refuseMissing(call, method);
   if (method === 'CreateTaskPushNotificationConfig' && call.iface.binding === 'http+json' && call.iface.dialect === '0.3') {
-    return createLegacyRestPushConfig(call, params);
+    return createLegacyRestPushConfig(call, params as ParamsOf<'CreateTaskPushNotificationConfig'>);
   }
   const prepared = await prepare(call, method);
   const wire = grpcWire(call, method, params, false);
   try {
-    const result = await UNARY[method](prepared.transport, params, prepared.options);
+    const result = await (UNARY[method] as (t: Transport, p: ParamsOf<M>, o: RequestOptions) => Promise<unknown>)(prepared.transport, params, prepared.options);
     // Serialised once: checked, then shown in the wire view (recorded on gRPC only, where it is made).
     const text = boundedGrpc(call, result, `the ${method} answer`);
     wire?.response(GRPC_OK, {});
@@ -240,7 +228,7 @@ function isNetworkFailure(error: unknown): boolean {
 }
 
 /** Why a stream over the SDK stopped: a broken connection (with how many events arrived), else the SDK error mapped. */
-function streamFailure(error: unknown, call: BindingCall, method: StreamMethodName, prepared: Prepared, received: number): MissiveError {
+function streamFailure(error: unknown, call: BindingCall, method: StreamMethod, prepared: Prepared, received: number): MissiveError {
   if (!(error instanceof MissiveError) && isNetworkFailure(error) && !prepared.timedOut()) {
     const where = redactUrl(call.iface.url);
     return streamBrokenError(where, received, networkError(error, where, call.timeoutMs, call.secrets));
@@ -252,7 +240,7 @@ function streamFailure(error: unknown, call: BindingCall, method: StreamMethodNa
  * A stream over the SDK: yields each StreamResponse as v1.0 JSON. Breaking out of the loop closes it. `budget` counts
  * the bytes received: sdkFetch counts them on the HTTP wires, here each gRPC event's JSON.
  */
-export async function* streamViaSdk(call: BindingCall, method: StreamMethodName, params: Params, signal?: AbortSignal, budget?: StreamBudget): AsyncGenerator<unknown> {
+export async function* streamViaSdk<M extends StreamMethod>(call: BindingCall, method: M, params: StreamOperations[M], signal?: AbortSignal, budget?: StreamBudget): AsyncGenerator<unknown> {
   const prepared = await prepare(call, method, signal, budget);
   const { transport, options } = prepared;
   const events = method === 'SendStreamingMessage' ? transport.sendMessageStream(SendMessageRequest.fromJSON(params), options) : transport.resubscribeTask(SubscribeToTaskRequest.fromJSON(params), options);
@@ -291,7 +279,7 @@ export async function* streamViaSdk(call: BindingCall, method: StreamMethodName,
  * The HTTP request the SDK's v0.3 transport (JSON-RPC or HTTP+JSON) writes for a send or stream, caught before it
  * leaves: nothing is sent. What requests.preview renders for a v0.3 agent.
  */
-export async function legacyHttpRequest(call: BindingCall, method: 'SendMessage' | 'SendStreamingMessage', params: Params): Promise<OutgoingRequest> {
+export async function legacyHttpRequest(call: BindingCall, method: 'SendMessage' | 'SendStreamingMessage', params: ParamsOf<'SendMessage'>): Promise<OutgoingRequest> {
   let captured: OutgoingRequest | undefined;
   const held = new Error('held back: a preview sends nothing');
   const fetchImpl = (async (input: string | URL | Request, init: RequestInit = {}) => {

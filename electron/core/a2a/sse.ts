@@ -24,20 +24,16 @@ import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 import { loadUndici } from './undici.js';
 import { assertFewObjects, eventTooLargeError, MAX_EVENT_BYTES, streamBudget, type StreamBudget } from './wire-limits.js';
 import type { WireCapture, WireRecorder } from './wire.js';
+import type { SequencedRecord, StreamMethod, StreamOperations } from './operations.js';
 
-export type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
+export type { SequencedRecord, StreamMethod } from './operations.js';
 
 export interface StreamCall extends BindingCall {
   /** Aborts the stream (e.g. the command's overall deadline or Ctrl-C). */
   signal?: AbortSignal;
 }
 
-export interface SequencedRecord extends StreamRecord {
-  /** 1-based position of the SSE record in the stream. */
-  sequence: number;
-}
-
-const REST_STREAM_PATHS: Record<StreamMethod, (p: Record<string, unknown>) => string> = {
+const REST_STREAM_PATHS: { [M in StreamMethod]: (p: StreamOperations[M]) => string } = {
   SendStreamingMessage: () => 'message:stream',
   SubscribeToTask: (p) => `tasks/${encodeURIComponent(String(p.id))}:subscribe`,
 };
@@ -84,7 +80,7 @@ export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' |
 }
 
 /** The v0.3 dialect and gRPC: the SDK speaks the wire, each event arrives as v1.0 JSON and is checked like ours. */
-async function* sdkStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>, budget: StreamBudget): AsyncGenerator<SequencedRecord> {
+async function* sdkStream<M extends StreamMethod>(call: StreamCall, method: M, params: StreamOperations[M], budget: StreamBudget): AsyncGenerator<SequencedRecord> {
   const { streamViaSdk } = await import('./sdk-transport.js');
   let sequence = 0;
   for await (const value of streamViaSdk(call, method, params, call.signal, budget)) {
@@ -95,11 +91,11 @@ async function* sdkStream(call: StreamCall, method: StreamMethod, params: Record
 }
 
 /** The POST that opens a stream on the 1.0 wire: HTTP+JSON route or JSON-RPC envelope (also what requests.preview renders). */
-export function streamRequest(call: Pick<BindingCall, 'iface' | 'headers'>, method: StreamMethod, params: Record<string, unknown>, id: string = randomUUID()): { url: string; headers: Record<string, string>; body: string } {
+export function streamRequest<M extends StreamMethod>(call: Pick<BindingCall, 'iface' | 'headers'>, method: M, params: StreamOperations[M], id: string = randomUUID()): { url: string; headers: Record<string, string>; body: string } {
   const { iface } = call;
   const rest = iface.binding === 'http+json';
   return {
-    url: rest ? `${iface.url.replace(/\/+$/, '')}/${REST_STREAM_PATHS[method](params)}` : iface.url,
+    url: rest ? `${iface.url.replace(/\/+$/, '')}/${(REST_STREAM_PATHS[method] as (p: StreamOperations[M]) => string)(params)}` : iface.url,
     headers: { ...call.headers, 'Content-Type': rest ? A2A_JSON : 'application/json', Accept: 'text/event-stream' },
     body: rest ? JSON.stringify(params) : JSON.stringify({ jsonrpc: '2.0', id, method, params }),
   };
@@ -108,12 +104,17 @@ export function streamRequest(call: Pick<BindingCall, 'iface' | 'headers'>, meth
 /** The POST that opens a stream, with the JSON-RPC id its events must carry (unused on HTTP+JSON). */
 type StreamHttpRequest = ReturnType<typeof streamRequest> & { id: string };
 
-/** Opens the stream and yields each StreamResponse as it arrives. Breaking out of the loop closes the connection. */
-export function openStream(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+/**
+ * Opens the stream, renewing the credentials once on a 401 before its first event (reauth.ts, as the client's reauth
+ * decorator does), and yields each StreamResponse as it arrives. Breaking out of the loop closes the connection.
+ * The gateway's follower uses it; everything else streams through the client (client.ts).
+ */
+export function openStream<M extends StreamMethod>(call: StreamCall, method: M, params: StreamOperations[M]): AsyncGenerator<SequencedRecord> {
   return call.reauth ? streamWithReauth(call, (c) => openStreamOnce(c, method, params)) : openStreamOnce(call, method, params);
 }
 
-function openStreamOnce(call: StreamCall, method: StreamMethod, params: Record<string, unknown>): AsyncGenerator<SequencedRecord> {
+/** One stream on the call's wire, with no retry: the base of the client's `stream`. */
+export function openStreamOnce<M extends StreamMethod>(call: StreamCall, method: M, params: StreamOperations[M]): AsyncGenerator<SequencedRecord> {
   // Each stream (a renewed one after a 401 too) has its own budget of bytes and events.
   const budget = streamBudget(call, method);
   if (viaSdk(call.iface)) return sdkStream(call, method, params, budget);

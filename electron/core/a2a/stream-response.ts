@@ -23,6 +23,7 @@ export const VARIANT_EVENT: Record<StreamVariant, string> = { task: 'task', mess
 export interface StreamRecord {
   variant: StreamVariant;
   /** Canonical JSON of the variant's payload after the SDK codec. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the codec's canonical JSON, read field by field where it is applied
   payload: Record<string, any>;
 }
 
@@ -43,7 +44,7 @@ export function checkStreamResponse(value: unknown): StreamCheck {
     return { ok: false, reason: `${variant} is malformed at ${[variant, ...(issue?.path ?? [])].join('.')}: ${issue?.message ?? 'invalid'}` };
   }
   try {
-    const canonical = StreamResponse.toJSON(StreamResponse.fromJSON(value as object)) as Record<string, any>;
+    const canonical = StreamResponse.toJSON(StreamResponse.fromJSON(value as object)) as Record<string, StreamRecord['payload'] | undefined>;
     return { ok: true, record: { variant, payload: canonical[variant] ?? {} } };
   } catch (error) {
     return { ok: false, reason: `${variant} does not decode: ${(error as Error).message}` };

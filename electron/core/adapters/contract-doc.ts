@@ -50,7 +50,7 @@ export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'tasks.wait': 'Waits until a task reaches a final (or input-required) state; `exit_code` says how it ended.',
   'artifacts.show': 'One artifact of a task with its parts.',
   'artifacts.export': 'Writes the artifacts of a task as files into a directory (relative paths resolve against the adapter’s working directory).',
-  'events.query': 'The journal (the Events view): rows after a sequence, filtered by type, context, task or free text; payloads are redacted.',
+  'events.query': 'The journal (the Events view): one bounded page of the newest rows (or of rows before or after a sequence), filtered by type, context, task or free text, and `next` to read on; payloads are redacted.',
   'contexts.list': 'The conversation contexts with their names and state (the Contexts view).',
   'contexts.create': 'Creates a named context to send into.',
   'contexts.fork': 'Copies a context (its history) into a new one.',

@@ -9,6 +9,7 @@
  * such an input is never read, only answered `file_name_too_long` under its short stem.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { isAlive } from '../pid.js';
 
 export interface Claim {
   stem: string;
@@ -73,17 +74,6 @@ export function parseClaim(name: string): Claim | null {
   const claim: Claim = { stem: match[1]!, pid: Number(match[3]), name };
   if (match[2] === 'toolong') claim.tooLong = true;
   return claim;
-}
-
-/** Whether a process with this pid is alive (EPERM: alive, someone else's). */
-export function isAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

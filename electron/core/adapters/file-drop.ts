@@ -25,13 +25,13 @@ import { MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { createRegistry } from '../ipc/registry.js';
 import { channelEffect, SECRET_INPUT_CHANNELS } from './channel-effects.js';
-import { claimName, errorName, inputStem, isAlive, isStale, MAX_STEM_BYTES, newClaim, parseClaim, resultName, stemTooLong, type Claim } from './file-drop-claims.js';
+import { claimName, errorName, inputStem, isStale, MAX_STEM_BYTES, newClaim, parseClaim, resultName, stemTooLong, type Claim } from './file-drop-claims.js';
 import { openRegularFile, readAtMost } from './file-drop-open.js';
 import { archive, exists, publishOnce, tempOwner } from './file-drop-publish.js';
 import { errorFrame, frameError, handleFrame, MAX_FRAME_BYTES, parseFrameText, type ReplyFrame } from './frames.js';
+import { isAlive } from '../pid.js';
 
 export type FileDropMode = 'once' | 'watch';
-export const FILE_DROP_MODES: readonly FileDropMode[] = ['once', 'watch'];
 
 /** Files run at once; further ones wait (in name order). */
 export const FILE_DROP_CONCURRENCY = 8;

@@ -9,7 +9,7 @@
  * echoes a credential back (in an error body, a card, a message) never gets it onto the transport.
  */
 import { localBindings } from '../auth/host-trust.js';
-import { EVENT_CHANNELS, type EventChannel, type IpcError } from '../../../shared/ipc/contract.js';
+import type { IpcError } from '../../../shared/ipc/contract.js';
 import { MissiveError, usageError } from '../../../shared/errors.js';
 import { isTooDeep, MAX_JSON_DEPTH } from '../security/json-depth.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
@@ -22,18 +22,7 @@ export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** A request id: a non-empty string (at most 256 characters) or a safe integer, echoed in the reply. */
 export type FrameId = string | number;
 
-export interface RequestFrame {
-  id: FrameId;
-  channel: string;
-  input?: unknown;
-}
-
 export type ReplyFrame = { id: FrameId; ok: true; value: unknown } | { id: FrameId | null; ok: false; error: IpcError };
-
-export interface EventFrame {
-  event: EventChannel;
-  payload: unknown;
-}
 
 /** The only keys a request frame may have. */
 const FRAME_KEYS = new Set(['id', 'channel', 'input']);
@@ -98,14 +87,6 @@ export async function handleFrameText(registry: Registry, text: string, scope?: 
   const parsed = parseFrameText(text);
   return parsed.ok ? handleFrame(registry, parsed.frame, scope) : parsed.reply;
 }
-
-/** An event frame for a contract event (the registry has already redacted and checked the payload). */
-export function eventFrame<E extends EventChannel>(channel: E, payload: unknown): EventFrame {
-  return { event: channel, payload };
-}
-
-/** The event channels a frame transport forwards: every one in the contract. */
-export const FRAME_EVENT_CHANNELS = Object.keys(EVENT_CHANNELS) as EventChannel[];
 
 /**
  * The literal secrets no outgoing frame may carry: every credential this process sent or was given

@@ -14,7 +14,6 @@ import { createRegistry } from '../ipc/registry.js';
 import { authRefEnvNames, frameError, frameSecrets, handleFrameText, MAX_FRAME_BYTES, scrubFrame, type FrameId, type ReplyFrame } from './frames.js';
 
 export type StdioMode = 'single-shot' | 'long-running';
-export const STDIO_MODES: readonly StdioMode[] = ['single-shot', 'long-running'];
 
 /** How many requests of one long-running adapter run at once; further frames wait (input is read no faster). */
 export const MAX_IN_FLIGHT = 16;

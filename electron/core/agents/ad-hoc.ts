@@ -9,7 +9,7 @@ import { usageError } from '../../../shared/errors.js';
 import { REDACTED } from '../security/redact.js';
 import { withoutUserinfo } from '../validation/url.js';
 import { httpUrl } from '../config/schema.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 import type { Storage } from '../store/storage.js';
 import { baseUrlFromCard, isCardUrl } from './card-source.js';
 import { downloadCard, keepCard } from './card-fetch.js';

@@ -8,7 +8,7 @@ import type { Core } from '../handle.js';
 import { protocolError, toMissiveError } from '../../../shared/errors.js';
 import { assertOk, httpRequest, isVersionNotSupported, tryJson, type HttpResponse } from '../a2a/http.js';
 import { cardUrl, legacyCardUrl, parseCard, parseCardText, type ParsedCard } from '../a2a/card.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 import { redactUrl } from '../security/redact.js';
 import { decidePin, plaintextWarning } from '../auth/origin-pin.js';
 import { outboundFor, pinInputFor, withoutCredentials, type Outbound } from './outbound.js';

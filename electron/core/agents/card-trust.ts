@@ -9,7 +9,7 @@ import type { Core } from '../handle.js';
 import { protocolError } from '../../../shared/errors.js';
 import { cardUrl, type ParsedCard } from '../a2a/card.js';
 import { createJwksCache, verifyCardSignature, type ConfiguredKeys, type JwksCache, type SignatureView } from '../a2a/card-signature.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 
 const jwksCaches = new WeakMap<Core, JwksCache>();
 const verdicts = new WeakMap<ParsedCard, Promise<SignatureView>>();

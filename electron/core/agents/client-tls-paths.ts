@@ -11,7 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { configError, usageError } from '../../../shared/errors.js';
 import type { EffectiveConfig } from '../config/load.js';
 import type { AgentSection } from '../config/schema.js';
-import type { ClientTlsPaths } from '../store/repos/agents.js';
+import type { ClientTlsPaths } from '../store/rows/agents.js';
 
 /** What the operator typed (flags or config keys), before paths are made absolute. */
 export interface ClientTlsInput {

@@ -16,7 +16,7 @@ import type { Core } from '../handle.js';
 import { loadUndici } from '../a2a/undici.js';
 import { KEYRING_FALLBACK_HELP } from '../auth/secret-store.js';
 import { boundRef } from '../auth/host-trust.js';
-import type { AgentRow, ClientTlsPaths } from '../store/repos/agents.js';
+import type { AgentRow, ClientTlsPaths } from '../store/rows/agents.js';
 import type { GrpcTls } from '../a2a/grpc-transport.js';
 import { poolClientTls, pooledClientTls, type ClientTlsSet } from './client-tls-pool.js';
 import { CLIENT_TLS_MAX_BYTES, clientTlsFileProblem } from './client-tls-paths.js';

@@ -7,7 +7,8 @@
 import type { Dispatcher } from 'undici';
 import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
-import type { BindingCall } from '../a2a/bindings.js';
+import type { BindingCall } from '../a2a/binding-call.js';
+import { a2aClient, type A2AClient } from '../a2a/client.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import type { WireCapture } from '../a2a/wire.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
@@ -25,6 +26,8 @@ export interface Connection {
   iface: SelectedInterface;
   outbound: Outbound;
   call: BindingCall;
+  /** The typed A2A client over `call` (reauth and tenant decorators included). */
+  client: A2AClient;
   /** Whether the credentials go to the interface, and why. */
   pin: PinDecision;
   /** Service-parameter metadata recorded beside what this connection writes (the version actually spoken). */
@@ -103,5 +106,5 @@ export async function connect(core: Core, alias: string, options: ConnectOptions
   }
   call.auth = { declared: securitySchemesOf(card.card).schemes, authRef: agent.authRefName, sent: outbound.credentialSources };
   const meta = serviceParameterMetadata({ ...core.serviceParameters, version: call.protocolVersion });
-  return { alias: agent.alias, card, iface, outbound, call, pin, meta };
+  return { alias: agent.alias, card, iface, outbound, call, client: a2aClient(call), pin, meta };
 }

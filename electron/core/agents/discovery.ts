@@ -6,7 +6,7 @@ import { negotiateInterface, SUPPORTED_BINDINGS, versionNegotiation, type Select
 import type { CardFormat, Dialect } from '../a2a/dialect.js';
 import { capabilityView, type CapabilityView } from '../a2a/capabilities.js';
 import type { Binding } from '../config/schema.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 import { redactValue } from '../security/redact.js';
 import { decidePin, pinView } from '../auth/origin-pin.js';
 import { agentView, registeredPreference, requireAgent, type AgentView } from './registry.js';
@@ -95,7 +95,7 @@ export interface InspectView {
     version: string | null;
     provider: unknown;
     protocol_versions: string[];
-    capabilities: unknown;
+    capabilities: Record<string, unknown>;
     supported_interfaces: Array<{ protocol_binding: string; url: string; protocol_version: string | null; tenant: string | null }>;
     interfaces_missing: boolean;
     /** The card's generation by shape: `1.0` (supportedInterfaces), `0.3` (url + preferredTransport), `0.2` (url only). */
@@ -104,7 +104,7 @@ export interface InspectView {
     declared_protocol_version: string | null;
     default_input_modes: string[];
     default_output_modes: string[];
-    skills: unknown[];
+    skills: Array<{ id: string; name?: string }>;
   };
   /** The interface missive will talk to, or null when it has none in common with the agent. */
   selected_interface: SelectedInterface | null;

@@ -7,8 +7,7 @@
 import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
 import { usageError } from '../../../shared/errors.js';
-import { callUnary } from '../a2a/bindings.js';
-import { parseCard, type ParsedCard } from '../a2a/card.js';
+import type { ParsedCard } from '../a2a/card.js';
 import type { SignatureView } from '../a2a/card-signature.js';
 import type { WireCapture } from '../a2a/wire.js';
 import { redactValue } from '../security/redact.js';
@@ -23,9 +22,9 @@ export interface ExtendedCardView {
     name: string;
     description: string | null;
     version: string | null;
-    capabilities: unknown;
+    capabilities: Record<string, unknown>;
     supported_interfaces: Array<{ protocol_binding: string; url: string; protocol_version: string | null }>;
-    skills: unknown[];
+    skills: Array<{ id: string; name?: string }>;
     security_schemes: unknown;
   };
   /** Skill ids the extended card lists and the public card does not. */
@@ -52,8 +51,7 @@ const skillIds = (card: ParsedCard): string[] => (card.wire.skills ?? []).map((s
 /** Calls GetExtendedAgentCard on the agent (with its auth) and returns the extended card with its signature status. */
 export async function getExtendedCard(core: Core, alias: string, options: { binding?: Binding; wire?: WireCapture } = {}): Promise<ExtendedCardView> {
   const conn = await connect(core, alias, { binding: options.binding, checkCard: requireAdvertised, wire: options.wire });
-  const raw = await callUnary(conn.call, 'GetExtendedAgentCard', conn.iface.tenant ? { tenant: conn.iface.tenant } : {});
-  const card = parseCard(raw, `the extended Agent Card of "${conn.alias}"`);
+  const { card, raw } = await conn.client.getExtendedCard();
   const signature = await signatureOf(core, conn.alias, card, raw);
   if (requiresSignedCard(core)) refuseUntrusted(conn.alias, signature, 'extended Agent Card');
   const publicSkills = new Set(skillIds(conn.card.card));

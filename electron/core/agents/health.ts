@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import type { Core } from '../handle.js';
 import type { AgentHealth } from '../../../shared/ipc/contract.js';
 import { toMissiveError } from '../../../shared/errors.js';
-import type { CallEventType, JournalRow } from '../store/repos/history.js';
+import type { CallEventType, JournalRow } from '../store/rows/history.js';
 import { redactValue } from '../security/redact.js';
 import { refreshAgent } from './discovery.js';
 

@@ -5,8 +5,8 @@
  */
 import type { Core } from '../handle.js';
 import { securitySchemesOf, type SchemeView, type SecurityView } from '../a2a/security-schemes.js';
-import type { AuthRefRow } from '../store/repos/auth-refs.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AuthRefRow } from '../store/rows/auth-refs.js';
+import type { AgentRow } from '../store/rows/agents.js';
 import { hasClientCertificate } from './client-tls.js';
 
 export type CredentialKind = 'bearer' | 'basic' | 'api_key' | 'header' | 'oauth2_client_credentials' | 'oauth2_device_code' | 'mtls';

@@ -7,7 +7,7 @@ import { authError } from '../../../shared/errors.js';
 import { resolveAuthHeaders } from '../auth/resolve.js';
 import { AuthHeaders } from '../auth/auth-headers.js';
 import { serviceParameterHeaders } from '../a2a/service-params.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 import type { PinInput } from '../auth/origin-pin.js';
 import { expireTokenOf } from '../auth/oauth2/tokens.js';
 import { isOAuthFlow } from '../config/auth-flow.js';

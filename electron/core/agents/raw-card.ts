@@ -9,7 +9,7 @@ import { assertOk } from '../a2a/http.js';
 import { parseCardText } from '../a2a/card.js';
 import { redactUrl, redactValue } from '../security/redact.js';
 import { validateBaseUrl } from '../validation/url.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 import { requireAgent } from './registry.js';
 import { isCardUrl } from './card-source.js';
 import { cardCredentialsFor, requestCard } from './card-fetch.js';

@@ -6,7 +6,7 @@
  */
 import type { Core } from '../handle.js';
 import { configError, usageError } from '../../../shared/errors.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 import { validateAlias } from '../validation/alias.js';
 import { validateBaseUrl } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';

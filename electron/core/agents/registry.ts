@@ -12,7 +12,7 @@ import { validateBaseUrl, withoutUserinfo } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
 import { parseMetadata } from '../validation/metadata.js';
 import { storedText } from '../validation/stored-text.js';
-import type { AgentRow, CardKeys } from '../store/repos/agents.js';
+import type { AgentRow, CardKeys } from '../store/rows/agents.js';
 import type { Repositories } from '../store/storage.js';
 import { followConfirmation, recordConfirmation } from '../auth/host-trust.js';
 import { clientTlsPaths, type ClientTlsInput } from './client-tls-paths.js';

@@ -4,19 +4,17 @@
  * then reads one narrow query and takes no write lock (a command that only reads never waits for another writer).
  */
 import type { EffectiveConfig } from '../config/load.js';
-import type { Store } from '../store/store.js';
-import { agentSource, countAgentTasks, deleteAgent, insertAgent, listSeededAliases, releaseSeededAgent, updateSeededAgent } from '../store/repos/agents.js';
-import { getAuthRef, upsertAuthRef } from '../store/repos/auth-refs.js';
+import type { Storage } from '../store/storage.js';
 import { configError } from '../../../shared/errors.js';
 import { flowFromSection } from '../config/auth-flow.js';
 import { configClientTls } from './client-tls-paths.js';
 
-export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
+export async function syncConfigSeeds(storage: Storage, config: EffectiveConfig): Promise<void> {
   const seeds = Object.keys(config.authRefs).length + Object.keys(config.agents).length;
-  if (seeds === 0 && listSeededAliases(store.db).length === 0) return;
-  store.transaction(() => {
+  if (seeds === 0 && (await storage.agents.seededAliases()).length === 0) return;
+  await storage.transaction(async (tx) => {
     for (const [name, ref] of Object.entries(config.authRefs)) {
-      upsertAuthRef(store.db, {
+      await tx.authRefs.upsert({
         name,
         kind: ref.kind,
         source: 'config_seed',
@@ -44,9 +42,9 @@ export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
         clientTls: configClientTls(config, alias, agent.client_tls),
         readOnly: true,
       };
-      const source = agentSource(store.db, alias);
-      if (!source) insertAgent(store.db, seed);
-      else if (source === 'config_seed') updateSeededAgent(store.db, seed);
+      const source = await tx.agents.source(alias);
+      if (!source) await tx.agents.insert(seed);
+      else if (source === 'config_seed') await tx.agents.updateSeeded(seed);
       else {
         throw configError(
           'seed_conflict',
@@ -54,16 +52,16 @@ export function syncConfigSeeds(store: Store, config: EffectiveConfig): void {
           `Rename one of them: missive agent rename ${alias} <new-alias>, or change the config.`,
         );
       }
-      if (agent.auth_ref && !getAuthRef(store.db, agent.auth_ref)) {
+      if (agent.auth_ref && !(await tx.authRefs.get(agent.auth_ref))) {
         throw configError('unknown_auth_ref', `config agent "${alias}" names auth ref "${agent.auth_ref}", which is not defined`);
       }
     }
     // An agent dropped from the config leaves the registry, unless journaled tasks still point at it:
     // then it stays as an ordinary local agent so its history remains linked.
-    for (const alias of listSeededAliases(store.db)) {
+    for (const alias of await tx.agents.seededAliases()) {
       if (config.agents[alias]) continue;
-      if (countAgentTasks(store.db, alias) === 0) deleteAgent(store.db, alias);
-      else releaseSeededAgent(store.db, alias);
+      if ((await tx.agents.countTasks(alias)) === 0) await tx.agents.remove(alias);
+      else await tx.agents.releaseSeeded(alias);
     }
   });
 }

@@ -2,7 +2,7 @@
  * An agent row that is not (yet) in the store: a URL asked for its card before or without registration, a card read
  * from a file, the agent being registered while its card is fetched. Everything not given is empty.
  */
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 
 export const unstoredAgentRow = (fields: Pick<AgentRow, 'alias' | 'baseUrl'> & Partial<AgentRow>): AgentRow => ({
   source: 'discovered',

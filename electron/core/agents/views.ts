@@ -4,7 +4,7 @@
  */
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
-import type { AgentRow } from '../store/repos/agents.js';
+import type { AgentRow } from '../store/rows/agents.js';
 import { withoutUserinfo } from '../validation/url.js';
 
 export interface AgentView {

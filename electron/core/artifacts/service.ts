@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
-import type { StoredArtifact } from '../store/repos/conversation.js';
+import type { StoredArtifact } from '../store/rows/conversation.js';
 import { partContent } from './parts-content.js';
 import { writeArtifactFiles, type ArtifactFile } from './write-files.js';
 import { writePrivateFile } from '../security/private-files.js';

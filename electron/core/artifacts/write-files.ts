@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { usageError } from '../../../shared/errors.js';
 import { writePrivateDir } from '../security/private-files.js';
-import type { StoredArtifact } from '../store/repos/conversation.js';
+import type { StoredArtifact } from '../store/rows/conversation.js';
 import { extensionFor, safeSegment, uniqueNamer } from './file-names.js';
 import { partContent, type PartKind } from './parts-content.js';
 

@@ -20,16 +20,16 @@ import { authError, usageError } from '../../../shared/errors.js';
 import { formatOrigin } from '../../../shared/origins.js';
 import { pinnedOrigins } from './origin-pin.js';
 import type { Core } from '../handle.js';
-import type { AgentRow } from '../store/repos/agents.js';
-import type { AuthRefRow } from '../store/repos/auth-refs.js';
-import type { PostgresSelection } from '../store/selection.js';
+import type { AgentRow } from '../store/rows/agents.js';
+import type { AuthRefRow } from '../store/rows/auth-refs.js';
+import { isSharedStore, type PostgresSelection } from '../store/selection.js';
 import { hostLedger, type AgentConfirmation, type RefBinding, type RefSettings, type SecretBinding, type StoreDecisions } from './host-ledger.js';
 
 /** The codes of this module's refusals: a queued job refused by them fails at once (no retry changes a decision). */
 export const TRUST_REFUSAL_CODES = ['agent_not_confirmed', 'shared_agent_changed', 'auth_ref_not_bound', 'shared_auth_ref_changed', 'auth_ref_not_allowed'].map((reason) => `missive::auth::${reason}`);
 
 /** Whether `core` works on a store other people can write (team mode). */
-export const onSharedStore = (core: Core): boolean => core.storeSelection.kind === 'postgres';
+export const onSharedStore = (core: Core): boolean => isSharedStore(core.storeSelection);
 
 /** The store a decision is about: server, database and schema (never the password). */
 const storeIdOf = (selection: PostgresSelection): string => `${selection.display.replace(/\?.*$/, '')}#${selection.schema}`;

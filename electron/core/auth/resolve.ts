@@ -5,7 +5,7 @@
  * Everything missing fails here, before any request is sent (exit 77).
  */
 import { authError } from '../../../shared/errors.js';
-import type { AuthRefRow } from '../store/repos/auth-refs.js';
+import type { AuthRefRow } from '../store/rows/auth-refs.js';
 import { AuthHeaders } from './auth-headers.js';
 import { KEYRING_FALLBACK_HELP, type SecretStore } from './secret-store.js';
 import { HEADER_NAME } from '../config/schema.js';

@@ -6,7 +6,7 @@ import { authError, configError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { envVarName, headerName, httpUrl } from '../config/schema.js';
 import { AUTH_FLOWS, API_KEY_PLACES, flowFromSection, flowSettingIssues, type AuthFlow, type AuthFlowName } from '../config/auth-flow.js';
-import type { AuthRefRow } from '../store/repos/auth-refs.js';
+import type { AuthRefRow } from '../store/rows/auth-refs.js';
 import { validateAlias } from '../validation/alias.js';
 import { storedText } from '../validation/stored-text.js';
 import { KEYRING_FALLBACK_HELP } from './secret-store.js';

@@ -11,10 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError, usageError, type ErrorReport } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
-import { TERMINAL_STATES, type TaskStateName } from '../store/repos/conversation.js';
-import { call, commitSteps, journal } from '../store/steps.js';
+import { TERMINAL_STATES, type TaskStateName } from '../store/rows/conversation.js';
+import { call, journal } from '../store/steps.js';
 import { refreshTask } from '../tasks/service.js';
-import { TASK_STATE_NAMES } from '../tasks/task-state.js';
+import { SELECTABLE_TASK_STATES } from '../../../shared/task-states.js';
 import { requireGroup } from './groups.js';
 import { contextIdOf } from '../contexts/service.js';
 import type { FailurePolicy } from './fan-out.js';
@@ -69,7 +69,7 @@ function parseStates(states: string[] | undefined): { targets: TaskStateName[]; 
   if (!states?.length) return { targets: ['completed', 'failed', 'cancelled'], successes: ['completed'] };
   const parsed = states.map((s) => {
     const n = s.toLowerCase().replace(/-/g, '_').replace(/^canceled$/, 'cancelled') as TaskStateName;
-    if (!TASK_STATE_NAMES.includes(n) || n === 'unknown') throw usageError('invalid_state', `unknown task state "${s}"`, `Use: ${TASK_STATE_NAMES.filter((x) => x !== 'unknown').join(', ')}.`);
+    if (!SELECTABLE_TASK_STATES.includes(n)) throw usageError('invalid_state', `unknown task state "${s}"`, `Use: ${SELECTABLE_TASK_STATES.join(', ')}.`);
     return n;
   });
   return { targets: [...new Set(parsed)], successes: [...new Set(parsed)] };
@@ -91,7 +91,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
   const operationId = randomUUID();
   const storage = await core.storage();
   const { conversation } = storage;
-  await commitSteps(core, function* () {
+  await (await core.storage()).write(function* () {
     yield* call('ensureContext', contextId, null);
     yield* journal({ type: 'missive.barrier.started', contextId, payload: { operation_id: operationId, group: group.group_name, required, target_states: targets, success_states: successes, local: input.local === true } });
   });

@@ -11,8 +11,8 @@ import pLimit from 'p-limit';
 import { MissiveError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
-import type { TaskStateName } from '../store/repos/conversation.js';
-import { call, commitSteps, journal, type Steps } from '../store/steps.js';
+import type { TaskStateName } from '../store/rows/conversation.js';
+import { call, journal, type Steps } from '../store/steps.js';
 import { buildParts } from '../messaging/parts.js';
 import { buildSend, deliverSend, requestSteps, type PreparedSend, type SendInput } from '../messaging/send.js';
 import { requireGroup, type GroupView } from './groups.js';
@@ -177,7 +177,7 @@ function checkInputsOnce(run: FanOutRun): void {
 
 /** The shared context and `missive.<kind>.started`, in one transaction. */
 async function journalStart(run: FanOutRun): Promise<void> {
-  await commitSteps(run.core, function* () {
+  await (await run.core.storage()).write(function* () {
     yield* call('ensureContext', run.contextId, null, { created_by: run.kind, group: run.group.group_name });
     yield* journal({
       type: `missive.${run.kind}.started`,
@@ -201,7 +201,7 @@ async function sendOneByOne(run: FanOutRun): Promise<void> {
     if (!(await mayStillSend(run, run.members[i]!))) continue;
     const prepared = await prepareMember(run, i);
     if (!prepared) continue;
-    await commitSteps(run.core, () => requestSteps(prepared));
+    await (await run.core.storage()).write(() => requestSteps(prepared));
     await deliverToMember(run, i, prepared);
   }
 }
@@ -210,7 +210,7 @@ async function sendOneByOne(run: FanOutRun): Promise<void> {
 async function sendConcurrently(run: FanOutRun): Promise<void> {
   const limit = pLimit(run.maxConcurrency);
   const prepared = await Promise.all(run.members.map((m, i) => limit(async () => ((await mayStillSend(run, m)) ? prepareMember(run, i) : null))));
-  await commitSteps(run.core, function* () {
+  await (await run.core.storage()).write(function* () {
     for (const p of prepared) if (p) yield* requestSteps(p);
   });
   await Promise.all(prepared.map((p, i) => (p ? limit(() => deliverToMember(run, i, p)) : undefined)));
@@ -274,7 +274,7 @@ async function failMember(run: FanOutRun, member: MemberResult, error: unknown):
 
 /** Records the member's final status and reports it to `onMember`. */
 async function finishMember(run: FanOutRun, member: MemberResult, status: MemberStatus, error: MissiveError | null): Promise<void> {
-  await commitSteps(run.core, () => outcomeSteps(run, member, status, error));
+  await (await run.core.storage()).write(() => outcomeSteps(run, member, status, error));
   run.onMember?.(member);
 }
 

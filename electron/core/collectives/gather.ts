@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Core } from '../handle.js';
-import { call, commitSteps, journal, readSteps } from '../store/steps.js';
+import { call, journal } from '../store/steps.js';
 import { writeArtifactFiles, type ArtifactFile } from '../artifacts/write-files.js';
 import { requireGroup } from './groups.js';
 import { contextIdOf } from '../contexts/service.js';
@@ -22,12 +22,12 @@ export async function gather(core: Core, input: { group: string; contextId: stri
   const contextId = await contextIdOf(core, input.contextId);
   input = { ...input, contextId };
   const operationId = randomUUID();
-  await commitSteps(core, function* () {
+  await (await core.storage()).write(function* () {
     yield* call('ensureContext', contextId, null);
     yield* journal({ type: 'missive.gather.started', contextId, payload: { operation_id: operationId, group: group.group_name } });
   });
   const outputs = [];
-  for (const m of group.members) outputs.push(await readSteps(core, memberOutput({ alias: m.agent_alias, rank: m.rank }, contextId)));
+  for (const m of group.members) outputs.push(await (await core.storage()).read(memberOutput({ alias: m.agent_alias, rank: m.rank }, contextId)));
   const storage = await core.storage();
   for (const o of outputs) {
     await storage.journal.append({

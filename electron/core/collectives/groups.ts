@@ -9,7 +9,7 @@ import { requireAgent } from '../agents/registry.js';
 import { validateAlias } from '../validation/alias.js';
 import { storedText } from '../validation/stored-text.js';
 import { ROUTE_POLICIES } from '../../../shared/route-policies.js';
-import type { GroupRow, MemberRow } from '../store/repos/groups.js';
+import type { GroupRow, MemberRow } from '../store/rows/groups.js';
 import type { Repositories } from '../store/storage.js';
 
 export interface GroupView extends GroupRow {

@@ -7,12 +7,7 @@
  */
 import { textOfParts } from '../a2a/part-text.js';
 import { call, type Steps } from '../store/steps.js';
-import type {
-  ArtifactSummary,
-  StoredArtifact,
-  StoredMessage,
-  TaskStateName,
-} from '../store/repos/conversation.js';
+import type { ArtifactSummary, StoredArtifact, StoredMessage, TaskStateName } from '../store/rows/conversation.js';
 
 export type GatherStatus = 'gathered' | 'missing_task' | 'empty_output';
 
@@ -38,8 +33,13 @@ const PREVIEW_CHARS = 4000;
 /** Gathered text is shown trimmed; whitespace-only output counts as none. */
 const textOf = (parts: unknown): string | null => textOfParts(parts)?.trim() || null;
 
+/** Where a stored row's content may carry message parts: a Message, a stream event, a task snapshot. */
+type StatusHolder = { status?: { message?: { parts?: unknown } } };
+type StoredContent = { parts?: unknown; message?: { parts?: unknown }; statusUpdate?: StatusHolder; task?: StatusHolder };
+
 /** Text of a stored message row, whatever its shape (Message, stream event, synthetic). */
-export function textOfStoredContent(content: Record<string, any>): string | null {
+export function textOfStoredContent(stored: object): string | null {
+  const content = stored as StoredContent;
   return (
     textOf(content.parts) ??
     textOf(content.message?.parts) ??
@@ -57,7 +57,7 @@ const firstWithText = (rows: StoredMessage[]) => {
   return null;
 };
 
-/** What `member` produced in `contextId` (reads only: run it with `readSteps`, store/steps.ts, on either store). */
+/** What `member` produced in `contextId` (reads only: run it with `Storage.read`, on either store). */
 export function* memberOutput(member: { alias: string; rank: number }, contextId: string): Steps<MemberOutput & { stored_artifacts: StoredArtifact[] }> {
   const base = { alias: member.alias, rank: member.rank, artifacts: [], stored_artifacts: [], message_count: 0, score: null, data: [] };
   const task = yield* call('latestTaskOf', member.alias, contextId);

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
-import { call, commitSteps, journal, readSteps } from '../store/steps.js';
+import { call, journal } from '../store/steps.js';
 import { responseText, sendMessage } from '../messaging/send.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from './groups.js';
@@ -73,7 +73,7 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
   input = { ...input, contextId };
   const outputs: MemberOutput[] = [];
   for (const m of group.members) {
-    const { stored_artifacts: _, ...output } = await readSteps(core, memberOutput({ alias: m.agent_alias, rank: m.rank }, contextId));
+    const { stored_artifacts: _, ...output } = await (await core.storage()).read(memberOutput({ alias: m.agent_alias, rank: m.rank }, contextId));
     outputs.push(output);
   }
   const gathered = outputs.filter((o) => o.status === 'gathered');
@@ -86,7 +86,7 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
   const defaultReduction = localReduction(strategy === 'custom' ? 'summarise' : strategy, ctx);
   const rendered = input.template ? renderTemplate(input.template, { ...ctx, strategy, defaultReduction }) : null;
   if (rendered !== null && !rendered.trim()) throw usageError('empty_template', 'the template rendered to nothing');
-  await commitSteps(core, function* () {
+  await (await core.storage()).write(function* () {
     yield* call('ensureContext', contextId, null);
     yield* journal({ type: 'missive.reduce.started', contextId, payload: { operation_id: operationId, group: group.group_name, strategy, reducer: input.reducerAgent ? 'agent' : input.command ? 'command' : 'local' } });
   });
@@ -134,7 +134,7 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
     artifacts: o.artifacts.map((a) => ({ artifact_id: a.artifact_id, version: a.version })),
   }));
   const reducedMessageId = randomUUID();
-  await commitSteps(core, function* () {
+  await (await core.storage()).write(function* () {
     yield* call('insertMessage', {
       messageId: reducedMessageId,
       agentAlias: input.reducerAgent ?? null,

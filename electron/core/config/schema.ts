@@ -293,4 +293,3 @@ export const configFile = lazy('configFile');
 export type ConfigFile = z.infer<Schemas['configFile']>;
 export type AgentSection = z.infer<Schemas['agentSection']>;
 export type AuthRefSection = z.infer<Schemas['authRefSection']>;
-export type StoreSection = NonNullable<ConfigFile['store']>;

@@ -4,7 +4,7 @@
  * interface: `ok`, `failed` with the error code, `not_advertised`, `not_in_0.3`, `skipped` (sends, unless asked for,
  * and the push-config create, which would write at the agent), each with its latency. Reads use a task
  * id that cannot exist, so a conformant agent answers TaskNotFound, which counts as ok. Calls go through
- * `callUnary` / `openStream` with the connection any command gets (auth, origin pinning), so the probe journals nothing
+ * the A2A client (client.ts) with the connection any command gets (auth, origin pinning), so the probe journals nothing
  * beyond the card refresh.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,8 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
-import { callUnary, type BindingCall } from '../a2a/bindings.js';
-import { openStream } from '../a2a/sse.js';
+import type { BindingCall } from '../a2a/binding-call.js';
+import { a2aClient } from '../a2a/client.js';
 import { canonicalBinding } from '../a2a/binding-names.js';
 import { dialectFor } from '../a2a/dialect.js';
 import { SUPPORTED_BINDINGS, type SelectedInterface } from '../a2a/interfaces.js';
@@ -125,32 +125,34 @@ async function drain(stream: AsyncGenerator<unknown>): Promise<number> {
 }
 
 /** Makes the operation's call; resolves with the number of results (events for a stream). */
-async function invoke(call: BindingCall, operation: ProbeOperation, tenant: Record<string, string>): Promise<number> {
+async function invoke(call: BindingCall, operation: ProbeOperation): Promise<number> {
   const taskId = `missive-conformance-${randomUUID()}`;
+  // The interface's tenant goes on every request through the client's tenant decorator.
+  const { transport } = a2aClient(call);
   switch (operation) {
     case 'SendMessage':
-      await callUnary(call, 'SendMessage', { ...tenant, ...textMessage() });
+      await transport.unary('SendMessage', textMessage());
       return 1;
     case 'SendStreamingMessage':
-      return drain(openStream(call, 'SendStreamingMessage', { ...tenant, ...textMessage() }));
+      return drain(transport.stream('SendStreamingMessage', textMessage()));
     case 'SubscribeToTask':
-      return drain(openStream(call, 'SubscribeToTask', { ...tenant, id: taskId }));
+      return drain(transport.stream('SubscribeToTask', { id: taskId }));
     case 'GetTask':
     case 'CancelTask':
-      await callUnary(call, operation, { ...tenant, id: taskId });
+      await transport.unary(operation, { id: taskId });
       return 1;
     case 'ListTasks':
-      await callUnary(call, 'ListTasks', { ...tenant, pageSize: 1 });
+      await transport.unary('ListTasks', { pageSize: 1 });
       return 1;
     case 'GetTaskPushNotificationConfig':
     case 'DeleteTaskPushNotificationConfig':
-      await callUnary(call, operation, { ...tenant, taskId, id: randomUUID() });
+      await transport.unary(operation, { taskId, id: randomUUID() });
       return 1;
     case 'ListTaskPushNotificationConfigs':
-      await callUnary(call, operation, { ...tenant, taskId });
+      await transport.unary(operation, { taskId });
       return 1;
     case 'GetExtendedAgentCard':
-      await callUnary(call, 'GetExtendedAgentCard', { ...tenant });
+      await transport.unary('GetExtendedAgentCard', {});
       return 1;
     case 'CreateTaskPushNotificationConfig':
       throw new Error('unreachable: the push-config create is never probed');
@@ -168,10 +170,9 @@ async function probeCell(target: Target, spec: OperationSpec, advertised: boolea
   if (spec.writes === 'send' && !includeSend) return cell(spec.name, 'skipped', 'not read-only: run with --include-send');
   if (call instanceof MissiveError) return cell(spec.name, 'failed', 'no call could be made', { code: call.code, message: call.message });
   const wire = createWireCapture();
-  const tenant: Record<string, string> = iface.tenant ? { tenant: iface.tenant } : {};
   const start = performance.now();
   try {
-    const results = await invoke({ ...call, wire }, spec.name, tenant);
+    const results = await invoke({ ...call, wire }, spec.name);
     const latency = elapsed(start);
     if (spec.expect === 'task_not_found') {
       const what = results ? 'answered with a result' : 'ended without an event or error';

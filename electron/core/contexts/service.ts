@@ -10,7 +10,7 @@ import type { Core } from '../handle.js';
 import { redactValue } from '../security/redact.js';
 import { writePrivateFile } from '../security/private-files.js';
 import type { Repositories, Storage } from '../store/storage.js';
-import type { ContextRow, ContextSummary } from '../store/repos/contexts.js';
+import type { ContextRow, ContextSummary } from '../store/rows/contexts.js';
 import { textOfParts } from '../a2a/part-text.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -159,7 +159,7 @@ export async function exportContext(core: Core, ref: string, options: { output?:
   const rows = await storage.history.contextRows(row.context_id);
   const artifacts: Array<(typeof rows.artifacts)[number]> = [];
   for (const a of rows.artifacts) artifacts.push({ ...a, content: (await storage.conversation.getArtifact(String(a.task_id), String(a.artifact_id)))?.content ?? a.content });
-  const document = redactValue({ schema: 'missive.context_export.v1', exported_at: new Date().toISOString(), context: row, ...rows, artifacts });
+  const document = redactValue({ schema: 'missive.context_export.v1' as const, exported_at: new Date().toISOString(), context: row, ...rows, artifacts });
   if (!options.output) return { document, path: null };
   const path = resolve(options.cwd, options.output);
   if (existsSync(path) && !options.force) throw usageError('output_exists', `${path} already exists; nothing was written`, 'Pass --force to overwrite it.');

@@ -6,8 +6,8 @@
 import type { Core } from '../handle.js';
 import { redactValue } from '../security/redact.js';
 import { textOfParts } from '../a2a/part-text.js';
-import type { ContextRow } from '../store/repos/contexts.js';
-import type { ThreadArtifactRow, ThreadMessageRow } from '../store/repos/history.js';
+import type { ContextRow } from '../store/rows/contexts.js';
+import type { ThreadArtifactRow, ThreadMessageRow } from '../store/rows/history.js';
 import type { Storage } from '../store/storage.js';
 import { knownContext } from './service.js';
 
@@ -58,13 +58,17 @@ function threadPart(part: Part): Part {
   return { ...rest, raw_bytes: Math.floor((raw.length * 3) / 4) };
 }
 
+/** Where a stored row's content may carry a message: the message itself, or an update wrapping it. */
+type StatusHolder = { status?: { state?: unknown; message?: Record<string, unknown> } };
+type StoredContent = Record<string, unknown> & { synthetic?: unknown; message?: Record<string, unknown>; statusUpdate?: StatusHolder; task?: StatusHolder };
+
 /**
  * The A2A message a stored row holds, and the state it announced: a request or answer row is the message itself;
  * a stream or callback row wraps its update (`{message}`, `{statusUpdate}`, `{task}`); an artifact update is null
  * (the artifact item shows it), as are a synthetic row and a status change that carried no message.
  */
 function messageOf(row: ThreadMessageRow): { message: Record<string, unknown>; state: string | null } | null {
-  const c = row.content as Record<string, any>;
+  const c = row.content as StoredContent;
   if (c.synthetic === true) return null;
   if (row.direction !== 'stream_event' && row.direction !== 'push') return Array.isArray(c.parts) ? { message: c, state: null } : null;
   if (c.message) return { message: c.message, state: null };

@@ -1,14 +1,14 @@
 /** The embedded demo: real SDK agents on 127.0.0.1, registered in a profile, inspected on every binding they serve. */
 import { createCore, type CoreOptions } from '../context.js';
 import type { Core } from '../handle.js';
+import { configError } from '../../../shared/errors.js';
 import { addAgent } from '../agents/registry.js';
 import { agentCapabilities, inspectAgent, loadCard } from '../agents/discovery.js';
-import { getAgent, repointAgent } from '../store/repos/agents.js';
-import { getGroup } from '../store/repos/groups.js';
 import { createGroup, deleteGroup } from '../collectives/groups.js';
 import { round } from '../collectives/round.js';
 import { streamMessage } from '../messaging/stream.js';
 import { startEmbeddedAgent, type EmbeddedAgent, type EmbeddedAgentOptions } from './embedded-agent.js';
+import { isSharedStore } from '../store/selection.js';
 
 export const DEMO_AGENTS: Array<{ alias: string; member: boolean } & EmbeddedAgentOptions> = [
   { alias: 'demo-echo', member: true, name: 'Demo Echo', behaviour: 'echo', grpc: true, skills: [{ id: 'echo', name: 'Echo', tags: ['text', 'demo'] }] },
@@ -48,14 +48,28 @@ export async function startDemoAgents(): Promise<DemoAgents> {
   return { agents, close: async () => void (await Promise.all(agents.map((a) => a.agent.close()))) };
 }
 
+/**
+ * The demo's agents live in the one process that runs it, on one host: registered in a store other hosts share, they
+ * would be dead addresses to everyone else. The demo refuses a PostgreSQL store before it starts or writes anything.
+ */
+export function refuseSharedStore(core: Core): void {
+  if (!isSharedStore(core.storeSelection)) return;
+  throw configError(
+    'store_unsupported',
+    `the demo does not run on a shared PostgreSQL store (${core.storeSelection.display}): its agents live in one process on one host`,
+    "Unset MISSIVE_STORE_URL (and [store] url, --store) to run the demo on the profile's local SQLite store.",
+  );
+}
+
 /** Registers (or re-points) the demo agents in the core's profile, and (re)creates the `demo` group of workers. */
 export async function registerDemoAgents(core: Core, demo: DemoAgents): Promise<void> {
-  const db = core.store().db;
+  refuseSharedStore(core);
+  const storage = await core.storage();
   for (const { alias, agent } of demo.agents) {
-    if (getAgent(db, alias)) repointAgent(db, alias, agent.baseUrl);
+    if (await storage.agents.get(alias)) await storage.agents.repoint(alias, agent.baseUrl);
     else await addAgent(core, { alias, baseUrl: agent.baseUrl, tags: ['demo'], notes: 'embedded missive demo agent' });
   }
-  if (getGroup(db, DEMO_GROUP)) await deleteGroup(core, DEMO_GROUP);
+  if (await storage.groups.get(DEMO_GROUP)) await deleteGroup(core, DEMO_GROUP);
   await createGroup(core, DEMO_GROUP, { members: DEMO_AGENTS.filter((a) => a.member).map((a) => a.alias), notes: 'the embedded demo workers' });
 }
 
@@ -72,10 +86,16 @@ export interface DemoStep {
 
 /** Runs the demo tour, reporting each step as it completes. */
 export async function runDemo(options: CoreOptions, onStep: (step: DemoStep) => void): Promise<{ home: string; steps: DemoStep[] }> {
+  const core = createCore(options);
+  try {
+    refuseSharedStore(core);
+  } catch (error) {
+    core.close();
+    throw error;
+  }
   const demo = await startDemoAgents();
   const steps: DemoStep[] = [];
   const report = (s: DemoStep) => (steps.push(s), onStep(s));
-  const core = createCore(options);
   try {
     report({ step: 'agents.started', detail: { agents: demo.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })) } });
     await registerDemoAgents(core, demo);

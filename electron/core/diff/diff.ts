@@ -9,7 +9,7 @@ import type { Core } from '../handle.js';
 import { contextIdOf } from '../contexts/service.js';
 import { requireAgent } from '../agents/registry.js';
 import { redactText, redactValue } from '../security/redact.js';
-import { readSteps } from '../store/steps.js';
+
 import { memberOutput, type GatherStatus } from '../collectives/member-output.js';
 import { diffJson, type JsonChange } from './json-diff.js';
 import { diffText, type TextDiff } from './text-diff.js';
@@ -56,7 +56,7 @@ export interface DiffInput {
 
 async function sideOf(core: Core, contextId: string, member: RoundMember | null, alias: string): Promise<DiffSide> {
   if (!member) return { context_id: contextId, alias, rank: null, status: 'absent', task_id: null, text_source: null, text: null, data: [] };
-  const o = await readSteps(core, memberOutput(member, contextId));
+  const o = await (await core.storage()).read(memberOutput(member, contextId));
   // Redacted before diffing: a secret under a secret-looking key shows as [REDACTED] on both sides, never as a change's value.
   return { context_id: contextId, alias, rank: member.rank, status: o.status, task_id: o.task_id, text_source: o.text_source, text: o.text === null ? null : redactText(o.text), data: redactValue(o.data) };
 }

@@ -6,7 +6,7 @@
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { requireGroup } from '../collectives/groups.js';
-import { readableEvent } from '../store/repos/events.js';
+import { readableEvent } from '../store/rows/events.js';
 
 export interface RoundMember {
   alias: string;

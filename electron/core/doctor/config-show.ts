@@ -12,7 +12,7 @@ import type { ConfigSourceKind } from '../config/discover.js';
 import { DEFAULT_PROFILE, readConfigFile, type EffectiveConfig } from '../config/load.js';
 import { locateKey } from '../config/locate.js';
 import type { ConfigFile } from '../config/schema.js';
-import { defaultSchema, type StoreSelection } from '../store/selection.js';
+import { defaultSchema, isSharedStore, type StoreSelection } from '../store/selection.js';
 
 export type ValueSource = 'default' | 'file' | 'profile' | 'env' | 'flag';
 
@@ -46,8 +46,7 @@ export interface ShowInput {
 }
 
 const DEFAULT = 'built-in default';
-const SECTIONS = ['output', 'protocol', 'qos', 'storage', 'gateway', 'webhook', 'routing'] as const;
-type Section = (typeof SECTIONS)[number];
+type Section = 'output' | 'protocol' | 'qos' | 'storage' | 'gateway' | 'webhook' | 'routing';
 
 /** A duration as the config writes it: the largest unit that divides it. */
 export function formatDuration(ms: number): string {
@@ -118,7 +117,7 @@ function addStore(input: ShowInput, file: ConfigFile, inFile: (keys: string[]) =
     if (file.store?.[key] !== undefined) return ['file', inFile(['store', key])];
     return undefined;
   };
-  if (selection.kind === 'sqlite') add('store.url', null, 'default', `${DEFAULT} (unset: the SQLite file above)`);
+  if (!isSharedStore(selection)) add('store.url', null, 'default', `${DEFAULT} (unset: the SQLite file above)`);
   else if (selection.from === '--store') add('store.url', selection.display, 'flag', '--store');
   else if (selection.from === 'MISSIVE_STORE_URL') add('store.url', selection.display, 'env', 'MISSIVE_STORE_URL');
   else {
@@ -127,7 +126,7 @@ function addStore(input: ShowInput, file: ConfigFile, inFile: (keys: string[]) =
   }
   const schemaFrom = configured('schema');
   if (schemaFrom) add('store.schema', config.store.schema, ...schemaFrom);
-  else add('store.schema', selection.kind === 'postgres' ? selection.schema : defaultSchema(config.profile), 'default', `${DEFAULT} (missive_<profile>)`);
+  else add('store.schema', isSharedStore(selection) ? selection.schema : defaultSchema(config.profile), 'default', `${DEFAULT} (missive_<profile>)`);
   for (const [key, value] of [['password_env', config.store.passwordEnv], ['password_ref', config.store.passwordRef]] as const) {
     const from = value !== undefined ? configured(key) : undefined;
     if (from) add(`store.${key}`, value, ...from);

@@ -2,16 +2,15 @@
  * `doctor`: config source, profile, state paths, schema, keyring and per-agent card reachability. Mutates nothing.
  * A config that does not load is a failing check (`runDoctorWithoutConfig`), not an abort: the other checks still run.
  */
-import { existsSync } from 'node:fs';
 import { toMissiveError, type MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { discoverConfig, type DiscoveryInput } from '../config/discover.js';
 import { ConfigFileError, DEFAULT_PROFILE } from '../config/load.js';
 import { statePaths, type StatePaths } from '../config/paths.js';
 import type { SecretStore } from '../auth/secret-store.js';
-import { openDatabase, appliedMigrations, SCHEMA_VERSION } from '../store/db.js';
-import { listAgents, type AgentRow } from '../store/repos/agents.js';
-import { getAuthRef } from '../store/repos/auth-refs.js';
+import { inspectSqlite, inspectStore } from '../store/inspect.js';
+import type { AgentRow } from '../store/rows/agents.js';
+import type { AuthRefRow } from '../store/rows/auth-refs.js';
 import { resolveAuthHeaders } from '../auth/resolve.js';
 import { assertConfirmedAgent, boundRef } from '../auth/host-trust.js';
 import { everyCredentialSource } from '../agents/outbound.js';
@@ -20,7 +19,7 @@ import { assertOk } from '../a2a/http.js';
 import { requestCard } from '../agents/discovery.js';
 import { cardUrl, parseCard, parseCardText } from '../a2a/card.js';
 import { VERSION } from '../version.js';
-import { STORE_URL_ENV, type PostgresSelection } from '../store/selection.js';
+import { STORE_URL_ENV } from '../store/selection.js';
 
 export interface DoctorCheck {
   name: string;
@@ -51,68 +50,6 @@ async function keyringCheck(secrets: SecretStore): Promise<DoctorCheck> {
   };
 }
 
-/** The store's schema, opened read-only (nothing is created); `use` reads it before it is closed. */
-function storeCheck(paths: StatePaths, use?: (db: ReturnType<typeof openDatabase>) => void): DoctorCheck {
-  if (!existsSync(paths.database)) {
-    return { name: 'store.sqlite_migrations', status: 'warn', message: `no database yet at ${paths.database}; it is created on first use`, details: { schema_version: 0, expected: SCHEMA_VERSION } };
-  }
-  let db: ReturnType<typeof openDatabase> | undefined;
-  try {
-    db = openDatabase(paths.database, { readonly: true });
-    const applied = appliedMigrations(db);
-    const current = applied.at(-1)?.version ?? 0;
-    use?.(db);
-    return {
-      name: 'store.sqlite_migrations',
-      status: current === SCHEMA_VERSION ? 'ok' : 'warn',
-      message: current === SCHEMA_VERSION ? `schema v${current} at ${paths.database}` : `schema v${current}; v${SCHEMA_VERSION} is applied on next use`,
-      details: { schema_version: current, expected: SCHEMA_VERSION, migrations: applied },
-    };
-  } catch (error) {
-    const err = toMissiveError(error);
-    return { name: 'store.sqlite_migrations', status: 'fail', message: err.message, exit_code: err.exitCode };
-  } finally {
-    db?.close();
-  }
-}
-
-/** What the PostgreSQL check read: the registry's agents and their auth refs, when the schema is current. */
-interface StoreContents {
-  agents: AgentRow[];
-  authRefs: Map<string, ReturnType<typeof getAuthRef>>;
-}
-
-/**
- * `store.postgres`: the store reachable (one pooled connection, its errors as `openPool` maps them) and its schema
- * current (postgresSchemaStatus reads the ledger; nothing is created or migrated). Loads pg only when selected.
- */
-async function postgresCheck(core: Core, selection: PostgresSelection, contents: StoreContents): Promise<DoctorCheck> {
-  const name = 'store.postgres';
-  const base = { url: selection.display, from: selection.from, schema: selection.schema };
-  const [{ openPool }, { postgresSchemaStatus }] = await Promise.all([import('../store/postgres/connect.js'), import('../store/postgres/migrate.js')]);
-  let pool: Awaited<ReturnType<typeof openPool>> | undefined;
-  try {
-    pool = await openPool(selection, { env: core.env, secrets: core.secrets, config: core.config, remember: (values) => core.rememberSecrets(values) });
-    const status = await postgresSchemaStatus(pool, selection.schema);
-    const details = { ...base, schema_version: status.version, expected: status.expected };
-    if (status.problem) return { name, status: 'fail', message: `${selection.display}, schema ${selection.schema}: ${status.problem}`, exit_code: 75, details };
-    if (status.version !== status.expected) {
-      const what = status.version === 0 ? `schema ${selection.schema} not created yet` : `schema ${selection.schema} at v${status.version}`;
-      return { name, status: 'warn', message: `${selection.display} reachable; ${what}: v${status.expected} is applied on next use`, details };
-    }
-    const { postgresStorage } = await import('../store/postgres/storage.js');
-    const storage = postgresStorage(pool, selection.schema, selection.display);
-    contents.agents = await storage.agents.list();
-    for (const ref of new Set(contents.agents.map((a) => a.authRefName).filter((n): n is string => !!n))) contents.authRefs.set(ref, await storage.authRefs.get(ref));
-    return { name, status: 'ok', message: `schema v${status.version} in ${selection.schema} at ${selection.display}`, details };
-  } catch (error) {
-    const err = toMissiveError(error);
-    return { name, status: 'fail', message: err.message, exit_code: err.exitCode, details: { ...base, code: err.code } };
-  } finally {
-    await pool?.end().catch(() => undefined);
-  }
-}
-
 function report(profile: string, checks: DoctorCheck[]): DoctorReport {
   const firstFail = checks.find((c) => c.status === 'fail');
   return { ok: !firstFail, exit_code: firstFail?.exit_code ?? 0, profile, checks };
@@ -130,16 +67,12 @@ export async function runDoctor(core: Core): Promise<DoctorReport> {
   });
   checks.push(pathsCheck(paths));
 
-  const contents: StoreContents = { agents: [], authRefs: new Map() };
-  if (core.storeSelection.kind === 'postgres') checks.push(await postgresCheck(core, core.storeSelection, contents));
-  else {
-    checks.push(
-      storeCheck(paths, (db) => {
-        contents.agents = listAgents(db);
-        for (const name of new Set(contents.agents.map((a) => a.authRefName).filter((n): n is string => !!n))) contents.authRefs.set(name, getAuthRef(db, name));
-      }),
-    );
-  }
+  // The store as it is: nothing is created or migrated (store/inspect.ts).
+  const { check, contents } = await inspectStore(core.storeSelection, {
+    sqlitePath: paths.database,
+    postgres: { env: core.env, secrets: core.secrets, config: core.config, remember: (values) => core.rememberSecrets(values) },
+  });
+  checks.push(check);
   const { agents, authRefs } = contents;
   checks.push(await keyringCheck(core.secrets));
 
@@ -205,7 +138,7 @@ export async function runDoctorWithoutConfig(input: BrokenConfigInput): Promise<
     pathsCheck(paths),
     input.storeFlag || input.env[STORE_URL_ENV]
       ? { name: 'store.postgres', status: 'skip', message: 'the PostgreSQL store is not checked until the config loads' }
-      : storeCheck(paths),
+      : (await inspectSqlite(paths.database)).check,
     await keyringCheck(input.secrets),
     { name: 'a2a.endpoints', status: 'skip', message: 'agents are not checked until the config loads' },
   ];
@@ -217,7 +150,7 @@ type ProbeTarget = Pick<AgentRow, 'alias' | 'baseUrl' | 'authRefName' | 'card'> 
 async function probeAgent(
   core: Core,
   agent: ProbeTarget,
-  authLookup: (name: string) => ReturnType<typeof getAuthRef>,
+  authLookup: (name: string) => AuthRefRow | undefined,
   fromStore: boolean,
 ): Promise<DoctorCheck> {
   const name = `a2a.endpoint.${agent.alias}`;

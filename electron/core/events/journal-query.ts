@@ -1,8 +1,8 @@
 /** The journal's own filters as the CLI gives them: a type prefix (`--type a2a.push.*`) and an outcome (`--outcome`). */
 import { usageError } from '../../../shared/errors.js';
-import { EVENT_OUTCOMES, type EventOutcome } from '../store/repos/journal-query.js';
+import { EVENT_OUTCOMES, type EventOutcome } from '../store/rows/journal-query.js';
 
-export { EVENT_OUTCOMES, type EventOutcome, type JournalQuery } from '../store/repos/journal-query.js';
+export { EVENT_OUTCOMES, type EventOutcome, type JournalQuery } from '../store/rows/journal-query.js';
 
 /** A `--type` value: an exact type, or a prefix ending in `.*` (`a2a.push.*`). */
 export function parseTypeFilter(type: string | undefined): { exact?: string; prefix?: string } {

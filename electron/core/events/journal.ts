@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { errorFromReport, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
-import type { EventRow } from '../store/repos/events.js';
+import type { EventRow } from '../store/rows/events.js';
 import type { JournalCursor, JournalFilters } from '../store/storage.js';
 import { parseOutcome, parseTypeFilter, type JournalQuery } from './journal-query.js';
 import { redactValue } from '../security/redact.js';

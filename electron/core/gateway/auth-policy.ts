@@ -6,11 +6,12 @@
  * bound on this host, its agents confirmed here).
  */
 import type { Core } from '../handle.js';
+import { isSharedStore } from '../store/selection.js';
 
 export function allowedAuthRefs(core: Core): ReadonlySet<string> | undefined {
   const listed = core.config.gateway.jobAuthRefs;
   if (listed) return new Set(listed);
-  return core.storeSelection.kind === 'postgres' ? new Set() : undefined;
+  return isSharedStore(core.storeSelection) ? new Set() : undefined;
 }
 
 /** `core` as the gateway uses it: the same core, reading only the auth refs its operator allows. */

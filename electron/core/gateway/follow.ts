@@ -12,8 +12,8 @@ import { isWireLimit } from '../a2a/wire-limits.js';
 import type { StreamRecord } from '../a2a/stream-response.js';
 import { connect } from '../agents/connection.js';
 import { loadCard } from '../agents/discovery.js';
-import type { TaskStateName } from '../store/repos/conversation.js';
-import type { FollowKind } from '../store/repos/gateway-jobs.js';
+import type { TaskStateName } from '../store/rows/conversation.js';
+import type { FollowKind } from '../store/rows/gateway-jobs.js';
 import { updateWriter } from '../tasks/update-writer.js';
 import { refreshTask } from '../tasks/service.js';
 import { SETTLED_STATES } from '../tasks/task-state.js';
@@ -43,7 +43,7 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
   let state: TaskStateName | null = null;
   await storage.journal.append({ type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } }, conn.outbound.secrets);
   // Events are applied as `missive stream` applies them (tasks/update-writer.ts).
-  const writer = updateWriter(core, storage);
+  const writer = updateWriter(storage);
   const ensured = new Set<string>();
   try {
     try {

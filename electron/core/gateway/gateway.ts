@@ -1,6 +1,6 @@
 /**
  * The gateway daemon. On SQLite one runs per profile (a lease row, lease.ts); on PostgreSQL any number share the
- * profile's queue, on any hosts (membership.ts). Jobs are durable `gateway_jobs` rows. Each scan queues a follow job
+ * profile's queue, on any hosts (Storage.membership). Jobs are durable `gateway_jobs` rows. Each scan queues a follow job
  * for every in-flight task; the gateway then claims as many due jobs as it has free slots (JobRepository.claimDue: on
  * PostgreSQL `FOR UPDATE SKIP LOCKED`, so two gateways never claim one job), each for `claimTtlMs` and renewed every
  * third of it while it runs (a dead gateway's jobs are due again once their claims expire). An idle gateway wakes
@@ -14,16 +14,14 @@ import { randomUUID } from 'node:crypto';
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { isWireLimit } from '../a2a/wire-limits.js';
-import { isOperatorKind, type JobRow } from '../store/repos/gateway-jobs.js';
-import { reclaimOrphans } from '../store/repos/gateway-jobs.js';
+import { isOperatorKind, type JobRow } from '../store/rows/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
 import { runOperatorJob } from '../jobs/run.js';
 import { backoffMs } from '../jobs/backoff.js';
 import { renewClaimWhileRunning } from '../jobs/claim-renewal.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
-import { leaseStatus } from './lease.js';
+import { gatewaysView } from './lease.js';
 import { gatewayCore } from './auth-policy.js';
-import { joinGateways, poolStatus } from './membership.js';
 
 export interface GatewayOptions {
   once?: boolean;
@@ -48,7 +46,7 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
   const { jobs } = storage;
   const owner = `gateway:${process.pid}:${randomUUID().slice(0, 8)}`;
   const ttl = Math.max(60, options.claimTtlMs ?? 30_000);
-  const membership = await joinGateways(core, storage, { holder: owner, ttlMs: ttl });
+  const membership = await storage.membership({ profile: core.config.profile, holder: owner, ttlMs: ttl });
   const interval = Math.max(50, options.intervalMs ?? 2000);
   const concurrency = Math.max(1, options.concurrency ?? 16);
   const stop = new AbortController();
@@ -84,11 +82,10 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
   };
   let stopListening: (() => Promise<void>) | undefined;
   const taken = membership.takenFrom ? { holder: membership.takenFrom.holder, pid: membership.takenFrom.pid, host: membership.takenFrom.host, expires_at: membership.takenFrom.expires_at } : null;
-  let reclaimed = 0;
+  // SQLite: the profile's lease is this gateway's alone, so whatever was still running was left by a dead one and is
+  // due again. PostgreSQL: other gateways run those jobs; a dead one's are due again once their claims expire.
+  const reclaimed = membership.reclaimed;
   try {
-    // SQLite: the profile's lease is this gateway's alone, so whatever is still running was left by a dead one.
-    // PostgreSQL: other gateways run those jobs; a dead one's are due again once their claims expire.
-    if (storage.kind === 'sqlite') reclaimed = reclaimOrphans(core.store().db);
     stopListening = await storage.onJobQueued(wakeUp);
     await event('missive.gateway.started', { pid: process.pid, owner, host: membership.row.host, reclaimed_jobs: reclaimed, once: options.once === true, lease_taken_from: taken, store: storage.kind });
   } catch (error) {
@@ -278,10 +275,7 @@ async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowCon
 }
 
 /** Whether a gateway runs for this profile (SQLite: the lease's holder; PostgreSQL: any gateway of the pool). */
-async function runningGateways(core: Core, storage: Storage) {
-  const pool = await poolStatus(core, storage);
-  return pool ? { running: pool.some((g) => !g.expired && g.alive !== false), lease: null, gateways: pool } : { ...leaseStatus(core), gateways: null };
-}
+const runningGateways = async (core: Core, storage: Storage) => gatewaysView(core.config.profile, await storage.gateways(core.config.profile));
 
 export const gatewayRuns = async (core: Core): Promise<boolean> => (await runningGateways(core, await core.storage())).running;
 

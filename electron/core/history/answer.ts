@@ -4,7 +4,7 @@
  * artifacts' text; a stream: the artifact chunks and status messages it streamed, in order). Text is collected up
  * to a bound, so a list of entries never assembles a long stream whole.
  */
-import type { JournalRow, MessageRow } from '../store/repos/history.js';
+import type { JournalRow, MessageRow } from '../store/rows/history.js';
 import type { Repositories } from '../store/storage.js';
 import { textOfParts } from '../a2a/part-text.js';
 

@@ -7,7 +7,7 @@
 import type { Core } from '../handle.js';
 import type { HistoryEntry, WireExchange } from '../../../shared/ipc/contract.js';
 import { usageError } from '../../../shared/errors.js';
-import type { JournalRow, RequestOperation } from '../store/repos/history.js';
+import type { JournalRow, RequestOperation } from '../store/rows/history.js';
 import type { Repositories } from '../store/storage.js';
 import { redactValue } from '../security/redact.js';
 import { textOfParts } from '../a2a/part-text.js';

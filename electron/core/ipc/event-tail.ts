@@ -1,13 +1,14 @@
 /**
- * The live tail of the Events view: polls the journal every `intervalMs` and pushes new rows, at most 1000 a batch
- * (a full batch is followed at once by the next). It reads through the storage interface's journal reader, so it
+ * The live tail of the Events view: polls the journal every `intervalMs` and pushes new rows, at most `TAIL_BATCH` a
+ * batch (a full batch is followed at once by the next, the loop free in between). It reads through the storage interface's journal reader, so it
  * follows a shared PostgreSQL journal as well as the SQLite file: a reader's cursor never skips an event committed
  * late nor repeats one (storage.ts, JournalReader.after).
  */
-import type { EventRow } from '../store/repos/events.js';
+import type { EventRow } from '../store/rows/events.js';
 import type { JournalCursor, JournalReader } from '../store/storage.js';
 
-export const TAIL_BATCH = 1000;
+/** As many rows as one `events.query` page (events/journal-page.ts): a burst of appends holds the loop no longer than a page. */
+export const TAIL_BATCH = 250;
 
 /**
  * Starts following from the journal's end now; returns the function that stops it. A failing poll (the store out of

@@ -3,7 +3,6 @@
  * same services as the CLI, and maps errors to the CLI's `{code, category, message, exit_code, help}` report.
  * Independent of Electron: the main process binds it to `ipcMain.handle`, the browser tests to `page.exposeBinding`.
  */
-import { runsOnSharedStore, storeUnsupported } from '../store/team-scope.js';
 import { CHANNELS, EVENT_CHANNELS, isChannel, type Channel, type ChannelOutput, type EventChannel, type EventPayload, type IpcResult } from '../../../shared/ipc/contract.js';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
@@ -26,7 +25,7 @@ import { round } from '../collectives/round.js';
 import { listTaskPage } from '../tasks/list.js';
 import { cancelTask, localTask, remoteTask, waitForTask } from '../tasks/service.js';
 import { exportArtifacts, showArtifact } from '../artifacts/service.js';
-import { listEvents } from '../store/repos/events.js';
+import { queryJournalPage } from '../events/journal-page.js';
 import { createContext, exportContext, forkContext, listContextSummaries } from '../contexts/service.js';
 import { trustAgent } from '../agents/trust.js';
 import { addAuth, bindAuth, deleteSecret, listAuth, removeAuth, setSecret, updateAuth } from '../auth/service.js';
@@ -42,6 +41,8 @@ import { createDemoHost } from './demo-host.js';
 import { tailEvents } from './event-tail.js';
 import { createWireLog, recordWireCalls } from './wire-log.js';
 import { withEventSource, withoutEventSource } from '../store/event-source.js';
+import type { ChannelHandlers } from './channel-handlers.js';
+import { isSharedStore } from '../store/selection.js';
 
 export interface RegistryDeps {
   core: Core;
@@ -58,9 +59,6 @@ export interface RegistryDeps {
   sessionSecrets?: boolean;
 }
 
-/** A channel's input after the contract parsed it (defaults applied). */
-type ParsedInput<C extends Channel> = import('zod').output<(typeof CHANNELS)[C]['input']>;
-type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<unknown> | unknown };
 
 export interface Registry {
   readonly channels: Channel[];
@@ -87,7 +85,8 @@ export function createRegistry(deps: RegistryDeps): Registry {
   const wireLog = createWireLog();
   const wireCalls = recordWireCalls(wireLog);
 
-  const handlers: Handlers = {
+  // Typed by the contract: each handler answers what its channel's output schema accepts, or this does not compile.
+  const handlers: ChannelHandlers = {
     'app.info': () => ({
       version: VERSION,
       profile: core.config.profile,
@@ -95,7 +94,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
       config: core.config.source.path ?? null,
       state: core.paths.state,
       // Where the journal is: the SQLite file, or the shared PostgreSQL store (its URL without the password, and schema).
-      database: core.storeSelection.kind === 'postgres' ? `${core.storeSelection.display} (schema ${core.storeSelection.schema})` : core.paths.database,
+      database: isSharedStore(core.storeSelection) ? `${core.storeSelection.display} (schema ${core.storeSelection.schema})` : core.paths.database,
     }),
     'agents.list': async () => ({ agents: await listAgentViews(core) }),
     'agents.add': ({ fetchCard, ...i }) => {
@@ -151,19 +150,19 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'tasks.wait': (i) => waitForTask(core, i.taskId, { local: i.local }),
     'artifacts.show': (i) => showArtifact(core, i.taskId, i.artifactId),
     'artifacts.export': (i) => exportArtifacts(core, i.taskId, i.outputDir, { force: i.force, cwd }),
-    'events.query': async ({ afterSequence, limit = 1000, ...filters }) => ({
-      // The newest `limit` through the storage interface (either store); reading on after a sequence number is the
-      // SQLite file's cursor (a shared store's is a snapshot: JournalReader.after).
-      events:
-        afterSequence === undefined
-          ? await (await core.storage()).journalReads.list({ ...filters, limit })
-          : listEvents(core.store().db, { ...filters, limit, afterSequence }),
-    }),
+    // One bounded page through the storage interface (either store), and `next` when there may be more: a call never
+    // holds this loop long, whatever the journal's size or the limit (events/journal-page.ts).
+    'events.query': (i) => queryJournalPage(core, i),
     'contexts.list': async () => ({ contexts: await listContextSummaries(core) }),
     'contexts.create': (i) => createContext(core, { name: i.name }),
     'contexts.fork': (i) => forkContext(core, i.context, i.name),
     'contexts.thread': (i) => contextThread(core, i.context),
-    'contexts.export': async (i) => (await exportContext(core, i.context, { cwd })).document,
+    'contexts.export': async (i) => {
+      // Without `output` the export writes no file and answers its document.
+      const { document } = await exportContext(core, i.context, { cwd });
+      if (!document) throw new MissiveError('internal', 'invalid_output', 'contexts.export wrote a file instead of answering its document');
+      return document;
+    },
     'webhook.start': (i) => withoutEventSource(() => webhook.start(i.port)),
     'webhook.stop': () => webhook.stop(),
     'webhook.status': () => webhook.status(),
@@ -206,7 +205,6 @@ export function createRegistry(deps: RegistryDeps): Registry {
     async invoke<C extends Channel>(channel: C | string, input: unknown): Promise<IpcResult<C>> {
       try {
         if (!isChannel(channel)) throw usageError('unknown_channel', `no IPC channel named "${String(channel)}"`);
-        if (core.storeSelection.kind === 'postgres' && !runsOnSharedStore.channel(channel)) throw storeUnsupported(core.storeSelection.display, channel);
         const spec = CHANNELS[channel];
         const parsed = spec.input.safeParse(input ?? {});
         if (!parsed.success) {

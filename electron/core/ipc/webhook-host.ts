@@ -4,15 +4,10 @@
  */
 import type { Core } from '../handle.js';
 import { callbackStore } from '../webhook/callback-store.js';
-import { createReceiver, type Receiver } from '../webhook/receiver.js';
+import { createReceiver, type Receiver, type ReceiverStats } from '../webhook/receiver.js';
 
-export interface WebhookStats {
-  listening: boolean;
-  url: string | null;
-  accepted: number;
-  rejected: number;
-  last: unknown;
-}
+/** What `webhook.start|stop|status` answer: the receiver's own stats (stopped: nothing listening, no last arrival). */
+export type WebhookStats = ReceiverStats;
 
 export interface WebhookHost {
   start(port?: number): Promise<WebhookStats>;
@@ -26,7 +21,7 @@ export function createWebhookHost(core: Core, onArrival: (arrival: unknown) => v
   return {
     async start(port = 0) {
       if (!receiver) {
-        const started = createReceiver(callbackStore(core), { port, warn: (message) => core.warn(message) });
+        const started = createReceiver(callbackStore(() => core.storage()), { port, warn: (message) => core.warn(message) });
         started.onArrival(onArrival);
         await started.start();
         receiver = started;

@@ -5,7 +5,7 @@
  */
 import { CATEGORY_EXIT_CODES, MissiveError, OUTCOME_EXIT_CODES, type ErrorCategory, type ErrorReport } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
-import type { JobState } from '../store/repos/gateway-jobs.js';
+import type { JobState } from '../store/rows/gateway-jobs.js';
 import { showJob, type JobView } from './queue.js';
 
 export const FINISHED_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];

@@ -3,7 +3,7 @@
  * each to `onEnded` once, as it ends, and stops at the deadline. The polls start fast and back off to `maxPollMs`
  * while nothing ends (any ending makes them fast again), so a thousand jobs cost one query per poll, not one each.
  */
-import type { StoredJob } from '../store/repos/gateway-jobs.js';
+import type { StoredJob } from '../store/rows/gateway-jobs.js';
 import type { JobRepository } from '../store/storage.js';
 
 export interface AwaitJobsOptions {

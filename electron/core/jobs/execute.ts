@@ -14,7 +14,7 @@ import { reduce } from '../collectives/reduce.js';
 import { responseText, sendMessage, type SendResult } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
 import { rowId } from '../store/row-id.js';
-import type { StoredJob } from '../store/repos/gateway-jobs.js';
+import type { StoredJob } from '../store/rows/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
 import { refreshTask, WAIT_OUTCOMES } from '../tasks/service.js';
 import { parseJobRequest, type JobRequest } from './requests.js';

@@ -16,8 +16,8 @@ import { errorFromReport, MissiveError, toMissiveError, type ErrorReport } from 
 import { awaitJobs } from './await-jobs.js';
 import { startCheckedJob } from './credentials.js';
 import type { JobDelivery } from './execute.js';
-import type { StoredJob } from '../store/repos/gateway-jobs.js';
-import type { TaskStateName } from '../store/repos/conversation.js';
+import type { StoredJob } from '../store/rows/gateway-jobs.js';
+import type { TaskStateName } from '../store/rows/conversation.js';
 import { failedTask, type FanOutRun, type MemberHooks, type MemberResult, type QueuedSends } from '../collectives/fan-out.js';
 
 /** A send job's result (jobs/execute.ts), as far as a member's report reads it. */

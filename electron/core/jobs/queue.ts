@@ -8,7 +8,7 @@ import type { Core } from '../handle.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from '../collectives/groups.js';
 import { contextIdOf, knownContext } from '../contexts/service.js';
-import type { JobState, StoredJob } from '../store/repos/gateway-jobs.js';
+import type { JobState, StoredJob } from '../store/rows/gateway-jobs.js';
 import { cancelTask } from '../tasks/service.js';
 import { storedRequest, summarise, type JobInput, type JobRequest, type JobSummary } from './requests.js';
 

@@ -23,7 +23,7 @@ import { BINDINGS } from '../config/schema.js';
 import type { SendInput } from '../messaging/send.js';
 import { buildParts, type CapturedParts } from '../messaging/parts.js';
 import { storedJsonAs, storedRow } from '../store/stored-json.js';
-import type { OperatorKind } from '../store/repos/gateway-jobs.js';
+import type { OperatorKind } from '../store/rows/gateway-jobs.js';
 
 /** The message settings a stored send keeps beside its captured parts. */
 type MessageSettings = Pick<SendInput, 'taskId' | 'metadata' | 'acceptedOutputModes' | 'returnImmediately' | 'pushUrl' | 'binding'>;

@@ -8,7 +8,7 @@ import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { backoffMs } from './backoff.js';
 import { renewClaimWhileRunning } from './claim-renewal.js';
-import type { JobRow } from '../store/repos/gateway-jobs.js';
+import type { JobRow } from '../store/rows/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
 import { executeJob, isPermanent, notActedOn, wasDispatched, type JobResult } from './execute.js';
 

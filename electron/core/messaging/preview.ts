@@ -10,8 +10,8 @@
 import { toMissiveError, usageError } from '../../../shared/errors.js';
 import type { MessageInputs, WireRequest } from '../../../shared/ipc/contract.js';
 import type { Core } from '../handle.js';
-import { unaryHttpRequest } from '../a2a/bindings.js';
 import { capabilityView } from '../a2a/capabilities.js';
+import { unaryHttpRequest } from '../a2a/json-wire.js';
 import { streamRequest } from '../a2a/sse.js';
 import { wireRequestOf, type OutgoingRequest } from '../a2a/wire.js';
 import { buildSend, type PreparedSend } from './send.js';

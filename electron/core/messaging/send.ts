@@ -1,11 +1,13 @@
 /** Non-streaming SendMessage: build, size-check, send over the negotiated binding, persist request and response. */
 import { randomUUID } from 'node:crypto';
 import { rowId } from '../store/row-id.js';
-import { Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
-import { authError, dataError, protocolError, toMissiveError, transportError, usageError, type MissiveError } from '../../../shared/errors.js';
+import { Message, SendMessageRequest } from '@a2a-js/sdk';
+import { authError, dataError, toMissiveError, usageError, type MissiveError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
-import { callUnary, type BindingCall } from '../a2a/bindings.js';
+import type { BindingCall } from '../a2a/binding-call.js';
+import { a2aClient } from '../a2a/client.js';
+import type { JsonObject, SendAnswer, SendMessageParams, TaskJson } from '../a2a/operations.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
 import type { WireCapture } from '../a2a/wire.js';
 import type { CardResult } from '../agents/discovery.js';
@@ -14,9 +16,9 @@ import { connect } from '../agents/connection.js';
 import { openContextId } from '../contexts/service.js';
 import { parseMetadata } from '../validation/metadata.js';
 import { validateBaseUrl } from '../validation/url.js';
-import type { TaskStateName } from '../store/repos/conversation.js';
-import { call, commitSteps, journal, type Steps } from '../store/steps.js';
-import { canonicalTask, persistTaskSteps } from '../tasks/persist.js';
+import type { TaskStateName } from '../store/rows/conversation.js';
+import { call, journal, type Steps } from '../store/steps.js';
+import { persistTaskSteps } from '../tasks/persist.js';
 import { redactUrl, redactValue, scrubSecrets } from '../security/redact.js';
 import { buildParts, type PartInputs } from './parts.js';
 import { answerOfResponse } from '../tasks/answer-text.js';
@@ -72,13 +74,6 @@ function inlinePush(core: Core, input: SendInput): { url: string; token?: string
   return { url: input.pushUrl, token };
 }
 
-/** Time left before `deadline`, capped by the per-request timeout; a passed deadline is a timeout before sending. */
-function remainingMs(deadline: number, timeoutMs: number): number {
-  const left = deadline - Date.now();
-  if (left <= 0) throw transportError('timeout', 'the deadline passed before the request was sent', 'Raise --timeout.');
-  return Math.min(left, timeoutMs);
-}
-
 /** Everything both send and stream do before the request leaves: parts, limits, card, interface, request row. */
 export interface PreparedSend {
   alias: string;
@@ -87,8 +82,8 @@ export interface PreparedSend {
   outbound: Outbound;
   call: BindingCall;
   messageId: string;
-  message: Record<string, unknown>;
-  request: Record<string, unknown>;
+  message: JsonObject;
+  request: SendMessageParams;
   requestBytes: number;
   inputBytes: number;
   parts: number;
@@ -134,7 +129,7 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
           }
         : {}),
     }),
-  ) as Record<string, unknown>;
+  ) as SendMessageParams;
   const requestBytes = Buffer.byteLength(JSON.stringify(request));
   if (requestBytes > max) {
     throw dataError('request_too_large', `the serialized request is ${requestBytes} bytes, over qos.max_request_bytes = ${max}; nothing was sent`);
@@ -155,7 +150,7 @@ export function* requestSteps(p: PreparedSend): Steps<void> {
 /** Builds and records the request in one step (send and stream), on either store. */
 export async function prepareSend(core: Core, input: SendInput, operation: 'send' | 'stream', checkCard?: (card: CardResult) => void): Promise<PreparedSend> {
   const prepared = await buildSend(core, input, operation, checkCard);
-  await commitSteps(core, () => requestSteps(prepared));
+  await (await core.storage()).write(() => requestSteps(prepared));
   return prepared;
 }
 
@@ -173,14 +168,12 @@ export async function sendMessage(core: Core, input: SendInput): Promise<SendRes
 export async function deliverSend(core: Core, prepared: PreparedSend, along?: (result: SendResult) => Steps<void>): Promise<SendResult> {
   const answer = await callAgent(core, prepared);
   const responseMessageId = rowId();
-  return commitSteps(
-    core,
-    function* () {
+  return (await core.storage()).write(function* () {
       const sent = yield* answerSteps(prepared, answer, responseMessageId);
       if (along) yield* along(sent);
       return sent;
     },
-    { group: true },
+    'group',
   );
 }
 
@@ -192,9 +185,6 @@ function* answerSteps(prepared: PreparedSend, answer: SendAnswer, responseMessag
   yield* journalCompletion(prepared, answer, responseMessageId, task);
   return sendResult(prepared, answer, responseMessageId, task);
 }
-
-/** A decoded SendMessage answer, our own secrets scrubbed: a task or a direct message. */
-type SendAnswer = { task: Record<string, unknown>; message?: Record<string, unknown> } | { task?: undefined; message: Record<string, unknown> };
 
 const shapeOf = (answer: SendAnswer): SendResult['response_shape'] => (answer.task ? 'task' : 'message');
 
@@ -209,20 +199,13 @@ const messageContextOf = (answer: SendAnswer): string | null => {
  */
 async function callAgent(core: Core, prepared: PreparedSend): Promise<SendAnswer> {
   try {
-    const call = prepared.deadline === null ? prepared.call : { ...prepared.call, timeoutMs: remainingMs(prepared.deadline, core.timeoutMs) };
-    return decodeAnswer(await callUnary(call, 'SendMessage', prepared.request), prepared.outbound.secrets);
+    // The answer comes back read (a task or a message, in the SDK's canonical JSON); only our secrets are scrubbed here.
+    return scrubSecrets(await a2aClient(prepared.call, { deadline: prepared.deadline }).sendMessage(prepared.request), prepared.outbound.secrets);
   } catch (error) {
     const err = toMissiveError(error);
     await recordSendFailure(core, prepared, err);
     throw err;
   }
-}
-
-/** The SDK's canonical form of a SendMessage answer, our secrets scrubbed; a protocol error if it holds neither shape. */
-function decodeAnswer(raw: unknown, secrets: readonly string[]): SendAnswer {
-  const decoded = scrubSecrets(SendMessageResponse.toJSON(SendMessageResponse.fromJSON(raw as object)), secrets) as { task?: Record<string, unknown>; message?: Record<string, unknown> };
-  if (!decoded.task && !decoded.message) throw protocolError('invalid_send_response', 'the SendMessage response holds neither a task nor a message');
-  return decoded as SendAnswer;
 }
 
 /** Journals `a2a.send.failed` with the error report (autocommit: it must survive whatever the caller does next). */
@@ -231,7 +214,7 @@ async function recordSendFailure(core: Core, prepared: PreparedSend, err: Missiv
 }
 
 /** A direct message answer: its context (when it names one; the request joins it) and the response row. */
-function* persistMessageAnswer(prepared: PreparedSend, message: Record<string, unknown>, responseMessageId: string): Steps<void> {
+function* persistMessageAnswer(prepared: PreparedSend, message: JsonObject, responseMessageId: string): Steps<void> {
   const m = message as { messageId?: string; contextId?: string };
   if (m.contextId) {
     yield* call('ensureContext', m.contextId, prepared.alias);
@@ -254,8 +237,7 @@ function* persistMessageAnswer(prepared: PreparedSend, message: Record<string, u
  * A task answer: the task and its artifacts, the request linked to it, and a response row holding the task's status
  * message (or, when it has none, a synthetic system row naming the state).
  */
-function* persistTaskAnswer(prepared: PreparedSend, rawTask: Record<string, unknown>, responseMessageId: string): Steps<NonNullable<SendResult['task']>> {
-  const task = canonicalTask(rawTask);
+function* persistTaskAnswer(prepared: PreparedSend, task: TaskJson, responseMessageId: string): Steps<NonNullable<SendResult['task']>> {
   const persisted = yield* persistTaskSteps(prepared.alias, task, { protocolVersion: prepared.iface.protocol_version, metadata: prepared.meta, lastMessageId: responseMessageId, fallbackContextId: prepared.contextId ?? undefined });
   const contextId = persisted.context_id;
   yield* call('linkMessageToTask', prepared.messageId, task.id, contextId);

@@ -7,11 +7,11 @@
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { capabilityView } from '../a2a/capabilities.js';
-import { openStream } from '../a2a/sse.js';
+import { a2aClient } from '../a2a/client.js';
 import type { StreamRecord } from '../a2a/stream-response.js';
 import type { SelectedInterface } from '../a2a/interfaces.js';
-import type { TaskStateName } from '../store/repos/conversation.js';
-import { call, readSteps, type Steps } from '../store/steps.js';
+import type { TaskStateName } from '../store/rows/conversation.js';
+import { call, type Steps } from '../store/steps.js';
 import type { AppliedUpdate } from '../tasks/apply-update.js';
 import { updateWriter } from '../tasks/update-writer.js';
 import { prepareSend, type SendInput } from './send.js';
@@ -62,7 +62,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
   });
   const { alias, iface, outbound, messageId, request, requestBytes, parts, meta } = prepared;
   const storage = await core.storage();
-  const writer = updateWriter(core, storage);
+  const writer = updateWriter(storage);
   const counts: StreamResult['counts'] = { task: 0, message: 0, status_update: 0, artifact_update: 0 };
   const artifacts = new Map<string, { artifact_id: string; version: number; last_chunk: boolean }>();
   let events = 0;
@@ -73,7 +73,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
   const ensured = new Set<string>();
 
   try {
-    for await (const record of openStream({ ...prepared.call, signal: input.signal }, 'SendStreamingMessage', request)) {
+    for await (const record of a2aClient(prepared.call).sendMessageStream(request, { signal: input.signal })) {
       const applied = await writer.apply(
         record,
         {
@@ -119,7 +119,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
     counts,
     task: taskId ? { task_id: taskId, context_id: contextId, state, artifacts: [...artifacts.values()] } : null,
     last_message_text: lastText,
-    answer_text: lastText ?? (taskId ? await readSteps(core, storedTaskAnswer(taskId)) : null),
+    answer_text: lastText ?? (taskId ? await (await core.storage()).read(storedTaskAnswer(taskId)) : null),
     context_id: contextId,
   };
   await storage.journal.append({ type: 'a2a.stream.completed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events, counts, state } }, outbound.secrets);

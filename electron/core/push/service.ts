@@ -4,17 +4,18 @@
  * them redacted.
  */
 import { randomUUID } from 'node:crypto';
-import { ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { authError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
-import { callUnary } from '../a2a/bindings.js';
-import { connect } from '../agents/connection.js';
+import { a2aClient, type A2AClient } from '../a2a/client.js';
+import type { CreatePushConfigParams } from '../a2a/operations.js';
+import { connect, type Connection } from '../agents/connection.js';
 import type { CardResult } from '../agents/discovery.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import type { Binding } from '../config/schema.js';
 import { validateBaseUrl } from '../validation/url.js';
 import { REDACTED, redactValue } from '../security/redact.js';
-import { call, commitSteps, journal } from '../store/steps.js';
+import { call, journal } from '../store/steps.js';
 
 /** How every push call reaches the agent: `--binding`, and `--force` to call an agent whose card lacks push. */
 export interface PushCallOptions {
@@ -35,10 +36,11 @@ export interface PushCreateInput extends PushCallOptions {
 }
 
 /** The config as stored and shown: token and credentials replaced. */
-export function redactPushConfig(config: Record<string, any>): Record<string, unknown> {
-  const copy: Record<string, any> = { ...config };
+export function redactPushConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...config };
   if (copy.token) copy.token = REDACTED;
-  if (copy.authentication?.credentials) copy.authentication = { ...copy.authentication, credentials: REDACTED };
+  const authentication = copy.authentication as Record<string, unknown> | undefined;
+  if (authentication?.credentials) copy.authentication = { ...authentication, credentials: REDACTED };
   return copy;
 }
 
@@ -59,10 +61,11 @@ const requirePush = (force: boolean | undefined) => (card: CardResult) => {
   );
 };
 
-async function callPush(core: Core, agent: string, method: Parameters<typeof callUnary>[1], params: Record<string, unknown>, options: PushCallOptions, extraSecrets: string[] = [], bodySecrets: string[] = []) {
+/** The agent's connection for a push call, and a client that also redacts the secrets this request carries. */
+async function pushClient(core: Core, agent: string, options: PushCallOptions, extraSecrets: string[] = [], bodySecrets: string[] = []): Promise<{ conn: Connection; client: A2AClient }> {
   const conn = await connect(core, agent, { bodySecrets, binding: options.binding, checkCard: requirePush(options.force) });
-  const raw = await callUnary({ ...conn.call, secrets: [...conn.call.secrets ?? [], ...extraSecrets] }, method, { ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}), ...params });
-  return { conn, raw };
+  const client = extraSecrets.length ? a2aClient({ ...conn.call, secrets: [...(conn.call.secrets ?? []), ...extraSecrets] }) : conn.client;
+  return { conn, client };
 }
 
 export async function createPushConfig(core: Core, input: PushCreateInput) {
@@ -80,15 +83,16 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
       ...(token ? { token } : {}),
       ...(credentials ? { authentication: { scheme: input.authScheme, credentials } } : {}),
     }),
-  ) as Record<string, unknown>;
+  ) as CreatePushConfigParams;
   const bodySecrets = [
     ...(token ? [input.tokenEnv ? `the push token of --token-env ${input.tokenEnv}` : 'the push token'] : []),
     ...(credentials ? [`the callback credentials of --auth-credentials-env ${input.authCredentialsEnv}`] : []),
   ];
-  const { conn, raw } = await callPush(core, input.agent, 'CreateTaskPushNotificationConfig', config, input, secrets, bodySecrets);
-  const remote = redactValue(redactPushConfig((raw ?? config) as Record<string, unknown>), secrets);
+  const { conn, client } = await pushClient(core, input.agent, input, secrets, bodySecrets);
+  const answered = await client.createPushConfig(config);
+  const remote = redactValue(redactPushConfig(answered ?? config), secrets);
   const id = String((remote as { id?: unknown }).id || config.id);
-  await commitSteps(core, function* () {
+  await (await core.storage()).write(function* () {
     const placeholder = !(yield* call('getTask', input.taskId));
     if (placeholder) yield* call('ensurePlaceholderTask', input.taskId, conn.alias);
     yield* call('upsertPushConfig', { id, agentAlias: conn.alias, taskId: input.taskId, url: input.url, redactedJson: remote });
@@ -98,25 +102,26 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
 }
 
 export async function getPushConfig(core: Core, agent: string, taskId: string, configId: string, options: PushCallOptions = {}) {
-  const { conn, raw } = await callPush(core, agent, 'GetTaskPushNotificationConfig', { taskId, id: configId }, options);
-  const config = redactPushConfig(TaskPushNotificationConfig.toJSON(TaskPushNotificationConfig.fromJSON(raw as object)) as Record<string, unknown>);
-  await commitSteps(core, function* () {
+  const { conn, client } = await pushClient(core, agent, options);
+  const config = redactPushConfig(await client.getPushConfig({ taskId, id: configId }));
+  await (await core.storage()).write(function* () {
     yield* journal({ type: 'a2a.push.config.fetched', agentAlias: conn.alias, taskId: (yield* call('getTask', taskId)) ? taskId : null, payload: { config } }, conn.outbound.secrets);
   });
   return { agent: conn.alias, task_id: taskId, config };
 }
 
 export async function listPushConfigs(core: Core, agent: string, taskId: string, page: { pageSize?: number; pageToken?: string } & PushCallOptions = {}) {
-  const { conn, raw } = await callPush(core, agent, 'ListTaskPushNotificationConfigs', { taskId, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) }, page);
-  const decoded = ListTaskPushNotificationConfigsResponse.fromJSON((raw ?? {}) as object);
-  const configs = decoded.configs.map((c) => redactPushConfig(TaskPushNotificationConfig.toJSON(c) as Record<string, unknown>));
+  const { conn, client } = await pushClient(core, agent, page);
+  const answered = await client.listPushConfigs({ taskId, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) });
+  const configs = answered.configs.map(redactPushConfig);
   const local = await (await core.storage()).conversation.listPushConfigsOfTask(taskId);
-  return { agent: conn.alias, task_id: taskId, configs, next_page_token: decoded.nextPageToken || null, local };
+  return { agent: conn.alias, task_id: taskId, configs, next_page_token: answered.nextPageToken, local };
 }
 
 export async function deletePushConfig(core: Core, agent: string, taskId: string, configId: string, options: PushCallOptions = {}) {
-  const { conn } = await callPush(core, agent, 'DeleteTaskPushNotificationConfig', { taskId, id: configId }, options);
-  await commitSteps(core, function* () {
+  const { conn, client } = await pushClient(core, agent, options);
+  await client.deletePushConfig({ taskId, id: configId });
+  await (await core.storage()).write(function* () {
     yield* call('markPushConfigDeleted', taskId, configId);
     yield* journal({ type: 'a2a.push.config.deleted', agentAlias: conn.alias, taskId: (yield* call('getTask', taskId)) ? taskId : null, payload: { task_id: taskId, config_id: configId } });
   });

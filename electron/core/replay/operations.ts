@@ -3,7 +3,7 @@
  * `operation_id`, in the order the steps started, with the `a2a.send.completed` events of the context indexed by the
  * request message id (what each fan-out member's send brought back).
  */
-import type { EventRow } from '../store/repos/events.js';
+import type { EventRow } from '../store/rows/events.js';
 
 export const STEP_KINDS = ['bcast', 'scatter', 'barrier', 'gather', 'reduce'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
@@ -28,6 +28,7 @@ export interface SendAnswer {
 
 const STEP_EVENT = /^missive\.(bcast|scatter|barrier|gather|reduce)\.(.+)$/;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a journal payload is JSON of one shape per event type; rebuild.ts and stored.ts check each field they read (str, num)
 const payloadOf = (e: EventRow) => (e.payload ?? {}) as Record<string, any>;
 
 /** Groups the context's journal into its collective operations, ordered by their first event. */

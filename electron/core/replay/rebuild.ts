@@ -3,9 +3,10 @@
  * counted and decided with the same rules the step itself used. Nothing here reads tasks or messages.
  */
 import { memberStatusOf, payloadOf, type JournaledOperation, type SendAnswer } from './operations.js';
+import { TERMINAL_TASK_STATES } from '../../../shared/task-states.js';
 
-/** States that never change again: a barrier member's state in one of these must still be the stored task's. */
-export const STABLE_STATES = ['completed', 'failed', 'cancelled', 'rejected', 'message'];
+/** States that never change again (a terminal task state, or a direct message): a barrier member's state in one of these must still be the stored task's. */
+export const STABLE_STATES: readonly string[] = [...TERMINAL_TASK_STATES, 'message'];
 
 export interface FanOutSummary {
   group: string | null;

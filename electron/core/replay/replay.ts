@@ -6,7 +6,7 @@
 import { MissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { contextIdOf } from '../contexts/service.js';
-import { call, readSteps, type Steps } from '../store/steps.js';
+import { call, type Steps } from '../store/steps.js';
 import { compareSummaries, type FieldDifference } from './compare.js';
 import { operationsOf, sendAnswersOf, type StepKind } from './operations.js';
 import { rebuildBarrier, rebuildFanOut, rebuildGather, rebuildReduce } from './rebuild.js';
@@ -37,7 +37,7 @@ export interface ReplayResult {
 
 /** Replays a context (an id or a name) on the core's store, whichever engine holds it. */
 export async function replayContext(core: Core, input: { contextId: string }): Promise<ReplayResult> {
-  return readSteps(core, replaySteps(await contextIdOf(core, input.contextId)));
+  return (await core.storage()).read(replaySteps(await contextIdOf(core, input.contextId)));
 }
 
 function* replaySteps(contextId: string): Steps<ReplayResult> {
@@ -49,16 +49,20 @@ function* replaySteps(contextId: string): Steps<ReplayResult> {
     let stored: Record<string, unknown>;
     if (op.kind === 'bcast' || op.kind === 'scatter') {
       const r = rebuildFanOut(op, answers);
-      (rebuilt = { ...r }), (stored = yield* storedFanOut(op, r, answers));
+      rebuilt = { ...r };
+      stored = yield* storedFanOut(op, r, answers);
     } else if (op.kind === 'barrier') {
       const r = rebuildBarrier(op);
-      (rebuilt = { ...r }), (stored = yield* storedBarrier(op, r, contextId));
+      rebuilt = { ...r };
+      stored = yield* storedBarrier(op, r, contextId);
     } else if (op.kind === 'gather') {
       const r = rebuildGather(op);
-      (rebuilt = { ...r }), (stored = yield* storedGather(op, r, contextId));
+      rebuilt = { ...r };
+      stored = yield* storedGather(op, r, contextId);
     } else {
       const r = rebuildReduce(op);
-      (rebuilt = { ...r }), (stored = yield* storedReduce(op, r, contextId));
+      rebuilt = { ...r };
+      stored = yield* storedReduce(op, r, contextId);
     }
     const differences = compareSummaries(rebuilt, stored);
     steps.push({

@@ -160,12 +160,17 @@ export function verifyMigrations(db: Db, migrations: Migration[]): AppliedMigrat
   return applied;
 }
 
+/**
+ * Applies the migrations the ledger lacks. Check and apply run in one IMMEDIATE transaction: processes opening a
+ * brand-new store at once take turns (the others wait on the busy timeout), and each reads the ledger again under the
+ * write lock, so a migration another process applied meanwhile is not applied twice. An up-to-date store is only read.
+ */
 export function migrate(db: Db, migrations: Migration[] = MIGRATIONS) {
-  ensureLedger(db);
-  const applied = new Set(verifyMigrations(db, migrations).map((m) => m.version));
-  for (const migration of migrations) {
-    if (applied.has(migration.version)) continue;
-    db.transaction(() => {
+  const pending = (applied: AppliedMigration[]) => migrations.filter((m) => !applied.some((row) => row.version === m.version));
+  if (pending(verifyMigrations(db, migrations)).length === 0) return;
+  db.transaction(() => {
+    ensureLedger(db);
+    for (const migration of pending(verifyMigrations(db, migrations))) {
       db.exec(migration.sql);
       db.prepare(`INSERT INTO schema_migrations (version, name, checksum) VALUES (?, ?, ?)`).run(
         migration.version,
@@ -173,8 +178,8 @@ export function migrate(db: Db, migrations: Migration[] = MIGRATIONS) {
         checksum(migration),
       );
       db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
-  }
+    }
+  }).immediate();
 }
 
 export const nowIso = () => new Date().toISOString();

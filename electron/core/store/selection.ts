@@ -32,6 +32,12 @@ export interface PostgresSelection {
 
 export type StoreSelection = { kind: 'sqlite' } | PostgresSelection;
 
+/**
+ * Whether other users and hosts share this store (a PostgreSQL database, team mode) rather than it being this user's
+ * own file: what the trust model, the config's seeds and the demo decide on (never how a write commits).
+ */
+export const isSharedStore = (selection: StoreSelection): selection is PostgresSelection => selection.kind === 'postgres';
+
 export interface SelectInput {
   /** `--store URL`. */
   flag?: string;
@@ -45,7 +51,7 @@ export const defaultSchema = (profile: string) => `missive_${profile.toLowerCase
 
 /** The store this invocation uses; a URL that is not PostgreSQL's, or a schema two profiles share, is exit 78. */
 export function selectStore(input: SelectInput): StoreSelection {
-  const { config, env, profile } = input;
+  const { config, profile } = input;
   const picked = pickUrl(input);
   if (!picked) return { kind: 'sqlite' };
   const [url, from] = picked;

@@ -1,27 +1,91 @@
 /**
- * The store as the services see it, whichever engine holds it: asynchronous repositories and transactions. SQLite
- * (the embedded default, one file per profile) answers them synchronously underneath (sqlite/storage.ts); PostgreSQL
- * (team mode: one database shared by many hosts, a schema per profile) answers them through a pool
- * (postgres/storage.ts). Both keep the same rows: the row types and their decoding are the SQLite repositories' own.
+ * The store as the services see it, whichever engine holds it: asynchronous repositories, and the store's own commit
+ * policy. SQLite (the embedded default, one file per profile) answers the repositories synchronously underneath
+ * (sqlite/storage.ts); PostgreSQL (team mode: one database shared by many hosts, a schema per profile) answers them
+ * through a pool (postgres/storage.ts). Both keep the same rows.
  *
- * Services ported to this interface run on both engines. A service that still takes the synchronous SQLite handle
- * (`core.store()`) refuses a PostgreSQL store with `config::store_unsupported` (context.ts) rather than write to the
- * wrong place.
+ * How writes commit is the engine's decision, never the caller's: a caller says what it writes (a generator of steps,
+ * steps.ts) and whether it may share a commit (`WriteMode`); SQLite groups commits per loop turn and coalesces a
+ * stream's row updates per tick, PostgreSQL gives each write its own transaction. Nothing outside store/ names an
+ * engine, a connection or a transaction discipline.
  */
-import type { AgentRow, AgentSource, CardKeys, ClientTlsPaths, NewAgent } from './repos/agents.js';
-import type { AuthRefRow } from './repos/auth-refs.js';
-import type { EventRow, NewEvent } from './repos/events.js';
-import type { JournalQuery } from './repos/journal-query.js';
-import type { GroupRow, MemberRow } from './repos/groups.js';
-import type { CallEventType, JournalRow, MessageRow, StartsQuery, ThreadArtifactRow, ThreadMessageRow } from './repos/history.js';
-import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredMessage, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './repos/conversation.js';
-import type { ContextRow, ContextRows, ContextSummary } from './repos/contexts.js';
-import type { PushConfigRow } from './repos/push-configs.js';
-import type { LeaseRow } from './repos/gateway-lease.js';
-import type { MessageRecord } from './repos/collective-records.js';
-import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './repos/gateway-jobs.js';
+import type { AgentRow, AgentSource, CardKeys, ClientTlsPaths, NewAgent } from './rows/agents.js';
+import type { AuthRefRow } from './rows/auth-refs.js';
+import type { EventRow, NewEvent } from './rows/events.js';
+import type { JournalQuery } from './rows/journal-query.js';
+import type { GroupRow, MemberRow } from './rows/groups.js';
+import type { CallEventType, JournalRow, MessageRow, StartsQuery, ThreadArtifactRow, ThreadMessageRow } from './rows/history.js';
+import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredMessage, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './rows/conversation.js';
+import type { ContextRow, ContextRows, ContextSummary } from './rows/contexts.js';
+import type { PushConfigRow } from './rows/push-configs.js';
+import type { MessageRecord } from './rows/collective-records.js';
+import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './rows/gateway-jobs.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
+
+/** One conversation repository call, or a journal append, as a step of a write or read sequence (steps.ts). */
+export type Step =
+  | { [K in keyof ConversationRepository]: { op: K; args: Parameters<ConversationRepository[K]> } }[keyof ConversationRepository]
+  | { op: 'append'; args: [event: NewEvent, knownSecrets?: readonly string[]] };
+
+/** A sequence of steps that ends with `T`: what the services write or read, with no SQL and no engine in sight. */
+export type Steps<T> = Generator<Step, T, unknown>;
+
+/**
+ * Whether a write may share a commit with others (its promise settles once it has committed, either way):
+ * - `now`: a transaction of its own;
+ * - `group`: may share the commit of the writes of this loop turn (a fan-out's hundreds of answers: SQLite's group
+ *   commit, one commit for them all);
+ * - `burst`: may share a commit with the writes that keep arriving over the next few turns (a webhook receiver's
+ *   callbacks, each posted once the previous got its 202). `make` may run twice (a failed group goes again, each write
+ *   on its own), so it must touch nothing but the store.
+ * PostgreSQL gives every write a transaction of its own (its hosts commit independently).
+ */
+export type WriteMode = 'now' | 'group' | 'burst';
+
+/**
+ * Values kept for the rest of a tick of updates (SQLite's): the status updates of a task and the chunks appended to an
+ * artifact within one tick write the task's and the artifact's row once, when the tick commits. PostgreSQL has no
+ * ticks (each update commits on its own) and gives none.
+ */
+export interface TickValues {
+  /** Appends a chunk to an artifact this tick already holds (or reads now); its new version, or null when the tick holds none to append to. */
+  appendChunk(write: ArtifactWrite): number | null;
+  /** The task's status write to save when the tick commits (the last one set wins): `save` writes it. */
+  setStatus(write: TaskStatusWrite, save: (write: TaskStatusWrite) => Steps<void>): void;
+  /** Saves now, and forgets, what the tick holds for a task's row or an artifact's (before a write that reads it). */
+  settleTask(taskId: string): void;
+  settleArtifact(taskId: string, artifactId: string): void;
+}
+
+/**
+ * Where a sequence of updates goes (a stream's events, a task subscription's): each applied at once and in order,
+ * committed as the engine sees fit (SQLite: with what the same tick of network data brings; PostgreSQL: each in a
+ * transaction of its own, committed before the next is read).
+ */
+export interface UpdateSink {
+  /** Runs `make(tick)`'s steps; a failure leaves nothing of them. */
+  apply<T>(make: (tick: TickValues | undefined) => Steps<T>): Promise<T>;
+  /** Commits what is still open: call when the sequence ends, and before journaling a failure. */
+  flush(): void;
+  /** Whether the store is still open to write in (the app may close it under a long stream). */
+  open(): boolean;
+}
+
+/** How a gateway holds its place for a profile: SQLite's lease (one gateway), or a row of PostgreSQL's pool. */
+export interface GatewayMembership {
+  readonly row: GatewayRow;
+  /** The lease this gateway took over (SQLite: an expired lease, or one whose process is gone), if any. */
+  readonly takenFrom: GatewayRow | null;
+  /** Jobs left running by a dead gateway, made due again as it joined (SQLite: the lease is this gateway's alone). */
+  readonly reclaimed: number;
+  /** Extends the lease or the pool row; false when another gateway took the profile's lease over (SQLite). */
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+/** The gateways of a profile as `gateway status` lists them: SQLite's one lease (or none), or PostgreSQL's pool. */
+export type GatewayList = { kind: 'lease'; lease: GatewayRow | null } | { kind: 'pool'; rows: GatewayRow[] };
 
 export interface AgentRepository {
   get(alias: string): Promise<AgentRow | undefined>;
@@ -45,6 +109,8 @@ export interface AgentRepository {
   storeCard(alias: string, card: { json: unknown; url: string; etag: string | null; lastModified: string | null }): Promise<void>;
   /** The cached card was revalidated (304 Not Modified) now. */
   markCardValidated(alias: string): Promise<void>;
+  /** Points a local agent at another base URL and drops its cached card (the demo's agents, started on new ports). */
+  repoint(alias: string, baseUrl: string): Promise<void>;
   /** How many journaled tasks point at this agent (they keep it from being removed). */
   countTasks(alias: string): Promise<number>;
   /** The aliases of the agents that authenticate with each auth ref, in alias order. */
@@ -89,7 +155,7 @@ export interface JournalWriter {
 export type JournalCursor = string & { readonly __journalCursor: never };
 
 /** The journal's filters without a cursor or a page size (repos/journal-query.ts). */
-export type JournalFilters = Omit<JournalQuery, 'afterSequence' | 'limit'>;
+export type JournalFilters = Omit<JournalQuery, 'afterSequence' | 'beforeSequence' | 'fromSequence' | 'limit'>;
 
 export interface JournalPage {
   /** Oldest first (in commit order on PostgreSQL, where sequences may then come out of order). */
@@ -110,6 +176,24 @@ export interface JournalReader {
   start(): JournalCursor;
   /** The next `limit` matching events after `cursor`, never one twice nor one skipped across calls. */
   after(query: JournalFilters, cursor: JournalCursor, limit: number): Promise<JournalPage>;
+  /**
+   * One bounded page for a caller that must not be held long (the desktop's `events.query`): at most `limit` matches,
+   * oldest first, walking back from `beforeSequence` (default: the journal's end) or forward from `afterSequence`.
+   * SQLite also stops scanning after a few milliseconds' work (sqlite/journal-reads.ts), so a page may hold fewer
+   * rows, even none; `next` is then where the read goes on (absent: nothing more matches that way). PostgreSQL
+   * refuses `afterSequence` (`config::store_unsupported`: its sequences are not commit-ordered; `after` is the way).
+   */
+  page(query: JournalFilters, from: JournalPageStart, limit: number): Promise<JournalWindow>;
+}
+
+/** Where a bounded page starts: below a sequence (walking back to older events) or above one (forward). */
+export type JournalPageStart = { beforeSequence?: number; afterSequence?: undefined } | { afterSequence: number; beforeSequence?: undefined };
+
+export interface JournalWindow {
+  /** Oldest first. */
+  events: EventRow[];
+  /** The start of the next page in the same direction; absent when the read reached the end of the journal that way. */
+  next?: { beforeSequence: number } | { afterSequence: number };
 }
 
 /** Each agent's last calls as the journal holds them (agent health), read from idx_events_calls on both engines. */
@@ -177,10 +261,17 @@ export interface ConversationRepository {
 }
 
 /** One gateway as the pool lists it (`gateway status`): SQLite's single lease row, or a member of a PostgreSQL pool. */
-export type GatewayRow = Omit<LeaseRow, 'profile'>;
+export interface GatewayRow {
+  holder: string;
+  pid: number;
+  host: string;
+  started_at: string;
+  renewed_at: string;
+  expires_at: string;
+}
 
 /**
- * The gateways of a profile on a PostgreSQL store: a pool, one row per running gateway (migration 0003), renewed while
+ * The gateways of a profile on a PostgreSQL store (postgres/pool-membership.ts): a pool, one row per running gateway (migration 0003), renewed while
  * it runs and deleted when it stops; a row whose expiry passed is a gateway that died or hung. (On SQLite one gateway
  * holds the profile by a lease instead: core/gateway/lease.ts.)
  */
@@ -294,12 +385,26 @@ export interface Storage extends Repositories {
   readonly journalReads: JournalReader;
   /** Reads each agent's newest call events outside any transaction. */
   readonly callEvents: CallEventReader;
+  /** `steps` that only read, outside any transaction (what they read is committed). */
+  read<T>(steps: Steps<T>): Promise<T>;
+  /** `make()`'s steps in one transaction (or a commit shared as `mode` allows); settles once committed. */
+  write<T>(make: () => Steps<T>, mode?: WriteMode): Promise<T>;
+  /** A sink for one sequence of updates (a stream's, a subscription's). */
+  updates(): UpdateSink;
   /**
    * `fn` in one transaction: everything it does through `tx` commits together or not at all (it throws, nothing
    * stays). On SQLite it must not wait on anything but `tx` (it holds the file's write lock; a network call inside is
    * refused as a programming error); on PostgreSQL it holds one pooled connection.
    */
   transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Takes this gateway's place for `profile`: SQLite's lease (of two gateways starting at once exactly one gets it; a
+   * second throws `orchestration::gateway_running`), or a row of PostgreSQL's pool (gateways on many hosts share the
+   * queue; what keeps two off one job is the claim, JobRepository.claimDue).
+   */
+  membership(options: { profile: string; holder: string; ttlMs: number }): Promise<GatewayMembership>;
+  /** The gateways of `profile`, live or expired (`gateway status`). */
+  gateways(profile: string): Promise<GatewayList>;
   /**
    * Wakes `listener` when a job is queued by any host (PostgreSQL: LISTEN/NOTIFY on the profile's channel), so an idle
    * gateway starts it at once instead of at its next scan. SQLite has nothing to listen to (one host, and the gateway
@@ -308,7 +413,5 @@ export interface Storage extends Repositories {
   onJobQueued(listener: () => void): Promise<() => Promise<void>>;
   /** Resolves when the store accepts writes now (a webhook receiver's /readyz); rejects with why not. */
   checkWritable(): Promise<void>;
-  /** PostgreSQL only: the profile's pool of gateways. */
-  readonly gatewayPool?: GatewayPoolRepository;
   close(): Promise<void>;
 }

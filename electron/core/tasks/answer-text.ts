@@ -53,7 +53,7 @@ export function answerOfResponse(response: unknown): string | null {
 
 /**
  * A journaled task's answer: its last known status message, else its stored artifacts (as streamed, chunks joined).
- * Reads only: run it with `readSteps` (store/steps.ts) on either store.
+ * Reads only: run it with `Storage.read` on either store.
  */
 export function* storedTaskAnswer(taskId: string): Steps<string | null> {
   const fromStatus = answerOfTask({ status: (yield* call('getTaskJson', taskId))?.status });

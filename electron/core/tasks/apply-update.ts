@@ -3,20 +3,9 @@
  * holding the update, the task row's state, and the artifact rows (appended chunks merged, version bumped).
  */
 import { rowId } from '../store/row-id.js';
-import type { Db } from '../store/db.js';
-import {
-  appendArtifactChunk,
-  appendedHead,
-  artifactHead,
-  partsOf,
-  saveArtifactHead,
-  type ArtifactHead,
-  type ArtifactWrite,
-  type TaskStateName,
-  type TaskStatusWrite,
-} from '../store/repos/conversation.js';
-import type { GroupWriter } from '../store/store.js';
-import { call, journal, runStepsSync, type Steps } from '../store/steps.js';
+import type { ArtifactWrite, TaskStateName, TaskStatusWrite } from '../store/rows/conversation.js';
+import type { TickValues } from '../store/storage.js';
+import { call, journal, type Steps } from '../store/steps.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
 import { scrubSecrets } from '../security/redact.js';
 import { localTaskState, SETTLED_STATES } from './task-state.js';
@@ -42,18 +31,11 @@ export interface UpdateSource {
    * its events, so each is written once, not once per event. (A failed write ends the sequence, set and all.)
    */
   ensured?: Set<string>;
-  /**
-   * SQLite's group writer whose `write` applies this update (`applyUpdate` only): the status updates of a task and the
-   * chunks appended to an artifact within one tick write the task's and the artifact's row once, when the tick
-   * commits (Store.grouped). Without it (a batch, a PostgreSQL transaction), every update writes them.
-   */
-  tick?: Pick<GroupWriter, 'get' | 'set' | 'settle'>;
 }
 
-/** The keys of a task's and a context's rows (in `ensured`, and as tick values), and of an artifact's row (tick values). */
+/** The keys of a task's and a context's rows in `ensured`. */
 const taskKey = (taskId: string) => `task ${taskId}`;
 const contextKey = (contextId: string) => `context ${contextId}`;
-const artifactKey = (taskId: string, artifactId: string) => `artifact ${taskId} ${artifactId}`;
 
 /** The `ensured` entries saying a task's row, and its context's, exist (a caller that just read the task row knows). */
 export function knownTaskRows(task: { task_id: string; context_id: string | null }): Set<string> {
@@ -65,12 +47,6 @@ function* once(source: UpdateSource, key: string, ensure: () => Steps<void>): St
   if (source.ensured?.has(key)) return;
   yield* ensure();
   source.ensured?.add(key);
-}
-
-/** A group writer's tick and the SQLite handle its saves write through (SQLite only). */
-interface Tick {
-  writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>;
-  db: Db;
 }
 
 export interface AppliedUpdate {
@@ -87,16 +63,15 @@ export interface AppliedUpdate {
   final: boolean;
 }
 
-function* applyStatus(source: UpdateSource, tick: Tick | undefined, update: Record<string, any>, contextId: string | null, messageId: string): Steps<{ state: TaskStateName; remote: string | null }> {
+function* applyStatus(source: UpdateSource, tick: TickValues | undefined, update: StreamRecord['payload'], contextId: string | null, messageId: string): Steps<{ state: TaskStateName; remote: string | null }> {
   const taskId = String(update.taskId);
   const state = localTaskState(update.status?.state);
   const remoteState = (update.status?.state as string | undefined) ?? null;
   const write: TaskStatusWrite = { taskId, contextId, state, remoteState, protocolVersion: source.protocolVersion, status: update.status, lastMessageId: messageId };
-  const key = taskKey(taskId);
   // The status updates of one tick write the task row once, with the last of them, when the tick commits.
-  if (tick && update.status !== undefined) tick.writer.set(key, write, (last: TaskStatusWrite) => runStepsSync(tick.db, saveStatus(source, last)));
+  if (tick && update.status !== undefined) tick.setStatus(write, (last) => saveStatus(source, last));
   else {
-    tick?.writer.settle(key);
+    tick?.settleTask(taskId);
     yield* saveStatus(source, write);
   }
   return { state, remote: remoteState };
@@ -111,9 +86,9 @@ function* saveStatus(source: UpdateSource, write: TaskStatusWrite): Steps<void> 
   yield* call('upsertTask', { taskId, agentAlias: source.alias, contextId, state, remoteState, protocolVersion, remoteJson: json, lastMessageId, metadata: source.metadata });
 }
 
-function* applyArtifact(tick: Tick | undefined, update: Record<string, any>, contextId: string | null): Steps<NonNullable<AppliedUpdate['artifact']>> {
+function* applyArtifact(tick: TickValues | undefined, update: StreamRecord['payload'], contextId: string | null): Steps<NonNullable<AppliedUpdate['artifact']>> {
   const taskId = String(update.taskId);
-  const incoming = update.artifact as Record<string, any>;
+  const incoming = update.artifact as StreamRecord['payload'];
   const artifactId = String(incoming.artifactId);
   const append = update.append === true;
   const lastChunk = update.lastChunk === true;
@@ -130,33 +105,23 @@ function* applyArtifact(tick: Tick | undefined, update: Record<string, any>, con
     mode: append ? 'append' : 'replace',
   };
   const result = (version: number) => ({ artifact_id: artifactId, version, append, last_chunk: lastChunk });
-  const key = artifactKey(taskId, artifactId);
   // A chunk appended in a tick: the chunk row now, the artifact row (version, header) once, when the tick commits.
-  const head = tick && append ? tick.writer.get(key, () => artifactHead(tick.db, taskId, artifactId)) : undefined;
-  if (!tick || !head) {
-    tick?.writer.settle(key);
-    return result(yield* call('writeArtifact', write));
-  }
-  appendArtifactChunk(tick.db, taskId, artifactId, partsOf(write));
-  const next = appendedHead(head, write);
-  tick.writer.set(key, next, (saved: ArtifactHead) => saveArtifactHead(tick.db, taskId, artifactId, saved));
-  return result(next.version);
+  if (tick && append) {
+    const version = tick.appendChunk(write);
+    if (version !== null) return result(version);
+  } else tick?.settleArtifact(taskId, artifactId);
+  return result(yield* call('writeArtifact', write));
 }
 
 /**
- * Applies the update inside the caller's transaction on SQLite, with the source's group writer if it has one. The
- * update is stored once, as its journal event (`events`: payload and metadata); the message-shaped views of it
- * (threads, answers, member outputs) read those events (store/repos/update-rows.ts). Its id is the event's, and the
- * task's `last_message_id` names it.
+ * One update as steps (store/steps.ts), on either store. The update is stored once, as its journal event (`events`:
+ * payload and metadata); the message-shaped views of it (threads, answers, member outputs) read those events
+ * (store/repos/update-rows.ts). Its id is the event's, and the task's `last_message_id` names it. `tick`: the values
+ * of the update sink's open tick (SQLite's, Storage.updates), where the rows a tick's updates share are written once.
  */
-export function applyUpdate(db: Db, source: UpdateSource, record: StreamRecord): AppliedUpdate {
-  return runStepsSync(db, updateSteps(source, record, source.tick ? { writer: source.tick, db } : undefined));
-}
+export const applyUpdateSteps = (source: UpdateSource, record: StreamRecord, tick?: TickValues): Steps<AppliedUpdate> => updateSteps(source, record, tick);
 
-/** `applyUpdate` as steps (store/steps.ts), on either store; without a tick (`source.tick` is SQLite's). */
-export const applyUpdateSteps = (source: Omit<UpdateSource, 'tick'>, record: StreamRecord): Steps<AppliedUpdate> => updateSteps(source, record, undefined);
-
-function* updateSteps(source: UpdateSource, record: StreamRecord, tick: Tick | undefined): Steps<AppliedUpdate> {
+function* updateSteps(source: UpdateSource, record: StreamRecord, tick: TickValues | undefined): Steps<AppliedUpdate> {
   const secrets = source.secrets ?? [];
   const p = scrubSecrets(record.payload, secrets);
   const messageId = rowId();
@@ -176,8 +141,8 @@ function* updateSteps(source: UpdateSource, record: StreamRecord, tick: Tick | u
   let text: string | null;
   if (record.variant === 'task') {
     // The task is rewritten from its JSON: what the tick holds for its row and its artifacts is saved first.
-    tick?.writer.settle(taskKey(String(taskId)));
-    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) tick?.writer.settle(artifactKey(String(taskId), String(a.artifactId)));
+    tick?.settleTask(String(taskId));
+    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) tick?.settleArtifact(String(taskId), String(a.artifactId));
     const persisted = yield* persistTaskSteps(source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId, secrets: source.secrets });
     state = persisted.state;
     remote = persisted.remote_state;

@@ -1,14 +1,12 @@
 /** `task list`: the local journal (offset page tokens) or an agent's ListTasks, whose tasks are persisted as seen. */
-import { ListTasksResponse } from '@a2a-js/sdk';
-import { protocolError, usageError } from '../../../shared/errors.js';
+import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
-import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
-import type { StoredTask, TaskStateName } from '../store/repos/conversation.js';
-import { commitSteps, journal } from '../store/steps.js';
+import type { StoredTask, TaskStateName } from '../store/rows/conversation.js';
+import { journal } from '../store/steps.js';
 import { TASK_STATE_NAMES, wireTaskState } from './task-state.js';
-import { canonicalTask, persistTaskSteps, type PersistedTask } from './persist.js';
+import { persistTaskSteps, type PersistedTask } from './persist.js';
 
 export interface TaskListInput {
   remote?: boolean;
@@ -54,6 +52,9 @@ function decodeOffset(token: string | undefined): number {
   return Number(match[1]);
 }
 
+/** Without `remote`, the journal's page: its tasks are stored rows (what the `tasks.list` IPC channel answers). */
+export function listTaskPage(core: Core, input: TaskListInput & { remote?: false }): Promise<TaskListResult & { source: 'local'; tasks: StoredTask[] }>;
+export function listTaskPage(core: Core, input: TaskListInput): Promise<TaskListResult>;
 export async function listTaskPage(core: Core, input: TaskListInput): Promise<TaskListResult> {
   const state = stateFilter(input.status);
   const size = pageSize(input.pageSize);
@@ -63,26 +64,19 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
     return { source: 'local', agent: input.agent ?? null, tasks: rows.slice(0, size), next_page_token: rows.length > size ? encodeOffset(offset + size) : null, total_size: null };
   }
   if (!input.agent) throw usageError('agent_required', '`task list --remote` needs --agent <alias>: ListTasks asks one agent');
-  const { alias, iface, outbound, call, meta } = await connect(core, input.agent, { binding: input.binding });
-  const params: Record<string, unknown> = {
-    ...(iface.tenant ? { tenant: iface.tenant } : {}),
+  const { alias, iface, outbound, client, meta } = await connect(core, input.agent, { binding: input.binding });
+  const page = await client.listTasks({
     ...(input.contextId ? { contextId: input.contextId } : {}),
     ...(state ? { status: wireTaskState(state) } : {}),
     ...(input.pageSize !== undefined ? { pageSize: size } : {}),
     ...(input.pageToken ? { pageToken: input.pageToken } : {}),
     ...(input.historyLength !== undefined ? { historyLength: input.historyLength } : {}),
     ...(input.includeArtifacts ? { includeArtifacts: true } : {}),
-  };
-  const raw = await callUnary(call, 'ListTasks', params);
-  if (!raw || typeof raw !== 'object' || ('tasks' in raw && !Array.isArray((raw as { tasks: unknown }).tasks))) {
-    throw protocolError('invalid_list_tasks', 'the ListTasks response is not an object with a tasks array');
-  }
-  // Pagination fields are optional in practice: absent means "no more pages".
-  const decoded = ListTasksResponse.fromJSON(raw);
-  const tasks = await commitSteps(core, function* () {
+  });
+  const tasks = await (await core.storage()).write(function* () {
     const persistedTasks: Array<PersistedTask & { agent_alias: string }> = [];
-    for (const t of (raw as { tasks?: unknown[] }).tasks ?? []) {
-      const persisted = yield* persistTaskSteps(alias, canonicalTask(t), { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
+    for (const t of page.tasks) {
+      const persisted = yield* persistTaskSteps(alias, t, { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
       if (persisted.changed) {
         yield* journal(
           { type: 'a2a.task.updated', agentAlias: alias, contextId: persisted.context_id, taskId: persisted.task_id, payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: 'task list' } },
@@ -93,5 +87,5 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
     }
     return persistedTasks;
   });
-  return { source: 'remote', agent: alias, tasks, next_page_token: decoded.nextPageToken || null, total_size: decoded.totalSize || null };
+  return { source: 'remote', agent: alias, tasks, next_page_token: page.nextPageToken, total_size: page.totalSize };
 }

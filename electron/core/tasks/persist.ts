@@ -1,8 +1,7 @@
 /** Persists an A2A Task as returned by any operation: the task row (raw JSON, mapped state) and versioned artifacts. */
 import { Task } from '@a2a-js/sdk';
-import type { Db } from '../store/db.js';
-import type { ArtifactKind, TaskStateName } from '../store/repos/conversation.js';
-import { call, runStepsSync, type Steps } from '../store/steps.js';
+import type { ArtifactKind, TaskStateName } from '../store/rows/conversation.js';
+import { call, type Steps } from '../store/steps.js';
 import { localTaskState } from './task-state.js';
 import { scrubSecrets } from '../security/redact.js';
 
@@ -40,8 +39,6 @@ export interface PersistOptions {
   secrets?: readonly string[];
 }
 
-/** Persists `task` now, on SQLite's synchronous repositories (inside the caller's transaction or group commit). */
-export const persistTask = (db: Db, alias: string, task: WireTask, options: PersistOptions): PersistedTask => runStepsSync(db, persistTaskSteps(alias, task, options));
 
 /** The writes that persist a task (its context, its row, its artifacts), on either engine (store/steps.ts). */
 export function* persistTaskSteps(alias: string, task: WireTask, options: PersistOptions): Steps<PersistedTask> {

@@ -1,13 +1,12 @@
 /** Task operations: local view, remote GetTask / CancelTask, and wait with deterministic outcome codes. */
 import { MissiveError, OUTCOME_EXIT_CODES, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
-import { callUnary } from '../a2a/bindings.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
-import type { ArtifactSummary, StoredTask, TaskStateName } from '../store/repos/conversation.js';
-import { commitSteps, journal, readSteps } from '../store/steps.js';
+import type { ArtifactSummary, StoredTask, TaskStateName } from '../store/rows/conversation.js';
+import { journal } from '../store/steps.js';
 import { storedTaskAnswer } from './answer-text.js';
-import { canonicalTask, persistTaskSteps } from './persist.js';
+import { persistTaskSteps } from './persist.js';
 
 export interface TaskView {
   task: StoredTask;
@@ -28,7 +27,7 @@ async function agentOf(core: Core, taskId: string, agent?: string): Promise<stri
 }
 
 /** A journaled task's answer text (its status message, else its artifacts), on either store. */
-export const taskAnswer = (core: Core, taskId: string): Promise<string | null> => readSteps(core, storedTaskAnswer(taskId));
+export const taskAnswer = async (core: Core, taskId: string): Promise<string | null> => (await core.storage()).read(storedTaskAnswer(taskId));
 
 export async function localTask(core: Core, taskId: string): Promise<TaskView> {
   if (!(await (await core.storage()).conversation.getTask(taskId))) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Try --remote --agent <alias>.');
@@ -44,14 +43,10 @@ export interface TaskCallOptions {
 export async function refreshTask(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, options: TaskCallOptions = {}) {
   const { historyLength, binding } = options;
   const alias = await agentOf(core, taskId, agent);
-  const { iface, outbound, call, meta } = await connect(core, alias, { binding });
-  const raw = await callUnary(
-    call,
-    method,
-    { id: taskId, ...(historyLength !== undefined ? { historyLength } : {}), ...(iface.tenant ? { tenant: iface.tenant } : {}) },
-  );
-  const task = canonicalTask(raw);
-  return commitSteps(core, function* () {
+  const { iface, outbound, client, meta } = await connect(core, alias, { binding });
+  const params = { id: taskId, ...(historyLength !== undefined ? { historyLength } : {}) };
+  const task = method === 'CancelTask' ? await client.cancelTask(params) : await client.getTask(params);
+  return (await core.storage()).write(function* () {
     const persisted = yield* persistTaskSteps(alias, task, { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
     if (persisted.changed || method === 'CancelTask') {
       yield* journal(

@@ -1,5 +1,5 @@
 /** A2A `TASK_STATE_*` wire names → missive's local task states. */
-import { STORED_TASK_STATES, type TaskStateName } from '../store/repos/conversation.js';
+import { INTERRUPTED_TASK_STATES, TASK_STATES, TERMINAL_TASK_STATES, type TaskState as TaskStateName } from '../../../shared/task-states.js';
 
 const MAP: Record<string, TaskStateName> = {
   TASK_STATE_SUBMITTED: 'submitted',
@@ -20,7 +20,7 @@ export const wireTaskState = (local: TaskStateName): string | undefined =>
   local === 'cancelled' ? 'TASK_STATE_CANCELED' : Object.entries(MAP).find(([, v]) => v === local)?.[0];
 
 /** Every local task state: the ones a task row may hold. */
-export const TASK_STATE_NAMES: readonly TaskStateName[] = STORED_TASK_STATES;
+export const TASK_STATE_NAMES: readonly TaskStateName[] = TASK_STATES;
 
 /** States after which an agent has nothing more to send (interrupted states wait for the user, not the agent). */
-export const SETTLED_STATES: TaskStateName[] = ['completed', 'failed', 'cancelled', 'rejected', 'input_required', 'auth_required'];
+export const SETTLED_STATES: readonly TaskStateName[] = [...TERMINAL_TASK_STATES, ...INTERRUPTED_TASK_STATES];

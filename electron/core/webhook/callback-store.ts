@@ -1,17 +1,14 @@
 /**
- * Where the webhook receiver writes, whichever engine holds the store. SQLite (one receiver per profile's file):
- * a callback's writes join its burst's group commit (commit-group.ts, then Store.batch), one commit for many callbacks.
- * PostgreSQL (a pool of receivers behind a load balancer, on any hosts): each callback commits in a transaction of its
- * own, and the rows two receivers write to one task serialize on the task's and the artifact's row locks
- * (postgres/repos/conversation.ts), so none is lost or doubled. Either way the 202 goes out once the callback's
+ * Where the webhook receiver writes, whichever engine holds the store (opened when first written to). A callback's
+ * writes may share a commit with the callbacks that keep arriving (WriteMode `burst`): SQLite (one receiver per
+ * profile's file) groups a burst into one commit; PostgreSQL (a pool of receivers behind a load balancer, on any
+ * hosts) commits each callback in a transaction of its own, and the rows two receivers write to one task serialize on
+ * the task's and the artifact's row locks, so none is lost or doubled. Either way the 202 goes out once the callback's
  * transaction has committed.
  */
-import type { Core } from '../handle.js';
-import { appendEvent, type NewEvent } from '../store/repos/events.js';
-import type { Store } from '../store/store.js';
-import { checkWritable } from '../store/sqlite/storage.js';
-import { runSteps, runStepsSync, type Steps } from '../store/steps.js';
-import { commitGroups } from './commit-group.js';
+import type { NewEvent } from '../store/rows/events.js';
+import type { Steps } from '../store/steps.js';
+import type { Storage } from '../store/storage.js';
 
 export interface CallbackStore {
   /** Runs a callback's writes; settles once they have committed. `steps` may run twice (a failed group goes again). */
@@ -22,24 +19,13 @@ export interface CallbackStore {
   checkWritable(): Promise<void>;
 }
 
-export function callbackStore(core: Core): CallbackStore {
-  if (core.storeSelection.kind === 'sqlite') return sqliteCallbackStore(() => core.store());
+export function callbackStore(storage: () => Promise<Storage>): CallbackStore {
   return {
-    persist: async (steps) => (await core.storage()).transaction((tx) => runSteps(tx, steps())),
+    persist: async (steps) => (await storage()).write(steps, 'burst'),
     // Awaited: the insert's failure is the caller's to handle, never a stray rejection that ends the process.
     append: async (event) => {
-      await (await core.storage()).journal.append(event);
+      await (await storage()).journal.append(event);
     },
-    checkWritable: async () => (await core.storage()).checkWritable(),
-  };
-}
-
-/** A SQLite store's (opened when first written to). */
-export function sqliteCallbackStore(store: () => Store): CallbackStore {
-  const grouped = commitGroups((fn) => store().batch(fn));
-  return {
-    persist: (steps) => grouped(() => runStepsSync(store().db, steps())),
-    append: async (event) => void appendEvent(store().db, event),
-    checkWritable: async () => checkWritable(store()),
+    checkWritable: async () => (await storage()).checkWritable(),
   };
 }

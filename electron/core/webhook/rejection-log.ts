@@ -8,7 +8,7 @@
  * awaited and its failure handled: a single row that could not be written is counted instead, and a summary that
  * could not be written goes back into the tallies for the next window. Nothing here ever rejects.
  */
-import type { NewEvent } from '../store/repos/events.js';
+import type { NewEvent } from '../store/rows/events.js';
 
 export const REJECTED_EVENT = 'a2a.push.rejected';
 export const REJECTED_SUMMARY_EVENT = 'a2a.push.rejected_summary';

@@ -140,7 +140,8 @@ type Artifact = ChannelOutput<'collectives.gather'>['members'][number]['artifact
 /** An artifact as the journal holds it, loaded when shown and drawn as Compose draws one (text, data tree, files with Save). */
 function MemberArtifact({ taskId, artifact }: { taskId: string; artifact: Artifact }) {
   const load = useAction(() => call('artifacts.show', { taskId, artifactId: artifact.artifact_id }));
-  useEffect(() => void load.run(), [load.run, taskId, artifact.artifact_id, artifact.version]);
+  const loadArtifact = load.run;
+  useEffect(() => void loadArtifact(), [loadArtifact, taskId, artifact.artifact_id, artifact.version]);
   const content = load.data?.content;
   return (
     <>

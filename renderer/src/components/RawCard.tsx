@@ -19,7 +19,7 @@ export function RawCard({ target }: { target: RawCardTarget }) {
   useEffect(() => {
     raw.setData(null);
     void raw.run();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- refetch when the target changes, not on each render's new target object; run keeps one identity
   }, [key]);
   const data = raw.data;
   return (

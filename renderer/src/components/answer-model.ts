@@ -6,6 +6,7 @@
  */
 import { jsonAt, stringOf } from './common';
 import type { ChannelOutput, EventPayload } from '../../../shared/ipc/contract';
+import { isInterruptedTaskState } from '../../../shared/task-states';
 
 export type Part = Record<string, unknown>;
 
@@ -143,6 +144,5 @@ export const textOfParts = (parts: Part[]) =>
     .filter((t): t is string => typeof t === 'string')
     .join('\n');
 
-/** Task states in which the agent waits for the user: the next message should reply in the same task. */
-export const AWAITING_STATES = ['input_required', 'auth_required'];
-export const isAwaiting = (state: string | null | undefined) => AWAITING_STATES.includes(state ?? '');
+/** Task states in which the agent waits for the user (shared/task-states.ts): the next message should reply in the same task. */
+export const isAwaiting = isInterruptedTaskState;

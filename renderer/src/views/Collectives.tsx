@@ -53,7 +53,8 @@ export function CollectivesView() {
   const target = group || groups.data?.groups[0]?.group_name || '';
   // The picked group's members and their health, shown before anything runs.
   const roster = useAction((g: string) => call('groups.show', { group: g }));
-  useEffect(() => void (target ? roster.run(target) : undefined), [target, roster.run]);
+  const loadRoster = roster.run;
+  useEffect(() => void (target ? loadRoster(target) : undefined), [target, loadRoster]);
   const health = useAgentHealth();
   // Shown again, the group's members are read again (the lists and health reload by themselves: useLoad).
   useOnShownAgain(useViewActive(), () => void (target ? roster.run(target) : undefined));
@@ -97,7 +98,8 @@ export function CollectivesView() {
     return { op, result: await call('collectives.reduce', { group: target, contextId: context, reduce }) };
   });
   // A run contacted the members: their health has news.
-  useEffect(() => void (run.data ? health.reload() : undefined), [run.data, health.reload]);
+  const reloadHealth = health.reload;
+  useEffect(() => void (run.data ? reloadHealth() : undefined), [run.data, reloadHealth]);
   // While a run is on, its live rows; the previous outcome is not shown as if it were this run's.
   const out = run.busy ? null : run.data;
   const rows: MemberRow[] = out ? rowsOf(out) : run.busy ? Object.values(live).sort((a, b) => a.rank - b.rank) : [];

@@ -108,10 +108,11 @@ export function ComposeView() {
   });
   // Live events are appended once per animation frame, so a fast stream costs one render per frame, not per event.
   const pending = useRef<StreamEvent[]>([]);
+  const sendRunId = send.runId;
   useEffect(() => {
     let frame: number | null = null;
     const off = subscribe('messages.stream.event', (e) => {
-      if (streamingRun.current === null || streamingRun.current !== send.runId()) return;
+      if (streamingRun.current === null || streamingRun.current !== sendRunId()) return;
       pending.current.push(streamEvent(e));
       frame ??= requestAnimationFrame(() => {
         frame = null;
@@ -124,7 +125,7 @@ export function ComposeView() {
       off();
       if (frame !== null) cancelAnimationFrame(frame);
     };
-  }, [send.runId]);
+  }, [sendRunId]);
 
   const list = agents.data?.agents ?? [];
   const target = agent || list[0]?.alias || '';

@@ -36,7 +36,7 @@ export function ContextsView() {
   const target = useNavigationTarget('context');
   useEffect(() => {
     if (target) openThread(target.id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- open once per navigation target; openThread is a fresh closure each render
   }, [target]);
   const threadCard = useScrollIntoView(openId);
   const contexts = list.data?.contexts ?? [];

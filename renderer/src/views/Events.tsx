@@ -44,6 +44,8 @@ const tailRow = (e: EventPayload<'events.appended'>['events'][number]): Row => (
 
 /** How many of the newest matching events a load reads. */
 export const LOAD_LIMIT = 100_000;
+/** A bound on the calls of one load (each answer is one bounded page; a load follows `next` until LOAD_LIMIT rows). */
+const MAX_LOAD_CALLS = 20_000;
 /** How many live rows the tail keeps after the last load; older ones are dropped (and counted). */
 export const TAIL_CAP = 5_000;
 
@@ -96,9 +98,24 @@ export function EventsView() {
   const [tail, setTail] = useState<Tail>(EMPTY_TAIL);
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
 
-  const load = useAction((q: Query) =>
-    call('events.query', { limit: LOAD_LIMIT, ...(q.search ? { search: q.search } : {}), ...(q.context ? { contextId: q.context } : {}), ...(q.task ? { taskId: q.task } : {}) }),
-  );
+  // A load reads page after page (each answer is bounded, so the app's main process stays responsive), walking back
+  // from the newest until LOAD_LIMIT rows or the journal's start; a newer load stops an older one between pages.
+  const loads = useRef(0);
+  const load = useAction(async (q: Query) => {
+    const mine = ++loads.current;
+    const filters = { ...(q.search ? { search: q.search } : {}), ...(q.context ? { contextId: q.context } : {}), ...(q.task ? { taskId: q.task } : {}) };
+    const pages: Row[][] = [];
+    let count = 0;
+    let before: number | undefined;
+    for (let calls = 0; calls < MAX_LOAD_CALLS && count < LOAD_LIMIT && loads.current === mine; calls++) {
+      const page = await call('events.query', { ...filters, limit: LOAD_LIMIT - count, ...(before !== undefined ? { beforeSequence: before } : {}) });
+      pages.push(page.events);
+      count += page.events.length;
+      if (!page.next || !('beforeSequence' in page.next)) break;
+      before = page.next.beforeSequence;
+    }
+    return { events: pages.reverse().flat() };
+  });
   const loaded: readonly Row[] = load.data?.events ?? NO_ROWS;
   const loadedLast = loaded.at(-1)?.sequence ?? 0;
 
@@ -114,7 +131,7 @@ export function EventsView() {
   };
   useEffect(() => {
     if (shown) reload();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reload when the query or visibility changes; reload reads the latest state through `live`
   }, [query, shown]);
   useEffect(
     () =>

@@ -95,7 +95,7 @@ export function HistoryView() {
   };
   useEffect(() => {
     if (fresh && !more.busy && older === null) reload();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reload is a fresh closure each render; these deps are what decides a reload
   }, [reported, loadedFor, older, more.busy]);
   const seen = new Set<string>();
   const entries = [...(first.data?.entries ?? []), ...(older?.entries ?? [])].filter((e) => !seen.has(e.message_id) && seen.add(e.message_id));
@@ -197,7 +197,7 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
   });
   useEffect(() => {
     if (rerun.data?.message_id) onOpen(rerun.data.message_id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- open once per finished rerun; the parent's onOpen is a fresh closure each render
   }, [rerun.data]);
   const d = detail.data;
   const entry = d?.entry;

@@ -14,10 +14,7 @@ import { useNavigationTarget, useViewActive } from '../store';
 import { IdLink } from '../components/IdLink';
 import { useScrollIntoView } from '../hooks';
 import type { ChannelOutput, IpcError } from '../../../shared/ipc/contract';
-
-/** States a task does not leave: no Wait or Cancel on them. */
-const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'rejected']);
-const STATUSES = ['submitted', 'working', 'input_required', 'auth_required', 'completed', 'failed', 'cancelled', 'rejected'];
+import { isTerminalTaskState, SELECTABLE_TASK_STATES } from '../../../shared/task-states';
 
 type RowAction = { kind: 'wait' | 'cancel'; busy: boolean; outcome?: string; error?: IpcError };
 
@@ -29,7 +26,7 @@ export function TasksView() {
   const detail = useAction(async (taskId: string, ask: 'local' | 'remote' | 'auto' = 'auto'): Promise<Detail> => {
     const local = ask === 'remote' ? null : await call('tasks.get', { taskId });
     // A state that is not final may be stale (the agent went on without telling the journal): ask the agent.
-    if (local && (ask === 'local' || TERMINAL.has(local.task.state))) return { view: local, checkError: null };
+    if (local && (ask === 'local' || isTerminalTaskState(local.task.state))) return { view: local, checkError: null };
     try {
       return { view: await call('tasks.get', { taskId, remote: true }), checkError: null };
     } catch (e) {
@@ -46,13 +43,13 @@ export function TasksView() {
   const target = useNavigationTarget('task');
   useEffect(() => {
     if (target) open(target.id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- open once per navigation target; open is a fresh closure each render
   }, [target]);
   // The open detail follows the list: when the list reloads (live tail, Wait, Cancel), so does the detail.
   useEffect(() => {
     // (Not while a run is in flight: it may be the agent being asked, which a journal read must not supersede.)
     if (selected && list.data && !detail.busy) void detail.run(selected, 'local');
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- follow list reloads only; a change of selection or busy must not refetch
   }, [list.data]);
   const detailCard = useScrollIntoView(selected);
   const cancel = useAction(async (taskId: string) => {
@@ -88,15 +85,16 @@ export function TasksView() {
       }),
     [],
   );
+  const reloadList = list.run;
   useEffect(() => {
     if (!visible) return;
     const timer = setInterval(() => {
       if (!stale.current) return;
       stale.current = false;
-      void list.run();
+      void reloadList();
     }, 1000);
     return () => clearInterval(timer);
-  }, [visible, list.run]);
+  }, [visible, reloadList]);
 
   const [dir, setDir] = useState('');
   const exported = useAction((taskId: string) => call('artifacts.export', { taskId, outputDir: dir, force: false }));
@@ -109,7 +107,7 @@ export function TasksView() {
         <Field label="Status">
           <select name="status" value={status} onChange={(e) => setStatus(e.target.value)}>
             <option value="">any</option>
-            {STATUSES.map((s) => (
+            {SELECTABLE_TASK_STATES.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
@@ -141,7 +139,7 @@ export function TasksView() {
           <tbody>
             {tasks.map((t) => {
               const action = rowActions[t.task_id];
-              const ended = TERMINAL.has(t.state);
+              const ended = isTerminalTaskState(t.state);
               return (
                 <tr key={t.task_id} className={selected === t.task_id ? 'task-row selected' : 'task-row'} onClick={() => open(t.task_id)}>
                   <td className="task-id-cell">
@@ -187,7 +185,7 @@ export function TasksView() {
             <TaskState state={d.task.state} checked={d.source === 'remote'} /> · {d.task.agent_alias} · context {d.task.context_id ? <IdLink kind="context" id={d.task.context_id} /> : '—'} · last change <Time at={d.task.updated_at} />
           </p>
           <p className="muted" data-testid="task-detail-source">
-            {d.source === 'remote' ? 'State as the agent reported it just now (GetTask).' : TERMINAL.has(d.task.state) ? 'Final state, from the journal.' : 'Last state the journal heard of; the agent may have moved on.'}
+            {d.source === 'remote' ? 'State as the agent reported it just now (GetTask).' : isTerminalTaskState(d.task.state) ? 'Final state, from the journal.' : 'Last state the journal heard of; the agent may have moved on.'}
           </p>
           {detail.data?.checkError ? (
             <div className="carried" data-testid="task-check-error">
@@ -223,10 +221,11 @@ export function TasksView() {
               </Field>
               <button
                 type="button"
-                onClick={async () => {
-                  const picked = await call('dialogs.chooseDirectory', { title: 'Export artifacts to…' });
-                  if (picked.path) setDir(picked.path);
-                }}
+                onClick={() =>
+                  void call('dialogs.chooseDirectory', { title: 'Export artifacts to…' }).then((picked) => {
+                    if (picked.path) setDir(picked.path);
+                  })
+                }
               >
                 Choose…
               </button>
@@ -264,7 +263,7 @@ interface Detail {
  * (`checked`), because the journal only knows what it last heard.
  */
 function TaskState({ state, checked = false }: { state: string; checked?: boolean }) {
-  const final = TERMINAL.has(state);
+  const final = isTerminalTaskState(state);
   return (
     <span className={stateClass(state)} title={final ? 'final state' : checked ? 'as the agent reported it just now' : 'the last state the journal heard of: open the task to ask the agent'}>
       {state}

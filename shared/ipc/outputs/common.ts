@@ -1,14 +1,14 @@
 /** The pieces the output schemas share: loose objects, task states, error reports, the negotiated interface. */
 import { z } from 'zod';
+import { TASK_STATES } from '../../task-states.js';
 
 export const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
 export const text = z.string();
 export const maybeText = z.string().nullable();
 export const count = z.number();
 
-/** The local task states (the tasks table's CHECK constraint). */
-export const taskState = z.enum(['submitted', 'working', 'input_required', 'auth_required', 'completed', 'failed', 'cancelled', 'rejected', 'unknown']);
-export type TaskState = z.output<typeof taskState>;
+/** The local task states (the tasks table's CHECK constraint): shared/task-states.ts. */
+export const taskState = z.enum(TASK_STATES);
 export const dialect = z.enum(['1.0', '0.3']);
 
 /** An error as the CLI reports it (shared/errors.ts `ErrorReport`), kept inside a result. */

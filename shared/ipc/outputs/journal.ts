@@ -100,4 +100,3 @@ const threadArtifact = loose({
   summary: text,
 });
 export const threadItem = z.discriminatedUnion('kind', [threadMessage, threadArtifact]);
-export type ThreadItem = z.output<typeof threadItem>;

@@ -7,7 +7,7 @@
 import { authError } from '../../../../shared/errors.js';
 
 /** C0 controls (NUL, TAB, LF, CR, ESC…), DEL and C1 controls. */
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- finding control characters in token text is this regex's job
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** The first control character of `text` as `U+000D`, or null when it has none. */

@@ -11,11 +11,9 @@ import * as durableJobs from './0010-durable-jobs.js';
 import * as appendOnlyJournal from './0011-append-only-journal.js';
 import * as gatewayLease from './0012-gateway-lease.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from '../migration.js';
+
+export type { Migration };
 
 /** Ordered, append-only. Never edit an applied migration: its checksum is verified on every open. */
 export const MIGRATIONS: Migration[] = [

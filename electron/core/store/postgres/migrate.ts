@@ -10,7 +10,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { storageError } from '../../../../shared/errors.js';
-import type { Migration } from '../migrations/index.js';
+import type { Migration } from '../migration.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { queryFailure, sqlState } from './query-errors.js';
 

@@ -20,6 +20,8 @@ import { groupRepository } from './repos/groups.js';
 import { journalWriter } from './repos/journal.js';
 import { postgresJournalReads } from './repos/journal-reads.js';
 import { run, type Query } from './repos/query.js';
+import { joinPool } from './pool-membership.js';
+import { runSteps } from '../steps.js';
 
 /** The channel every schema's gateway_jobs notifies when a job becomes runnable (migration 0003), the schema as payload. */
 const JOBS_CHANNEL = 'missive_jobs';
@@ -145,14 +147,21 @@ export function postgresStorage(pool: Pool, schema: string, location: string): S
     return stop;
   }
 
+  const repos = repositories(onPool);
+  const gatewayPool = gatewayPoolRepository(onPool);
   return {
     kind: 'postgres',
     location,
-    ...repositories(onPool),
+    ...repos,
     journalReads: postgresJournalReads(onPool),
     callEvents: callEventReader(onPool),
-    gatewayPool: gatewayPoolRepository(onPool),
+    read: (steps) => runSteps(repos, steps),
+    write: (make) => transaction((tx) => runSteps(tx, make())),
+    // Each update commits in a transaction of its own before the next is read: no ticks to coalesce in.
+    updates: () => ({ apply: (make) => transaction((tx) => runSteps(tx, make(undefined))), flush: () => {}, open: () => true }),
     transaction,
+    membership: (options) => joinPool(gatewayPool, options),
+    gateways: async () => ({ kind: 'pool', rows: await gatewayPool.list() }),
     onJobQueued,
     // A write that changes nothing: refused by a read-only server (a standby, default_transaction_read_only) or role.
     checkWritable: async () => void (await run(onPool, 'store.checkWritable', `UPDATE schema_migrations SET version = version WHERE false`)),

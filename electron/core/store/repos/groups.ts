@@ -1,75 +1,58 @@
-/** Groups of agents with unique, deterministic ranks. */
+/** Groups of agents with unique, deterministic ranks, on SQLite: the statements of statements/groups.ts. */
 import type { Db } from '../db.js';
-import { nowIso } from '../db.js';
-import { storedJson, storedRow } from '../stored-json.js';
+import { nowIso } from '../rows/clock.js';
+import { memberOf, toGroup, type GroupRow, type MemberRow, type RawGroup, type RawMember } from '../rows/groups.js';
+import { GROUPS, MEMBER_UPSERT, memberParams } from '../statements/groups.js';
+import { sql } from '../sql.js';
+import type { WithDb } from '../repository-forms.js';
+import type { GroupRepository } from '../storage.js';
 
-export interface GroupRow {
-  group_name: string;
-  routing_policy: string;
-  notes: string | null;
-  metadata: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface MemberRow {
-  group_name: string;
-  agent_alias: string;
-  rank: number;
-  tags: string[];
-  weight: number;
-}
-
-export type RawGroup = Omit<GroupRow, 'metadata'> & { metadata_json: string };
-export const toGroup = ({ metadata_json, ...rest }: RawGroup): GroupRow => ({
-  ...rest,
-  metadata: storedJson(metadata_json, storedRow('groups', { group_name: rest.group_name }), 'metadata_json', 'object'),
-});
-
-/** A group_members row (SQLite's and PostgreSQL's): its tags a JSON array of strings, or storage::corrupt_row. */
-export const memberOf = ({ tags_json, ...rest }: Omit<MemberRow, 'tags'> & { tags_json: string }): MemberRow => ({
-  ...rest,
-  tags: storedJson(tags_json, storedRow('group_members', { group_name: rest.group_name, agent_alias: rest.agent_alias }), 'tags_json', 'strings'),
-});
+/** The member upsert, and the group touched after it (the same transaction: SQLite's calls run inside one). */
+const UPSERT_MEMBER = sql`${MEMBER_UPSERT}`;
+const TOUCH_GROUP = sql`UPDATE "groups" SET updated_at = ? WHERE group_name = ?`;
 
 export function insertGroup(db: Db, g: { name: string; routingPolicy: string; notes: string | null; metadata: Record<string, unknown> }): void {
-  db.prepare(`INSERT INTO "groups" (group_name, routing_policy, notes, metadata_json) VALUES (?, ?, ?, ?)`).run(g.name, g.routingPolicy, g.notes, JSON.stringify(g.metadata));
+  db.prepare(GROUPS.insert.sqlite).run(g.name, g.routingPolicy, g.notes, JSON.stringify(g.metadata));
 }
 
 /** A group's routing policy and notes (its members live in group_members). */
 export function updateGroupSettings(db: Db, name: string, g: { routingPolicy: string; notes: string | null }): void {
-  db.prepare(`UPDATE "groups" SET routing_policy = ?, notes = ?, updated_at = ? WHERE group_name = ?`).run(g.routingPolicy, g.notes, nowIso(), name);
+  db.prepare(GROUPS.updateSettings.sqlite).run(g.routingPolicy, g.notes, nowIso(), name);
 }
 
 export const getGroup = (db: Db, name: string): GroupRow | undefined => {
-  const row = db.prepare(`SELECT * FROM "groups" WHERE group_name = ?`).get(name) as RawGroup | undefined;
+  const row = db.prepare(GROUPS.get.sqlite).get(name) as RawGroup | undefined;
   return row ? toGroup(row) : undefined;
 };
 
 export const listGroups = (db: Db): Array<GroupRow & { members: number }> =>
-  (db.prepare(`SELECT g.*, (SELECT count(*) FROM group_members m WHERE m.group_name = g.group_name) AS members FROM "groups" g ORDER BY g.group_name`).all() as Array<RawGroup & { members: number }>).map(
-    (r) => ({ ...toGroup(r), members: r.members }),
-  );
+  (db.prepare(GROUPS.list.sqlite).all() as Array<RawGroup & { members: number }>).map((r) => ({ ...toGroup(r), members: r.members }));
 
-export const deleteGroup = (db: Db, name: string): boolean => db.prepare(`DELETE FROM "groups" WHERE group_name = ?`).run(name).changes > 0;
+export const deleteGroup = (db: Db, name: string): boolean => db.prepare(GROUPS.remove.sqlite).run(name).changes > 0;
 
 export function updateGroupMetadata(db: Db, name: string, metadata: Record<string, unknown>): void {
-  db.prepare(`UPDATE "groups" SET metadata_json = ?, updated_at = ? WHERE group_name = ?`).run(JSON.stringify(metadata), nowIso(), name);
+  db.prepare(GROUPS.updateMetadata.sqlite).run(JSON.stringify(metadata), nowIso(), name);
 }
 
-export const listMembers = (db: Db, group: string): MemberRow[] =>
-  (db.prepare(`SELECT group_name, agent_alias, rank, tags_json, weight FROM group_members WHERE group_name = ? ORDER BY rank`).all(group) as Array<Omit<MemberRow, 'tags'> & { tags_json: string }>).map(
-    memberOf,
-  );
+export const listMembers = (db: Db, group: string): MemberRow[] => (db.prepare(GROUPS.members.sqlite).all(group) as RawMember[]).map(memberOf);
 
 /** Inserts or moves a member to `rank`. */
 export function upsertMember(db: Db, m: { group: string; alias: string; rank: number; tags?: string[]; weight?: number }): void {
-  db.prepare(
-    `INSERT INTO group_members (group_name, agent_alias, rank, tags_json, weight) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT(group_name, agent_alias) DO UPDATE SET rank = excluded.rank, tags_json = excluded.tags_json, weight = excluded.weight`,
-  ).run(m.group, m.alias, m.rank, JSON.stringify(m.tags ?? []), m.weight ?? 1);
-  db.prepare(`UPDATE "groups" SET updated_at = ? WHERE group_name = ?`).run(nowIso(), m.group);
+  db.prepare(UPSERT_MEMBER.sqlite).run(...memberParams(m));
+  db.prepare(TOUCH_GROUP.sqlite).run(nowIso(), m.group);
 }
 
-export const removeMember = (db: Db, group: string, alias: string): boolean =>
-  db.prepare(`DELETE FROM group_members WHERE group_name = ? AND agent_alias = ?`).run(group, alias).changes > 0;
+export const removeMember = (db: Db, group: string, alias: string): boolean => db.prepare(GROUPS.removeMember.sqlite).run(group, alias).changes > 0;
+
+/** The group repository on SQLite (storage.ts's GroupRepository, the connection first). */
+export const sqliteGroups: WithDb<GroupRepository, Db> = {
+  insert: insertGroup,
+  updateSettings: updateGroupSettings,
+  updateMetadata: updateGroupMetadata,
+  get: getGroup,
+  list: listGroups,
+  remove: deleteGroup,
+  members: listMembers,
+  upsertMember,
+  removeMember,
+};

@@ -8,166 +8,134 @@
  */
 import type { Store } from '../store.js';
 import type { Repositories, Storage } from '../storage.js';
-import * as agents from '../repos/agents.js';
-import * as authRefs from '../repos/auth-refs.js';
-import * as contexts from '../repos/contexts.js';
-import * as conversation from '../repos/conversation.js';
-import * as jobs from '../repos/gateway-jobs.js';
-import * as groups from '../repos/groups.js';
-import * as pushConfigs from '../repos/push-configs.js';
-import * as history from '../repos/history.js';
+import type { Db } from '../db.js';
+import type { AgentRepository, AuthRefRepository, ConversationRepository, GroupRepository, HistoryRepository, JobRepository, JournalWriter } from '../storage.js';
+import { promised, type WithDb } from '../repository-forms.js';
+import { sqliteAgents } from '../repos/agents.js';
+import { sqliteAuthRefs } from '../repos/auth-refs.js';
+import { sqliteConversation, type JournalBacked } from '../repos/conversation.js';
+import { sqliteJobs } from '../repos/gateway-jobs.js';
+import { sqliteGroups } from '../repos/groups.js';
+import { sqliteHistory } from '../repos/history.js';
+import type { RecordReads } from '../repos/collective-records.js';
 import type { JournalReader } from '../storage.js';
 import { sequenceCursor } from './journal-cursor.js';
+import type { UpdateSink } from '../storage.js';
+import { commitGroups } from './commit-group.js';
 
-type EventsModule = typeof import('../repos/events.js');
+type EventsModule = typeof import('../repos/journal.js');
 let eventsModule: EventsModule | undefined;
-const loadEvents = async (): Promise<EventsModule> => (eventsModule ??= await import('../repos/events.js'));
-const loadRecords = () => import('../repos/collective-records.js');
+const loadEvents = async (): Promise<EventsModule> => (eventsModule ??= await import('../repos/journal.js'));
+type RecordsModule = typeof import('../repos/collective-records.js');
+let recordsModule: RecordsModule | undefined;
+const loadRecords = async (): Promise<RecordsModule> => (recordsModule ??= await import('../repos/collective-records.js'));
+/** The step driver and the update sink bring the journal's writer: loaded, like it, on first use. */
+type WritesModule = Pick<typeof import('./run-steps.js'), 'runStepsSync'> & Pick<typeof import('./update-sink.js'), 'sqliteUpdateSink'>;
+let writesModule: WritesModule | undefined;
+const loadWrites = async (): Promise<WritesModule> => {
+  await loadEvents();
+  if (!writesModule) {
+    const [{ runStepsSync }, { sqliteUpdateSink }] = await Promise.all([import('./run-steps.js'), import('./update-sink.js')]);
+    writesModule = { runStepsSync, sqliteUpdateSink };
+  }
+  return writesModule;
+};
+const loadLease = () => import('./lease.js');
 
-/** `fn(db, ...args)` as an async method: what it throws becomes the rejection, as with PostgreSQL. */
-const method =
-  <A extends unknown[], R>(store: Store, fn: (db: Store['db'], ...args: A) => R) =>
-  async (...args: A): Promise<R> =>
-    fn(store.db, ...args);
+/**
+ * `part`'s methods (`names`) as asynchronous ones, its module loaded on the first call (and not awaited again once it
+ * has: an append inside a transaction settles at once).
+ */
+function promisedLater<R>(names: { readonly [K in keyof R]-?: true }, part: () => WithDb<R, Db> | undefined, load: () => Promise<unknown>, db: Db): R {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(names)) {
+    out[name] = async (...args: unknown[]) => {
+      const methods = (part() ?? (await load(), part()!)) as Record<string, (db: Db, ...args: unknown[]) => unknown>;
+      return methods[name]!(db, ...args);
+    };
+  }
+  return out as R;
+}
 
 function repositories(store: Store): Repositories {
-  const m = <A extends unknown[], R>(fn: (db: Store['db'], ...args: A) => R) => method(store, fn);
+  const db = store.db;
   return {
-    agents: {
-      get: m(agents.getAgent),
-      list: m(agents.listAgents),
-      source: m(agents.agentSource),
-      seededAliases: m(agents.listSeededAliases),
-      insert: m(agents.insertAgent),
-      updateSeeded: m(agents.updateSeededAgent),
-      releaseSeeded: m(agents.releaseSeededAgent),
-      remove: m(agents.deleteAgent),
-      rename: m(agents.renameAgent),
-      setAuthRef: m(agents.setAuthRefName),
-      setClientTls: m(agents.setClientTls),
-      setCardKeys: m(agents.setCardKeys),
-      storeCard: m(agents.storeCard),
-      markCardValidated: m(agents.markCardValidated),
-      countTasks: m(agents.countAgentTasks),
-      aliasesByAuthRef: m(agents.agentAliasesByAuthRef),
-    },
-    authRefs: {
-      get: m(authRefs.getAuthRef),
-      list: m(authRefs.listAuthRefs),
-      upsert: m(authRefs.upsertAuthRef),
-      remove: m(authRefs.deleteAuthRef),
-    },
-    groups: {
-      insert: m(groups.insertGroup),
-      updateSettings: m(groups.updateGroupSettings),
-      updateMetadata: m(groups.updateGroupMetadata),
-      get: m(groups.getGroup),
-      list: m(groups.listGroups),
-      remove: m(groups.deleteGroup),
-      members: m(groups.listMembers),
-      upsertMember: m(groups.upsertMember),
-      removeMember: m(groups.removeMember),
-    },
-    journal: {
-      // Loaded already inside a transaction (see `transaction`): nothing is awaited between BEGIN and COMMIT but this.
-      append: async (event, knownSecrets) => (eventsModule ?? (await loadEvents())).appendEvent(store.db, event, knownSecrets),
-    },
-    jobs: {
-      tasksNeedingJobs: m(jobs.tasksNeedingJobs),
-      queueFollow: m(jobs.queueJob),
-      claimDue: m(jobs.claimDueJobs),
-      renewClaim: m(jobs.renewClaim),
-      finish: m(jobs.finishJob),
-      retry: m(jobs.retryJob),
-      insertOperator: m(jobs.insertOperatorJob),
-      findOperator: m(jobs.findOperatorJobs),
-      getOperator: m(jobs.getOperatorJob),
-      listOperator: m(jobs.listOperatorJobs),
-      setTargetTask: m(jobs.setTargetTask),
-      markDispatched: m(jobs.markDispatched),
-      clearDispatched: m(jobs.clearDispatched),
-      cancel: m(jobs.cancelJobRow),
-      endedAmong: m(jobs.endedJobsAmong),
-      counts: m(jobs.jobCounts),
-      unfinished: m(jobs.unfinishedJobs),
-    },
+    agents: promised<AgentRepository, Db>(sqliteAgents, db),
+    authRefs: promised<AuthRefRepository, Db>(sqliteAuthRefs, db),
+    groups: promised<GroupRepository, Db>(sqliteGroups, db),
+    // Loaded already inside a transaction (see `transaction`): nothing is awaited between BEGIN and COMMIT but this.
+    journal: promisedLater<JournalWriter>({ append: true }, () => eventsModule?.sqliteJournal, loadEvents, db),
+    jobs: promised<JobRepository, Db>(sqliteJobs, db),
     conversation: {
-      ensureContext: m(conversation.ensureContext),
-      insertMessage: m(conversation.insertMessage),
-      linkMessageToContext: m(conversation.linkMessageToContext),
-      linkMessageToTask: m(conversation.linkMessageToTask),
-      getTask: m(conversation.getTask),
-      upsertTask: m(conversation.upsertTask),
-      writeArtifact: m(conversation.writeArtifact),
-      listArtifactsOfTask: m(conversation.listArtifactsOfTask),
-      listTasks: m(conversation.listTasks),
-      requestOf: m(conversation.requestOf),
-      getContext: m(contexts.getContext),
-      getContextByName: m(contexts.getContextByName),
-      ensurePlaceholderTask: m(conversation.ensurePlaceholderTask),
-      updateTaskStatus: m(conversation.updateTaskStatus),
-      getTaskJson: m(conversation.getTaskJson),
+      ...promised<Omit<ConversationRepository, JournalBacked>, Db>(sqliteConversation, db),
       // Loaded lazily as `journal.append` is (see there).
-      hasEventKey: async (dedupeKey) => (eventsModule ?? (await loadEvents())).hasEventKey(store.db, dedupeKey),
-      getArtifact: m(conversation.getArtifact),
-      latestTaskOf: m(conversation.latestTaskOf),
-      responsesOfTask: m(conversation.responsesOfTask),
-      directResponsesOf: m(conversation.directResponsesOf),
-      upsertPushConfig: m(pushConfigs.upsertPushConfig),
-      markPushConfigDeleted: m(pushConfigs.markPushConfigDeleted),
-      listPushConfigsOfTask: m(pushConfigs.listPushConfigsOfTask),
+      ...promisedLater<Pick<ConversationRepository, 'hasEventKey'>>({ hasEventKey: true }, () => eventsModule?.sqliteEventKeys, loadEvents, db),
       // Loaded on first use: the journal's reads bring its module (see the module's comment).
-      contextJournal: async (...args) => (await loadRecords()).contextJournal(store.db, ...args),
-      getMessageRecord: async (...args) => (await loadRecords()).getMessageRecord(store.db, ...args),
-      localMessagesOfContext: async (...args) => (await loadRecords()).localMessagesOfContext(store.db, ...args),
+      ...promisedLater<Pick<ConversationRepository, RecordReads>>(
+        { contextJournal: true, getMessageRecord: true, localMessagesOfContext: true },
+        () => recordsModule?.sqliteRecords,
+        loadRecords,
+        db,
+      ),
     },
-    history: {
-      insertContext: m(contexts.insertContext),
-      renameContext: m(contexts.renameContext),
-      closeContextRow: m(contexts.closeContextRow),
-      listContexts: m(contexts.listContexts),
-      contextRows: m(contexts.contextRows),
-      firstRequestsOfContext: m(history.firstRequestsOfContext),
-      messagesOfContext: m(history.messagesOfContext),
-      artifactsOfContext: m(history.artifactsOfContext),
-      listRequestStarts: m(history.listRequestStarts),
-      requestEvents: m(history.requestEvents),
-      requestIdsByPrefix: m(history.requestIdsByPrefix),
-      getMessageRow: m(history.getMessageRow),
-      firstDirectResponseAfter: m(history.firstDirectResponseAfter),
-      // The generators' rows are visited synchronously, in one call: the statement is never left open across an await
-      // (another call on the connection meanwhile would find it busy), and a visit that stops ends the read.
-      scanStreamEvents: async (messageId, afterSequence, beforeSequence, maxScanned, visit) => {
-        for (const event of history.streamEventsOf(store.db, messageId, afterSequence, beforeSequence, maxScanned)) if (visit(event) === false) break;
-      },
-      scanArtifactChunks: async (taskId, maxChunks, artifactId, visit) => {
-        for (const chunk of history.artifactChunksOf(store.db, taskId, maxChunks, artifactId)) if (visit(chunk) === false) break;
-      },
-    },
+    history: promised<HistoryRepository, Db>(sqliteHistory, db),
   };
 }
 
 /** Throws unless the SQLite file accepts writes now: a write that changes nothing, in an IMMEDIATE transaction. */
 export const checkWritable = (store: Store): void => void store.transaction(() => store.db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run());
 
-export function sqliteStorage(store: Store): Storage {
+/** The SQLite store behind each Storage made here: for tests and benchmarks that read the file's rows (`sqliteStoreOf`). */
+const stores = new WeakMap<Storage, Store>();
+
+/** The SQLite store under `storage` (tests and benchmarks only: the services never see the engine). */
+export function sqliteStoreOf(storage: Storage): Store {
+  const store = stores.get(storage);
+  if (!store) throw new Error(`not a SQLite store: ${storage.location}`);
+  return store;
+}
+
+/** `store` as the storage interface; `owned`: closing the interface closes the store (the core's), else it stays open. */
+export function sqliteStorage(store: Store, options: { owned?: boolean } = {}): Storage {
   const repos = repositories(store);
-  return {
+  // A receiver's callbacks: one group commit for a burst of them (commit-group.ts), made on the first such write.
+  let burst: (<T>(fn: () => T) => Promise<T>) | undefined;
+  const storage: Storage = {
     kind: 'sqlite',
     location: store.path,
     journalReads: lazyJournalReads(store),
     callEvents: { newest: async (...args) => (await import('../repos/history.js')).newestCallEvents(store.db, ...args) },
     ...repos,
+    read: async (steps) => (await loadWrites()).runStepsSync(store.db, steps),
+    write: async (make, mode = 'now') => {
+      const { runStepsSync } = await loadWrites();
+      if (mode === 'group') return store.batch(() => runStepsSync(store.db, make()));
+      if (mode === 'burst') return (burst ??= commitGroups((fn) => store.batch(fn)))(() => runStepsSync(store.db, make()));
+      return store.transaction(() => runStepsSync(store.db, make()));
+    },
+    updates: (): UpdateSink => {
+      let sink: UpdateSink | undefined;
+      return {
+        apply: async (make) => (sink ??= (await loadWrites()).sqliteUpdateSink(store)).apply(make),
+        flush: () => sink?.flush(),
+        open: () => store.db.open,
+      };
+    },
     transaction: async (fn) => {
       await loadEvents();
       return store.transactionAsync(() => fn(repos));
     },
+    membership: async (options) => (await loadLease()).acquireLease(store, options),
+    gateways: async (profile) => ({ kind: 'lease', lease: (await loadLease()).leaseOf(store, profile) }),
     // One host, and its gateway scans the queue: nothing to listen to.
     onJobQueued: async () => async () => {},
     checkWritable: async () => checkWritable(store),
-    // The store belongs to the core (it is closed with it): closing the interface leaves it open.
-    close: async () => {},
+    close: async () => {
+      if (options.owned) store.close();
+    },
   };
+  stores.set(storage, store);
+  return storage;
 }
 
 /** The journal's reader (journal-reads.ts), loaded when first read. */
@@ -179,5 +147,6 @@ function lazyJournalReads(store: Store): JournalReader {
     end: async () => (await reader()).end(),
     start: () => sequenceCursor(0),
     after: async (query, cursor, limit) => (await reader()).after(query, cursor, limit),
+    page: async (query, from, limit) => (await reader()).page(query, from, limit),
   };
 }

@@ -1,4 +1,4 @@
-import type { Migration } from '../../migrations/index.js';
+import type { Migration } from '../../migration.js';
 import * as init from './0001-init.js';
 import * as journalReads from './0002-journal-reads.js';
 import * as jobQueue from './0003-job-queue.js';

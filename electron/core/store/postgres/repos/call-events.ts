@@ -9,7 +9,7 @@
  * "Newest" is the highest sequence, as on SQLite: sequences follow inserts, not commits, which for one agent's calls
  * differs only between transactions in flight at the same moment.
  */
-import { CALL_EVENT_TYPES, callEventOf, type CallEventType, type JournalRow, type RawJournalRow } from '../../repos/history.js';
+import { CALL_EVENT_TYPES, callEventOf, type CallEventType, type JournalRow, type RawJournalRow } from '../../rows/history.js';
 import type { CallEventReader } from '../../storage.js';
 import { run, type Query } from './query.js';
 

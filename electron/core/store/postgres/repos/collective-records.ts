@@ -1,9 +1,10 @@
 /**
- * What `events replay` reads back on PostgreSQL (repos/collective-records.ts's statements): a context's journal in
+ * What `events replay` reads back on PostgreSQL (statements/collective-records.ts, and its own read of a context's journal): a context's journal in
  * sequence order, message records, a context's local messages.
  */
-import { MESSAGE_RECORD_COLUMNS, messageRecordOf, type RawMessageRecord } from '../../repos/collective-records.js';
-import { eventRowOf, readableEvent, type EventRow, type RawEvent } from '../../repos/events.js';
+import { messageRecordOf, type RawMessageRecord } from '../../rows/collective-records.js';
+import { eventRowOf, readableEvent, type EventRow, type RawEvent } from '../../rows/events.js';
+import { RECORDS } from '../../statements/collective-records.js';
 import type { ConversationRepository } from '../../storage.js';
 import { EVENT_READ_COLUMNS } from './journal-reads.js';
 import { run, type Query } from './query.js';
@@ -26,7 +27,7 @@ export function collectiveRecordMethods(query: Query): Pick<ConversationReposito
     },
 
     async getMessageRecord(messageId) {
-      const { rows } = await run<RawMessageRecord>(query, 'conversation.getMessageRecord', `SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE message_id = $1`, [messageId]);
+      const { rows } = await run<RawMessageRecord>(query, 'conversation.getMessageRecord', RECORDS.message, [messageId]);
       return rows[0] ? messageRecordOf(rows[0]) : null;
     },
 
@@ -34,10 +35,10 @@ export function collectiveRecordMethods(query: Query): Pick<ConversationReposito
       const { rows } = await run<RawMessageRecord>(
         query,
         'conversation.localMessagesOfContext',
-        `SELECT ${MESSAGE_RECORD_COLUMNS} FROM messages WHERE context_id = $1 AND direction = 'local' ORDER BY created_at, rowid`,
+        RECORDS.localOfContext,
         [contextId],
       );
       return rows.map(messageRecordOf);
-    }
+    },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The journal as a request history on PostgreSQL: repos/history.ts's statements, read by the same indexes (v1 has
+ * The journal as a request history on PostgreSQL: repos/history.ts's journal reads (statements/history.ts holds the message reads both engines share), read by the same indexes (v1 has
  * SQLite's, under the same names): a page of starts is one backward range per operation of idx_events_type (with an
  * agent, of the partial idx_events_calls), merged; a request's events and a lookup by prefix are read by
  * idx_events_request_message, whose expression (`json_text_field(payload_json, 'message_id')`) they repeat with its
@@ -9,16 +9,8 @@
  * journal at a time (at most `maxScanned` rows in all, as on SQLite), an artifact's chunks a page at a time from the
  * primary key. A visit that stops ends the scan: what a preview does not show is never read.
  */
-import {
-  chunkParts,
-  journalRowOf,
-  messageFromRaw,
-  type MessageRow,
-  type RawJournalRow,
-  type RawMessage,
-  type RequestOperation,
-  type StartsQuery,
-} from '../../repos/history.js';
+import { chunkParts, JOURNAL_COLUMNS as COLUMNS, journalRowOf, messageFromRaw, type RawJournalRow, type RawMessage, type RequestOperation, type StartsQuery } from '../../rows/history.js';
+import { HISTORY } from '../../statements/history.js';
 import type { HistoryRepository } from '../../storage.js';
 import type { ContextMethods } from './contexts.js';
 import { run, type Query } from './query.js';
@@ -30,16 +22,11 @@ const CALL_TYPES = `event_type IN ('a2a.send.started', 'a2a.send.completed', 'a2
 /** The request message id of a request event: idx_events_request_message's expression. */
 const REQUEST_ID = `json_text_field(payload_json, 'message_id')`;
 
-const COLUMNS = 'sequence, timestamp, event_type, agent_alias, context_id, task_id, payload_json';
-const MESSAGE_COLUMNS = 'rowid AS "row", message_id, agent_alias, context_id, task_id, direction, role, content_json, created_at';
 
 /** Journal rows a page of a stream's scan looks at. */
 export const STREAM_PAGE = 1000;
 /** Chunks a page of an artifact scan reads. */
 export const CHUNK_PAGE = 100;
-
-type PgRawMessage = Omit<RawMessage, 'row'> & { row: string | number };
-const messageOf = (r: PgRawMessage): MessageRow => messageFromRaw({ ...r, row: Number(r.row) });
 
 /** The statement `listRequestStarts` runs (tests EXPLAIN it): one index range per operation, merged. */
 export function requestStartsSql(q: StartsQuery): { sql: string; params: unknown[] } {
@@ -97,18 +84,13 @@ export function requestMethods(query: Query): RequestMethods {
     },
 
     async getMessageRow(messageId) {
-      const { rows } = await run<PgRawMessage>(query, 'history.getMessageRow', `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE message_id = $1`, [messageId]);
-      return rows[0] && messageOf(rows[0]);
+      const { rows } = await run<RawMessage>(query, 'history.getMessageRow', HISTORY.messageRow, [messageId]);
+      return rows[0] && messageFromRaw(rows[0]);
     },
 
     async firstDirectResponseAfter(agent, afterRow) {
-      const { rows } = await run<PgRawMessage>(
-        query,
-        'history.firstDirectResponseAfter',
-        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE rowid > $1 AND agent_alias = $2 AND direction = 'response' AND task_id IS NULL ORDER BY rowid LIMIT 1`,
-        [afterRow, agent],
-      );
-      return rows[0] && messageOf(rows[0]);
+      const { rows } = await run<RawMessage>(query, 'history.firstDirectResponseAfter', HISTORY.firstDirectResponseAfter, [afterRow, agent]);
+      return rows[0] && messageFromRaw(rows[0]);
     },
 
     async scanStreamEvents(messageId, afterSequence, beforeSequence, maxScanned, visit) {

@@ -30,9 +30,9 @@
  * `end()` is a snapshot taken now (tail shows what commits after it); `start()` is none: export's first call takes
  * one and pages through everything it sees, so an export is one consistent snapshot of the journal.
  */
-import { eventRowOf, type EventRow, type RawEvent } from '../../repos/events.js';
-import { containsPattern } from '../../repos/events.js';
-import { failedOutcomeSql } from '../../repos/journal-query.js';
+import { containsPattern, eventRowOf, type RawEvent } from '../../rows/events.js';
+import { failedOutcomeSql } from '../../statements/journal-query.js';
+import { configError } from '../../../../../shared/errors.js';
 import type { JournalCursor, JournalFilters, JournalReader } from '../../storage.js';
 import { run, type Query } from './query.js';
 
@@ -132,6 +132,15 @@ export function afterSql(query: JournalFilters, page: { seen: string | null; upT
   return { sql: `SELECT ${EVENT_READ_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY sequence ASC LIMIT ${p.add(limit)}`, params: p.values };
 }
 
+/** The statement `page` runs: the next `limit` matches below `beforeSequence` (all of them without it), newest first. */
+export function pageSql(query: JournalFilters, beforeSequence: number | undefined, limit: number): { sql: string; params: unknown[] } {
+  const p = new Params();
+  const where = filterTerms(query, p);
+  if (beforeSequence !== undefined) where.push(`sequence < ${p.add(beforeSequence)}`);
+  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  return { sql: `SELECT ${EVENT_READ_COLUMNS} FROM events ${clause} ORDER BY sequence DESC LIMIT ${p.add(limit)}`, params: p.values };
+}
+
 export function postgresJournalReads(query: Query): JournalReader {
   const snapshotNow = async () => (await run<{ s: string }>(query, 'journal.snapshot', `SELECT pg_current_snapshot()::text AS s`)).rows[0]!.s;
   return {
@@ -143,6 +152,21 @@ export function postgresJournalReads(query: Query): JournalReader {
     end: async () => encode({ seen: await snapshotNow() }),
 
     start: () => encode({ seen: null }),
+
+    // One statement: it runs on the server, so a long scan holds no loop here; `limit` bounds what is decoded. Reading
+    // on after a sequence number is refused, as it always was here: sequences are not commit-ordered (see above).
+    async page(q, from, limit) {
+      if (from.afterSequence !== undefined) {
+        throw configError(
+          'store_unsupported',
+          'reading the journal on after a sequence number (events.query afterSequence) needs the SQLite store: on a shared store sequences are not commit-ordered',
+          'Follow the journal with `missive events tail` (the Events view tails it live), or leave out afterSequence.',
+        );
+      }
+      const { sql, params } = pageSql(q, from.beforeSequence, limit);
+      const events = (await run<RawEvent>(query, 'journal.page', sql, params)).rows.map(eventRowOf).reverse();
+      return events.length < limit ? { events } : { events, next: { beforeSequence: events[0]!.sequence } };
+    },
 
     async after(q, cursor, limit) {
       const { seen, upTo = await snapshotNow(), after = 0 } = snapshotCursor(cursor);

@@ -1,19 +1,19 @@
-/** Appends to the event journal on PostgreSQL: repos/events.ts `appendEvent`, redaction and dedupe included. */
-import { eventValues, INSERTED_EVENT_COLUMNS, type NewEvent } from '../../repos/events.js';
+/** Appends to the event journal on PostgreSQL: statements/events.ts's append, redaction and dedupe included (rows/events.ts). */
+import { eventValues, type NewEvent } from '../../rows/events.js';
+import { APPEND } from '../../statements/events.js';
+import { sql } from '../../sql.js';
 import type { JournalWriter } from '../../storage.js';
 import { run, type Query } from './query.js';
+
+/** PostgreSQL says the sequence it drew (SQLite's is the insert's rowid). */
+const APPEND_RETURNING = sql`${APPEND} RETURNING sequence`;
 
 /** Sequences are drawn at insert, not at commit: readers follow the journal by snapshot (journal-reads.ts), not by sequence. */
 export function journalWriter(query: Query): JournalWriter {
   return {
     async append(event: NewEvent, knownSecrets: readonly string[] = []) {
       const { eventId, values } = eventValues(event, knownSecrets);
-      const { rows } = await run<{ sequence: string }>(
-        query,
-        'journal.append',
-        `INSERT INTO events (${INSERTED_EVENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (dedupe_key) DO NOTHING RETURNING sequence`,
-        values,
-      );
+      const { rows } = await run<{ sequence: string }>(query, 'journal.append', APPEND_RETURNING, values);
       return rows[0] ? { sequence: Number(rows[0].sequence), eventId } : null;
     },
   };

@@ -1,0 +1,27 @@
+/** Fragments the statements of several areas share (sql.ts). */
+import { differ, fragment } from '../sql.js';
+import { sqliteJsonField } from '../stored-json.js';
+
+/** PostgreSQL's count(*) is a bigint, which pg reads as a string: read as an int there. */
+export const COUNT = differ('count(*)', 'count(*)::int');
+
+/**
+ * `+` before a column keeps SQLite off that column's index (the query's other filter picks it); PostgreSQL's planner
+ * picks by its statistics and reads no such mark.
+ */
+export const NO_INDEX = differ('+', '');
+
+/** Equal, NULLs included (SQLite's `IS`, PostgreSQL's `IS NOT DISTINCT FROM`). */
+export const SAME = differ('IS', 'IS NOT DISTINCT FROM');
+
+/**
+ * A text field of a JSON column by its key: SQLite's json_extract (a document it cannot read as an absent field,
+ * stored-json.ts), PostgreSQL's json_text_field (migration 0001: it reads what PostgreSQL's json type refuses).
+ */
+export const jsonField = (column: string, key: string) => differ(sqliteJsonField(column, `$.${key}`), `json_text_field(${column}, '${key}')`);
+
+/** The PostgreSQL row lock of a read that a write follows in the same transaction (SQLite's writer holds the file). */
+export const FOR_UPDATE = differ('', ' FOR UPDATE');
+
+/** `text` as a parameter: a text parameter that may be NULL (PostgreSQL must be told its type). */
+export const TEXT_PARAM = fragment`CAST(? AS TEXT)`;
