@@ -78,7 +78,7 @@ const storeRules = [
   {
     name: 'store-api-imports-engine',
     severity: 'error',
-    comment: 'The store\'s neutral modules (the interface, steps, rows, statements) import neither engine: only the openers load one.',
+    comment: "The store's neutral modules (the interface, steps, rows, statements) import neither engine: only the openers load one.",
     from: { path: '^electron/core/store/', pathNot: [...SQLITE_ENGINE, ...POSTGRES_ENGINE, STORE_OPENERS] },
     to: { path: [...SQLITE_ENGINE, ...POSTGRES_ENGINE] },
   },

@@ -14,7 +14,12 @@ export default defineConfig({
   base: './',
   plugins: [react({ jsxImportSource: JSX_IMPORT_SOURCE })],
   resolve: {
-    alias: [{ find: /^@missive\/visible-jsx\/(jsx-runtime|jsx-dev-runtime)$/, replacement: `${fileURLToPath(new URL('./renderer/src/visible-jsx/', import.meta.url))}$1.ts` }],
+    alias: [
+      {
+        find: /^@missive\/visible-jsx\/(jsx-runtime|jsx-dev-runtime)$/,
+        replacement: `${fileURLToPath(new URL('./renderer/src/visible-jsx/', import.meta.url))}$1.ts`,
+      },
+    ],
   },
   build: { outDir: '../dist/renderer', emptyOutDir: true, sourcemap: true },
 });

@@ -47,25 +47,65 @@ function* taskEvents(rand: () => number, t: TaskRow): Generator<NewEvent> {
   const status = (state: string, final: boolean, extra: object = {}) => ({
     message_row: randomUUID(),
     ...extra,
-    statusUpdate: { taskId, contextId, status: { state, timestamp: '2025-06-01T12:00:00.000Z', message: { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: LOREM.slice(0, 40 + Math.floor(rand() * 160)) }] } }, final },
+    statusUpdate: {
+      taskId,
+      contextId,
+      status: {
+        state,
+        timestamp: '2025-06-01T12:00:00.000Z',
+        message: { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: LOREM.slice(0, 40 + Math.floor(rand() * 160)) }] },
+      },
+      final,
+    },
   });
   const artifact = (i: number, extra: object = {}) => ({
     message_row: randomUUID(),
     ...extra,
-    artifactUpdate: { taskId, contextId, artifact: { artifactId: `report-${i % 2}`, name: 'report.md', parts: [{ text: LOREM.slice(0, 80 + Math.floor(rand() * 1100)) }] }, append: i > 0, lastChunk: false },
+    artifactUpdate: {
+      taskId,
+      contextId,
+      artifact: { artifactId: `report-${i % 2}`, name: 'report.md', parts: [{ text: LOREM.slice(0, 80 + Math.floor(rand() * 1100)) }] },
+      append: i > 0,
+      lastChunk: false,
+    },
   });
   const chunks = 5 + Math.floor(rand() * 21);
   const kind = rand();
   if (kind < 0.6) {
-    yield { type: 'a2a.stream.started', agentAlias, contextId, payload: { message_id: messageId, interface: iface, parts: 1, bytes: 40 + Math.floor(rand() * 400), push_url: null } };
-    yield { type: 'a2a.stream.task', ...on, payload: { message_row: randomUUID(), task: { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' } } } };
+    yield {
+      type: 'a2a.stream.started',
+      agentAlias,
+      contextId,
+      payload: { message_id: messageId, interface: iface, parts: 1, bytes: 40 + Math.floor(rand() * 400), push_url: null },
+    };
+    yield {
+      type: 'a2a.stream.task',
+      ...on,
+      payload: { message_row: randomUUID(), task: { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' } } },
+    };
     yield { type: 'a2a.stream.status_update', ...on, payload: status('TASK_STATE_WORKING', false) };
     for (let i = 0; i < chunks; i++) yield { type: 'a2a.stream.artifact_update', ...on, payload: artifact(i) };
     yield { type: 'a2a.stream.status_update', ...on, payload: status('TASK_STATE_COMPLETED', true) };
-    yield { type: 'a2a.stream.completed', ...on, payload: { message_id: messageId, events: chunks + 3, counts: { task: 1, statusUpdate: 2, artifactUpdate: chunks }, state: 'completed' } };
+    yield {
+      type: 'a2a.stream.completed',
+      ...on,
+      payload: { message_id: messageId, events: chunks + 3, counts: { task: 1, statusUpdate: 2, artifactUpdate: chunks }, state: 'completed' },
+    };
   } else if (kind < 0.85) {
-    yield { type: 'a2a.send.started', agentAlias, contextId, payload: { message_id: messageId, interface: iface, parts: 1, bytes: 40 + Math.floor(rand() * 400), push_url: null } };
-    const task = { task_id: taskId, context_id: contextId, state: 'completed', remote_state: 'TASK_STATE_COMPLETED', artifacts: 1, text: LOREM.slice(0, 100 + Math.floor(rand() * 600)) };
+    yield {
+      type: 'a2a.send.started',
+      agentAlias,
+      contextId,
+      payload: { message_id: messageId, interface: iface, parts: 1, bytes: 40 + Math.floor(rand() * 400), push_url: null },
+    };
+    const task = {
+      task_id: taskId,
+      context_id: contextId,
+      state: 'completed',
+      remote_state: 'TASK_STATE_COMPLETED',
+      artifacts: 1,
+      text: LOREM.slice(0, 100 + Math.floor(rand() * 600)),
+    };
     yield { type: 'a2a.send.completed', ...on, payload: { message_id: messageId, response_shape: 'task', task } };
   } else if (kind < 0.95) {
     const source = 'gateway';
@@ -87,11 +127,28 @@ function* taskEvents(rand: () => number, t: TaskRow): Generator<NewEvent> {
 function otherEvent(rand: () => number, agentAlias: string, contextId: string): NewEvent {
   const url = `https://${agentAlias}.agents.example.com/.well-known/agent-card.json`;
   const r = rand();
-  if (r < 0.3) return { type: 'a2a.agent_card.fetched', agentAlias, payload: { url, etag: `"${randomUUID()}"`, bytes: 1800 + Math.floor(rand() * 4000), protocol_versions: ['1.0'] } };
+  if (r < 0.3)
+    return {
+      type: 'a2a.agent_card.fetched',
+      agentAlias,
+      payload: { url, etag: `"${randomUUID()}"`, bytes: 1800 + Math.floor(rand() * 4000), protocol_versions: ['1.0'] },
+    };
   if (r < 0.5) return { type: 'a2a.agent_card.not_modified', agentAlias, payload: { url } };
-  if (r < 0.6) return { type: 'missive.agent.added', agentAlias, payload: { alias: agentAlias, base_url: url.replace('/.well-known/agent-card.json', ''), interface_urls: [], trusted_origins: [] } };
-  if (r < 0.8) return { type: 'missive.bcast.member.succeeded', agentAlias, contextId, payload: { operation_id: randomUUID(), rank: Math.floor(rand() * 20), task_id: null, state: 'completed' } };
-  if (r < 0.9) return { type: 'missive.gateway.job.succeeded', source: 'gateway', agentAlias, payload: { job_id: randomUUID(), state: 'completed', events: 12 } };
+  if (r < 0.6)
+    return {
+      type: 'missive.agent.added',
+      agentAlias,
+      payload: { alias: agentAlias, base_url: url.replace('/.well-known/agent-card.json', ''), interface_urls: [], trusted_origins: [] },
+    };
+  if (r < 0.8)
+    return {
+      type: 'missive.bcast.member.succeeded',
+      agentAlias,
+      contextId,
+      payload: { operation_id: randomUUID(), rank: Math.floor(rand() * 20), task_id: null, state: 'completed' },
+    };
+  if (r < 0.9)
+    return { type: 'missive.gateway.job.succeeded', source: 'gateway', agentAlias, payload: { job_id: randomUUID(), state: 'completed', events: 12 } };
   return { type: 'missive.context.named', contextId, payload: { context_id: contextId, name: `thread-${Math.floor(rand() * 1e6)}` } };
 }
 
@@ -113,7 +170,8 @@ export function* journalEvents(count: number, onTask: (t: TaskRow) => void): Gen
   const active = Array.from({ length: 16 }, startTask);
   const quietEvery = Math.floor(count / QUIET_EVENTS);
   for (let i = 0; i < count; i++) {
-    if (i % quietEvery === quietEvery - 1) yield { type: 'a2a.agent_card.not_modified', agentAlias: QUIET_AGENT, payload: { url: 'https://quiet.example.com/.well-known/agent-card.json' } };
+    if (i % quietEvery === quietEvery - 1)
+      yield { type: 'a2a.agent_card.not_modified', agentAlias: QUIET_AGENT, payload: { url: 'https://quiet.example.com/.well-known/agent-card.json' } };
     else if (rand() < 0.03) yield otherEvent(rand, busyAgent(), contextId);
     else {
       const slot = Math.floor(rand() * active.length);
@@ -123,7 +181,6 @@ export function* journalEvents(count: number, onTask: (t: TaskRow) => void): Gen
     }
   }
 }
-
 
 /** What the builders return: ids and times to filter by. */
 export interface BuiltJournal {
@@ -174,7 +231,11 @@ export function tailCases(built: BuiltJournal): Array<[string, EventFilter]> {
 
 /** The events a tail poll finds new: ten card checks of a busy agent. */
 export const tailEvents = (): NewEvent[] =>
-  Array.from({ length: 10 }, (_, i) => ({ type: 'a2a.agent_card.not_modified', agentAlias: agentName(i), payload: { url: `https://${agentName(i)}.agents.example.com/.well-known/agent-card.json` } }));
+  Array.from({ length: 10 }, (_, i) => ({
+    type: 'a2a.agent_card.not_modified',
+    agentAlias: agentName(i),
+    payload: { url: `https://${agentName(i)}.agents.example.com/.well-known/agent-card.json` },
+  }));
 
 /** Median and p95 of RUNS calls after one warm-up, in ms; and how many rows the call returned. */
 export async function time(fn: () => Promise<unknown[]>): Promise<{ ms: number; p95: number; rows: number }> {

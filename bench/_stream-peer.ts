@@ -16,8 +16,21 @@ const sse = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 function eventAt(i: number): string {
   if (i === 0) return sse({ task: { id: ids.taskId, contextId: ids.contextId, status: { state: 'TASK_STATE_SUBMITTED' } } });
   if (i === EVENTS - 1) return sse({ statusUpdate: { ...ids, status: { state: 'TASK_STATE_COMPLETED' } } });
-  if (i % 100 === 0) return sse({ statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING', message: { messageId: `progress-${i}`, role: 'ROLE_AGENT', parts: [{ text: `${i} of ${EVENTS}` }] } } } });
-  return sse({ artifactUpdate: { ...ids, artifact: { artifactId: 'answer', name: 'answer.txt', parts: [{ text: `token ${i} `, mediaType: 'text/plain' }] }, append: i > 1, lastChunk: i === EVENTS - 2 } });
+  if (i % 100 === 0)
+    return sse({
+      statusUpdate: {
+        ...ids,
+        status: { state: 'TASK_STATE_WORKING', message: { messageId: `progress-${i}`, role: 'ROLE_AGENT', parts: [{ text: `${i} of ${EVENTS}` }] } },
+      },
+    });
+  return sse({
+    artifactUpdate: {
+      ...ids,
+      artifact: { artifactId: 'answer', name: 'answer.txt', parts: [{ text: `token ${i} `, mediaType: 'text/plain' }] },
+      append: i > 1,
+      lastChunk: i === EVENTS - 2,
+    },
+  });
 }
 
 /** Writes every event, 64 KiB at a time, waiting for the socket when it is full. */

@@ -81,7 +81,10 @@ async function parent(artifacts: number): Promise<void> {
         mkdirSync(join(home, 'config'), { recursive: true });
         writeFileSync(join(home, 'config', 'config.toml'), `schema_version = "missive.config.v1"\n[qos]\n${config}\n`);
       }
-      const proc = spawn(process.execPath, ['--expose-gc', join(here, 'answer-memory.js'), 'child', baseUrl], { env: { ...process.env, MISSIVE_HOME: home, HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const proc = spawn(process.execPath, ['--expose-gc', join(here, 'answer-memory.js'), 'child', baseUrl], {
+        env: { ...process.env, MISSIVE_HOME: home, HOME: home },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let out = '';
       proc.stdout.on('data', (d) => (out += d));
       proc.once('exit', (code) => {
@@ -95,7 +98,10 @@ async function parent(artifacts: number): Promise<void> {
     console.log(`answer: ${artifacts} one-part artifacts, ${(bytes / MB).toFixed(1)} MB`);
     const limited = await run(null);
     const raised = await run(`max_answer_objects = ${artifacts * 4}`);
-    for (const [name, r] of [['default [qos] max_answer_objects', limited], ['max_answer_objects raised past it', raised]] as const) {
+    for (const [name, r] of [
+      ['default [qos] max_answer_objects', limited],
+      ['max_answer_objects raised past it', raised],
+    ] as const) {
       console.log(`${name}: ${r.outcome}, peak RSS +${(r.growth / MB).toFixed(0)} MB (${(r.growth / bytes).toFixed(1)}× the answer)`);
     }
     console.log(ratioLine('peak RSS growth, refused / taken', limited.growth / raised.growth, 0.25));

@@ -35,7 +35,10 @@ const CHUNKS = 20;
 
 const POLICIES: Array<[string, CheckpointPolicy]> = [
   ['SQLite defaults (autocheckpoint 1000, no size limit, 2 MB cache, no idle checkpoint)', SQLITE_DEFAULT_POLICY],
-  ['+ journal_size_limit 16 MB, idle TRUNCATE after 1 s (CHECKPOINT_POLICY)', { ...SQLITE_DEFAULT_POLICY, journalSizeLimit: 16 * 2 ** 20, idleCheckpointMs: IDLE_MS }],
+  [
+    '+ journal_size_limit 16 MB, idle TRUNCATE after 1 s (CHECKPOINT_POLICY)',
+    { ...SQLITE_DEFAULT_POLICY, journalSizeLimit: 16 * 2 ** 20, idleCheckpointMs: IDLE_MS },
+  ],
   ['+ cache 16 MB', { ...SQLITE_DEFAULT_POLICY, journalSizeLimit: 16 * 2 ** 20, idleCheckpointMs: IDLE_MS, cacheSizeKib: 16_000 }],
   ['+ autocheckpoint 4000', { walAutocheckpoint: 4000, journalSizeLimit: 16 * 2 ** 20, idleCheckpointMs: IDLE_MS, cacheSizeKib: 16_000 }],
 ];
@@ -46,10 +49,23 @@ const text = 'The quarterly report shows revenue up in every region; the summary
 function taskRecords(n: number): StreamRecord[] {
   const taskId = `task-${n}`;
   const contextId = `ctx-${Math.floor(n / 3)}`;
-  const status = (state: string, i: number) => ({ taskId, contextId, status: { state, message: { messageId: `m-${n}-${i}`, role: 'ROLE_AGENT', parts: [{ text: text.slice(0, 60 + (i % 7) * 20) }] } } });
+  const status = (state: string, i: number) => ({
+    taskId,
+    contextId,
+    status: { state, message: { messageId: `m-${n}-${i}`, role: 'ROLE_AGENT', parts: [{ text: text.slice(0, 60 + (i % 7) * 20) }] } },
+  });
   const records: Array<Omit<StreamRecord, 'sequence'>> = [{ variant: 'statusUpdate', payload: status('TASK_STATE_WORKING', 0) }];
   for (let i = 0; i < CHUNKS; i++) {
-    records.push({ variant: 'artifactUpdate', payload: { taskId, contextId, artifact: { artifactId: 'report', name: 'report.md', parts: [{ text: text.slice(0, 40 + (i % 11) * 30) }] }, append: i > 0, lastChunk: i === CHUNKS - 1 } });
+    records.push({
+      variant: 'artifactUpdate',
+      payload: {
+        taskId,
+        contextId,
+        artifact: { artifactId: 'report', name: 'report.md', parts: [{ text: text.slice(0, 40 + (i % 11) * 30) }] },
+        append: i > 0,
+        lastChunk: i === CHUNKS - 1,
+      },
+    });
   }
   records.push({ variant: 'statusUpdate', payload: status('TASK_STATE_COMPLETED', 1) });
   return records.map((r, i) => ({ ...r, sequence: i }) as StreamRecord);
@@ -120,7 +136,17 @@ async function run(policy: CheckpointPolicy) {
     listEvents(cold, { limit: 50 });
     const coldMs = performance.now() - c0;
     cold.close();
-    return { cpuUs: ((cpu.user + cpu.system) / EVENTS), rate: EVENTS / (wallMs / 1000), p50: median(reads), p95: quantile(reads, 0.95), maxWal, walEnd, walAfter, coldMs, db: statSync(path).size };
+    return {
+      cpuUs: (cpu.user + cpu.system) / EVENTS,
+      rate: EVENTS / (wallMs / 1000),
+      p50: median(reads),
+      p95: quantile(reads, 0.95),
+      maxWal,
+      walEnd,
+      walAfter,
+      coldMs,
+      db: statSync(path).size,
+    };
   } finally {
     reader.close();
     store.close();
@@ -128,7 +154,9 @@ async function run(policy: CheckpointPolicy) {
   }
 }
 
-console.log(`checkpoint: ${EVENTS.toLocaleString('en')} stream events per policy, ${TICK} per tick, ${STEADY ? 'no pauses' : `a ${IDLE_MS + 100} ms pause every ${PAUSE_EVERY} ticks`}, a reader every ${READ_EVERY} ticks holding a snapshot ${HOLD_TICKS} ticks every fifth time`);
+console.log(
+  `checkpoint: ${EVENTS.toLocaleString('en')} stream events per policy, ${TICK} per tick, ${STEADY ? 'no pauses' : `a ${IDLE_MS + 100} ms pause every ${PAUSE_EVERY} ticks`}, a reader every ${READ_EVERY} ticks holding a snapshot ${HOLD_TICKS} ticks every fifth time`,
+);
 for (const [label, policy] of POLICIES) {
   const r = await run(policy);
   console.log(

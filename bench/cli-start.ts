@@ -28,7 +28,9 @@ async function homeWith(agents: number): Promise<string> {
   const core = createCore({ env: { MISSIVE_HOME: home, HOME: home }, cwd: home, secrets: createMemorySecretStore() });
   try {
     // One transaction for the set-up: each add nests in it.
-    await (await core.storage()).transaction(async () => {
+    await (
+      await core.storage()
+    ).transaction(async () => {
       for (let i = 0; i < agents; i++) await addAgent(core, { alias: `agent-${i}`, baseUrl: `http://127.0.0.1:${10_000 + i}`, tags: ['bench'] });
     });
   } finally {

@@ -28,9 +28,15 @@ const ROUNDS = 3;
 
 async function measure(n: number) {
   const agents: EmbeddedAgent[] = [];
-  for (let i = 0; i < n; i += 50) agents.push(...(await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => startEmbeddedAgent({ behaviour: 'echo', delayMs: DELAY_MS })))));
+  for (let i = 0; i < n; i += 50)
+    agents.push(...(await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => startEmbeddedAgent({ behaviour: 'echo', delayMs: DELAY_MS })))));
   const home = mkdtempSync(join(tmpdir(), 'missive-bench-'));
-  const core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH }, cwd: home, secrets: createMemorySecretStore(), timeoutMs: 60_000 });
+  const core = createCore({
+    env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH },
+    cwd: home,
+    secrets: createMemorySecretStore(),
+    timeoutMs: 60_000,
+  });
   try {
     // Set-up, not timed: register, warm the card cache, create the group, build the SDK clients.
     for (const [i, a] of agents.entries()) await addAgent(core, { alias: `a${i}`, baseUrl: a.baseUrl });
@@ -41,7 +47,9 @@ async function measure(n: number) {
 
     const bare = async () => {
       const t0 = performance.now();
-      await Promise.all(clients.map((c) => c.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'ping' }] } }))));
+      await Promise.all(
+        clients.map((c) => c.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'ping' }] } }))),
+      );
       return performance.now() - t0;
     };
     const missive = async () => {
@@ -68,7 +76,10 @@ async function measure(n: number) {
   }
 }
 
-const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((x) => x > 0);
 for (const n of sizes.length ? sizes : [100, 500]) {
   const r = await measure(n);
   console.log(

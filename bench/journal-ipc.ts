@@ -55,7 +55,18 @@ function buildJournal(path: string, count: number): number {
         const next = events.next();
         if (next.done) return;
         const e = next.value;
-        insert.run(randomUUID(), new Date(start + i * step).toISOString(), e.source ?? 'cli', e.type, e.agentAlias ?? null, e.contextId ?? null, e.taskId ?? null, e.dedupeKey ?? null, JSON.stringify(e.payload ?? {}), JSON.stringify(e.metadata ?? {}));
+        insert.run(
+          randomUUID(),
+          new Date(start + i * step).toISOString(),
+          e.source ?? 'cli',
+          e.type,
+          e.agentAlias ?? null,
+          e.contextId ?? null,
+          e.taskId ?? null,
+          e.dedupeKey ?? null,
+          JSON.stringify(e.payload ?? {}),
+          JSON.stringify(e.metadata ?? {}),
+        );
       }
     });
     for (let i = 0; i < count; i += 20_000) chunk(Math.min(20_000, count - i), i);
@@ -96,7 +107,9 @@ try {
   const storage = await core.storage();
   // The store exists (migrated) once storage opened; the journal is loaded through a connection of the bench's own.
   const buildMs = buildJournal(core.paths.database, EVENTS);
-  console.log(`journal: ${EVENTS.toLocaleString('en')} events, ${(statSync(core.paths.database).size / 2 ** 20).toFixed(0)} MB, built in ${(buildMs / 1000).toFixed(1)} s`);
+  console.log(
+    `journal: ${EVENTS.toLocaleString('en')} events, ${(statSync(core.paths.database).size / 2 ** 20).toFixed(0)} MB, built in ${(buildMs / 1000).toFixed(1)} s`,
+  );
   const registry = createRegistry({ core, cwd: home, emit: () => undefined });
 
   type Input = Record<string, unknown>;
@@ -170,7 +183,9 @@ try {
   for (const [label, input, want] of cases) worst = Math.max(worst, await report(label, load(input, want), true));
   // Last, so the garbage of its 200,000 rows does not weigh on the other cases' collections.
   const baseline = await report('one unbounded read of 200,000 rows (before: events.query limit 200000 in one call)', unbounded, false);
-  console.log(`longest hold of the loop by an events.query call: ${worst.toFixed(1)} ms (target ${TARGET_MS} ms); the unbounded baseline held it ${baseline.toFixed(0)} ms (${(baseline / Math.max(worst, 0.1)).toFixed(0)}×)`);
+  console.log(
+    `longest hold of the loop by an events.query call: ${worst.toFixed(1)} ms (target ${TARGET_MS} ms); the unbounded baseline held it ${baseline.toFixed(0)} ms (${(baseline / Math.max(worst, 0.1)).toFixed(0)}×)`,
+  );
   gcObserver.disconnect();
   await registry.dispose();
   core.close();

@@ -23,7 +23,20 @@ import { afterSql, listSql, snapshotCursor } from '../electron/core/store/postgr
 import type { Storage } from '../electron/core/store/storage.js';
 import type { NewEvent } from '../electron/core/store/rows/events.js';
 import { ratioLine } from './_stats.js';
-import { agentName, BUSY_AGENTS, journalEvents, listCases, QUIET_AGENT, SPAN_MS, tailCases, tailEvents, TARGET_MS, time, type BuiltJournal, type TaskRow } from './_journal-mix.js';
+import {
+  agentName,
+  BUSY_AGENTS,
+  journalEvents,
+  listCases,
+  QUIET_AGENT,
+  SPAN_MS,
+  tailCases,
+  tailEvents,
+  TARGET_MS,
+  time,
+  type BuiltJournal,
+  type TaskRow,
+} from './_journal-mix.js';
 
 const EVENTS = Number(process.argv[2]) || 1_000_000;
 const BATCH = 2000;
@@ -58,10 +71,16 @@ async function insertColumns(client: pg.Client, table: string, columns: string[]
  * with timestamps over the last SPAN_MS.
  */
 async function buildJournal(client: pg.Client, count: number): Promise<BuiltJournal> {
-  await insertColumns(client, 'agents', ['alias', 'base_url'], ['text', 'text'], [
-    ...Array.from({ length: BUSY_AGENTS }, (_, i) => [agentName(i), `https://${agentName(i)}.agents.example.com`]),
-    [QUIET_AGENT, 'https://quiet.example.com'],
-  ]);
+  await insertColumns(
+    client,
+    'agents',
+    ['alias', 'base_url'],
+    ['text', 'text'],
+    [
+      ...Array.from({ length: BUSY_AGENTS }, (_, i) => [agentName(i), `https://${agentName(i)}.agents.example.com`]),
+      [QUIET_AGENT, 'https://quiet.example.com'],
+    ],
+  );
   const tasks: TaskRow[] = [];
   const start = Date.now() - SPAN_MS;
   const step = SPAN_MS / count;
@@ -71,14 +90,37 @@ async function buildJournal(client: pg.Client, count: number): Promise<BuiltJour
     const rows: unknown[][] = [];
     for (let i = from; i < Math.min(from + BATCH * 10, count); i++) {
       const e = events.next().value as NewEvent;
-      rows.push([randomUUID(), new Date(start + i * step).toISOString(), e.source ?? 'cli', e.type, e.agentAlias ?? null, e.contextId ?? null, e.taskId ?? null, e.dedupeKey ?? null, JSON.stringify(e.payload ?? {}), JSON.stringify(e.metadata ?? {})]);
+      rows.push([
+        randomUUID(),
+        new Date(start + i * step).toISOString(),
+        e.source ?? 'cli',
+        e.type,
+        e.agentAlias ?? null,
+        e.contextId ?? null,
+        e.taskId ?? null,
+        e.dedupeKey ?? null,
+        JSON.stringify(e.payload ?? {}),
+        JSON.stringify(e.metadata ?? {}),
+      ]);
     }
     // The tasks (and new contexts) these events name, first.
     const fresh = tasks.slice(flushedTasks);
     flushedTasks = tasks.length;
     await client.query('BEGIN');
-    await insertColumns(client, 'contexts', ['context_id', 'agent_alias'], ['text', 'text'], fresh.filter((t) => t.newContext).map((t) => [t.contextId, t.agentAlias]));
-    await insertColumns(client, 'tasks', ['task_id', 'agent_alias', 'context_id', 'state'], ['text', 'text', 'text', 'text'], fresh.map((t) => [t.taskId, t.agentAlias, t.contextId, 'completed']));
+    await insertColumns(
+      client,
+      'contexts',
+      ['context_id', 'agent_alias'],
+      ['text', 'text'],
+      fresh.filter((t) => t.newContext).map((t) => [t.contextId, t.agentAlias]),
+    );
+    await insertColumns(
+      client,
+      'tasks',
+      ['task_id', 'agent_alias', 'context_id', 'state'],
+      ['text', 'text', 'text', 'text'],
+      fresh.map((t) => [t.taskId, t.agentAlias, t.contextId, 'completed']),
+    );
     await insertColumns(
       client,
       'events',
@@ -109,12 +151,17 @@ interface PlanNode {
 
 /** A plan in one line: each node, its index and direction, children in brackets. */
 function planLine(node: PlanNode): string {
-  const scan = node['Index Name'] ? ` ${node['Scan Direction'] === 'Backward' ? 'backward ' : ''}using ${node['Index Name']}` : node['Relation Name'] ? ` on ${node['Relation Name']}` : '';
+  const scan = node['Index Name']
+    ? ` ${node['Scan Direction'] === 'Backward' ? 'backward ' : ''}using ${node['Index Name']}`
+    : node['Relation Name']
+      ? ` on ${node['Relation Name']}`
+      : '';
   const children = node.Plans?.length ? ` [${node.Plans.map(planLine).join('; ')}]` : '';
   return `${node['Node Type']}${scan}${children}`;
 }
 
-const readsWholeJournal = (node: PlanNode): boolean => (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'events') || !!node.Plans?.some(readsWholeJournal);
+const readsWholeJournal = (node: PlanNode): boolean =>
+  (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'events') || !!node.Plans?.some(readsWholeJournal);
 
 const home = mkdtempSync(join(tmpdir(), 'missive-bench-journal-pg-'));
 const database = `missive_bench_${randomBytes(5).toString('hex')}`;
@@ -131,7 +178,11 @@ try {
   client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
   await client.connect();
   const db = client;
-  const settings = (await db.query<{ name: string; setting: string; unit: string | null }>(`SELECT name, setting, unit FROM pg_settings WHERE name IN ('server_version', 'shared_buffers', 'work_mem', 'effective_cache_size', 'random_page_cost', 'jit', 'fsync')`)).rows;
+  const settings = (
+    await db.query<{ name: string; setting: string; unit: string | null }>(
+      `SELECT name, setting, unit FROM pg_settings WHERE name IN ('server_version', 'shared_buffers', 'work_mem', 'effective_cache_size', 'random_page_cost', 'jit', 'fsync')`,
+    )
+  ).rows;
 
   let t0 = performance.now();
   const built = await buildJournal(db, EVENTS);
@@ -158,7 +209,11 @@ try {
     const plan = await explain(statement.sql, statement.params);
     const figures = `[${r.ms.toFixed(2)} ms median, p95 ${r.p95.toFixed(2)} ms, ${r.rows} rows]`;
     const ok = r.ms <= TARGET_MS && !plan.whole;
-    console.log(targeted ? `${ratioLine(label, r.ms / TARGET_MS, 1)}${plan.whole ? ' (NOT met: reads the whole journal)' : ''}  ${figures}` : `info: ${label}  ${figures}`);
+    console.log(
+      targeted
+        ? `${ratioLine(label, r.ms / TARGET_MS, 1)}${plan.whole ? ' (NOT met: reads the whole journal)' : ''}  ${figures}`
+        : `info: ${label}  ${figures}`,
+    );
     console.log(`    plan: ${plan.line}`);
     return ok;
   };
@@ -189,9 +244,16 @@ try {
   // For information: the first page of `events export` (1000 rows of the snapshot the export's first call takes).
   const firstPage = (filter: EventFilter) => {
     const { limit: _limit, ...filters } = toQuery(filter);
-    return { statement: afterSql(filters, { seen: null, upTo, after: 0 }, 1000), run: async () => (await journalAfter(core, filter, storage.journalReads.start(), 1000)).events };
+    return {
+      statement: afterSql(filters, { seen: null, upTo, after: 0 }, 1000),
+      run: async () => (await journalAfter(core, filter, storage.journalReads.start(), 1000)).events,
+    };
   };
-  for (const [flags, filter] of [['', {}], [`--agent ${QUIET_AGENT}`, { agent: QUIET_AGENT }], ['--since <half ago>', { since: built.sinceOf(Math.floor(EVENTS / 2)) }]] as Array<[string, EventFilter]>) {
+  for (const [flags, filter] of [
+    ['', {}],
+    [`--agent ${QUIET_AGENT}`, { agent: QUIET_AGENT }],
+    ['--since <half ago>', { since: built.sinceOf(Math.floor(EVENTS / 2)) }],
+  ] as Array<[string, EventFilter]>) {
     const page = firstPage(filter);
     await report(flags ? `events export ${flags}, first page` : 'events export, first page', page.statement, page.run, false);
   }
@@ -201,7 +263,12 @@ try {
     const t = performance.now();
     for (let i = 0; i < INGEST_EVENTS; i += INGEST_PER_TRANSACTION) {
       await storage.transaction(async (tx) => {
-        for (let j = 0; j < INGEST_PER_TRANSACTION; j++) await tx.journal.append({ type: 'a2a.agent_card.not_modified', agentAlias: agentName(j), payload: { url: 'https://example.com/.well-known/agent-card.json', i, j } });
+        for (let j = 0; j < INGEST_PER_TRANSACTION; j++)
+          await tx.journal.append({
+            type: 'a2a.agent_card.not_modified',
+            agentAlias: agentName(j),
+            payload: { url: 'https://example.com/.well-known/agent-card.json', i, j },
+          });
       });
     }
     return ((performance.now() - t) * 1000) / INGEST_EVENTS;

@@ -28,7 +28,13 @@ const PER_TRANSACTION = 500;
 const update = (i: number) => ({
   sequence: i,
   request_message_id: '0190c1d2-0000-7000-8000-000000000001',
-  artifactUpdate: { taskId: 'bench-task', contextId: 'bench-context', artifact: { artifactId: 'answer', name: 'answer.txt', parts: [{ text: `token ${i} `, mediaType: 'text/plain' }] }, append: true, lastChunk: false },
+  artifactUpdate: {
+    taskId: 'bench-task',
+    contextId: 'bench-context',
+    artifact: { artifactId: 'answer', name: 'answer.txt', parts: [{ text: `token ${i} `, mediaType: 'text/plain' }] },
+    append: true,
+    lastChunk: false,
+  },
 });
 
 type Case = { name: string; prepare: (db: ReturnType<typeof openStore>['db']) => (i: number) => void };
@@ -40,12 +46,18 @@ const LEAN = (indexes: string) => `CREATE TABLE lean (
   payload_json TEXT NOT NULL CHECK (json_valid(payload_json)), metadata_json TEXT NOT NULL CHECK (json_valid(metadata_json)), redacted INTEGER NOT NULL
 ) STRICT; ${indexes}`;
 const leanInsert = (db: ReturnType<typeof openStore>['db']) => {
-  const insert = db.prepare(`INSERT INTO lean (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json, redacted) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'cli', 'a2a.stream.artifact_update', 'peer', 'bench-context', 'bench-task', ?, '{}', 1)`);
+  const insert = db.prepare(
+    `INSERT INTO lean (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json, redacted) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'cli', 'a2a.stream.artifact_update', 'peer', 'bench-context', 'bench-task', ?, '{}', 1)`,
+  );
   return (i: number) => void insert.run(`e-${i}`, JSON.stringify(update(i)));
 };
 
 const CASES: Case[] = [
-  { name: 'journal event (appendEvent, events as migrated)', prepare: (db) => (i) => void appendEvent(db, { type: 'a2a.stream.artifact_update', agentAlias: 'peer', contextId: 'bench-context', taskId: 'bench-task', payload: update(i) }) },
+  {
+    name: 'journal event (appendEvent, events as migrated)',
+    prepare: (db) => (i) =>
+      void appendEvent(db, { type: 'a2a.stream.artifact_update', agentAlias: 'peer', contextId: 'bench-context', taskId: 'bench-task', payload: update(i) }),
+  },
   {
     name: 'events, no secondary index',
     prepare: (db) => {
@@ -64,7 +76,15 @@ const CASES: Case[] = [
     name: 'artifact chunk row',
     prepare: (db) => {
       db.prepare(`INSERT INTO tasks (task_id, agent_alias, context_id, state) VALUES ('bench-task', 'peer', 'bench-context', 'working')`).run();
-      writeArtifact(db, { artifactId: 'answer', taskId: 'bench-task', contextId: 'bench-context', name: 'answer.txt', mimeType: 'text/plain', kind: 'text', content: { artifactId: 'answer', parts: [] } });
+      writeArtifact(db, {
+        artifactId: 'answer',
+        taskId: 'bench-task',
+        contextId: 'bench-context',
+        name: 'answer.txt',
+        mimeType: 'text/plain',
+        kind: 'text',
+        content: { artifactId: 'answer', parts: [] },
+      });
       return (i) => appendArtifactChunk(db, 'bench-task', 'answer', update(i).artifactUpdate.artifact.parts);
     },
   },
@@ -97,4 +117,5 @@ for (const c of CASES) run(c);
 for (let round = 0; round < ROUNDS; round++) for (const c of CASES) results.get(c.name)!.push(run(c));
 console.log(`${ROWS} rows per case, ${PER_TRANSACTION} per transaction, ${ROUNDS} rounds after a warm-up, medians of CPU per row`);
 const lean = median(results.get('events, no secondary index')!);
-for (const [name, values] of results) console.log(`  ${name}: ${median(values).toFixed(1)} µs (${(median(values) / lean).toFixed(2)}× the row without secondary indexes)`);
+for (const [name, values] of results)
+  console.log(`  ${name}: ${median(values).toFixed(1)} µs (${(median(values) / lean).toFixed(2)}× the row without secondary indexes)`);

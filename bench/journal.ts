@@ -27,7 +27,20 @@ import { openDatabase, type Db } from '../electron/core/store/db.js';
 import { MIGRATIONS } from '../electron/core/store/migrations/index.js';
 import * as journalIndexes from '../electron/core/store/migrations/0005-journal-indexes.js';
 import { median, ratioLine } from './_stats.js';
-import { agentName, BUSY_AGENTS, journalEvents, listCases, QUIET_AGENT, SPAN_MS, tailCases, tailEvents, TARGET_MS, time, type BuiltJournal, type TaskRow } from './_journal-mix.js';
+import {
+  agentName,
+  BUSY_AGENTS,
+  journalEvents,
+  listCases,
+  QUIET_AGENT,
+  SPAN_MS,
+  tailCases,
+  tailEvents,
+  TARGET_MS,
+  time,
+  type BuiltJournal,
+  type TaskRow,
+} from './_journal-mix.js';
 import { sqliteStore } from '../test/support/sqlite-store.js';
 
 const EVENTS = Number(process.argv[2]) || 1_000_000;
@@ -35,7 +48,10 @@ const INGEST_EVENTS = 100_000;
 const INGEST_PER_TRANSACTION = 100;
 const INGEST_ROUNDS = 4;
 /** The schema before the journal indexes: the journal as users have it, and the ingest baseline. */
-const BEFORE = MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => m.name === journalIndexes.name));
+const BEFORE = MIGRATIONS.slice(
+  0,
+  MIGRATIONS.findIndex((m) => m.name === journalIndexes.name),
+);
 
 function seedAgents(db: Db) {
   const insert = db.prepare(`INSERT INTO agents (alias, base_url) VALUES (?, ?)`);
@@ -69,12 +85,29 @@ function buildJournal(db: Db, count: number): BuiltJournal {
   const chunk = db.transaction((n: number, from: number) => {
     for (let i = from; i < from + n; i++) {
       const e = events.next().value as NewEvent;
-      insert.run(randomUUID(), new Date(start + i * step).toISOString(), e.source ?? 'cli', e.type, e.agentAlias ?? null, e.contextId ?? null, e.taskId ?? null, e.dedupeKey ?? null, JSON.stringify(e.payload ?? {}), JSON.stringify(e.metadata ?? {}));
+      insert.run(
+        randomUUID(),
+        new Date(start + i * step).toISOString(),
+        e.source ?? 'cli',
+        e.type,
+        e.agentAlias ?? null,
+        e.contextId ?? null,
+        e.taskId ?? null,
+        e.dedupeKey ?? null,
+        JSON.stringify(e.payload ?? {}),
+        JSON.stringify(e.metadata ?? {}),
+      );
     }
   });
   for (let i = 0; i < count; i += 20_000) chunk(Math.min(20_000, count - i), i);
   const middle = tasks[Math.floor(tasks.length / 2)]!;
-  return { eventCount: count, tasks: tasks.length, contexts: tasks.filter((t) => t.newContext).length, middle, sinceOf: (eventsAgo: number) => new Date(start + (count - eventsAgo) * step).toISOString() };
+  return {
+    eventCount: count,
+    tasks: tasks.length,
+    contexts: tasks.filter((t) => t.newContext).length,
+    middle,
+    sinceOf: (eventsAgo: number) => new Date(start + (count - eventsAgo) * step).toISOString(),
+  };
 }
 
 const planOf = (db: Db, q: EventQuery) => {
@@ -167,14 +200,22 @@ try {
   // For information: the first page of `events export` (1000 rows from the start; later pages start at their cursor).
   const page = (q: EventQuery) => async () => listEvents(db, { ...q, afterSequence: 0, limit: 1000 });
   await report(db, 'events export, first page', { afterSequence: 0, limit: 1000 }, page({}), false);
-  await report(db, `events export --agent ${QUIET_AGENT}, first page`, { agentAlias: QUIET_AGENT, afterSequence: 0, limit: 1000 }, page({ agentAlias: QUIET_AGENT }), false);
+  await report(
+    db,
+    `events export --agent ${QUIET_AGENT}, first page`,
+    { agentAlias: QUIET_AGENT, afterSequence: 0, limit: 1000 },
+    page({ agentAlias: QUIET_AGENT }),
+    false,
+  );
   await report(db, 'events export --since <half ago>, first page', { since: wide, afterSequence: 0, limit: 1000 }, page({ since: wide }), false);
   core.close();
 
   // For information: the whole CLI process, start-up included, against this journal and an empty one.
   const empty = mkdtempSync(join(tmpdir(), 'missive-bench-journal-empty-'));
   try {
-    console.log(`info: whole process \`missive events list --limit 50 --json\`: ${EVENTS.toLocaleString('en')} events ${cliWallMs(env, 50)}; empty journal ${cliWallMs({ ...env, MISSIVE_HOME: empty, HOME: empty }, 0)}`);
+    console.log(
+      `info: whole process \`missive events list --limit 50 --json\`: ${EVENTS.toLocaleString('en')} events ${cliWallMs(env, 50)}; empty journal ${cliWallMs({ ...env, MISSIVE_HOME: empty, HOME: empty }, 0)}`,
+    );
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }

@@ -21,7 +21,8 @@ try {
   const db = (await sqliteStore(gui.core)).db;
   const insert = db.prepare(`INSERT INTO events (event_id, source, event_type, payload_json) VALUES (?, 'bench', ?, '{}')`);
   (await sqliteStore(gui.core)).transaction(() => {
-    for (let i = 0; i < EVENTS; i++) insert.run(randomUUID(), i % 3 === 0 ? 'a2a.send.completed' : i % 3 === 1 ? 'a2a.stream.status_update' : 'missive.bcast.member.succeeded');
+    for (let i = 0; i < EVENTS; i++)
+      insert.run(randomUUID(), i % 3 === 0 ? 'a2a.send.completed' : i % 3 === 1 ? 'a2a.stream.status_update' : 'missive.bcast.member.succeeded');
   });
   const { page, browser } = gui;
 
@@ -65,7 +66,9 @@ try {
   const idle = await frames(false);
   const scrolling = await frames(true);
   console.log(`renderer: journal of ${loaded} in SQLite`);
-  console.log(`first render ${median(firstRender).toFixed(0)} ms vs blank page ${median(blank).toFixed(0)} ms: ratio ${(median(firstRender) / median(blank)).toFixed(2)}`);
+  console.log(
+    `first render ${median(firstRender).toFixed(0)} ms vs blank page ${median(blank).toFixed(0)} ms: ratio ${(median(firstRender) / median(blank)).toFixed(2)}`,
+  );
   console.log(
     `scroll 100k rows: frame p50 ${median(scrolling).toFixed(1)} ms, p95 ${pct(scrolling, 0.95).toFixed(1)} ms vs idle p50 ${median(idle).toFixed(1)} ms: ratio p50 ${(median(scrolling) / median(idle)).toFixed(2)}, p95 ${(pct(scrolling, 0.95) / pct(idle, 0.95)).toFixed(2)}`,
   );

@@ -95,7 +95,11 @@ try {
     }
     const [b, m] = [median(times.bare), median(times.ours)];
     console.log(
-      ratioLine(`${SENDS} sequential sends over ${binding}: missive ${(m / SENDS).toFixed(3)} ms/send, SDK client ${(b / SENDS).toFixed(3)} ms/send`, m / b, 1.1),
+      ratioLine(
+        `${SENDS} sequential sends over ${binding}: missive ${(m / SENDS).toFixed(3)} ms/send, SDK client ${(b / SENDS).toFixed(3)} ms/send`,
+        m / b,
+        1.1,
+      ),
     );
   }
   const rows = (await sqliteStore(core)).db.prepare(`SELECT COUNT(*) AS n FROM messages`).get() as { n: number };

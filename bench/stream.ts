@@ -98,13 +98,21 @@ try {
   const cpuPerEvent = (rs: Run[]) => stat(rs, (r) => (r.cpuMs * 1000) / r.events);
   const rate = (rs: Run[]) => stat(rs, (r) => r.events / (r.wallMs / 1000));
   console.log(`${EVENTS} events per run, ${ROUNDS} rounds after a warm-up, medians`);
-  console.log(`SDK client: ${cpuPerEvent(runs.sdk).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.sdk))} events/s, RSS +${stat(runs.sdk, (r) => r.rssGrowthMb).toFixed(1)} MB`);
-  console.log(`missive:    ${cpuPerEvent(runs.ours).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.ours))} events/s, RSS +${stat(runs.ours, (r) => r.rssGrowthMb).toFixed(1)} MB`);
-  console.log(`missive wire path only (no journal): ${cpuPerEvent(runs.wire).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.wire))} events/s, ratio ${(cpuPerEvent(runs.wire) / cpuPerEvent(runs.sdk)).toFixed(2)} CPU to the SDK's`);
+  console.log(
+    `SDK client: ${cpuPerEvent(runs.sdk).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.sdk))} events/s, RSS +${stat(runs.sdk, (r) => r.rssGrowthMb).toFixed(1)} MB`,
+  );
+  console.log(
+    `missive:    ${cpuPerEvent(runs.ours).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.ours))} events/s, RSS +${stat(runs.ours, (r) => r.rssGrowthMb).toFixed(1)} MB`,
+  );
+  console.log(
+    `missive wire path only (no journal): ${cpuPerEvent(runs.wire).toFixed(1)} µs CPU/event, ${Math.round(rate(runs.wire))} events/s, ratio ${(cpuPerEvent(runs.wire) / cpuPerEvent(runs.sdk)).toFixed(2)} CPU to the SDK's`,
+  );
   console.log(ratioLine('CPU per event, missive / SDK', cpuPerEvent(runs.ours) / cpuPerEvent(runs.sdk), 3));
   console.log(ratioLine('events/s, missive / SDK', rate(runs.ours) / rate(runs.sdk), 0.3, false));
   // Each update is stored once, as its journal event (what `missive events list` shows).
-  const persisted = (await sqliteStore(core)).db.prepare(`SELECT COUNT(*) AS n FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update', 'a2a.stream.artifact_update')`).get() as { n: number };
+  const persisted = (await sqliteStore(core)).db
+    .prepare(`SELECT COUNT(*) AS n FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update', 'a2a.stream.artifact_update')`)
+    .get() as { n: number };
   const expected = EVENTS * (ROUNDS + 1);
   console.log(`persisted: ${persisted.n} of ${expected} stream events as journal events${persisted.n === expected ? '' : ' — SOME LOST'}`);
 } finally {

@@ -98,7 +98,11 @@ function cpuSeconds(pid: number | undefined): number | null {
 function spawnGateway(url: string): Gateway {
   const home = mkdtempSync(join(tmpdir(), 'missive-bench-team-gw-'));
   const env = { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, MISSIVE_STORE_URL: url };
-  const child = spawn(process.execPath, [cli, 'gateway', 'run', '--interval', INTERVAL, '--concurrency', String(CONCURRENCY), '--ndjson'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'gateway', 'run', '--interval', INTERVAL, '--concurrency', String(CONCURRENCY), '--ndjson'], {
+    cwd: home,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const gateway: Gateway = { child, home, ended: 0, stderr: '', exited: new Promise((resolve) => child.once('close', (code) => resolve(code))) };
   let pending = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -139,7 +143,12 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
   await admin.query(`CREATE DATABASE ${database}`);
   const url = onDatabase(adminUrl!, database);
   const home = mkdtempSync(join(tmpdir(), 'missive-bench-team-'));
-  const core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, MISSIVE_STORE_URL: url }, cwd: home, secrets: createMemorySecretStore(), timeoutMs: 30_000 });
+  const core = createCore({
+    env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, MISSIVE_STORE_URL: url },
+    cwd: home,
+    secrets: createMemorySecretStore(),
+    timeoutMs: 30_000,
+  });
   const gateways: Gateway[] = [];
   let client: pg.Client | undefined;
   try {
@@ -166,7 +175,11 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
 
     // What the server did for the jobs: transactions committed and rows written (the poller's own queries taken off).
     const activity = async () =>
-      (await db.query<{ commits: string; rows: string }>(`SELECT xact_commit AS commits, tup_inserted + tup_updated + tup_deleted AS rows FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!;
+      (
+        await db.query<{ commits: string; rows: string }>(
+          `SELECT xact_commit AS commits, tup_inserted + tup_updated + tup_deleted AS rows FROM pg_stat_database WHERE datname = current_database()`,
+        )
+      ).rows[0]!;
     const activityBefore = await activity();
     let polls = 1;
     t0 = performance.now();
@@ -190,7 +203,8 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
       await new Promise((r) => setTimeout(r, 25));
     }
     const seconds = (performance.now() - t0) / 1000;
-    const sum = (xs: Array<number | null>) => (xs.length > 0 && xs.every((c) => c !== null) ? ((xs as number[]).reduce((a, b) => a + b, 0) * 1000) / JOBS : null);
+    const sum = (xs: Array<number | null>) =>
+      xs.length > 0 && xs.every((c) => c !== null) ? ((xs as number[]).reduce((a, b) => a + b, 0) * 1000) / JOBS : null;
     const cpuPerJobMs = sum(gateways.map((g) => cpuSeconds(g.child.pid)));
     // The gateways' server processes, when the server runs on this machine (at least: a connection a gateway's pool
     // closed during the run took its CPU time with it).
@@ -207,7 +221,20 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
     const activityAfter = await activity();
     const commitsPerJob = (Number(activityAfter.commits) - Number(activityBefore.commits) - polls - 1) / JOBS;
     const rowsPerJob = (Number(activityAfter.rows) - Number(activityBefore.rows)) / JOBS;
-    return { gateways: size, commitsPerJob, rowsPerJob, cpuPerJobMs, serverCpuPerJobMs, agentCpuPerJobMs, meanRunning: running.reduce((a, b) => a + b, 0) / Math.max(1, running.length), seconds, jobsPerSecond: JOBS / seconds, firstClaim: firstClaim / 1000, perGateway: gateways.map((g) => g.ended), queuedPerSecond };
+    return {
+      gateways: size,
+      commitsPerJob,
+      rowsPerJob,
+      cpuPerJobMs,
+      serverCpuPerJobMs,
+      agentCpuPerJobMs,
+      meanRunning: running.reduce((a, b) => a + b, 0) / Math.max(1, running.length),
+      seconds,
+      jobsPerSecond: JOBS / seconds,
+      firstClaim: firstClaim / 1000,
+      perGateway: gateways.map((g) => g.ended),
+      queuedPerSecond,
+    };
   } finally {
     for (const g of gateways) if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
     await Promise.all(gateways.map((g) => g.exited));
@@ -215,7 +242,9 @@ async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> 
     await client?.end().catch(() => undefined);
     core.close();
     // The pool closes in the background: the database is dropped WITH (FORCE) all the same.
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: Error) => console.error(`could not drop ${database}: ${error.message}`));
+    await admin
+      .query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      .catch((error: Error) => console.error(`could not drop ${database}: ${error.message}`));
     await admin.end();
     rmSync(home, { recursive: true, force: true });
   }
@@ -227,11 +256,15 @@ const version = (await admin.query<{ v: string }>(`SELECT current_setting('serve
 await admin.end();
 console.log(
   `team: ${JOBS.toLocaleString('en')} send jobs on one PostgreSQL ${version} database, ${AGENTS} slow agents, gateways of --concurrency ${CONCURRENCY} ` +
-    `--interval ${INTERVAL}; ${ROUNDS} round(s) (medians); load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `--interval ${INTERVAL}; ${ROUNDS} round(s) (medians); load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
 );
 const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
 for (const delay of AGENT_DELAYS_MS) {
-  const agents = await Promise.all(Array.from({ length: AGENTS }, (_, i) => startEmbeddedAgent({ name: `slow-${i}`, behaviour: 'slow', delayMs: delay, streaming: false })));
+  const agents = await Promise.all(
+    Array.from({ length: AGENTS }, (_, i) => startEmbeddedAgent({ name: `slow-${i}`, behaviour: 'slow', delayMs: delay, streaming: false })),
+  );
   try {
     console.log(`agents taking ${delay} ms per task:`);
     const runs = new Map<number, PoolRun[]>(POOLS.map((n) => [n, []]));
@@ -251,7 +284,9 @@ for (const delay of AGENT_DELAYS_MS) {
     const baseline = rate(POOLS[0]!);
     for (const size of POOLS) {
       const r = rate(size);
-      console.log(`${delay} ms agents, ${size} gateway(s): ${r.toFixed(1)} jobs/s, ratio ${(r / baseline).toFixed(2)} against 1 gateway (${size}.00 would be linear)`);
+      console.log(
+        `${delay} ms agents, ${size} gateway(s): ${r.toFixed(1)} jobs/s, ratio ${(r / baseline).toFixed(2)} against 1 gateway (${size}.00 would be linear)`,
+      );
     }
   } finally {
     await Promise.all(agents.map((a) => a.close()));

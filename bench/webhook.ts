@@ -59,7 +59,12 @@ async function load(url: string, taskPrefix: string): Promise<{ rate: number; p9
   const worker = async () => {
     for (let i = next++; i < N; i = next++) {
       const t0 = performance.now();
-      const res = await pool.request({ path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: callback(i, taskPrefix) });
+      const res = await pool.request({
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: callback(i, taskPrefix),
+      });
       await res.body.dump();
       latencies.push(performance.now() - t0);
       if (res.statusCode === 202) accepted++;
@@ -86,7 +91,9 @@ let allJournaled = true;
 try {
   // Set-up, not timed: the agent and its tasks, so callbacks link to them.
   await addAgent(core, { alias: 'worker', baseUrl: 'http://127.0.0.1:9' });
-  await (await core.storage()).transaction(async (tx) => {
+  await (
+    await core.storage()
+  ).transaction(async (tx) => {
     for (let t = 0; t < TASKS; t++) await tx.conversation.ensurePlaceholderTask(`task-${t}`, 'worker');
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
@@ -121,12 +128,18 @@ try {
         `bare node:http ${rates.baseline.toFixed(0)} req/s, p99 ${ofRounds(p99.bare).toFixed(2)} ms`,
     );
     // The client runs in this process too: both figures include its CPU, so their difference is what missive adds.
-    console.log(`  CPU per request, client included (medians): missive ${ofRounds(cpu.missive).toFixed(0)} µs, bare node:http ${ofRounds(cpu.bare).toFixed(0)} µs`);
+    console.log(
+      `  CPU per request, client included (medians): missive ${ofRounds(cpu.missive).toFixed(0)} µs, bare node:http ${ofRounds(cpu.bare).toFixed(0)} µs`,
+    );
     console.log(ratioLine(`webhook ${scenario.name} req/s, missive / bare node:http`, rates.subject / rates.baseline, TARGET, false));
     const journaled = (
-      (await sqliteStore(core)).db.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id GLOB ?`).get(`${scenario.taskPrefix}*`) as { n: number }
+      (await sqliteStore(core)).db
+        .prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id GLOB ?`)
+        .get(`${scenario.taskPrefix}*`) as { n: number }
     ).n;
-    console.log(`  journal: ${journaled} a2a.push.status_update events for ${accepted} callbacks answered 202: ${journaled === accepted ? 'all journaled' : 'MISSING'}`);
+    console.log(
+      `  journal: ${journaled} a2a.push.status_update events for ${accepted} callbacks answered 202: ${journaled === accepted ? 'all journaled' : 'MISSING'}`,
+    );
     if (journaled !== accepted) allJournaled = false;
   }
 } finally {

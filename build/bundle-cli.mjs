@@ -61,7 +61,10 @@ const lazyChunks = {
           rewritten++;
           return `const ${binding} = ${lazyRequire(path)};`;
         });
-        if (rewritten !== mentions) throw new Error(`bundle-cli: ${chunk.fileName} names ${target} ${mentions} time(s), ${rewritten} of them as \`const x = require(…)\`; only those can load lazily`);
+        if (rewritten !== mentions)
+          throw new Error(
+            `bundle-cli: ${chunk.fileName} names ${target} ${mentions} time(s), ${rewritten} of them as \`const x = require(…)\`; only those can load lazily`,
+          );
       }
     }
   },

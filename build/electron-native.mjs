@@ -77,7 +77,9 @@ try {
   fail(69, `@electron/rebuild is not installed: ${error.message}`, `Run \`npm install\` (without --omit=dev) in ${root}.`);
 }
 
-process.stdout.write(`missive: building better-sqlite3 ${sqlite.version} for Electron ${electron.version} (ABI ${abi}, ${process.platform}-${process.arch}) in a staging copy…\n`);
+process.stdout.write(
+  `missive: building better-sqlite3 ${sqlite.version} for Electron ${electron.version} (ABI ${abi}, ${process.platform}-${process.arch}) in a staging copy…\n`,
+);
 // @electron/rebuild prints the tool's output on console.error when a step fails; its error only says which step.
 const printed = [];
 const consoleError = console.error;
@@ -96,7 +98,10 @@ try {
   const skip = join(sqlite.dir, 'build');
   // The sources only: Node's build (build/) stays where it is, and is not copied either.
   cpSync(sqlite.dir, staged, { recursive: true, filter: (src) => src !== skip && !src.startsWith(`${skip}${sep}`) });
-  writeFileSync(join(stage, 'package.json'), JSON.stringify({ name: 'missive-native-stage', private: true, dependencies: { 'better-sqlite3': sqlite.version } }));
+  writeFileSync(
+    join(stage, 'package.json'),
+    JSON.stringify({ name: 'missive-native-stage', private: true, dependencies: { 'better-sqlite3': sqlite.version } }),
+  );
   // prebuild-install (better-sqlite3's own downloader) must be found from the staged copy, as in node_modules.
   const prebuild = createRequire(join(sqlite.dir, 'package.json')).resolve('prebuild-install/package.json');
   symlinkSync(dirname(prebuild), join(stage, 'node_modules', 'prebuild-install'), 'junction');
@@ -117,9 +122,12 @@ try {
   // A non-N-API addon exports node_register_module_v<ABI>: refuse a build for another runtime than this Electron.
   const builtAbi = /node_register_module_v(\d+)/.exec(readFileSync(built).toString('latin1'))?.[1];
   if (builtAbi !== abi) {
-    throw Object.assign(new Error(`the build is for NODE_MODULE_VERSION ${builtAbi ?? 'unknown'}, not Electron's ${abi} (headers of another runtime were used)`), {
-      help: `node-gyp compiled against other headers than Electron ${electron.version}'s: check that --dist-url (or MISSIVE_ELECTRON_HEADERS_URL) serves Electron's headers and that ~/.electron-gyp holds no stale ones, then run \`npm run native:electron -- --force\`. Nothing was put in place.`,
-    });
+    throw Object.assign(
+      new Error(`the build is for NODE_MODULE_VERSION ${builtAbi ?? 'unknown'}, not Electron's ${abi} (headers of another runtime were used)`),
+      {
+        help: `node-gyp compiled against other headers than Electron ${electron.version}'s: check that --dist-url (or MISSIVE_ELECTRON_HEADERS_URL) serves Electron's headers and that ~/.electron-gyp holds no stale ones, then run \`npm run native:electron -- --force\`. Nothing was put in place.`,
+      },
+    );
   }
   mkdirSync(dirname(out), { recursive: true });
   const partial = `${out}.partial-${process.pid}`;
@@ -133,7 +141,10 @@ try {
   rmSync(stage, { recursive: true, force: true });
 }
 if (failure) {
-  const lines = printed.join('\n').split('\n').map((l) => l.trim());
+  const lines = printed
+    .join('\n')
+    .split('\n')
+    .map((l) => l.trim());
   const cause = lines.find((l) => /^(\w*Error\b|gyp ERR! (stack )?Error)/.test(l));
   const reason = [String(failure?.message ?? failure).split('\n')[0], cause].filter(Boolean).join(': ');
   fail(

@@ -96,7 +96,11 @@ const REDACTED = '[REDACTED]';
 const CURL_OWN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive']);
 
 /** `Authorization` → `MISSIVE_AUTHORIZATION`, `X-API-Key` → `MISSIVE_X_API_KEY`. */
-export const credentialVariable = (header: string): string => `MISSIVE_${header.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+export const credentialVariable = (header: string): string =>
+  `MISSIVE_${header
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')}`;
 
 /** Text inside double quotes: `\`, `"`, `$` and the backtick escaped. */
 const doubleQuoted = (text: string) => text.replace(/[\\"$`]/g, (c) => `\\${c}`);
@@ -141,8 +145,12 @@ export function curlCommand(request: WireRequest): string {
     args.push(`-H ${headerWithVariable(line, variable)}`);
   }
   if (request.body !== null) args.push(`--data-raw ${shellQuote(request.body)}`);
-  if (variables.length) notes.push(`# Set ${variables.join(', ')} first: the credential${variables.length > 1 ? 's' : ''} missive redacted (the value after the scheme, e.g. the token after "Bearer").`);
-  if (request.url.includes(REDACTED) || request.url.includes(encodeURIComponent(REDACTED))) notes.push(`# The URL holds ${REDACTED} where missive removed a secret: put it back before running.`);
+  if (variables.length)
+    notes.push(
+      `# Set ${variables.join(', ')} first: the credential${variables.length > 1 ? 's' : ''} missive redacted (the value after the scheme, e.g. the token after "Bearer").`,
+    );
+  if (request.url.includes(REDACTED) || request.url.includes(encodeURIComponent(REDACTED)))
+    notes.push(`# The URL holds ${REDACTED} where missive removed a secret: put it back before running.`);
   if (request.body?.includes(REDACTED)) notes.push(`# The body holds ${REDACTED} where missive removed a secret (e.g. a push token).`);
   if (request.truncated) notes.push('# The body was cut at 256 KiB in the wire view: this command sends it incomplete.');
   // One option per line, joined by backslash-newlines (between words, never inside one).

@@ -93,17 +93,10 @@ export function toMissiveError(error: unknown): MissiveError {
   });
 }
 
-export const usageError = (reason: string, message: string, help?: string) =>
-  new MissiveError('validation', reason, message, { help });
-export const configError = (reason: string, message: string, help?: string) =>
-  new MissiveError('config', reason, message, { help });
-export const transportError = (reason: string, message: string, help?: string) =>
-  new MissiveError('transport', reason, message, { help });
-export const protocolError = (reason: string, message: string, help?: string) =>
-  new MissiveError('protocol', reason, message, { help });
-export const authError = (reason: string, message: string, help?: string) =>
-  new MissiveError('auth', reason, message, { help });
-export const storageError = (reason: string, message: string, help?: string) =>
-  new MissiveError('storage', reason, message, { help });
-export const dataError = (reason: string, message: string, help?: string) =>
-  new MissiveError('data', reason, message, { help });
+export const usageError = (reason: string, message: string, help?: string) => new MissiveError('validation', reason, message, { help });
+export const configError = (reason: string, message: string, help?: string) => new MissiveError('config', reason, message, { help });
+export const transportError = (reason: string, message: string, help?: string) => new MissiveError('transport', reason, message, { help });
+export const protocolError = (reason: string, message: string, help?: string) => new MissiveError('protocol', reason, message, { help });
+export const authError = (reason: string, message: string, help?: string) => new MissiveError('auth', reason, message, { help });
+export const storageError = (reason: string, message: string, help?: string) => new MissiveError('storage', reason, message, { help });
+export const dataError = (reason: string, message: string, help?: string) => new MissiveError('data', reason, message, { help });

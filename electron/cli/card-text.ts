@@ -18,7 +18,10 @@ export function cardWarningsText(warnings: readonly CardWarning[]): string | und
   if (!warnings.length) return undefined;
   const sorted = [...warnings].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'warning' ? -1 : 1));
   const count = warnings.filter((w) => w.severity === 'warning').length;
-  return [`Card warnings (${count} warning(s), ${warnings.length - count} note(s); the card stays usable)`, ...sorted.map((w) => `  ${w.severity === 'warning' ? '!' : '-'} ${w.code}${w.field ? ` (${w.field})` : ''}: ${w.message}`)].join('\n');
+  return [
+    `Card warnings (${count} warning(s), ${warnings.length - count} note(s); the card stays usable)`,
+    ...sorted.map((w) => `  ${w.severity === 'warning' ? '!' : '-'} ${w.code}${w.field ? ` (${w.field})` : ''}: ${w.message}`),
+  ].join('\n');
 }
 
 /** The extended card, as a section after the public card. */
@@ -34,6 +37,13 @@ export function extendedCardText(view: ExtendedCardView): string {
     ]),
   ];
   const skills = view.card.skills as Array<{ id: string; name?: string; tags?: string[] }>;
-  if (skills.length) lines.push('', table(['id', 'name', 'tags'], skills.map((k) => [k.id, k.name ?? '', (k.tags ?? []).join(', ')])));
+  if (skills.length)
+    lines.push(
+      '',
+      table(
+        ['id', 'name', 'tags'],
+        skills.map((k) => [k.id, k.name ?? '', (k.tags ?? []).join(', ')]),
+      ),
+    );
   return lines.join('\n');
 }

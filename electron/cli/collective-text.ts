@@ -28,14 +28,21 @@ export const fanOutText = (r: FanOutResult) =>
 /** A barrier result: one row per member, then whether the quorum was met. */
 export const barrierText = (r: BarrierResult) =>
   [
-    table(['RANK', 'AGENT', 'STATUS', 'STATE', 'TASK', 'POLLS'], r.members.map((m) => [String(m.rank), m.alias, m.status, m.state ?? '-', m.task_id ?? '-', String(m.polls)])),
+    table(
+      ['RANK', 'AGENT', 'STATUS', 'STATE', 'TASK', 'POLLS'],
+      r.members.map((m) => [String(m.rank), m.alias, m.status, m.state ?? '-', m.task_id ?? '-', String(m.polls)]),
+    ),
     '',
     `barrier ${r.status}: ${r.quorum.satisfied} of ${r.quorum.required} required satisfied after ${r.attempts} round(s), ${r.elapsed_ms} ms`,
   ].join('\n');
 
 /** A reduce result: the reduced text, then how it was reduced and where it was recorded. */
 export const reduceText = (r: ReduceResult) =>
-  [r.reduced_text, '', `— ${r.strategy} by ${r.reducer.method}${r.reducer.agent ? ` (${r.reducer.agent})` : ''} over ${r.counts.inputs} of ${r.counts.members} member(s); recorded as message ${r.persistence.reduced_message_id}`].join('\n');
+  [
+    r.reduced_text,
+    '',
+    `— ${r.strategy} by ${r.reducer.method}${r.reducer.agent ? ` (${r.reducer.agent})` : ''} over ${r.counts.inputs} of ${r.counts.members} member(s); recorded as message ${r.persistence.reduced_message_id}`,
+  ].join('\n');
 
 /** The text of one round step's result, by step name (bcast, barrier, gather, reduce). */
 export function stepText(step: string, r: unknown): string {

@@ -20,7 +20,10 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['stream'], load: async () => (await import('./commands/stream.js')).registerStreamCommand },
   { names: ['task'], load: async () => (await import('./commands/task.js')).registerTaskCommands },
   { names: ['group', 'route'], load: async () => (await import('./commands/group.js')).registerGroupCommands },
-  { names: ['bcast', 'scatter', 'barrier', 'gather', 'reduce', 'round'], load: async () => (await import('./commands/collectives.js')).registerCollectiveCommands },
+  {
+    names: ['bcast', 'scatter', 'barrier', 'gather', 'reduce', 'round'],
+    load: async () => (await import('./commands/collectives.js')).registerCollectiveCommands,
+  },
   { names: ['push', 'webhook'], load: async () => (await import('./commands/push.js')).registerPushCommands },
   { names: ['context'], load: async () => (await import('./commands/context.js')).registerContextCommands },
   { names: ['gateway'], load: async () => (await import('./commands/gateway.js')).registerGatewayCommands },

@@ -56,7 +56,11 @@ export const firstLine = (text: string) => text.split('\n')[0]!.trim();
 export const subNames = (spec: CommandSpec) => spec.commands.flatMap((c) => [c.name, ...c.aliases]);
 export const valued = (options: readonly OptionSpec[]) => optionNames(options.filter((o) => o.takesValue));
 export const withValues = (options: readonly OptionSpec[], path: readonly string[]) =>
-  options.filter((o) => o.takesValue).map((o) => ({ option: o, kind: optionKind(o, path) })).filter((v) => v.kind !== 'none');
+  options
+    .filter((o) => o.takesValue)
+    .map((o) => ({ option: o, kind: optionKind(o, path) }))
+    .filter((v) => v.kind !== 'none');
 
 /** A value kind as one word list: `file`, `directory`, `choices A B…` or `values KIND`. */
-export const kindWord = (kind: ValueKind) => (typeof kind === 'string' ? kind : 'values' in kind ? `values ${kind.values}` : `choices ${kind.choices.join(' ')}`);
+export const kindWord = (kind: ValueKind) =>
+  typeof kind === 'string' ? kind : 'values' in kind ? `values ${kind.values}` : `choices ${kind.choices.join(' ')}`;

@@ -10,7 +10,9 @@ const psList = (items: readonly string[]) => `@(${items.map((i) => `,${i}`).join
 
 /** The PowerShell hashtable of one command (or of the global options, with no sub-commands or arguments). */
 function psEntry(key: string, options: readonly OptionSpec[], spec?: CommandSpec): string[] {
-  const commands = (spec?.commands ?? []).flatMap((c) => [c.name, ...c.aliases].map((w) => psArray([pq(w), pq(c.name), pq(firstLine(c.description) || c.name)])));
+  const commands = (spec?.commands ?? []).flatMap((c) =>
+    [c.name, ...c.aliases].map((w) => psArray([pq(w), pq(c.name), pq(firstLine(c.description) || c.name)])),
+  );
   const entries = options.flatMap((o) => optionNames([o]).map((name) => psArray([pq(name), pq(firstLine(o.description) || name)])));
   const psKind = (kind: ValueKind) => (typeof kind === 'string' ? pq(kind) : 'values' in kind ? pq(kindWord(kind)) : psArray(kind.choices.map(pq)));
   const path = key === '*' ? [] : key.split(' ');
@@ -69,7 +71,7 @@ export function powershellScript(root: CommandSpec): string {
     "  elseif ($node.Commands.Count -gt 0 -and $operand -eq 0) { $candidates = @($node.Commands | ForEach-Object { ,@($_[0], $_[2], 'Command') }) }",
     '  elseif ($operand -lt $node.Args.Count) { $kind = $node.Args[$operand] }',
     '  elseif ($node.Variadic -and $node.Args.Count -gt 0) { $kind = $node.Args[$node.Args.Count - 1] }',
-    '  if ($kind -is [array]) { $candidates = @($kind | ForEach-Object { ,@($_, $_, \'ParameterValue\') }) }',
+    "  if ($kind -is [array]) { $candidates = @($kind | ForEach-Object { ,@($_, $_, 'ParameterValue') }) }",
     "  elseif ($kind -like 'values *') { $candidates = @(& $words[0] __complete $kind.Substring(7) '--' @($words | Select-Object -Skip 1) 2>$null | ForEach-Object { ,@($_, $_, 'ParameterValue') }) }",
     "  elseif ($kind -eq 'file' -or $kind -eq 'directory') { return }",
     '  $candidates | Where-Object { $_[0] -like "$wordToComplete*" } | ForEach-Object {',

@@ -25,9 +25,13 @@ const sq = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
  */
 function shTables({ nodes, globals }: Tree, fn: string): string[] {
   const lines: string[] = [];
-  const cases = (options: readonly OptionSpec[], key: string) => optionNames(options).map((w) => (key === '*' ? `*${sq(`:${w}`)}` : sq(`${key}:${w}`))).join('|');
+  const cases = (options: readonly OptionSpec[], key: string) =>
+    optionNames(options)
+      .map((w) => (key === '*' ? `*${sq(`:${w}`)}` : sq(`${key}:${w}`)))
+      .join('|');
   lines.push(`# The sub-command a word names under a command (aliases resolved), or nothing.`, `${fn}_sub() {`, '  case "$1:$2" in');
-  for (const n of nodes) for (const c of n.spec.commands) lines.push(`    ${[c.name, ...c.aliases].map((w) => sq(`${n.key}:${w}`)).join('|')}) echo ${sq(c.name)} ;;`);
+  for (const n of nodes)
+    for (const c of n.spec.commands) lines.push(`    ${[c.name, ...c.aliases].map((w) => sq(`${n.key}:${w}`)).join('|')}) echo ${sq(c.name)} ;;`);
   lines.push('  esac', '}', '');
   lines.push(`# Whether an option of a command takes a value (the next word).`, `${fn}_valued() {`, '  case "$1:$2" in');
   for (const [key, options] of [...nodes.map((n) => [n.key, n.options] as const), ['*', globals] as const]) {
@@ -172,7 +176,7 @@ function zshScript(root: CommandSpec): string {
     `# Offers what a value kind ("choices …", "file", "directory") completes to.`,
     `${fn}_offer() {`,
     '  case "$1" in',
-    "    choices\\ *) local -a values; values=(${=${1#choices }}); compadd -a values ;;",
+    '    choices\\ *) local -a values; values=(${=${1#choices }}); compadd -a values ;;',
     '    values\\ *) local -a values; values=(${(f)"$("${words[1]}" __complete "${1#values }" -- "${(@)words[2,CURRENT-1]}" 2>/dev/null)"}); compadd -a values ;;',
     '    file) _files ;;',
     '    directory) _files -/ ;;',
@@ -224,9 +228,15 @@ function fishScript(root: CommandSpec): string {
     'function __missive_sub',
     '    switch "$argv[1]:$argv[2]"',
   ];
-  for (const n of nodes) for (const c of n.spec.commands) lines.push(`        case ${[c.name, ...c.aliases].map((w) => fq(`${n.key}:${w}`)).join(' ')}`, `            echo ${fq(c.name)}`);
+  for (const n of nodes)
+    for (const c of n.spec.commands)
+      lines.push(`        case ${[c.name, ...c.aliases].map((w) => fq(`${n.key}:${w}`)).join(' ')}`, `            echo ${fq(c.name)}`);
   lines.push('    end', 'end', '');
-  lines.push('# The options of a command that take a value (the next word): its own, then the global ones.', 'function __missive_valued', '    switch "$argv[1]"');
+  lines.push(
+    '# The options of a command that take a value (the next word): its own, then the global ones.',
+    'function __missive_valued',
+    '    switch "$argv[1]"',
+  );
   for (const n of nodes) {
     const names = valued(n.options);
     if (names.length) lines.push(`        case ${fq(n.key)}`, `            printf '%s\\n' ${names.map(fq).join(' ')}`);
@@ -275,7 +285,8 @@ function fishScript(root: CommandSpec): string {
     'complete -c missive -f',
   );
   /** The `-a` of a kind: its choices, or the store's values through `__missive_values`. */
-  const fishValues = (kind: { choices: string[] } | { values: StoreValueKind }) => fq('values' in kind ? `(__missive_values ${kind.values})` : kind.choices.join(' '));
+  const fishValues = (kind: { choices: string[] } | { values: StoreValueKind }) =>
+    fq('values' in kind ? `(__missive_values ${kind.values})` : kind.choices.join(' '));
   const optionLine = (o: OptionSpec, condition?: string) => {
     const parts = ['complete -c missive'];
     if (condition) parts.push(`-n ${fq(`__missive_at "${condition}"`)}`);
@@ -296,7 +307,8 @@ function fishScript(root: CommandSpec): string {
     if (!n.spec.commands.length && !ownOptions.length && !args.length) continue;
     lines.push('', `# ${n.key}`);
     const at = fq(`__missive_at "${n.key}"`);
-    for (const c of n.spec.commands) for (const w of [c.name, ...c.aliases]) lines.push(`complete -c missive -n ${at} -a ${fq(w)} -d ${fq(firstLine(c.description))}`);
+    for (const c of n.spec.commands)
+      for (const w of [c.name, ...c.aliases]) lines.push(`complete -c missive -n ${at} -a ${fq(w)} -d ${fq(firstLine(c.description))}`);
     for (const o of ownOptions) lines.push(optionLine(o, n.key));
     for (const kind of args) lines.push(typeof kind === 'object' ? `complete -c missive -n ${at} -a ${fishValues(kind)}` : `complete -c missive -n ${at} -F`);
   }

@@ -83,7 +83,15 @@ export function launchDesktop(command: LaunchCommand, log: DesktopLog, timeoutMs
     const control = child.stdio[3] as Readable;
     let settled = false;
     const timer = setTimeout(() => {
-      finish(() => reject(unavailable('ui_timeout', `the desktop app did not report ready within ${Math.round(timeoutMs / 1000)} s (pid ${child.pid})`, `It may still open; its output is in ${log.path}.`)));
+      finish(() =>
+        reject(
+          unavailable(
+            'ui_timeout',
+            `the desktop app did not report ready within ${Math.round(timeoutMs / 1000)} s (pid ${child.pid})`,
+            `It may still open; its output is in ${log.path}.`,
+          ),
+        ),
+      );
     }, timeoutMs);
     const finish = (settle: () => void) => {
       if (settled) return;
@@ -103,26 +111,48 @@ export function launchDesktop(command: LaunchCommand, log: DesktopLog, timeoutMs
       try {
         message = JSON.parse(buffered.slice(0, end));
       } catch {
-        return finish(() => reject(unavailable('ui_protocol', 'the desktop app sent something unexpected on its control channel', `Its output is in ${log.path}.`)));
+        return finish(() =>
+          reject(unavailable('ui_protocol', 'the desktop app sent something unexpected on its control channel', `Its output is in ${log.path}.`)),
+        );
       }
       if (message.ready) return finish(() => resolve({ pid: message.pid ?? child.pid ?? 0, existing: message.existing === true }));
       const error = message.error ?? {};
       finish(() =>
         reject(
-          unavailable('ui_start_failed', `the desktop app could not start: ${error.message ?? 'no reason given'}${error.code ? ` (${error.code})` : ''}`, `${error.help ? `${error.help} ` : ''}Its output is in ${log.path}.`),
+          unavailable(
+            'ui_start_failed',
+            `the desktop app could not start: ${error.message ?? 'no reason given'}${error.code ? ` (${error.code})` : ''}`,
+            `${error.help ? `${error.help} ` : ''}Its output is in ${log.path}.`,
+          ),
         ),
       );
     });
     control.on('error', () => undefined);
     child.on('error', (error) => {
-      finish(() => reject(unavailable('ui_start_failed', `cannot run ${command.binary}: ${error.message}`, 'Check that the file is an executable Electron binary (or unset MISSIVE_ELECTRON_BINARY).')));
+      finish(() =>
+        reject(
+          unavailable(
+            'ui_start_failed',
+            `cannot run ${command.binary}: ${error.message}`,
+            'Check that the file is an executable Electron binary (or unset MISSIVE_ELECTRON_BINARY).',
+          ),
+        ),
+      );
     });
     // Exited without a message: once the pipe has drained (a message written just before exit arrives first).
     let exit: string | undefined;
     let drained = false;
     const exitedEarly = () => {
       const last = log.tail(3);
-      finish(() => reject(unavailable('ui_exited', `the desktop app ${exit} before its window opened${last ? `; it printed: ${last.split('\n').join(' | ')}` : ''}`, `Its whole output is in ${log.path}.`)));
+      finish(() =>
+        reject(
+          unavailable(
+            'ui_exited',
+            `the desktop app ${exit} before its window opened${last ? `; it printed: ${last.split('\n').join(' | ')}` : ''}`,
+            `Its whole output is in ${log.path}.`,
+          ),
+        ),
+      );
     };
     control.on('close', () => {
       drained = true;

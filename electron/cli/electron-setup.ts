@@ -93,7 +93,9 @@ const reasonIn = (tail: string) =>
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('at '))
-    .find((l) => /error|failed|cannot|ENOTFOUND|ECONNREFUSED|ETIMEDOUT/i.test(l)) ?? tail.trim().split('\n').at(-1) ?? 'no output';
+    .find((l) => /error|failed|cannot|ENOTFOUND|ECONNREFUSED|ETIMEDOUT/i.test(l)) ??
+  tail.trim().split('\n').at(-1) ??
+  'no output';
 
 async function installElectron(pkg: ElectronPackage, deps: SetupDeps): Promise<string> {
   if (deps.env.ELECTRON_SKIP_BINARY_DOWNLOAD) {
@@ -123,7 +125,10 @@ async function ensureElectronSqlite(pkg: ElectronPackage, deps: SetupDeps): Prom
   const { code, tail } = existsSync(script) ? await runNode(script, [], deps.root, deps.env, deps.log) : { code: -1, tail: `${script} is missing` };
   if (code === 0 && existsSync(target)) return;
   // The script's own last word ("missive: cannot build … : reason"), else the first error line it printed.
-  const summary = tail.split('\n').filter((l) => l.startsWith('missive: cannot ')).at(-1);
+  const summary = tail
+    .split('\n')
+    .filter((l) => l.startsWith('missive: cannot '))
+    .at(-1);
   throw unavailable(
     'native_build_failed',
     summary ? summary.replace(/^missive: /, '') : `cannot build better-sqlite3 for Electron ${pkg.version}: ${reasonIn(tail)}`,
@@ -144,7 +149,12 @@ export async function desktopCommand(deps: SetupDeps): Promise<LaunchCommand> {
   }
   const own = deps.env.MISSIVE_ELECTRON_BINARY;
   if (own) {
-    if (!existsSync(own)) throw unavailable('electron_missing', `MISSIVE_ELECTRON_BINARY names ${own}, which does not exist`, `Point it at an Electron binary, or unset it to use the one missive installs. ${WEB_HINT}`);
+    if (!existsSync(own))
+      throw unavailable(
+        'electron_missing',
+        `MISSIVE_ELECTRON_BINARY names ${own}, which does not exist`,
+        `Point it at an Electron binary, or unset it to use the one missive installs. ${WEB_HINT}`,
+      );
     return { binary: own, args: [deps.root, ...deps.appArgs], env };
   }
   const pkg = electronPackage(deps.root);

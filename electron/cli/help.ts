@@ -15,7 +15,9 @@ const hideDefault = (option: Option) =>
 
 export const HELP_CONFIGURATION: Partial<Help> = {
   optionDescription(this: Help, option: Option): string {
-    const shown = hideDefault(option) ? Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, { defaultValue: undefined }) : option;
+    const shown = hideDefault(option)
+      ? Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, { defaultValue: undefined })
+      : option;
     const text = Help.prototype.optionDescription.call(this, shown);
     return option.mandatory ? `${text} (required)` : text;
   },

@@ -13,9 +13,7 @@ import { allCommands, type CommandSpec, type OptionSpec } from './command-tree.j
  * the page needs no input encoding), and a zero-width `\&` before a leading `.` or `'` (which would start a request).
  */
 export function roffText(text: string): string {
-  const escaped = text
-    .replace(/\\/g, '\\e')
-    .replace(/[^\p{ASCII}]/gu, (ch) => `\\[u${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
+  const escaped = text.replace(/\\/g, '\\e').replace(/[^\p{ASCII}]/gu, (ch) => `\\[u${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
   return escaped.replace(/^([.'])/gm, '\\&$1');
 }
 
@@ -73,7 +71,13 @@ function optionLines(options: readonly OptionSpec[]): string[] {
 function commandSection(spec: CommandSpec): string[] {
   const words = spec.path.slice(1).join(' ');
   const aliases = spec.aliases.length ? ` (alias: ${spec.aliases.join(', ')})` : '';
-  const lines = ['.SS "' + roffFlag(words) + '"', `.B ${roffFlag(spec.path.join(' '))}`, roffFlag(spec.usage), '.br', roffText(`${spec.description}${aliases}`)];
+  const lines = [
+    '.SS "' + roffFlag(words) + '"',
+    `.B ${roffFlag(spec.path.join(' '))}`,
+    roffFlag(spec.usage),
+    '.br',
+    roffText(`${spec.description}${aliases}`),
+  ];
   if (spec.commands.length) lines.push('.PP', `Commands: ${roffFlag(spec.commands.map((c) => c.name).join(', '))}.`);
   for (const a of spec.arguments) if (a.helpText) lines.push(...tagged(roffText(a.name), a.helpText));
   lines.push(...optionLines(spec.options));
@@ -97,7 +101,9 @@ export function manpage(root: CommandSpec, version: string): string {
     '.SH DESCRIPTION',
     roffText(root.description),
     '.PP',
-    roffText('Global options are valid before or after the command. Results go to stdout (human text, or with --json one JSON envelope, with --ndjson one envelope per line); errors and warnings go to stderr. Secrets never appear in output.'),
+    roffText(
+      'Global options are valid before or after the command. Results go to stdout (human text, or with --json one JSON envelope, with --ndjson one envelope per line); errors and warnings go to stderr. Secrets never appear in output.',
+    ),
     '.SH OPTIONS',
     ...optionLines(root.options),
     '.SH COMMANDS',

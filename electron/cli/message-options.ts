@@ -26,7 +26,12 @@ export function addMessageInputOptions(cmd: Command): Command {
 }
 
 /** Maps the parsed message-input flags to the service input (send, stream, bcast, round). */
-export async function messageInputsOf(agent: string, message: string | undefined, o: OptionValues, deps: { stdin?: () => Promise<string>; cwd: string }): Promise<SendInput> {
+export async function messageInputsOf(
+  agent: string,
+  message: string | undefined,
+  o: OptionValues,
+  deps: { stdin?: () => Promise<string>; cwd: string },
+): Promise<SendInput> {
   if (o.stdin && !deps.stdin) throw usageError('no_stdin', '--stdin is not available here');
   return {
     agent,

@@ -25,7 +25,9 @@ export function replayText(r: ReplayResult): string {
   const lines = [`replay of context ${terminalLine(r.context_id)}: ${r.counts.matched} of ${r.counts.steps} step(s) match`];
   for (const s of r.steps) {
     const mark = s.match ? 'match' : 'MISMATCH';
-    lines.push(`  ${mark.padEnd(8)} ${s.step.padEnd(7)} ${terminalLine(s.group ?? '-')}  ${terminalLine(gist(s))}  ${s.operation_id}${s.complete ? '' : '  (incomplete in the journal)'}`);
+    lines.push(
+      `  ${mark.padEnd(8)} ${s.step.padEnd(7)} ${terminalLine(s.group ?? '-')}  ${terminalLine(gist(s))}  ${s.operation_id}${s.complete ? '' : '  (incomplete in the journal)'}`,
+    );
     for (const d of s.differences) lines.push(`             ${terminalLine(d.field)}: rebuilt ${value(d.rebuilt)}, stored ${value(d.stored)}`);
   }
   return lines.join('\n');

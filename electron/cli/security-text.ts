@@ -32,11 +32,24 @@ function sendsText(security: InspectSecurity): string {
 /** The "Security" block: a table of schemes (or a line saying there are none), the requirements and what missive sends. */
 export function securityText(security: InspectSecurity): string {
   const lines = ['Security'];
-  if (security.schemes.length) lines.push(table(['scheme', 'type', 'details'], security.schemes.map((s) => [s.name, s.type, schemeDetails(s)])));
+  if (security.schemes.length)
+    lines.push(
+      table(
+        ['scheme', 'type', 'details'],
+        security.schemes.map((s) => [s.name, s.type, schemeDetails(s)]),
+      ),
+    );
   else lines.push('the card declares no security schemes');
   lines.push(
     keyValues([
-      ['requires', security.requirements.length ? security.requirements.map(describeRequirement).join('  or  ') : security.schemes.length ? 'no requirement stated' : 'nothing'],
+      [
+        'requires',
+        security.requirements.length
+          ? security.requirements.map(describeRequirement).join('  or  ')
+          : security.schemes.length
+            ? 'no requirement stated'
+            : 'nothing',
+      ],
       ['missive sends', sendsText(security)],
     ]),
   );

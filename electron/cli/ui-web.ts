@@ -42,7 +42,9 @@ function parsePort(value: string | number | undefined): number {
  * delimiter; `%s` stands for the URL, else the URL is appended), else the platform's opener.
  */
 export function browserCommand(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): { command: string; args: string[] } {
-  const configured = env.BROWSER?.split(platform === 'win32' ? ';' : ':').map((entry) => entry.trim()).find(Boolean);
+  const configured = env.BROWSER?.split(platform === 'win32' ? ';' : ':')
+    .map((entry) => entry.trim())
+    .find(Boolean);
   if (configured) {
     const [command, ...rest] = configured.split(/\s+/);
     const args = rest.some((a) => a.includes('%s')) ? rest.map((a) => a.replaceAll('%s', url)) : [...rest, url];
@@ -69,7 +71,9 @@ async function openBrowser(url: string, env: NodeJS.ProcessEnv, warn: (message: 
   const { command, args } = browserCommand(file.url, env);
   try {
     const child = spawn(command, args, { detached: true, stdio: 'ignore', env: { ...env } });
-    child.once('error', (error: NodeJS.ErrnoException) => warn(`could not open a browser with ${command} (${error.code ?? error.message}): open the URL above yourself`));
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      warn(`could not open a browser with ${command} (${error.code ?? error.message}): open the URL above yourself`),
+    );
     child.unref();
   } catch (error) {
     warn(`could not open a browser with ${command} (${(error as Error).message}): open the URL above yourself`);
@@ -92,7 +96,10 @@ export async function runWebConsole(ctx: CommandContext, o: WebConsoleFlags): Pr
   let opened: RedirectFile | undefined;
   try {
     out.result('web_console', { url: webConsole.url, origin: webConsole.origin, host: webConsole.host, port: webConsole.port }, (d) =>
-      [`missive web console: ${d.url}`, '  open it in a browser on this machine (the token after # is for this launch only; keep it to yourself); Ctrl-C to stop'].join('\n'),
+      [
+        `missive web console: ${d.url}`,
+        '  open it in a browser on this machine (the token after # is for this launch only; keep it to yourself); Ctrl-C to stop',
+      ].join('\n'),
     );
     if (o.open) opened = await openBrowser(webConsole.url, deps.env, (message) => out.warning(message));
     await untilSignal(flags.timeout ? core.timeoutMs : undefined);

@@ -14,8 +14,14 @@ import { terminalBlock, terminalLine } from './terminal-text.js';
 
 export function addShowWireOption(cmd: Command): Command {
   return cmd
-    .option('--show-wire', 'show every HTTP exchange on stderr (request, answer, SSE frames with arrival times), credentials redacted; with --json/--ndjson in data.wire instead (also -vv)')
-    .addHelpText('after', `\nThe wire (credentials redacted):\n  $ missive ${cmd.name()} <agent> hello --show-wire          each exchange on stderr as it happens\n  $ missive ${cmd.name()} <agent> hello --show-wire --json   the exchanges in data.wire`);
+    .option(
+      '--show-wire',
+      'show every HTTP exchange on stderr (request, answer, SSE frames with arrival times), credentials redacted; with --json/--ndjson in data.wire instead (also -vv)',
+    )
+    .addHelpText(
+      'after',
+      `\nThe wire (credentials redacted):\n  $ missive ${cmd.name()} <agent> hello --show-wire          each exchange on stderr as it happens\n  $ missive ${cmd.name()} <agent> hello --show-wire --json   the exchanges in data.wire`,
+    );
 }
 
 export interface WireView {
@@ -27,7 +33,8 @@ export interface WireView {
   failed(error: unknown): unknown;
 }
 
-const headerLines = (mark: '>' | '<', headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => `${mark} ${terminalLine(name)}: ${terminalLine(value)}`);
+const headerLines = (mark: '>' | '<', headers: Record<string, string>) =>
+  Object.entries(headers).map(([name, value]) => `${mark} ${terminalLine(name)}: ${terminalLine(value)}`);
 
 const bodyLines = (body: string | null | undefined, truncated?: boolean) =>
   body ? [terminalBlock(body), ...(truncated ? ['* (body cut at 256 KiB)'] : [])] : [];

@@ -63,7 +63,13 @@ function showWindow(): void {
 
 async function start(): Promise<void> {
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  const nativeBinding = sqliteBindingFor({ versions: process.versions, packaged: app.isPackaged, root: appRoot(), platform: process.platform, arch: process.arch });
+  const nativeBinding = sqliteBindingFor({
+    versions: process.versions,
+    packaged: app.isPackaged,
+    root: appRoot(),
+    platform: process.platform,
+    arch: process.arch,
+  });
   core = createCore({
     env: process.env,
     cwd: process.cwd(),
@@ -111,7 +117,8 @@ async function start(): Promise<void> {
 }
 
 // Until the window is up, anything thrown anywhere is a startup failure; later, it is logged and the app goes on.
-const onStray = (error: unknown) => (started ? console.error(`missive: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) : failStartup(error, control));
+const onStray = (error: unknown) =>
+  started ? console.error(`missive: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) : failStartup(error, control);
 process.on('uncaughtException', onStray);
 process.on('unhandledRejection', onStray);
 
@@ -120,5 +127,8 @@ if (!app.requestSingleInstanceLock()) {
   control.send({ ready: true, pid: process.pid, existing: true });
   app.quit();
 } else {
-  app.whenReady().then(start).catch((error: unknown) => failStartup(error, control));
+  app
+    .whenReady()
+    .then(start)
+    .catch((error: unknown) => failStartup(error, control));
 }

@@ -104,7 +104,14 @@ function Shell() {
       <nav className="sidebar" aria-label="views">
         <h1 className="brand">missive</h1>
         {VIEWS.map(([id, label], i) => (
-          <button key={id} className={view === id ? 'nav active' : 'nav'} aria-current={view === id ? 'page' : undefined} onClick={() => setView(id)} data-testid={`nav-${id}`} title={`Ctrl+${i + 1}`}>
+          <button
+            key={id}
+            className={view === id ? 'nav active' : 'nav'}
+            aria-current={view === id ? 'page' : undefined}
+            onClick={() => setView(id)}
+            data-testid={`nav-${id}`}
+            title={`Ctrl+${i + 1}`}
+          >
             {label}
           </button>
         ))}

@@ -96,7 +96,9 @@ export function StoreProvider({ children }: { children: ReactNode }) {
   }, []);
   const [notices, setNotices] = useState<Notice[]>([]);
   const notify = useCallback((level: Notice['level'], message: string) => {
-    setNotices((shown) => (shown.some((n) => n.message === message) ? shown : [...shown, { id: (shown.at(-1)?.id ?? 0) + 1, level, message }].slice(-MAX_NOTICES)));
+    setNotices((shown) =>
+      shown.some((n) => n.message === message) ? shown : [...shown, { id: (shown.at(-1)?.id ?? 0) + 1, level, message }].slice(-MAX_NOTICES),
+    );
   }, []);
   const dismissNotice = useCallback((id: number) => setNotices((shown) => shown.filter((n) => n.id !== id)), []);
   const store = useMemo(

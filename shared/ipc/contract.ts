@@ -171,40 +171,78 @@ const previewedRequest = z.looseObject({
 export const CHANNELS = {
   'app.info': {
     input: z.strictObject({}),
-    output: z.object({ version: z.string(), profile: z.string(), profiles: z.array(z.string()), config: z.string().nullable(), state: z.string(), database: z.string() }),
+    output: z.object({
+      version: z.string(),
+      profile: z.string(),
+      profiles: z.array(z.string()),
+      config: z.string().nullable(),
+      state: z.string(),
+      database: z.string(),
+    }),
   },
   'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(out.agentView) }) },
   /** Registers an agent. With `cardUrl`, or `fetchCard` (the desktop app's Register), its card is fetched first (at `cardUrl`, else the base URL's well-known paths) and a card that cannot be fetched or read registers nothing; a base URL alone registers without any network, as `missive agent add` does. */
   'agents.add': {
-    input: z.strictObject({
-      alias,
-      baseUrl: url.optional(),
-      cardUrl: url.optional(),
-      authRef: alias.optional(),
-      tags: z.array(z.string()).max(32).optional(),
-      trustedOrigins: z.array(url).max(16).optional(),
-      interfaces: z.array(z.string().min(1).max(2100)).max(8).optional(),
-      bindingPreference: z.array(binding).max(3).optional(),
-      notes: z.string().max(4096).optional(),
-      clientTls: clientTlsInput.optional(),
-      cardKeys: cardKeysInput.optional(),
-      fetchCard: z.boolean().optional(),
-    }).refine((i) => i.baseUrl || i.cardUrl, { message: 'give the agent’s base URL or its card URL', path: ['baseUrl'] }),
+    input: z
+      .strictObject({
+        alias,
+        baseUrl: url.optional(),
+        cardUrl: url.optional(),
+        authRef: alias.optional(),
+        tags: z.array(z.string()).max(32).optional(),
+        trustedOrigins: z.array(url).max(16).optional(),
+        interfaces: z.array(z.string().min(1).max(2100)).max(8).optional(),
+        bindingPreference: z.array(binding).max(3).optional(),
+        notes: z.string().max(4096).optional(),
+        clientTls: clientTlsInput.optional(),
+        cardKeys: cardKeysInput.optional(),
+        fetchCard: z.boolean().optional(),
+      })
+      .refine((i) => i.baseUrl || i.cardUrl, { message: 'give the agent’s base URL or its card URL', path: ['baseUrl'] }),
     output: out.agentView,
   },
   /** What `agent set` changes: the auth ref (null: none), the mutual TLS files (null: removed), the card-signing keys (null: removed). */
-  'agents.set': { input: z.strictObject({ alias, authRef: alias.nullable().optional(), clientTls: clientTlsInput.nullable().optional(), cardKeys: cardKeysInput.nullable().optional() }), output: out.agentView },
+  'agents.set': {
+    input: z.strictObject({
+      alias,
+      authRef: alias.nullable().optional(),
+      clientTls: clientTlsInput.nullable().optional(),
+      cardKeys: cardKeysInput.nullable().optional(),
+    }),
+    output: out.agentView,
+  },
   /** The card as the agent serves it, read or refused: every issue and the raw JSON (an alias, or a URL not registered yet). */
   'agents.rawCard': { input: z.strictObject({ alias: alias.optional(), url: url.optional() }), output: out.rawCardView },
   'agents.remove': { input: z.strictObject({ alias }), output: loose({ alias: z.string(), removed: z.literal(true) }) },
   /** A shared store: this host confirms that the agent's credentials may go to its origins as the store has them now. */
   'agents.trust': {
     input: z.strictObject({ alias }),
-    output: loose({ alias: z.string(), origins: z.array(z.string()), auth_ref: z.string().nullable(), previous: loose({ origins: z.array(z.string()), auth_ref: z.string().nullable() }).nullable() }),
+    output: loose({
+      alias: z.string(),
+      origins: z.array(z.string()),
+      auth_ref: z.string().nullable(),
+      previous: loose({ origins: z.array(z.string()), auth_ref: z.string().nullable() }).nullable(),
+    }),
   },
-  'agents.inspect': { input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional(), extended: z.boolean().optional() }), output: out.inspectView },
+  'agents.inspect': {
+    input: z.strictObject({ alias, refresh: z.boolean().optional(), binding: binding.optional(), extended: z.boolean().optional() }),
+    output: out.inspectView,
+  },
   /** Card fetch (refresh) of every registered agent, at most 4 at once; one failure does not stop the others. */
-  'agents.refreshAll': { input: z.strictObject({}), output: z.object({ agents: z.array(loose({ alias: z.string(), ok: z.boolean(), latency_ms: z.number(), status: z.string().nullable(), error: loose({ code: z.string(), message: z.string() }).nullable() })) }) },
+  'agents.refreshAll': {
+    input: z.strictObject({}),
+    output: z.object({
+      agents: z.array(
+        loose({
+          alias: z.string(),
+          ok: z.boolean(),
+          latency_ms: z.number(),
+          status: z.string().nullable(),
+          error: loose({ code: z.string(), message: z.string() }).nullable(),
+        }),
+      ),
+    }),
+  },
   'agents.health': { input: z.strictObject({}), output: z.object({ agents: z.array(agentHealth) }) },
   /** `missive conformance`: every advertised operation × every card interface, read-only unless `includeSend` (core/conformance/probe.ts). */
   'agents.conformance': {
@@ -215,50 +253,120 @@ export const CHANNELS = {
       /** Whether one short message per interface was sent (SendMessage, SendStreamingMessage); else they are skipped. */
       include_send: z.boolean(),
       operations: z.array(z.string()),
-      interfaces: z.array(loose({ id: z.string(), binding: z.string(), protocol_binding: z.string(), url: z.string(), dialect: z.string(), probed: z.boolean(), cells: z.array(loose({ operation: z.string(), status: z.enum(['ok', 'failed', 'skipped', 'not_advertised', 'not_in_0.3']), code: z.string().nullable(), message: z.string().nullable(), note: z.string().nullable(), latency_ms: z.number().nullable() })) })),
+      interfaces: z.array(
+        loose({
+          id: z.string(),
+          binding: z.string(),
+          protocol_binding: z.string(),
+          url: z.string(),
+          dialect: z.string(),
+          probed: z.boolean(),
+          cells: z.array(
+            loose({
+              operation: z.string(),
+              status: z.enum(['ok', 'failed', 'skipped', 'not_advertised', 'not_in_0.3']),
+              code: z.string().nullable(),
+              message: z.string().nullable(),
+              note: z.string().nullable(),
+              latency_ms: z.number().nullable(),
+            }),
+          ),
+        }),
+      ),
       summary: z.record(z.string(), z.number()),
       passed: z.boolean(),
       exit_code: z.number(),
     }),
   },
   /** `wire: true` adds `wire`, every exchange of the call (also kept for history.get in this session). */
-  'messages.send': { input: z.strictObject({ agent: alias, inputs: sendInputs, wire: z.boolean().optional() }), output: out.sendResult.extend({ wire: z.array(wireExchange).optional() }) },
-  'messages.stream': { input: z.strictObject({ agent: alias, inputs: sendInputs, force: z.boolean().optional(), wire: z.boolean().optional() }), output: out.streamResult.extend({ wire: z.array(wireExchange).optional() }) },
+  'messages.send': {
+    input: z.strictObject({ agent: alias, inputs: sendInputs, wire: z.boolean().optional() }),
+    output: out.sendResult.extend({ wire: z.array(wireExchange).optional() }),
+  },
+  'messages.stream': {
+    input: z.strictObject({ agent: alias, inputs: sendInputs, force: z.boolean().optional(), wire: z.boolean().optional() }),
+    output: out.streamResult.extend({ wire: z.array(wireExchange).optional() }),
+  },
   /** The request(s) a send, stream or collective would make, built but not sent (nothing is journaled). */
   'requests.preview': {
-    input: z.strictObject({ target: z.union([z.strictObject({ agent: alias }), z.strictObject({ group: alias })]), operation: z.enum(['send', 'stream']), inputs: messageInputs }),
+    input: z.strictObject({
+      target: z.union([z.strictObject({ agent: alias }), z.strictObject({ group: alias })]),
+      operation: z.enum(['send', 'stream']),
+      inputs: messageInputs,
+    }),
     output: z.object({ requests: z.array(previewedRequest) }),
   },
   'history.list': {
-    input: z.strictObject({ agent: alias.optional(), operation: z.enum(['send', 'stream']).optional(), limit: z.number().int().min(1).max(1000).optional(), beforeSequence: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional() }),
+    input: z.strictObject({
+      agent: alias.optional(),
+      operation: z.enum(['send', 'stream']).optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+      beforeSequence: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    }),
     output: z.object({ entries: z.array(historyEntry), next_before_sequence: z.number().nullable() }),
   },
   /** One entry with the request and answer as journaled; `wire` when this session captured it (else null). */
-  'history.get': { input: z.strictObject({ messageId: id }), output: loose({ entry: historyEntry, request: loose({}).nullable(), response: z.unknown(), wire: z.array(wireExchange).nullable() }) },
+  'history.get': {
+    input: z.strictObject({ messageId: id }),
+    output: loose({ entry: historyEntry, request: loose({}).nullable(), response: z.unknown(), wire: z.array(wireExchange).nullable() }),
+  },
   'groups.list': { input: z.strictObject({}), output: z.object({ groups: z.array(out.groupRow) }) },
   'groups.show': { input: z.strictObject({ group: alias }), output: out.groupView },
-  'groups.create': { input: z.strictObject({ group: alias, members: z.array(z.string().min(1).max(80)).max(1024), routingPolicy: routingPolicy.optional(), notes: z.string().max(4096).optional() }), output: out.groupView },
+  'groups.create': {
+    input: z.strictObject({
+      group: alias,
+      members: z.array(z.string().min(1).max(80)).max(1024),
+      routingPolicy: routingPolicy.optional(),
+      notes: z.string().max(4096).optional(),
+    }),
+    output: out.groupView,
+  },
   /** Adds a member, or moves it to `rank` (`group add`). */
   'groups.addMember': { input: z.strictObject({ group: alias, alias, rank: z.number().int().min(0).max(1_000_000).optional() }), output: out.groupView },
   'groups.removeMember': { input: z.strictObject({ group: alias, alias }), output: out.groupView },
   /** Routing policy and/or notes (`group set`); `notes: ''` clears them. */
-  'groups.update': { input: z.strictObject({ group: alias, routingPolicy: routingPolicy.optional(), notes: z.string().max(4096).optional() }), output: out.groupView },
+  'groups.update': {
+    input: z.strictObject({ group: alias, routingPolicy: routingPolicy.optional(), notes: z.string().max(4096).optional() }),
+    output: out.groupView,
+  },
   'groups.delete': { input: z.strictObject({ group: alias }), output: loose({ group: z.string(), deleted: z.literal(true) }) },
   'collectives.bcast': { input: fanOut, output: out.fanOutResult },
   'collectives.barrier': {
-    input: z.strictObject({ group: alias, contextId: id, required: quorum.optional(), local: z.boolean().optional(), failurePolicy: z.enum(['stop', 'continue']).optional(), timeoutMs: fanOut.shape.timeoutMs }),
+    input: z.strictObject({
+      group: alias,
+      contextId: id,
+      required: quorum.optional(),
+      local: z.boolean().optional(),
+      failurePolicy: z.enum(['stop', 'continue']).optional(),
+      timeoutMs: fanOut.shape.timeoutMs,
+    }),
     output: out.barrierResult,
   },
   'collectives.gather': { input: z.strictObject({ group: alias, contextId: id }), output: out.gatherResult },
   'collectives.reduce': { input: z.strictObject({ group: alias, contextId: id, reduce: reduceFlags.optional() }), output: out.reduceResult },
   /** `barrier.required`: the quorum the round's barrier waits for (default: every member the bcast reached). */
-  'collectives.round': { input: fanOut.extend({ reduce: reduceFlags.optional(), barrier: z.strictObject({ required: quorum.optional() }).optional() }), output: out.roundResult },
-  'tasks.list': { input: z.strictObject({ agent: alias.optional(), contextId: id.optional(), status: z.string().max(32).optional(), pageSize: z.number().int().min(1).max(1000).optional(), pageToken: z.string().max(512).optional() }), output: out.taskPage },
+  'collectives.round': {
+    input: fanOut.extend({ reduce: reduceFlags.optional(), barrier: z.strictObject({ required: quorum.optional() }).optional() }),
+    output: out.roundResult,
+  },
+  'tasks.list': {
+    input: z.strictObject({
+      agent: alias.optional(),
+      contextId: id.optional(),
+      status: z.string().max(32).optional(),
+      pageSize: z.number().int().min(1).max(1000).optional(),
+      pageToken: z.string().max(512).optional(),
+    }),
+    output: out.taskPage,
+  },
   'tasks.get': { input: z.strictObject({ taskId: id, remote: z.boolean().optional() }), output: out.taskView },
   'tasks.cancel': { input: z.strictObject({ taskId: id }), output: out.taskView },
   'tasks.wait': { input: z.strictObject({ taskId: id, local: z.boolean().optional() }), output: out.waitResult },
   'artifacts.show': { input: z.strictObject({ taskId: id, artifactId: id }), output: loose({ artifact_id: z.string(), content: loose({}) }) },
-  'artifacts.export': { input: z.strictObject({ taskId: id, outputDir: z.string().min(1).max(4096), force: z.boolean().optional() }), output: out.artifactExport },
+  'artifacts.export': {
+    input: z.strictObject({ taskId: id, outputDir: z.string().min(1).max(4096), force: z.boolean().optional() }),
+    output: out.artifactExport,
+  },
   'events.query': {
     input: z.strictObject({
       limit: z.number().int().min(1).max(200_000).optional(),
@@ -295,17 +403,28 @@ export const CHANNELS = {
   'auth.update': { input: authRefInput, output: out.authList.shape.auth_refs.element },
   /** A shared store: on this host, the ref's secret comes from this env var or keyring entry (the shared row never decides). */
   'auth.bind': {
-    input: z.strictObject({ name: alias, env: z.string().min(1).max(255).optional(), keyringService: z.string().min(1).max(255).optional(), keyringAccount: z.string().min(1).max(255).optional() }),
+    input: z.strictObject({
+      name: alias,
+      env: z.string().min(1).max(255).optional(),
+      keyringService: z.string().min(1).max(255).optional(),
+      keyringAccount: z.string().min(1).max(255).optional(),
+    }),
     output: out.authList.shape.auth_refs.element,
   },
-  'auth.remove': { input: z.strictObject({ name: alias }), output: loose({ name: z.string(), removed: z.literal(true), unlinked_agents: z.array(z.string()) }) },
+  'auth.remove': {
+    input: z.strictObject({ name: alias }),
+    output: loose({ name: z.string(), removed: z.literal(true), unlinked_agents: z.array(z.string()) }),
+  },
   /** The secret goes to the keyring (or, without one, this session's memory: `session_only`); nothing of it comes back. */
   'auth.setSecret': { input: z.strictObject({ name: alias, secret: z.string().min(1).max(16_384) }), output: ok.extend({ session_only: z.boolean() }) },
   'auth.deleteSecret': { input: z.strictObject({ name: alias }), output: ok },
   /** Runs the flow of an auth ref, or of an agent's auth ref (device code: `auth.deviceCode` shows the code meanwhile). */
   'auth.login': { input: z.strictObject({ target: alias }), output: out.loginResult },
   'auth.status': { input: z.strictObject({ target: alias.optional() }), output: z.object({ auth_refs: z.array(out.authStatus) }) },
-  'auth.logout': { input: z.strictObject({ target: alias }), output: loose({ name: z.string(), dropped: z.boolean(), memory: z.boolean(), keyring: z.boolean() }) },
+  'auth.logout': {
+    input: z.strictObject({ target: alias }),
+    output: loose({ name: z.string(), dropped: z.boolean(), memory: z.boolean(), keyring: z.boolean() }),
+  },
   'dialogs.chooseDirectory': { input: z.strictObject({ title: z.string().max(200).optional() }), output: z.object({ path: z.string().nullable() }) },
   'demo.start': { input: z.strictObject({}), output: z.object({ agents: z.array(z.object({ alias: z.string(), base_url: z.string() })) }) },
 } as const;
@@ -313,11 +432,22 @@ export const CHANNELS = {
 /** Channels whose progress is pushed to the renderer while the call runs. */
 export const EVENT_CHANNELS = {
   /** One applied stream event; `parts` are the parts it carried (a chunk's, a message's; file bytes as their size), `artifact_name` a chunk's artifact name. */
-  'messages.stream.event': loose({ sequence: z.number(), variant: z.string(), parts: z.array(z.record(z.string(), z.unknown())).optional(), artifact_name: z.string().nullable().optional() }),
+  'messages.stream.event': loose({
+    sequence: z.number(),
+    variant: z.string(),
+    parts: z.array(z.record(z.string(), z.unknown())).optional(),
+    artifact_name: z.string().nullable().optional(),
+  }),
   'collectives.member': member,
   'webhook.arrival': loose({ status: z.number(), event_type: z.string() }),
   /** A device-code login waits for the user: open verification_uri and enter user_code. */
-  'auth.deviceCode': loose({ auth_ref: z.string(), verification_uri: z.string(), verification_uri_complete: z.string().nullable(), user_code: z.string(), expires_in: z.number() }),
+  'auth.deviceCode': loose({
+    auth_ref: z.string(),
+    verification_uri: z.string(),
+    verification_uri_complete: z.string().nullable(),
+    user_code: z.string(),
+    expires_in: z.number(),
+  }),
   /** Something the user should know that stopped nothing (the core's warnings): shown as a dismissible notice. */
   'app.notice': loose({ level: z.enum(['info', 'warning']), message: z.string() }),
   /** New journal rows, batched (at most 1000 per tick). */
@@ -331,7 +461,14 @@ export type ChannelOutput<C extends Channel> = z.output<(typeof CHANNELS)[C]['ou
 export type EventPayload<E extends EventChannel> = z.output<(typeof EVENT_CHANNELS)[E]>;
 
 /** The same error report the CLI prints; a failed messages.send|stream with `wire: true` also carries its exchanges. */
-export const errorReport = z.object({ code: z.string(), category: z.string(), message: z.string(), exit_code: z.number(), help: z.string().optional(), wire: z.array(wireExchange).optional() });
+export const errorReport = z.object({
+  code: z.string(),
+  category: z.string(),
+  message: z.string(),
+  exit_code: z.number(),
+  help: z.string().optional(),
+  wire: z.array(wireExchange).optional(),
+});
 export type IpcError = z.output<typeof errorReport>;
 export type IpcResult<C extends Channel> = { ok: true; data: ChannelOutput<C> } | { ok: false; error: IpcError };
 

@@ -62,7 +62,14 @@ async function axe(): Promise<AxeViolation[]> {
   });
 }
 
-const describeViolations = (view: string, list: AxeViolation[]) => list.map((v) => `${view}: [${v.impact}] ${v.id} — ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+const describeViolations = (view: string, list: AxeViolation[]) =>
+  list.map(
+    (v) =>
+      `${view}: [${v.impact}] ${v.id} — ${v.help} (${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', ')})`,
+  );
 
 describe('accessibility (axe-core)', () => {
   for (const theme of ['dark', 'light'] as const) {
@@ -78,8 +85,18 @@ describe('accessibility (axe-core)', () => {
         await expect.poll(() => invoking.size, POLL).toBe(0);
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         const violations = await axe();
-        blocking.push(...describeViolations(view, violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')));
-        minor.push(...describeViolations(view, violations.filter((v) => v.impact !== 'critical' && v.impact !== 'serious')));
+        blocking.push(
+          ...describeViolations(
+            view,
+            violations.filter((v) => v.impact === 'critical' || v.impact === 'serious'),
+          ),
+        );
+        minor.push(
+          ...describeViolations(
+            view,
+            violations.filter((v) => v.impact !== 'critical' && v.impact !== 'serious'),
+          ),
+        );
       }
       if (minor.length) console.info(`axe, moderate and minor (${theme}):\n${minor.join('\n')}`);
       expect(blocking).toEqual([]);

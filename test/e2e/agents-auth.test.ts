@@ -46,7 +46,11 @@ async function allPageText(g: Gui): Promise<string> {
     if (!(await g.page.getByTestId(`view-${id}`).count())) continue;
     await g.page.getByTestId(`nav-${id}`).click();
     await expect.poll(() => g.page.getByTestId(`view-${id}`).isVisible(), POLL).toBe(true);
-    parts.push(await g.page.evaluate(() => document.documentElement.innerText + [...document.querySelectorAll('input, textarea')].map((e) => (e as HTMLInputElement).value).join('\n')));
+    parts.push(
+      await g.page.evaluate(
+        () => document.documentElement.innerText + [...document.querySelectorAll('input, textarea')].map((e) => (e as HTMLInputElement).value).join('\n'),
+      ),
+    );
   }
   return parts.join('\n');
 }
@@ -101,7 +105,9 @@ describe('agents with auth', () => {
     // The secret: not in any view, not in the journal, not in the database files.
     expect(await allPageText(gui!)).not.toContain(SECRET);
     const journal = withDb((d) => d.prepare(`SELECT event_type, payload_json FROM events`).all() as Array<{ event_type: string; payload_json: string }>);
-    expect(journal.map((e) => e.event_type)).toEqual(expect.arrayContaining(['missive.auth_ref.added', 'missive.auth_ref.secret_set', 'missive.agent.added', 'a2a.agent_card.fetched']));
+    expect(journal.map((e) => e.event_type)).toEqual(
+      expect.arrayContaining(['missive.auth_ref.added', 'missive.auth_ref.secret_set', 'missive.agent.added', 'a2a.agent_card.fetched']),
+    );
     expect(JSON.stringify(journal)).not.toContain(SECRET);
     expect(stateBytes(box.home)).not.toContain(SECRET);
   });
@@ -152,7 +158,11 @@ describe('agents with auth', () => {
     await refForm.locator('input[name=auth-ref-key-name]').fill('api_key');
     await refForm.getByTestId('auth-ref-save').click();
     await expect.poll(text(refs.locator('[data-name=second]')), POLL).toMatch(/second\s+api_key/);
-    expect(withDb((d) => JSON.parse((d.prepare(`SELECT flow_json FROM auth_refs WHERE name = 'second'`).get() as { flow_json: string }).flow_json))).toEqual({ type: 'api_key', in: 'query', name: 'api_key' });
+    expect(withDb((d) => JSON.parse((d.prepare(`SELECT flow_json FROM auth_refs WHERE name = 'second'`).get() as { flow_json: string }).flow_json))).toEqual({
+      type: 'api_key',
+      in: 'query',
+      name: 'api_key',
+    });
 
     await refs.getByRole('button', { name: 'Remove auth ref first' }).click();
     await refs.getByRole('button', { name: 'Confirm removing auth ref first' }).click();
@@ -179,10 +189,17 @@ describe('agents with auth', () => {
         ...card,
         description: undefined,
         skills: [],
-        supportedInterfaces: [...card.supportedInterfaces, { url: '/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }, { url: `${flawed.url}/ws`, protocolBinding: 'WEBSOCKET', protocolVersion: '1.0' }, { url: 'http://127.0.0.1:1/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '3.0' }],
+        supportedInterfaces: [
+          ...card.supportedInterfaces,
+          { url: '/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+          { url: `${flawed.url}/ws`, protocolBinding: 'WEBSOCKET', protocolVersion: '1.0' },
+          { url: 'http://127.0.0.1:1/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '3.0' },
+        ],
       }),
     );
-    refused.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, { name: '', marker: 'refused-card-marker-77', supportedInterfaces: [{ url: 7, protocolBinding: 'HTTP+JSON' }], skills: 'lots' }));
+    refused.route('/.well-known/agent-card.json', (_req, res) =>
+      json(res, 200, { name: '', marker: 'refused-card-marker-77', supportedInterfaces: [{ url: 7, protocolBinding: 'HTTP+JSON' }], skills: 'lots' }),
+    );
     const { page } = await open();
     const form = page.getByTestId('agent-add-form');
     await form.locator('input[name=alias]').fill('flawed');
@@ -191,7 +208,17 @@ describe('agents with auth', () => {
     const warnings = page.getByTestId('card-warnings');
     await expect.poll(() => warnings.getAttribute('data-count').catch(() => null), POLL).not.toBeNull();
     const codes = await warnings.getByTestId('card-warning').evaluateAll((items) => items.map((i) => i.getAttribute('data-code')));
-    expect(codes).toEqual(expect.arrayContaining(['missing_description', 'missing_skills', 'relative_url', 'unsupported_binding', 'cross_origin_url', 'version_mismatch', 'unsigned']));
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'missing_description',
+        'missing_skills',
+        'relative_url',
+        'unsupported_binding',
+        'cross_origin_url',
+        'version_mismatch',
+        'unsigned',
+      ]),
+    );
     expect(await warnings.innerText()).toContain('the card stays usable');
     // Usable: an interface was selected.
     expect(await page.getByTestId('selected-interface').innerText()).toContain(`http+json ${flawed.url}/a2a/rest`);
@@ -217,7 +244,10 @@ describe('agents with auth', () => {
     await expect.poll(text(form.getByTestId('error')), POLL).toContain('missive::transport::connection_refused');
     expect(agentRows()).toEqual([{ alias: 'flawed', auth: null }]);
     await page.getByTestId('agent-register-offline').click();
-    await expect.poll(agentRows, POLL).toEqual([{ alias: 'flawed', auth: null }, { alias: 'later', auth: null }]);
+    await expect.poll(agentRows, POLL).toEqual([
+      { alias: 'flawed', auth: null },
+      { alias: 'later', auth: null },
+    ]);
     expect(await page.locator('[data-testid="agent-row"][data-alias="later"]').innerText()).toContain('not fetched');
   });
 
@@ -226,7 +256,9 @@ describe('agents with auth', () => {
     const changing = await startRawServer();
     peers.push(good, changing);
     let cardOk = true;
-    changing.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, cardOk ? minimalCard(changing.url) : { name: 'Now Broken', supportedInterfaces: 'none', marker: 'broken-later' }));
+    changing.route('/.well-known/agent-card.json', (_req, res) =>
+      json(res, 200, cardOk ? minimalCard(changing.url) : { name: 'Now Broken', supportedInterfaces: 'none', marker: 'broken-later' }),
+    );
     const { page } = await open();
     for (const args of [
       ['agent', 'add', 'good', good.baseUrl],

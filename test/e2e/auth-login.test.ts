@@ -26,7 +26,19 @@ afterAll(async () => {
 
 describe('device-code login in Settings', () => {
   it('shows the verification URL and code, then the logged-in state without the token', async () => {
-    const add = await box.run(['auth', 'add', 'sso', '--env', 'SSO_CLIENT_SECRET', '--flow', 'oauth2_device_code', '--issuer', idp.url, '--client-id', 'gui-app']);
+    const add = await box.run([
+      'auth',
+      'add',
+      'sso',
+      '--env',
+      'SSO_CLIENT_SECRET',
+      '--flow',
+      'oauth2_device_code',
+      '--issuer',
+      idp.url,
+      '--client-id',
+      'gui-app',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     gui = await startGui(box);
     const { page } = gui;

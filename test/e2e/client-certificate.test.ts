@@ -35,7 +35,20 @@ describe('client certificate on the agent page', () => {
   it('inspects an mTLS agent and shows its certificate, not its key or passphrase', async () => {
     box = sandbox({ GUI_KEY_PASS: files.passphrase });
     expect((await box.run(['auth', 'add', 'gui-key', '--env', 'GUI_KEY_PASS'])).code).toBe(0);
-    const added = await box.run(['agent', 'add', 'bank', agent.baseUrl, '--client-cert', files.clientCert, '--client-key', files.clientKeyEncrypted, '--ca-cert', files.caCert, '--key-passphrase-ref', 'gui-key']);
+    const added = await box.run([
+      'agent',
+      'add',
+      'bank',
+      agent.baseUrl,
+      '--client-cert',
+      files.clientCert,
+      '--client-key',
+      files.clientKeyEncrypted,
+      '--ca-cert',
+      files.caCert,
+      '--key-passphrase-ref',
+      'gui-key',
+    ]);
     expect(added.code).toBe(0);
     gui = await startGui(box);
     const { page } = gui;

@@ -50,7 +50,12 @@ async function open(members: string[], viewport = DESKTOP): Promise<Page> {
 
 const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
 /** The payloads of the journal's events of `type`, oldest first. */
-const payloads = (type: string) => withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = ? ORDER BY sequence`).all(type) as Array<{ payload_json: string }>).map((r) => JSON.parse(r.payload_json)));
+const payloads = (type: string) =>
+  withDb((d) =>
+    (d.prepare(`SELECT payload_json FROM events WHERE event_type = ? ORDER BY sequence`).all(type) as Array<{ payload_json: string }>).map((r) =>
+      JSON.parse(r.payload_json),
+    ),
+  );
 const row = (page: Page, alias: string) => page.locator(`[data-testid=member-row][data-member=${alias}]`);
 const answer = (page: Page, alias: string) => page.locator(`[data-testid=member-answer][data-member=${alias}]`);
 const status = (page: Page) => text(page.getByTestId('collective-status'));
@@ -61,8 +66,14 @@ async function blockingViolations(page: Page, theme: 'dark' | 'light'): Promise<
   await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   return page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(d: Document, o: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    const result = await (
+      window as unknown as {
+        axe: { run(d: Document, o: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }> }> };
+      }
+    ).axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
 }
 
@@ -99,7 +110,11 @@ describe('Groups & collectives', () => {
     await row(page, 'echo').getByRole('button', { name: 'Hide answer of echo' }).click();
     await expect.poll(() => answer(page, 'echo').count(), POLL).toBe(0);
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-    expect(await page.evaluate(() => (document.querySelector('.content') as HTMLElement).scrollWidth - (document.querySelector('.content') as HTMLElement).clientWidth)).toBeLessThanOrEqual(0);
+    expect(
+      await page.evaluate(
+        () => (document.querySelector('.content') as HTMLElement).scrollWidth - (document.querySelector('.content') as HTMLElement).clientWidth,
+      ),
+    ).toBeLessThanOrEqual(0);
     // Answers open and the group editor open: axe finds nothing critical or serious in either theme.
     await page.getByTestId('group-editor').locator('summary').click();
     expect(await blockingViolations(page, 'light')).toEqual([]);
@@ -112,13 +127,17 @@ describe('Groups & collectives', () => {
     await page.selectOption('select[name=execution]', 'sequential');
     await runRound(page, 'first try');
     await expect.poll(status(page), POLL).toBe('status: partial');
-    await expect.poll(text(page.getByTestId('collective-bcast')), POLL).toContain('failure policy continue · sequential · 1 succeeded, 1 failed, 0 timed out, 0 skipped');
+    await expect
+      .poll(text(page.getByTestId('collective-bcast')), POLL)
+      .toContain('failure policy continue · sequential · 1 succeeded, 1 failed, 0 timed out, 0 skipped');
     expect(await row(page, 'echo').innerText()).toContain('succeeded');
 
     await page.getByTestId('collective-options').getByLabel('fail-fast').check();
     await runRound(page, 'second try');
     await expect.poll(status(page), POLL).toBe('status: failed');
-    await expect.poll(text(page.getByTestId('collective-bcast')), POLL).toContain('failure policy fail-fast · sequential · 0 succeeded, 1 failed, 0 timed out, 1 skipped');
+    await expect
+      .poll(text(page.getByTestId('collective-bcast')), POLL)
+      .toContain('failure policy fail-fast · sequential · 0 succeeded, 1 failed, 0 timed out, 1 skipped');
     expect(await row(page, 'echo').innerText()).toContain('skipped');
     expect(await readText(page.getByTestId('collective-progress'))).toBe('2 members: 0 done · 0 running · 1 failed · 1 skipped');
     // The core ran each round with the policy the form named; echo was never sent the second message.
@@ -126,7 +145,9 @@ describe('Groups & collectives', () => {
       ['continue', 'sequential'],
       ['stop', 'sequential'],
     ]);
-    expect(withDb((d) => d.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'missive.bcast.member.skipped' AND agent_alias = 'echo'`).get())).toEqual({ n: 1 });
+    expect(
+      withDb((d) => d.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'missive.bcast.member.skipped' AND agent_alias = 'echo'`).get()),
+    ).toEqual({ n: 1 });
     expect(withDb((d) => d.prepare(`SELECT count(*) AS n FROM messages WHERE direction = 'request' AND agent_alias = 'echo'`).get())).toEqual({ n: 1 });
   });
 
@@ -144,7 +165,9 @@ describe('Groups & collectives', () => {
     await row(page, 'slow').getByRole('button', { name: 'Show answer of slow' }).click();
     await expect.poll(text(answer(page, 'slow').getByTestId('member-error')), POLL).toContain('missive::transport::timeout');
     expect(payloads('missive.barrier.started').map((p) => p.required)).toEqual([1]);
-    expect(withDb((d) => d.prepare(`SELECT agent_alias FROM events WHERE event_type = 'missive.bcast.member.timeout'`).all())).toEqual([{ agent_alias: 'slow' }]);
+    expect(withDb((d) => d.prepare(`SELECT agent_alias FROM events WHERE event_type = 'missive.bcast.member.timeout'`).all())).toEqual([
+      { agent_alias: 'slow' },
+    ]);
   });
 
   it('live progress: the counts move while the slow member works, then settle when the round ends', async () => {
@@ -187,13 +210,18 @@ describe('Groups & collectives', () => {
     ]);
     // The roster above follows.
     const roster = page.getByTestId('group-members').getByTestId('group-member');
-    await expect.poll(() => roster.allInnerTexts(), POLL).toEqual([expect.stringMatching(/^1\s+tasks/), expect.stringMatching(/^5\s+broken/), expect.stringMatching(/^7\s+echo/)]);
+    await expect
+      .poll(() => roster.allInnerTexts(), POLL)
+      .toEqual([expect.stringMatching(/^1\s+tasks/), expect.stringMatching(/^5\s+broken/), expect.stringMatching(/^7\s+echo/)]);
 
     await editor.locator('select[name=routing-policy]').selectOption('round-robin');
     await editor.locator('input[name=group-notes]').fill('night shift');
     await editor.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(said, POLL).toBe('Done: saved the settings.');
-    expect(withDb((d) => d.prepare(`SELECT routing_policy, notes FROM "groups" WHERE group_name = 'crew'`).get())).toEqual({ routing_policy: 'round-robin', notes: 'night shift' });
+    expect(withDb((d) => d.prepare(`SELECT routing_policy, notes FROM "groups" WHERE group_name = 'crew'`).get())).toEqual({
+      routing_policy: 'round-robin',
+      notes: 'night shift',
+    });
     const listed = await gui!.registry.invoke('groups.list', {});
     expect(listed).toMatchObject({ ok: true, data: { groups: [{ group_name: 'crew', members: 3, routing_policy: 'round-robin', notes: 'night shift' }] } });
 
@@ -205,7 +233,13 @@ describe('Groups & collectives', () => {
     await editor.getByRole('button', { name: 'Confirm delete' }).click();
     await expect.poll(text(page.getByTestId('group-deleted')), POLL).toBe('Deleted group crew; its agents stay registered.');
     await expect.poll(text(page.getByTestId('empty')), POLL).toContain('No groups yet');
-    expect(withDb((d) => d.prepare(`SELECT (SELECT count(*) FROM "groups") AS groups, (SELECT count(*) FROM group_members) AS members, (SELECT count(*) FROM agents) AS agents`).get())).toEqual({ groups: 0, members: 0, agents: 3 });
+    expect(
+      withDb((d) =>
+        d
+          .prepare(`SELECT (SELECT count(*) FROM "groups") AS groups, (SELECT count(*) FROM group_members) AS members, (SELECT count(*) FROM agents) AS agents`)
+          .get(),
+      ),
+    ).toEqual({ groups: 0, members: 0, agents: 3 });
     expect(await gui!.registry.invoke('groups.list', {})).toEqual({ ok: true, data: { groups: [] } });
     expect(payloads('missive.group.updated')).toEqual([{ group: 'crew', routing_policy: 'round-robin', notes_changed: true }]);
     expect(payloads('missive.group.deleted')).toEqual([{ group: 'crew' }]);

@@ -55,7 +55,14 @@ async function say(message: string, mode: 'send' | 'stream' = 'send') {
 
 /** The journal's requests, oldest first: their text, context and task. */
 const requests = () =>
-  withDb((d) => d.prepare(`SELECT json_extract(content_json, '$.parts[0].text') AS text, context_id, task_id FROM messages WHERE direction = 'request' ORDER BY created_at, rowid`).all() as Array<{ text: string; context_id: string | null; task_id: string | null }>);
+  withDb(
+    (d) =>
+      d
+        .prepare(
+          `SELECT json_extract(content_json, '$.parts[0].text') AS text, context_id, task_id FROM messages WHERE direction = 'request' ORDER BY created_at, rowid`,
+        )
+        .all() as Array<{ text: string; context_id: string | null; task_id: string | null }>,
+  );
 
 describe('compose as a conversation', () => {
   it('continues the context turn after turn, starts afresh on New conversation, and continues an older one on request', async () => {
@@ -69,7 +76,12 @@ describe('compose as a conversation', () => {
     await expect.poll(text(answer()), POLL).toBe('turn 2: again');
     const thread = compose().getByTestId('conversation').getByTestId('thread-message');
     await expect.poll(() => thread.count(), POLL).toBe(4);
-    expect(await thread.allInnerTexts()).toEqual([expect.stringContaining('hello'), expect.stringContaining('turn 1: hello'), expect.stringContaining('again'), expect.stringContaining('turn 2: again')]);
+    expect(await thread.allInnerTexts()).toEqual([
+      expect.stringContaining('hello'),
+      expect.stringContaining('turn 1: hello'),
+      expect.stringContaining('again'),
+      expect.stringContaining('turn 2: again'),
+    ]);
     const [first, second] = requests();
     expect(first!.context_id).toBeTruthy();
     expect(second!.context_id).toBe(first!.context_id);
@@ -138,7 +150,12 @@ describe('compose as a conversation', () => {
     await compose().getByTestId('tab-wire').click();
     const bodies = async () => (await compose().getByTestId('wire-request-body').allInnerTexts()).join('\n');
     await expect.poll(bodies, POLL).toContain(started.data.url);
-    await expect.poll(() => withDb((d) => (d.prepare(`SELECT count(*) AS n FROM events WHERE event_type LIKE 'a2a.push.%' AND task_id = ?`).get(taskId) as { n: number }).n), POLL).toBeGreaterThan(0);
+    await expect
+      .poll(
+        () => withDb((d) => (d.prepare(`SELECT count(*) AS n FROM events WHERE event_type LIKE 'a2a.push.%' AND task_id = ?`).get(taskId) as { n: number }).n),
+        POLL,
+      )
+      .toBeGreaterThan(0);
     // Without the field, no push config is sent.
     await compose().locator('input[name=push-url]').fill('');
     await compose().getByTestId('tab-answer').click();
@@ -157,7 +174,16 @@ describe('the answer rendered', () => {
       await open();
       await say(`markdown ${remote.url}`);
       const md = answer();
-      await expect.poll(() => md.locator('h1').innerText().catch(() => ''), POLL).toBe('Report');
+      await expect
+        .poll(
+          () =>
+            md
+              .locator('h1')
+              .innerText()
+              .catch(() => ''),
+          POLL,
+        )
+        .toBe('Report');
       expect(await md.locator('strong').innerText()).toBe('bold');
       expect(await md.locator('li').allInnerTexts()).toEqual(['first', 'second']);
       // Raw HTML is shown as text, never made into elements; the remote image is a note, not a fetch.
@@ -200,7 +226,16 @@ describe('the answer rendered', () => {
     await say('stream a story', 'stream');
     const artifact = result().getByTestId('answer-artifact');
     // Paused after two chunks: both are in one artifact already, and the call is still running.
-    await expect.poll(() => artifact.locator('pre').innerText().catch(() => ''), POLL).toBe('line 1\nline 2\n');
+    await expect
+      .poll(
+        () =>
+          artifact
+            .locator('pre')
+            .innerText()
+            .catch(() => ''),
+        POLL,
+      )
+      .toBe('line 1\nline 2\n');
     expect(await readText(artifact)).toContain('receiving…');
     expect(await readText(answer())).toBe('halfway');
     expect(await compose().getByTestId('send-busy').count()).toBe(1);
@@ -208,10 +243,16 @@ describe('the answer rendered', () => {
     await expect.poll(text(answer()), POLL).toBe('all done');
     expect(await artifact.locator('pre').innerText()).toBe('line 1\nline 2\nline 3\nline 4\n');
     expect(await readText(artifact)).not.toContain('receiving…');
-    expect(await result().getByTestId('answer-notes').locator('li').allInnerTexts()).toEqual([expect.stringContaining('starting'), expect.stringContaining('halfway')]);
+    expect(await result().getByTestId('answer-notes').locator('li').allInnerTexts()).toEqual([
+      expect.stringContaining('starting'),
+      expect.stringContaining('halfway'),
+    ]);
     // What was assembled is what the journal holds.
     const taskId = withDb((d) => (d.prepare(`SELECT task_id FROM artifacts WHERE artifact_id = 'story'`).get() as { task_id: string }).task_id);
-    const shown = (await gui.registry.invoke('artifacts.show', { taskId, artifactId: 'story' })) as unknown as { ok: true; data: { content: { parts: Array<{ text?: string }> } } };
+    const shown = (await gui.registry.invoke('artifacts.show', { taskId, artifactId: 'story' })) as unknown as {
+      ok: true;
+      data: { content: { parts: Array<{ text?: string }> } };
+    };
     expect(shown.data.content.parts.map((p) => p.text ?? '').join('')).toBe('line 1\nline 2\nline 3\nline 4\n');
   });
 });
@@ -224,9 +265,15 @@ async function blockingViolations(): Promise<string[]> {
   const { page } = gui;
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(d: Document, o: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: { run(d: Document, o: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> };
+      }
+    ).axe;
     const { violations } = await axe.run(document, { resultTypes: ['violations'] });
-    return violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    return violations
+      .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
 }
 
@@ -263,7 +310,9 @@ describe('layout', () => {
     expect(await inView(compose().getByTestId('send'), viewport)).toBe(true);
     expect(await inView(answer(), viewport)).toBe(true);
     expect(await inView(artifact, viewport)).toBe(true);
-    expect(await gui.page.evaluate(() => [document.documentElement.scrollHeight <= window.innerHeight, document.documentElement.scrollWidth <= window.innerWidth])).toEqual([true, true]);
+    expect(
+      await gui.page.evaluate(() => [document.documentElement.scrollHeight <= window.innerHeight, document.documentElement.scrollWidth <= window.innerWidth]),
+    ).toEqual([true, true]);
     await gui.shot('compose-answer-1280');
   });
 

@@ -21,7 +21,17 @@ beforeAll(async () => {
   raw = await startRawServer();
   const full = fleet.agents.full!;
   raw.route('/.well-known/agent-card.json', (_req, res) =>
-    json(res, 200, minimalCard(raw.url, { name: 'half-broken', supportedInterfaces: [{ url: full.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }, { url: `${raw.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })),
+    json(
+      res,
+      200,
+      minimalCard(raw.url, {
+        name: 'half-broken',
+        supportedInterfaces: [
+          { url: full.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+          { url: `${raw.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        ],
+      }),
+    ),
   );
   raw.route('/rpc', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('<<not json>>'));
 });

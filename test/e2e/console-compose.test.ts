@@ -55,10 +55,28 @@ async function sendFromCompose(agent: string, message: string, mode: 'send' | 's
 }
 
 /** The journal's sends and streams, oldest first, as History should list them (newest first). */
-const journalStarts = () => withDb((d) => d.prepare(`SELECT event_type, agent_alias, json_extract(payload_json, '$.message_id') AS message_id FROM events WHERE event_type IN ('a2a.send.started', 'a2a.stream.started') ORDER BY sequence`).all() as Array<{ event_type: string; agent_alias: string; message_id: string }>);
+const journalStarts = () =>
+  withDb(
+    (d) =>
+      d
+        .prepare(
+          `SELECT event_type, agent_alias, json_extract(payload_json, '$.message_id') AS message_id FROM events WHERE event_type IN ('a2a.send.started', 'a2a.stream.started') ORDER BY sequence`,
+        )
+        .all() as Array<{ event_type: string; agent_alias: string; message_id: string }>,
+  );
 
 /** The stream updates the journal holds (each stored once, as its `a2a.stream.<update>` event). */
-const streamUpdates = () => withDb((d) => (d.prepare(`SELECT count(*) AS n FROM events WHERE event_type LIKE 'a2a.stream.%' AND event_type NOT IN ('a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed')`).get() as { n: number }).n);
+const streamUpdates = () =>
+  withDb(
+    (d) =>
+      (
+        d
+          .prepare(
+            `SELECT count(*) AS n FROM events WHERE event_type LIKE 'a2a.stream.%' AND event_type NOT IN ('a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed')`,
+          )
+          .get() as { n: number }
+      ).n,
+  );
 
 /** What "Copy as missive command" gives for `it's $HOME` to echo: POSIX single quotes, nothing expanded. */
 const COMMAND = `missive send echo 'it'\\''s $HOME'`;
@@ -271,7 +289,11 @@ describe('compose and history', () => {
     await expect.poll(text(compose().getByTestId('send-busy')), POLL).toContain('Waiting');
     await sendFromCompose('echo', 'be quick');
     await expect.poll(text(compose().getByTestId('answer')), POLL).toBe('echo: be quick');
-    await until('the slow send to finish', () => withDb((d) => d.prepare(`SELECT 1 FROM events WHERE event_type = 'a2a.send.completed' AND agent_alias = 'slow'`).get()), 15_000);
+    await until(
+      'the slow send to finish',
+      () => withDb((d) => d.prepare(`SELECT 1 FROM events WHERE event_type = 'a2a.send.completed' AND agent_alias = 'slow'`).get()),
+      15_000,
+    );
     await expect.poll(() => settled.filter((c) => c === 'messages.send').length, POLL).toBe(2);
     // Two frames later React has rendered whatever the slow result set: the answer is still the quick one.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -301,7 +323,8 @@ describe('wire view and copy as', () => {
     // The same wire in the dark theme.
     await nav('settings');
     await gui.page.getByRole('button', { name: /Switch to (dark|light) theme/ }).click();
-    if ((await gui.page.evaluate(() => document.documentElement.dataset.theme)) !== 'dark') await gui.page.getByRole('button', { name: /Switch to dark theme/ }).click();
+    if ((await gui.page.evaluate(() => document.documentElement.dataset.theme)) !== 'dark')
+      await gui.page.getByRole('button', { name: /Switch to dark theme/ }).click();
     await nav('compose');
     await gui.shot('compose-wire-dark');
 
@@ -331,7 +354,7 @@ describe('wire view and copy as', () => {
     });
   });
 
-  it('scrolls a long stream\'s frames in a virtual list: every frame reachable, few in the page', async () => {
+  it("scrolls a long stream's frames in a virtual list: every frame reachable, few in the page", async () => {
     const long = await startAgents({ long: { behaviour: 'chunks', chunks: 400 } });
     try {
       await open();
@@ -372,7 +395,10 @@ describe('wire view and copy as', () => {
       const row = history().getByTestId('history-row').first();
       await expect.poll(text(row), POLL).toContain('failed');
       expect(await readText(row)).toContain('missive::transport::');
-      const code = withDb((d) => d.prepare(`SELECT json_extract(payload_json, '$.error.code') AS code FROM events WHERE event_type = 'a2a.send.failed'`).get() as { code: string });
+      const code = withDb(
+        (d) =>
+          d.prepare(`SELECT json_extract(payload_json, '$.error.code') AS code FROM events WHERE event_type = 'a2a.send.failed'`).get() as { code: string },
+      );
       expect(await readText(row)).toContain(code.code);
     } finally {
       await down.close();
@@ -416,7 +442,12 @@ describe('wire view and copy as', () => {
     const fallback = copy.getByTestId('copy-fallback');
     await expect.poll(() => fallback.inputValue().catch(() => ''), POLL).toBe(COMMAND);
     expect(await readText(copy.getByTestId('copy-status'))).toContain('clipboard was refused');
-    expect(await fallback.evaluate((el: HTMLTextAreaElement) => [el.readOnly, el.selectionStart, el.selectionEnd, el === document.activeElement])).toEqual([true, 0, COMMAND.length, true]);
+    expect(await fallback.evaluate((el: HTMLTextAreaElement) => [el.readOnly, el.selectionStart, el.selectionEnd, el === document.activeElement])).toEqual([
+      true,
+      0,
+      COMMAND.length,
+      true,
+    ]);
 
     // History: the command of a journaled entry.
     await page.evaluate(() => {

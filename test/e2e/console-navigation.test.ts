@@ -122,7 +122,9 @@ describe('command palette and shortcuts', () => {
     await page.keyboard.press('Control+k');
     await expect.poll(() => palette.isVisible(), POLL).toBe(true);
     await page.keyboard.type('planner');
-    await expect.poll(() => page.getByTestId('palette-option').allInnerTexts(), POLL).toEqual(['Agent planner: open in Agents', 'Agent planner: compose a message']);
+    await expect
+      .poll(() => page.getByTestId('palette-option').allInnerTexts(), POLL)
+      .toEqual(['Agent planner: open in Agents', 'Agent planner: compose a message']);
     await page.getByTestId('palette-input').fill('theme');
     const before = await page.evaluate(() => document.documentElement.dataset.theme);
     await page.keyboard.press('Enter');

@@ -23,10 +23,21 @@ let gui: Gui | undefined;
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `Chromium is expected at ${CHROMIUM} (apt-get install chromium)`).toBe(true);
-  fleet = await startAgents({ tasks: { behaviour: 'task' }, quick: { behaviour: 'slow', delayMs: 800 }, failer: { behaviour: 'fail' }, echo: { behaviour: 'echo' } });
+  fleet = await startAgents({
+    tasks: { behaviour: 'task' },
+    quick: { behaviour: 'slow', delayMs: 800 },
+    failer: { behaviour: 'fail' },
+    echo: { behaviour: 'echo' },
+  });
   // A JSON-RPC agent that answers every call with a JSON-RPC error inside an HTTP 200, as JSON-RPC does.
   raw = await startRawServer();
-  raw.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, minimalCard(raw.url, { name: 'overloaded', supportedInterfaces: [{ url: `${raw.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })));
+  raw.route('/.well-known/agent-card.json', (_req, res) =>
+    json(
+      res,
+      200,
+      minimalCard(raw.url, { name: 'overloaded', supportedInterfaces: [{ url: `${raw.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }),
+    ),
+  );
   raw.route('/rpc', (_req, res, body) => {
     const id = (JSON.parse(body) as { id?: unknown }).id ?? null;
     json(res, 200, { jsonrpc: '2.0', id, error: { code: -32603, message: 'the model is overloaded' } });
@@ -177,7 +188,8 @@ describe('signals from the core', () => {
     await box.run(['send', 'echo', 'from the terminal']);
     const g = await open();
     await rerunNewest(g);
-    const sources = () => readDb(box, (d) => d.prepare(`SELECT source, count(*) AS n FROM events WHERE event_type LIKE 'a2a.send.%' GROUP BY source ORDER BY source`).all());
+    const sources = () =>
+      readDb(box, (d) => d.prepare(`SELECT source, count(*) AS n FROM events WHERE event_type LIKE 'a2a.send.%' GROUP BY source ORDER BY source`).all());
     await expect.poll(sources, POLL).toEqual([
       { source: 'cli', n: 2 },
       { source: 'gui', n: 2 },
@@ -201,7 +213,10 @@ describe('signals from the core', () => {
     await expect.poll(text(notices.first()), POLL).toContain('the client certificate of "plain" is not presented');
     expect(await notices.first().innerText()).toContain('is not TLS');
     await g.shot('notice-plain-http');
-    await notices.first().getByRole('button', { name: /Dismiss/ }).click();
+    await notices
+      .first()
+      .getByRole('button', { name: /Dismiss/ })
+      .click();
     await expect.poll(() => notices.count(), POLL).toBe(0);
   });
 

@@ -63,7 +63,11 @@ describe('operator views', () => {
     const sent = (await box.run(['send', 'echo', 'the zephyr crossed the bay', '--json'])).json().data;
     const messageId: string = sent.request.message_id;
     const db = (await sqliteStore(core)).db;
-    appendEvent(db, { type: 'ops.note', source: 'test', payload: { note: 'vault rotation', headers: { Authorization: 'Bearer sekrit-vault-123' }, api_key: 'k-vault-999' } });
+    appendEvent(db, {
+      type: 'ops.note',
+      source: 'test',
+      payload: { note: 'vault rotation', headers: { Authorization: 'Bearer sekrit-vault-123' }, api_key: 'k-vault-999' },
+    });
 
     await page.getByTestId('nav-events').click();
     const all = () => count(`SELECT count(*) AS n FROM events`);
@@ -127,19 +131,29 @@ describe('operator views', () => {
     await gui!.shot('tasks');
 
     // Keyboard: the row's task id is a button; Enter opens the task.
-    await rowOf(stuck.task_id).getByRole('button', { name: `Open task ${stuck.task_id}` }).focus();
+    await rowOf(stuck.task_id)
+      .getByRole('button', { name: `Open task ${stuck.task_id}` })
+      .focus();
     await page.keyboard.press('Enter');
     await expect.poll(text(page.getByTestId('task-detail')), POLL).toContain(stuck.task_id);
 
     // Cancel from the row.
-    await rowOf(stuck.task_id).getByRole('button', { name: `Cancel task ${stuck.task_id}` }).click();
+    await rowOf(stuck.task_id)
+      .getByRole('button', { name: `Cancel task ${stuck.task_id}` })
+      .click();
     await expect.poll(text(rowOf(stuck.task_id).getByTestId('row-outcome')), POLL).toBe('cancel: cancelled');
     await expect.poll(text(rowOf(stuck.task_id).getByTestId('task-state')), POLL).toBe('cancelled');
-    expect(await rowOf(stuck.task_id).getByRole('button', { name: /Cancel task/ }).count()).toBe(0);
+    expect(
+      await rowOf(stuck.task_id)
+        .getByRole('button', { name: /Cancel task/ })
+        .count(),
+    ).toBe(0);
     withDb((d) => expect(d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(stuck.task_id)).toEqual({ state: 'cancelled' }));
 
     // Wait from the row: it follows the task to its end.
-    await rowOf(quick.task_id).getByRole('button', { name: `Wait for task ${quick.task_id}` }).click();
+    await rowOf(quick.task_id)
+      .getByRole('button', { name: `Wait for task ${quick.task_id}` })
+      .click();
     await expect.poll(text(rowOf(quick.task_id).getByTestId('row-outcome')), POLL).toBe('waited: completed');
     await expect.poll(text(rowOf(quick.task_id).getByTestId('task-state')), POLL).toBe('completed');
     withDb((d) => expect(d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(quick.task_id)).toEqual({ state: 'completed' }));
@@ -157,7 +171,10 @@ describe('operator views', () => {
     expect((await box.run(['send', 'tasks', 'write the plan down', '--context', 'launch'])).code).toBe(0);
     await page.getByRole('button', { name: 'Refresh', exact: true }).click();
     // The row shows the id shortened (whole in its title), under the name and first message.
-    const row = page.getByTestId('contexts-table').locator('tbody tr').filter({ has: page.locator(`.cell-id[title="${contextId}"]`) });
+    const row = page
+      .getByTestId('contexts-table')
+      .locator('tbody tr')
+      .filter({ has: page.locator(`.cell-id[title="${contextId}"]`) });
     await expect.poll(() => row.count(), POLL).toBe(1);
     await row.getByRole('button', { name: /^Open context/ }).click();
     const thread = page.getByTestId('context-thread');
@@ -170,7 +187,11 @@ describe('operator views', () => {
     expect(await thread.locator('[data-side=in]').count()).toBeGreaterThanOrEqual(1);
     const artifact = thread.getByTestId('thread-artifact');
     await expect.poll(() => artifact.count(), POLL).toBe(1);
-    const artifactRow = withDb((d) => d.prepare(`SELECT artifact_id, name FROM artifacts WHERE context_id = ? OR task_id IN (SELECT task_id FROM tasks WHERE context_id = ?)`).get(contextId, contextId)) as { artifact_id: string; name: string };
+    const artifactRow = withDb((d) =>
+      d
+        .prepare(`SELECT artifact_id, name FROM artifacts WHERE context_id = ? OR task_id IN (SELECT task_id FROM tasks WHERE context_id = ?)`)
+        .get(contextId, contextId),
+    ) as { artifact_id: string; name: string };
     expect(await artifact.innerText()).toContain(artifactRow.name);
     // Oldest first: the question comes before the artifact it led to.
     const order = await thread.locator('.thread-item').allInnerTexts();
@@ -189,7 +210,9 @@ describe('operator views', () => {
     await expect.poll(text(members.nth(0)), POLL).toMatch(/^0\s+echo\s+● reachable ok /);
     await expect.poll(text(members.nth(1)), POLL).toMatch(/^1\s+tasks\s+● reachable ok /);
     await expect.poll(text(members.nth(2)), POLL).toMatch(/^2\s+gone\s+○ never contacted/);
-    expect(withDb((d) => d.prepare(`SELECT count(*) AS n FROM events WHERE event_type LIKE 'missive.bcast%' OR event_type LIKE 'a2a.send%'`).get())).toEqual({ n: 0 });
+    expect(withDb((d) => d.prepare(`SELECT count(*) AS n FROM events WHERE event_type LIKE 'missive.bcast%' OR event_type LIKE 'a2a.send%'`).get())).toEqual({
+      n: 0,
+    });
     // Checking the members fetches their cards now: the dead one says why.
     await page.getByRole('button', { name: 'Check members' }).click();
     await expect.poll(text(members.nth(2)), POLL).toMatch(/^2\s+gone\s+● unreachable missive::transport::\S+ (just now|\d+ s ago)$/);
@@ -202,7 +225,9 @@ describe('operator views', () => {
       'gather collect what each member produced',
       'reduce combine the gathered outputs into one answer',
     ]);
-    const cut = await options.evaluateAll((labels) => labels.filter((l) => l.scrollWidth > l.clientWidth || l.getBoundingClientRect().right > window.innerWidth).length);
+    const cut = await options.evaluateAll(
+      (labels) => labels.filter((l) => l.scrollWidth > l.clientWidth || l.getBoundingClientRect().right > window.innerWidth).length,
+    );
     expect(cut).toBe(0);
     await page.getByTestId('operation-picker').getByText('bcast', { exact: true }).click();
     await expect.poll(text(page.getByTestId('run-collective')), POLL).toBe('Run bcast');
@@ -234,14 +259,18 @@ describe('operator views', () => {
     expect(await results.locator('[data-ok=true]').innerText()).toMatch(/✓ echo \d+ ms/);
     await expect.poll(text(healthOf('down')), POLL).toMatch(/^● unreachable missive::transport::\S+ (just now|\d+ s ago)$/);
     await expect.poll(text(healthOf('echo')), POLL).toMatch(/reachable/);
-    withDb((d) => expect((d.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.agent_card.failed' AND agent_alias = 'down'`).get() as any).n).toBe(1));
+    withDb((d) =>
+      expect((d.prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.agent_card.failed' AND agent_alias = 'down'`).get() as any).n).toBe(1),
+    );
 
     // The inspect panel's interface table: what the card declares, which one was selected, where credentials go.
     await page.getByRole('button', { name: 'Inspect echo' }).click();
     const rows = page.getByTestId('interfaces').getByTestId('interface-row');
     await expect.poll(() => rows.count(), POLL).toBe(2);
     const selected = page.getByTestId('interfaces').locator('[data-selected=true]');
-    expect(await selected.innerText()).toMatch(new RegExp(`HTTP\\+JSON\\s+1\\.0\\s+${fleet.agents.echo!.baseUrl}/a2a/rest\\s+none configured\\s+selected · speaks A2A 1\\.0`));
+    expect(await selected.innerText()).toMatch(
+      new RegExp(`HTTP\\+JSON\\s+1\\.0\\s+${fleet.agents.echo!.baseUrl}/a2a/rest\\s+none configured\\s+selected · speaks A2A 1\\.0`),
+    );
     expect(await page.getByTestId('interfaces').locator('caption').innerText()).toContain('Not probed');
     await gui!.shot('agents-health');
   });
@@ -254,7 +283,9 @@ describe('operator views', () => {
     try {
       expect((await box.run(['auth', 'add', 'tok', '--env', 'GUI_TEST_TOKEN'])).code).toBe(0);
       expect((await box.run(['agent', 'add', 'pinned', publisher.url, '--auth-ref', 'tok'])).code).toBe(0);
-      expect((await box.run(['agent', 'add', 'trusted', publisher.url, '--auth-ref', 'tok', '--trust-origin', new URL(fleet.agents.echo!.baseUrl).origin])).code).toBe(0);
+      expect(
+        (await box.run(['agent', 'add', 'trusted', publisher.url, '--auth-ref', 'tok', '--trust-origin', new URL(fleet.agents.echo!.baseUrl).origin])).code,
+      ).toBe(0);
       await page.reload();
       const rows = page.getByTestId('interfaces').getByTestId('interface-row');
       await page.getByRole('button', { name: 'Inspect pinned' }).click();
@@ -316,7 +347,12 @@ describe('operator views', () => {
     await register(box, { echo: fleet.agents.echo!, tasks: fleet.agents.tasks! });
     const sent = (await box.run(['send', 'tasks', 'a long enough request to fill a row', '--json'])).json().data;
     expect((await box.run(['group', 'create', 'crew', '--member', 'echo', '--member', 'tasks'])).code).toBe(0);
-    appendEvent((await sqliteStore(core)).db, { type: 'a2a.stream.artifact_update.with-a-rather-long-event-type-name', source: 'test', taskId: sent.task?.task_id ?? null, payload: { text: 'x'.repeat(400) } });
+    appendEvent((await sqliteStore(core)).db, {
+      type: 'a2a.stream.artifact_update.with-a-rather-long-event-type-name',
+      source: 'test',
+      taskId: sent.task?.task_id ?? null,
+      payload: { text: 'x'.repeat(400) },
+    });
     await page.reload();
     await page.getByRole('button', { name: 'Inspect echo' }).click();
     await page.getByTestId('interfaces').waitFor();
@@ -333,7 +369,11 @@ describe('operator views', () => {
       }
       if (view === 'tasks') await page.getByTestId('tasks-table').locator('tbody tr').first().click();
       if (view === 'contexts') {
-        await page.getByTestId('contexts-table').getByRole('button', { name: /^Open context/ }).first().click();
+        await page
+          .getByTestId('contexts-table')
+          .getByRole('button', { name: /^Open context/ })
+          .first()
+          .click();
         await page.getByTestId('thread').waitFor();
       }
       expect({ view, ...(await overflow(gui!)) }).toEqual({ view, page: 0, content: 0 });

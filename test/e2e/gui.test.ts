@@ -15,7 +15,12 @@ const exportDir = mkdtempSync(join(tmpdir(), 'missive-gui-export-'));
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `Chromium is expected at ${CHROMIUM} (apt-get install chromium)`).toBe(true);
-  fleet = await startAgents({ echo: { behaviour: 'echo' }, tasks: { behaviour: 'task' }, chunks: { behaviour: 'chunks', chunks: 4 }, reducer: { behaviour: 'reducer' } });
+  fleet = await startAgents({
+    echo: { behaviour: 'echo' },
+    tasks: { behaviour: 'task' },
+    chunks: { behaviour: 'chunks', chunks: 4 },
+    reducer: { behaviour: 'reducer' },
+  });
 });
 afterAll(() => fleet.close());
 beforeEach(async () => {
@@ -81,7 +86,17 @@ describe('desktop views', () => {
     const items = page.getByTestId('timeline').locator('li');
     await expect.poll(() => items.count(), POLL).toBe(7);
     await expect.poll(text(items.nth(5)), POLL).toContain('result v4 ✓');
-    withDb((d) => expect((d.prepare(`SELECT count(*) AS n FROM events WHERE event_type LIKE 'a2a.stream.%' AND event_type NOT IN ('a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed')`).get() as any).n).toBe(7));
+    withDb((d) =>
+      expect(
+        (
+          d
+            .prepare(
+              `SELECT count(*) AS n FROM events WHERE event_type LIKE 'a2a.stream.%' AND event_type NOT IN ('a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed')`,
+            )
+            .get() as any
+        ).n,
+      ).toBe(7),
+    );
     await gui.shot('compose-stream');
   });
 

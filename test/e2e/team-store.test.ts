@@ -70,7 +70,16 @@ describe('two web consoles on one PostgreSQL store', () => {
     await b.reload();
     const row = b.locator('[data-testid=agent-row][data-alias=echo]');
     await expect.poll(text(row), POLL).toContain(fleet.agents.echo!.baseUrl);
-    await expect.poll(() => row.getByTestId('health').getAttribute('data-state', { timeout: 250 }).catch(() => null), POLL).toBe('reachable');
+    await expect
+      .poll(
+        () =>
+          row
+            .getByTestId('health')
+            .getAttribute('data-state', { timeout: 250 })
+            .catch(() => null),
+        POLL,
+      )
+      .toBe('reachable');
     expect(await readText(row.getByTestId('card-age'))).toMatch(/card fetched/);
 
     // "Refresh all" runs on the shared store from Bob's console too.

@@ -35,9 +35,21 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   box = sandbox({ RAW_TOKEN: 'raw-secret-token-0123456789abcdef' });
-  for (const [prefix, peer] of [['new', v10], ['old', v03]] as const) {
+  for (const [prefix, peer] of [
+    ['new', v10],
+    ['old', v03],
+  ] as const) {
     for (const binding of BINDINGS) {
-      const res = await box.run(['agent', 'add', `${prefix}-${binding.replace('+', '')}`, peer.baseUrl, '--binding-preference', binding, '--trust-origin', `http://${peer.grpcTarget}`]);
+      const res = await box.run([
+        'agent',
+        'add',
+        `${prefix}-${binding.replace('+', '')}`,
+        peer.baseUrl,
+        '--binding-preference',
+        binding,
+        '--trust-origin',
+        `http://${peer.grpcTarget}`,
+      ]);
       expect(res.code, res.stderr).toBe(0);
     }
   }
@@ -168,15 +180,15 @@ describe('servers that break the protocol', () => {
     }
   };
   it(
-    'a v0.3 result with id null (or another id) is refused in one line naming the agent\'s fault',
+    "a v0.3 result with id null (or another id) is refused in one line naming the agent's fault",
     refusesOtherIds('broken03', { kind: 'message', messageId: 'm1', role: 'agent', parts: [{ kind: 'text', text: 'hello' }] }),
   );
   it(
-    'a v1.0 result with id null (or another id) is refused in one line naming the agent\'s fault',
+    "a v1.0 result with id null (or another id) is refused in one line naming the agent's fault",
     refusesOtherIds('broken', { message: { messageId: 'm1', role: 'ROLE_AGENT', parts: [{ text: 'hello' }] } }),
   );
 
-  it("a v1.0 stream whose events carry another JSON-RPC id (null included) is refused at the first such event", async () => {
+  it('a v1.0 stream whose events carry another JSON-RPC id (null included) is refused at the first such event', async () => {
     const card = { ...v10Card(`${raw.url}/v10s`), capabilities: { streaming: true } };
     raw.route('/v10s/.well-known/agent-card.json', (_req, res) => json(res, 200, card));
     let eventId: (requestId: unknown) => unknown = (requestId) => requestId;
@@ -216,7 +228,11 @@ describe('servers that break the protocol', () => {
     answer = (id) => ({
       jsonrpc: '2.0',
       id,
-      error: { code: -32000, message: 'Server error', data: { echoed: `Bearer ${TOKEN}`, header: TOKEN, trace: 'line one\nline two', padding: 'x'.repeat(5000) } },
+      error: {
+        code: -32000,
+        message: 'Server error',
+        data: { echoed: `Bearer ${TOKEN}`, header: TOKEN, trace: 'line one\nline two', padding: 'x'.repeat(5000) },
+      },
     });
     for (const res of await sendBoth()) {
       const error = JSON.parse(res.stderr).data;

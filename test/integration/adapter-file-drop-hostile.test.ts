@@ -4,7 +4,20 @@
  * a claimed file swapped for a symlink or a FIFO before it is read is refused, never read.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, until, type Sandbox } from '../support/cli.js';
@@ -157,7 +170,11 @@ describe('adapter file-drop: a claimed file that is not a regular file', () => {
     const result = await adapt();
     expect(result).toMatchObject({ recovered: 1, errors: 1, results: 0, failed: 0 });
     expect(reply(`${short}.error.json`)).toMatchObject({ id: null, ok: false, error: { code: 'missive::validation::file_name_too_long' } });
-    expect(list(dirs.outbox).map((n) => readFileSync(join(dirs.outbox, n), 'utf8')).join('')).not.toContain(SECRET);
+    expect(
+      list(dirs.outbox)
+        .map((n) => readFileSync(join(dirs.outbox, n), 'utf8'))
+        .join(''),
+    ).not.toContain(SECRET);
     expect(list(dirs.errors)).toEqual([`${short}.json`]);
     expect(list(dirs.inbox)).toEqual([]);
   });

@@ -38,7 +38,20 @@ interface Run {
 function launch(args: string[] = [], env: NodeJS.ProcessEnv = {}): Run {
   const child = spawn(
     process.execPath,
-    ['bin/missive.js', 'adapter', 'file-drop', '--inbox', dirs.inbox, '--outbox', dirs.outbox, '--processed', dirs.processed, '--error-dir', dirs.errors, ...args],
+    [
+      'bin/missive.js',
+      'adapter',
+      'file-drop',
+      '--inbox',
+      dirs.inbox,
+      '--outbox',
+      dirs.outbox,
+      '--processed',
+      dirs.processed,
+      '--error-dir',
+      dirs.errors,
+      ...args,
+    ],
     { cwd: process.cwd(), env: { ...box.env, ...env } },
   );
   let stderr = '';
@@ -136,7 +149,10 @@ describe('adapter file-drop', () => {
     // A claim of a dead adapter that had already published its reply (killed between reply and archive).
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
     mkdirSync(dirs.outbox, { recursive: true });
-    writeFileSync(join(dirs.inbox, `.0-done.claimed-${dead}-00aa11bb22cc`), JSON.stringify({ id: 0, channel: 'messages.send', input: { agent: 'echo', inputs: { text: 'sent before' } } }));
+    writeFileSync(
+      join(dirs.inbox, `.0-done.claimed-${dead}-00aa11bb22cc`),
+      JSON.stringify({ id: 0, channel: 'messages.send', input: { agent: 'echo', inputs: { text: 'sent before' } } }),
+    );
     writeFileSync(join(dirs.outbox, '0-done.result.json'), JSON.stringify({ id: 0, ok: true, value: {} }));
 
     const first = launch([], { MISSIVE_TEST_FILE_DROP_PAUSE_AFTER_CLAIM_MS: '60000' });

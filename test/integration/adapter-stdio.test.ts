@@ -137,7 +137,25 @@ beforeAll(async () => {
   box = sandbox({ HDR_TOKEN: HDR_SECRET, ...(dbus ? { DBUS_SESSION_BUS_ADDRESS: dbus } : {}) });
   // Auth refs are set up the way a user would, with the CLI; the adapter then uses them.
   expect((await box.run(['auth', 'add', 'hdr', '--env', 'HDR_TOKEN', '--header-name', 'X-Api-Key', '--scheme', 'none'])).code).toBe(0);
-  expect((await box.run(['auth', 'add', 'dc', '--env', 'DC_CLIENT_SECRET', '--flow', 'oauth2_device_code', '--issuer', idp.url, '--client-id', 'cli-app', '--scope', 'a2a.read'])).code).toBe(0);
+  expect(
+    (
+      await box.run([
+        'auth',
+        'add',
+        'dc',
+        '--env',
+        'DC_CLIENT_SECRET',
+        '--flow',
+        'oauth2_device_code',
+        '--issuer',
+        idp.url,
+        '--client-id',
+        'cli-app',
+        '--scope',
+        'a2a.read',
+      ])
+    ).code,
+  ).toBe(0);
   expect((await box.run(['auth', 'add', 'kr', '--keyring-service', 'missive-test', '--keyring-account', krAccount])).code).toBe(0);
   adapter = new Adapter(box);
 });
@@ -159,8 +177,13 @@ describe('adapter stdio: every channel of the contract', () => {
     expect(info).toMatchObject({ version: VERSION, profile: 'default' });
     expect(info.database.startsWith(box.home)).toBe(true);
 
-    for (const alias of ['echo', 'task', 'chunks', 'slow']) expect(await adapter.ok('agents.add', { alias, baseUrl: agents[alias]!.baseUrl })).toMatchObject({ alias, base_url: agents[alias]!.baseUrl });
-    expect(await adapter.ok('agents.add', { alias: 'secure', baseUrl: agents.secure!.baseUrl, authRef: 'hdr', tags: ['locked'] })).toMatchObject({ alias: 'secure', auth_ref: 'hdr', tags: ['locked'] });
+    for (const alias of ['echo', 'task', 'chunks', 'slow'])
+      expect(await adapter.ok('agents.add', { alias, baseUrl: agents[alias]!.baseUrl })).toMatchObject({ alias, base_url: agents[alias]!.baseUrl });
+    expect(await adapter.ok('agents.add', { alias: 'secure', baseUrl: agents.secure!.baseUrl, authRef: 'hdr', tags: ['locked'] })).toMatchObject({
+      alias: 'secure',
+      auth_ref: 'hdr',
+      tags: ['locked'],
+    });
     const listed = await adapter.ok('agents.list');
     expect(listed.agents.map((a: Frame) => a.alias).sort()).toEqual(['chunks', 'echo', 'secure', 'slow', 'task']);
 
@@ -170,7 +193,13 @@ describe('adapter stdio: every channel of the contract', () => {
     expect(inspected.negotiation.ok).toBe(true);
 
     const refreshed = await adapter.ok('agents.refreshAll');
-    expect(refreshed.agents.map((a: Frame) => [a.alias, a.ok])).toEqual([['chunks', true], ['echo', true], ['secure', true], ['slow', true], ['task', true]]);
+    expect(refreshed.agents.map((a: Frame) => [a.alias, a.ok])).toEqual([
+      ['chunks', true],
+      ['echo', true],
+      ['secure', true],
+      ['slow', true],
+      ['task', true],
+    ]);
     const health = await adapter.ok('agents.health');
     expect(health.agents.find((a: Frame) => a.alias === 'echo')).toMatchObject({ reachable: true, last_error: null });
 
@@ -259,13 +288,24 @@ describe('adapter stdio: every channel of the contract', () => {
   it('manages groups and runs collectives with member events carrying the request id', async () => {
     expect(await adapter.ok('groups.create', { group: 'pair', members: ['echo', 'task'] })).toMatchObject({ group_name: 'pair' });
     expect((await adapter.ok('groups.list')).groups).toEqual([expect.objectContaining({ group_name: 'pair', members: 2 })]);
-    expect((await adapter.ok('groups.show', { group: 'pair' })).members.map((m: Frame) => [m.agent_alias, m.rank])).toEqual([['echo', 0], ['task', 1]]);
+    expect((await adapter.ok('groups.show', { group: 'pair' })).members.map((m: Frame) => [m.agent_alias, m.rank])).toEqual([
+      ['echo', 0],
+      ['task', 1],
+    ]);
 
     const { reply, events } = await adapter.call('collectives.bcast', { group: 'pair', inputs: { text: 'all of you' } });
     expect(reply.ok).toBe(true);
-    expect(reply.value.members.map((m: Frame) => [m.alias, m.status])).toEqual([['echo', 'succeeded'], ['task', 'succeeded']]);
+    expect(reply.value.members.map((m: Frame) => [m.alias, m.status])).toEqual([
+      ['echo', 'succeeded'],
+      ['task', 'succeeded'],
+    ]);
     expect(events.every((e) => e.event === 'collectives.member')).toBe(true);
-    expect(events.filter((e) => e.payload.status === 'succeeded').map((e) => e.payload.alias).sort()).toEqual(['echo', 'task']);
+    expect(
+      events
+        .filter((e) => e.payload.status === 'succeeded')
+        .map((e) => e.payload.alias)
+        .sort(),
+    ).toEqual(['echo', 'task']);
     const contextId = reply.value.request.context_id as string;
 
     expect(await adapter.ok('collectives.barrier', { group: 'pair', contextId })).toMatchObject({ status: 'succeeded', exit_code: 0 });
@@ -365,7 +405,10 @@ describe('adapter stdio: every channel of the contract', () => {
 
   it('edits what it made: auth refs added, updated and removed (unlinking agents), an agent’s auth changed, group members and policy, a card as served', async () => {
     expect(await adapter.ok('auth.add', { name: 'edit-me', env: 'EDIT_ME_TOKEN' })).toMatchObject({ name: 'edit-me', kind: 'env', env: 'EDIT_ME_TOKEN' });
-    expect(await adapter.ok('auth.update', { name: 'edit-me', env: 'EDIT_ME_KEY', flow: 'api_key', in: 'query', keyName: 'key' })).toMatchObject({ name: 'edit-me', env: 'EDIT_ME_KEY' });
+    expect(await adapter.ok('auth.update', { name: 'edit-me', env: 'EDIT_ME_KEY', flow: 'api_key', in: 'query', keyName: 'key' })).toMatchObject({
+      name: 'edit-me',
+      env: 'EDIT_ME_KEY',
+    });
     expect(await adapter.ok('agents.set', { alias: 'secure', authRef: 'edit-me' })).toMatchObject({ alias: 'secure', auth_ref: 'edit-me' });
     expect(await adapter.ok('auth.remove', { name: 'edit-me' })).toEqual({ name: 'edit-me', removed: true, unlinked_agents: ['secure'] });
     expect((await adapter.ok('agents.list')).agents.find((a: Frame) => a.alias === 'secure').auth_ref).toBeNull();
@@ -380,7 +423,10 @@ describe('adapter stdio: every channel of the contract', () => {
     await adapter.ok('groups.addMember', { group: 'trio', alias: 'chunks' });
     const edited = await adapter.ok('groups.removeMember', { group: 'trio', alias: 'echo' });
     expect(edited.members.map((m: Frame) => m.agent_alias)).toEqual(['task', 'chunks']);
-    expect(await adapter.ok('groups.update', { group: 'trio', routingPolicy: 'round-robin', notes: 'edited' })).toMatchObject({ routing_policy: 'round-robin', notes: 'edited' });
+    expect(await adapter.ok('groups.update', { group: 'trio', routingPolicy: 'round-robin', notes: 'edited' })).toMatchObject({
+      routing_policy: 'round-robin',
+      notes: 'edited',
+    });
     expect(await adapter.ok('groups.delete', { group: 'trio' })).toMatchObject({ deleted: true });
 
     const raw = await adapter.ok('agents.rawCard', { alias: 'echo' });
@@ -471,7 +517,9 @@ describe('adapter stdio: single-shot', () => {
   it("exits with the frame's exit code: 64 for an input outside the schema", async () => {
     const { code, frames } = await singleShot('{"id":"a","channel":"agents.inspect","input":{"alias":""}}\n');
     expect(code).toBe(64);
-    expect(frames).toEqual([expect.objectContaining({ id: 'a', ok: false, error: expect.objectContaining({ code: 'missive::validation::invalid_input', exit_code: 64 }) })]);
+    expect(frames).toEqual([
+      expect.objectContaining({ id: 'a', ok: false, error: expect.objectContaining({ code: 'missive::validation::invalid_input', exit_code: 64 }) }),
+    ]);
   });
 
   it('exits after its frame even when standard input stays open', async () => {
@@ -494,7 +542,13 @@ describe('adapter stdio: --follow-events', () => {
     try {
       const created = (await follower.call('contexts.create', { name: 'followed' })).reply;
       expect(created.ok).toBe(true);
-      const appended = await until(() => follower.frames.find((f) => f.event === 'events.appended' && f.payload.events.some((e: Frame) => e.type === 'missive.context.created' && e.contextId === created.value.context_id)));
+      const appended = await until(() =>
+        follower.frames.find(
+          (f) =>
+            f.event === 'events.appended' &&
+            f.payload.events.some((e: Frame) => e.type === 'missive.context.created' && e.contextId === created.value.context_id),
+        ),
+      );
       expect(appended).not.toHaveProperty('id');
     } finally {
       expect(await follower.close()).toBe(0);

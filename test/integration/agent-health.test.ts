@@ -45,11 +45,12 @@ describe.each(STORES)('on the %s store', (kind) => {
       expect(await healthOf('lone')).toMatchObject({ reachable: false, last_error: { code: 'missive::transport::connection_refused' } });
     });
 
-
     it('counts an error the agent answered with as reachable, and a later success clears the failure', async () => {
       const raw = await startRawServer();
       let cardStatus = 500;
-      raw.route('/.well-known/agent-card.json', (_req, res) => (cardStatus === 200 ? json(res, 200, minimalCard(raw.url)) : json(res, cardStatus, { error: 'nope' })));
+      raw.route('/.well-known/agent-card.json', (_req, res) =>
+        cardStatus === 200 ? json(res, 200, minimalCard(raw.url)) : json(res, cardStatus, { error: 'nope' }),
+      );
       try {
         await call('agents.add', { alias: 'flaky', baseUrl: raw.url });
         cardStatus = 404;
@@ -57,8 +58,15 @@ describe.each(STORES)('on the %s store', (kind) => {
         expect(refused).toMatchObject({ alias: 'flaky', ok: false, error: { code: 'missive::protocol::no_agent_card' } });
         expect(await healthOf('flaky')).toMatchObject({ reachable: true, last_ok_at: null, last_error: { code: 'missive::protocol::no_agent_card' } });
         cardStatus = 200;
-        expect((await call('agents.refreshAll', {})).agents).toEqual([{ alias: 'flaky', ok: true, latency_ms: expect.any(Number), status: 'fetched', error: null }]);
-        expect(await healthOf('flaky')).toMatchObject({ reachable: true, last_ok_at: expect.any(String), card_fetched_at: expect.any(String), last_error: { code: 'missive::protocol::no_agent_card' } });
+        expect((await call('agents.refreshAll', {})).agents).toEqual([
+          { alias: 'flaky', ok: true, latency_ms: expect.any(Number), status: 'fetched', error: null },
+        ]);
+        expect(await healthOf('flaky')).toMatchObject({
+          reachable: true,
+          last_ok_at: expect.any(String),
+          card_fetched_at: expect.any(String),
+          last_error: { code: 'missive::protocol::no_agent_card' },
+        });
       } finally {
         await raw.close();
       }
@@ -83,10 +91,13 @@ describe.each(STORES)('on the %s store', (kind) => {
       // The last call worked: reachable, though an older one failed.
       expect(health.steady).toMatchObject({ reachable: true, last_ok_at: expect.any(String), last_error: { code: 'missive::transport::x_refused at first' } });
       // The newest failure of every kind of call is the one shown; it is newer than the success, and a transport one.
-      expect(health.fading).toMatchObject({ reachable: false, last_ok_at: expect.any(String), last_error: { code: 'missive::transport::x_newest failure', message: 'newest failure' } });
+      expect(health.fading).toMatchObject({
+        reachable: false,
+        last_ok_at: expect.any(String),
+        last_error: { code: 'missive::transport::x_newest failure', message: 'newest failure' },
+      });
       expect(health.quiet).toMatchObject({ reachable: null, last_ok_at: null, last_error: null });
     });
-
   });
 
   describe('refresh all', () => {
@@ -105,7 +116,10 @@ describe.each(STORES)('on the %s store', (kind) => {
           ['one', true],
           ['two', true],
         ]);
-        expect(agents.find((a: { alias: string }) => a.alias === 'down').error).toMatchObject({ code: 'missive::transport::connection_refused', message: expect.stringMatching(/refused/) });
+        expect(agents.find((a: { alias: string }) => a.alias === 'down').error).toMatchObject({
+          code: 'missive::transport::connection_refused',
+          message: expect.stringMatching(/refused/),
+        });
         expect(agents.find((a: { alias: string }) => a.alias === 'one')).toMatchObject({ status: 'fetched', error: null, latency_ms: expect.any(Number) });
 
         const health = (await call('agents.health', {})).agents as AgentHealth[];
@@ -165,7 +179,14 @@ describe('on the sqlite store only', () => {
       await call('agents.add', { alias: 'healthy', baseUrl: fleet.agents.healthy!.baseUrl });
       await call('agents.add', { alias: 'stopped', baseUrl: fleet.agents.stopped!.baseUrl });
       await call('agents.add', { alias: 'never', baseUrl: await closedPortUrl() });
-      expect(await healthOf('healthy')).toEqual({ alias: 'healthy', card_fetched_at: null, card_validated_at: null, last_ok_at: null, last_error: null, reachable: null });
+      expect(await healthOf('healthy')).toEqual({
+        alias: 'healthy',
+        card_fetched_at: null,
+        card_validated_at: null,
+        last_ok_at: null,
+        last_error: null,
+        reachable: null,
+      });
 
       await call('messages.send', { agent: 'healthy', inputs: { text: 'ping' } });
       await call('messages.send', { agent: 'stopped', inputs: { text: 'ping' } });
@@ -177,7 +198,12 @@ describe('on the sqlite store only', () => {
       expect(healthy).toMatchObject({ reachable: true, last_error: null, card_fetched_at: expect.any(String), last_ok_at: expect.any(String) });
       expect(healthy.last_ok_at! >= healthy.card_fetched_at!).toBe(true);
       const stopped = await healthOf('stopped');
-      expect(stopped).toMatchObject({ reachable: false, card_fetched_at: expect.any(String), last_ok_at: expect.any(String), last_error: { code: 'missive::transport::connection_refused' } });
+      expect(stopped).toMatchObject({
+        reachable: false,
+        card_fetched_at: expect.any(String),
+        last_ok_at: expect.any(String),
+        last_error: { code: 'missive::transport::connection_refused' },
+      });
       expect(stopped.last_error!.message).toMatch(/refused the connection/);
       expect(stopped.last_error!.at >= stopped.last_ok_at!).toBe(true);
       expect(await healthOf('never')).toMatchObject({ reachable: null, card_fetched_at: null, last_ok_at: null, last_error: null });
@@ -196,10 +222,11 @@ describe('on the postgres store only', () => {
     try {
       // 100,000 stream events of the agent (outside the partial index) and a few calls: a walk of the agent's events
       // (idx_events_agent) would read through the stream to find the calls.
-      await pool.query(`INSERT INTO events (event_id, event_type, agent_alias, payload_json)
-        SELECT 'e-' || i, CASE WHEN i % 10000 = 0 THEN 'a2a.send.failed' ELSE 'a2a.stream.status' END, 'busy', $1 FROM generate_series(1, 100000) AS i`, [
-        JSON.stringify({ error: { code: 'missive::transport::connection_refused', message: 'refused', category: 'transport' } }),
-      ]);
+      await pool.query(
+        `INSERT INTO events (event_id, event_type, agent_alias, payload_json)
+        SELECT 'e-' || i, CASE WHEN i % 10000 = 0 THEN 'a2a.send.failed' ELSE 'a2a.stream.status' END, 'busy', $1 FROM generate_series(1, 100000) AS i`,
+        [JSON.stringify({ error: { code: 'missive::transport::connection_refused', message: 'refused', category: 'transport' } })],
+      );
       await pool.query('ANALYZE events');
       const types = ['a2a.send.completed', 'a2a.send.failed', 'a2a.agent_card.fetched'];
       const plan = (await pool.query(`EXPLAIN ${newestCallEventsSql}`, [['busy', 'other'], types])).rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -208,6 +235,10 @@ describe('on the postgres store only', () => {
     } finally {
       await pool.end();
     }
-    expect(await healthOf('busy')).toMatchObject({ reachable: false, last_ok_at: expect.any(String), last_error: { code: 'missive::transport::connection_refused' } });
+    expect(await healthOf('busy')).toMatchObject({
+      reachable: false,
+      last_ok_at: expect.any(String),
+      last_error: { code: 'missive::transport::connection_refused' },
+    });
   });
 });

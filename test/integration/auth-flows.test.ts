@@ -14,7 +14,6 @@ const PASSWORD = 'pw-7c2e91d04ab35f68';
 const API_KEY = 'key-5b8d03e6f1a24c97';
 const CLIENT_SECRET = 'cs-3e9a6f1d7c2b5a80';
 
-
 const bearerOf = (headers: Record<string, string | string[] | undefined>) => String(headers.authorization ?? '').replace(/^Bearer /, '');
 
 let box: Sandbox;
@@ -34,7 +33,11 @@ async function expectNoLeak(outputs: string[], secrets: string[]) {
   for (const secret of secrets) expect(everything).not.toContain(secret);
 }
 
-async function guarded(accept: Parameters<typeof startGuardedAgent>[0], cardExtra?: Record<string, unknown>, options?: { grpc?: boolean }): Promise<GuardedAgent> {
+async function guarded(
+  accept: Parameters<typeof startGuardedAgent>[0],
+  cardExtra?: Record<string, unknown>,
+  options?: { grpc?: boolean },
+): Promise<GuardedAgent> {
   const agent = await startGuardedAgent(accept, cardExtra, options);
   closers.push(() => agent.close());
   return agent;
@@ -111,7 +114,18 @@ describe('basic and API keys', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'config.toml'),
-      ['schema_version = "missive.config.v1"', '[auth_refs.cfgkey]', 'kind = "env"', 'env = "KEY"', 'flow = "api_key"', 'in = "header"', 'name = "X-API-Key"', '[agents.cfg]', `base_url = "${agent.baseUrl}"`, 'auth_ref = "cfgkey"'].join('\n'),
+      [
+        'schema_version = "missive.config.v1"',
+        '[auth_refs.cfgkey]',
+        'kind = "env"',
+        'env = "KEY"',
+        'flow = "api_key"',
+        'in = "header"',
+        'name = "X-API-Key"',
+        '[agents.cfg]',
+        `base_url = "${agent.baseUrl}"`,
+        'auth_ref = "cfgkey"',
+      ].join('\n'),
     );
     const sent = await box.run(['send', 'cfg', 'from config', '--json']);
     expect(sent.code, sent.stderr).toBe(0);
@@ -142,7 +156,22 @@ describe('OAuth2 client credentials', () => {
     const idp = await tokenServer({ clientId: 'missive-client', clientSecret: CLIENT_SECRET, ...options });
     const agent = await guarded((req) => idp.isValid(bearerOf(req.headers)));
     const where = how === 'token-url' ? ['--token-url', `${idp.url}/token`] : ['--issuer', idp.url];
-    const add = await box.run(['auth', 'add', 'cc', '--env', 'CS', '--flow', 'oauth2_client_credentials', ...where, '--client-id', 'missive-client', '--scope', 'a2a.read', '--audience', 'agents']);
+    const add = await box.run([
+      'auth',
+      'add',
+      'cc',
+      '--env',
+      'CS',
+      '--flow',
+      'oauth2_client_credentials',
+      ...where,
+      '--client-id',
+      'missive-client',
+      '--scope',
+      'a2a.read',
+      '--audience',
+      'agents',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     expect((await box.run(['agent', 'add', 'secured', agent.baseUrl, '--auth-ref', 'cc'])).code).toBe(0);
     return { idp, agent };
@@ -164,7 +193,12 @@ describe('OAuth2 client credentials', () => {
     expect(cached.access_token).toBe(idp.issued[0]);
     expect(cached.expires_at).toBeGreaterThan(Date.now());
     const status = await box.run(['auth', 'status', 'cc', '--json']);
-    expect(status.json().data.auth_refs[0]).toMatchObject({ name: 'cc', flow: 'oauth2_client_credentials', secret_present: true, token_status: { cached: true, fresh: true } });
+    expect(status.json().data.auth_refs[0]).toMatchObject({
+      name: 'cc',
+      flow: 'oauth2_client_credentials',
+      secret_present: true,
+      token_status: { cached: true, fresh: true },
+    });
     expect(status.json().data.auth_refs[0].token_status.expires_in).toBeGreaterThan(3000);
     await expectNoLeak([first.stdout, first.stderr, second.stdout, second.stderr, status.stdout], [idp.issued[0]!, CLIENT_SECRET]);
   });
@@ -222,7 +256,19 @@ describe('OAuth2 client credentials', () => {
   it('renews the token once when a gRPC agent answers UNAUTHENTICATED to it', async () => {
     const idp = await tokenServer({ clientId: 'missive-client', clientSecret: CLIENT_SECRET });
     const agent = await guarded((req) => idp.isValid(bearerOf(req.headers)), {}, { grpc: true });
-    await box.run(['auth', 'add', 'cc', '--env', 'CS', '--flow', 'oauth2_client_credentials', '--token-url', `${idp.url}/token`, '--client-id', 'missive-client']);
+    await box.run([
+      'auth',
+      'add',
+      'cc',
+      '--env',
+      'CS',
+      '--flow',
+      'oauth2_client_credentials',
+      '--token-url',
+      `${idp.url}/token`,
+      '--client-id',
+      'missive-client',
+    ]);
     expect((await box.run(['agent', 'add', 'secured', agent.baseUrl, '--auth-ref', 'cc', '--trust-origin', `http://${agent.grpcTarget}`])).code).toBe(0);
     expect((await box.run(['send', 'secured', 'a', '--binding', 'grpc', '--json'])).code).toBe(0);
     idp.revokeAll();
@@ -250,7 +296,23 @@ describe('OAuth2 client credentials', () => {
 
   it('refuses a plain-http token endpoint off loopback before sending anything (exit 77)', async () => {
     const agent = await guarded(() => true);
-    expect((await box.run(['auth', 'add', 'far', '--env', 'CS', '--flow', 'oauth2_client_credentials', '--token-url', 'http://auth.example.com/token', '--client-id', 'c'])).code).toBe(0);
+    expect(
+      (
+        await box.run([
+          'auth',
+          'add',
+          'far',
+          '--env',
+          'CS',
+          '--flow',
+          'oauth2_client_credentials',
+          '--token-url',
+          'http://auth.example.com/token',
+          '--client-id',
+          'c',
+        ])
+      ).code,
+    ).toBe(0);
     expect((await box.run(['agent', 'add', 'far', agent.baseUrl, '--auth-ref', 'far'])).code).toBe(0);
     const res = await box.run(['send', 'far', 'x', '--json']);
     expect(res.code).toBe(77);
@@ -262,7 +324,19 @@ describe('OAuth2 client credentials', () => {
   it('reports a refused client as an auth error naming the next step, without the secret', async () => {
     const idp = await tokenServer({ clientId: 'missive-client', clientSecret: 'another-secret' });
     const agent = await guarded(() => true);
-    await box.run(['auth', 'add', 'cc', '--env', 'CS', '--flow', 'oauth2_client_credentials', '--token-url', `${idp.url}/token`, '--client-id', 'missive-client']);
+    await box.run([
+      'auth',
+      'add',
+      'cc',
+      '--env',
+      'CS',
+      '--flow',
+      'oauth2_client_credentials',
+      '--token-url',
+      `${idp.url}/token`,
+      '--client-id',
+      'missive-client',
+    ]);
     await box.run(['agent', 'add', 'secured', agent.baseUrl, '--auth-ref', 'cc']);
     const res = await box.run(['send', 'secured', 'x']);
     expect(res.code).toBe(77);
@@ -274,13 +348,16 @@ describe('OAuth2 client credentials', () => {
   it('without a keyring, keeps the token in memory only and says so', async () => {
     box.dispose();
     const writes: string[] = [];
-    box = sandbox({ CS: CLIENT_SECRET }, {
-      backend: 'keytar',
-      available: async () => ({ ok: false, reason: 'no Secret Service answered' }),
-      get: async () => null,
-      set: async (service) => void writes.push(service),
-      delete: async () => false,
-    });
+    box = sandbox(
+      { CS: CLIENT_SECRET },
+      {
+        backend: 'keytar',
+        available: async () => ({ ok: false, reason: 'no Secret Service answered' }),
+        get: async () => null,
+        set: async (service) => void writes.push(service),
+        delete: async () => false,
+      },
+    );
     const { idp } = await setup();
     const login = await box.run(['auth', 'login', 'cc']);
     expect(login.code, login.stderr).toBe(0);
@@ -310,7 +387,21 @@ describe('OAuth2 device code', () => {
   async function setup(options: Partial<Parameters<typeof startTokenServer>[0]> = {}) {
     const idp = await tokenServer({ clientId: 'cli-app', clientSecret: null, pendingPolls: 2, ...options });
     const agent = await guarded((req) => idp.isValid(bearerOf(req.headers)));
-    const add = await box.run(['auth', 'add', 'dc', '--env', 'DC_CLIENT_SECRET', '--flow', 'oauth2_device_code', '--issuer', idp.url, '--client-id', 'cli-app', '--scope', 'a2a.read']);
+    const add = await box.run([
+      'auth',
+      'add',
+      'dc',
+      '--env',
+      'DC_CLIENT_SECRET',
+      '--flow',
+      'oauth2_device_code',
+      '--issuer',
+      idp.url,
+      '--client-id',
+      'cli-app',
+      '--scope',
+      'a2a.read',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     expect((await box.run(['agent', 'add', 'dev', agent.baseUrl, '--auth-ref', 'dc'])).code).toBe(0);
     return { idp, agent };
@@ -332,7 +423,9 @@ describe('OAuth2 device code', () => {
     expect(sent.code, sent.stderr).toBe(0);
     expect(bearerOf(agent.requests.at(-1)!.headers)).toBe(idp.issued[0]);
     const status = await box.run(['auth', 'status', '--json']);
-    expect(status.json().data.auth_refs).toEqual([expect.objectContaining({ name: 'dc', flow: 'oauth2_device_code', token_status: expect.objectContaining({ cached: true, fresh: true }) })]);
+    expect(status.json().data.auth_refs).toEqual([
+      expect.objectContaining({ name: 'dc', flow: 'oauth2_device_code', token_status: expect.objectContaining({ cached: true, fresh: true }) }),
+    ]);
     expect((await box.run(['auth', 'logout', 'dc'])).code).toBe(0);
     expect((await box.run(['send', 'dev', 'after logout'])).code).toBe(77);
     await expectNoLeak([login.stdout, login.stderr, sent.stdout, status.stdout], idp.issued);

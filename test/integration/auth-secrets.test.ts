@@ -14,7 +14,9 @@ beforeAll(async () => {
   server = await startRawServer();
   server.route('/ok/.well-known/agent-card.json', (_req, res) => json(res, 200, minimalCard(server.url)));
   // A hostile peer that echoes the credential back in its error body.
-  server.route('/echoes/.well-known/agent-card.json', (req, res) => json(res, 500, { error: { message: `bad auth ${req.headers.authorization} / ${req.headers['x-api-key']}` } }));
+  server.route('/echoes/.well-known/agent-card.json', (req, res) =>
+    json(res, 500, { error: { message: `bad auth ${req.headers.authorization} / ${req.headers['x-api-key']}` } }),
+  );
 });
 afterAll(() => server.close());
 beforeEach(() => {
@@ -22,7 +24,6 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 afterEach(() => box.dispose());
-
 
 describe('secrets', () => {
   it('sends --bearer-token-env, --header and auth-ref values to the agent only', async () => {
@@ -59,7 +60,10 @@ describe('secrets', () => {
     expect((await box.run(['auth', 'set-secret', 'kr'], { stdin: `${HEADER_SECRET}\n` })).code).toBe(0);
     await box.run(['agent', 'add', 'echoes-env', `${server.url}/echoes`, '--auth-ref', 'envref']);
     await box.run(['agent', 'add', 'echoes-kr', `${server.url}/echoes`, '--auth-ref', 'kr']);
-    for (const [alias, secret] of [['echoes-env', REF_SECRET], ['echoes-kr', HEADER_SECRET]] as const) {
+    for (const [alias, secret] of [
+      ['echoes-env', REF_SECRET],
+      ['echoes-kr', HEADER_SECRET],
+    ] as const) {
       for (const mode of [[], ['--json'], ['--ndjson']]) {
         const before = server.requests.length;
         const res = await box.run(['agent', 'inspect', alias, '--refresh', ...mode]);

@@ -16,7 +16,13 @@ let box: Sandbox;
 let store: StoreUnderTest | undefined;
 
 beforeAll(async () => {
-  fleet = await startAgents({ tasks: { behaviour: 'task' }, slow: { behaviour: 'slow', delayMs: 700 }, fail: { behaviour: 'fail' }, ask: { behaviour: 'input' }, echo: { behaviour: 'echo' } });
+  fleet = await startAgents({
+    tasks: { behaviour: 'task' },
+    slow: { behaviour: 'slow', delayMs: 700 },
+    fail: { behaviour: 'fail' },
+    ask: { behaviour: 'input' },
+    echo: { behaviour: 'echo' },
+  });
 });
 afterAll(() => fleet.close());
 

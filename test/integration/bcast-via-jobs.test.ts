@@ -47,7 +47,8 @@ const ok = (res: CliResult, what: string) => {
   expect(res.code, `${what}: ${res.stderr}`).toBe(0);
   return res.json().data;
 };
-const group = async (name: string, members: string[]) => ok(await box.run(['group', 'create', name, ...members.flatMap((m) => ['--member', m]), '--json']), `group create ${name}`);
+const group = async (name: string, members: string[]) =>
+  ok(await box.run(['group', 'create', name, ...members.flatMap((m) => ['--member', m]), '--json']), `group create ${name}`);
 
 /** Messages sent to an embedded agent (SendMessage over HTTP+JSON, the binding these tests use). */
 const sendsTo = (alias: string) => fleet.agents[alias]!.requests.filter((r) => r.method === 'POST' && r.path.includes('message')).length;
@@ -152,7 +153,17 @@ function withoutIds(round: any): unknown {
     return ids.get(id)!;
   };
   const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-  const DROPPED = new Set(['elapsed_ms', 'latency_ms', 'request_message_id', 'message_id', 'reduced_message_id', 'operation_id', 'bytes', 'text_source', 'source_message_id']);
+  const DROPPED = new Set([
+    'elapsed_ms',
+    'latency_ms',
+    'request_message_id',
+    'message_id',
+    'reduced_message_id',
+    'operation_id',
+    'bytes',
+    'text_source',
+    'source_message_id',
+  ]);
   const walk = (value: unknown, key?: string): unknown => {
     if (key && DROPPED.has(key)) return '<dropped>';
     if (typeof value === 'string') return value.replace(UUID, name);
@@ -205,15 +216,21 @@ describe.each(STORES)('bcast and round --via-jobs (%s store)', (kind) => {
     expectDelivered(queued);
     // Each member's request id is the message the agent got, and the one the store recorded for it.
     const recorded = queued.members.find((m: any) => m.alias === 'recorder');
-    expect(recorder.received.filter((r) => r.messageId === recorded.request_message_id)).toEqual([{ messageId: recorded.request_message_id, text: 'hello all' }]);
-    const requests = await storeRows(box, `SELECT agent_alias, message_id FROM messages WHERE direction = 'request' AND context_id = ? ORDER BY agent_alias`, [queued.request.context_id]);
+    expect(recorder.received.filter((r) => r.messageId === recorded.request_message_id)).toEqual([
+      { messageId: recorded.request_message_id, text: 'hello all' },
+    ]);
+    const requests = await storeRows(box, `SELECT agent_alias, message_id FROM messages WHERE direction = 'request' AND context_id = ? ORDER BY agent_alias`, [
+      queued.request.context_id,
+    ]);
     expect(requests.map((r) => [r.agent_alias, r.message_id])).toEqual(
       [...queued.members].sort((a: any, b: any) => a.alias.localeCompare(b.alias)).map((m: any) => [m.alias, m.request_message_id]),
     );
 
     // One send job per member, each ended; between them the gateways ran every one, and with two gateways both ran some.
     const jobs = await jobList();
-    expect(jobs.map((j) => [j.kind, j.agent, j.context_id]).sort()).toEqual(queued.members.map((m: any) => ['send', m.alias, queued.request.context_id]).sort());
+    expect(jobs.map((j) => [j.kind, j.agent, j.context_id]).sort()).toEqual(
+      queued.members.map((m: any) => ['send', m.alias, queued.request.context_id]).sort(),
+    );
     expect(jobs.filter((j) => !['succeeded', 'failed'].includes(j.state) || j.locked_by !== null)).toEqual([]);
     const ran = gateways.map(startedBy);
     expect(jobs.filter((j) => !ran.some((r) => r.has(j.job_id))).map((j) => j.agent)).toEqual([]);
@@ -240,13 +257,20 @@ describe.each(STORES)('bcast and round --via-jobs (%s store)', (kind) => {
     expect(viaJobs.code, viaJobs.stderr).toBe(inProcess.code);
     await stopGateways(gateways);
     const [local, queued] = [inProcess.json().data, viaJobs.json().data];
-    expect(queued).toMatchObject({ status: 'succeeded', bcast: { status: 'succeeded' }, barrier: { status: 'succeeded' }, gather: { counts: { gathered: 3 } } });
+    expect(queued).toMatchObject({
+      status: 'succeeded',
+      bcast: { status: 'succeeded' },
+      barrier: { status: 'succeeded' },
+      gather: { counts: { gathered: 3 } },
+    });
     expect(comparable(queued.bcast)).toEqual(comparable(local.bcast));
     expectDelivered(queued.bcast);
     for (const step of ['barrier', 'gather', 'reduce'] as const) expect(withoutIds(queued[step]), step).toEqual(withoutIds(local[step]));
     expect(withoutIds(queued)).toEqual(withoutIds(local));
     expect(queued.reduce.reduced_text).toMatch(/^Summary for group 'g' in context '[0-9a-f-]{36}':\n- 0 \(echo\): echo: plan the day\n/);
-    expect(new Set([queued.bcast.request.context_id, queued.barrier.context_id, queued.gather.context_id, queued.reduce.context_id])).toEqual(new Set([queued.context_id]));
+    expect(new Set([queued.bcast.request.context_id, queued.barrier.context_id, queued.gather.context_id, queued.reduce.context_id])).toEqual(
+      new Set([queued.context_id]),
+    );
     expect((await jobList()).map((j) => j.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
   }, 90_000);
 
@@ -275,7 +299,13 @@ describe.each(STORES)('bcast and round --via-jobs (%s store)', (kind) => {
     expect(res.code).toBe(70);
     expect(JSON.parse(res.stderr).data.code).toBe('missive::orchestration::bcast_failed');
     const data = res.json().data;
-    expect(data).toMatchObject({ status: 'failed', execution: 'sequential', max_concurrency: 1, failure_policy: 'stop', counts: { succeeded: 1, failed: 1, timeout: 0, skipped: 2 } });
+    expect(data).toMatchObject({
+      status: 'failed',
+      execution: 'sequential',
+      max_concurrency: 1,
+      failure_policy: 'stop',
+      counts: { succeeded: 1, failed: 1, timeout: 0, skipped: 2 },
+    });
     expect(data.members.map((m: any) => [m.alias, m.status, m.request_message_id === null])).toEqual([
       ['echo', 'succeeded', false],
       ['fail', 'failed', false],
@@ -286,7 +316,10 @@ describe.each(STORES)('bcast and round --via-jobs (%s store)', (kind) => {
     const jobs = await jobList();
     expect(jobs.map((j) => j.agent).sort()).toEqual(['echo', 'fail']);
     const jobIds = new Set(jobs.map((j) => j.job_id));
-    await eventually('the gateways to have started every job', () => gateways.flatMap((g) => [...startedBy(g)]).filter((id) => jobIds.has(id)).length === jobs.length);
+    await eventually(
+      'the gateways to have started every job',
+      () => gateways.flatMap((g) => [...startedBy(g)]).filter((id) => jobIds.has(id)).length === jobs.length,
+    );
     await stopGateways(gateways);
     expect({ tasks: sendsTo('tasks'), echo2: sendsTo('echo2') }).toEqual(before);
   }, 60_000);

@@ -40,7 +40,8 @@ afterEach(() => box.dispose());
 
 const selected = async (alias: string, ...flags: string[]) => (await box.run(['agent', 'inspect', alias, '--json', ...flags])).json().data.selected_interface;
 /** The A2A routes (not the card) an SDK agent was called on: `/a2a/jsonrpc` or `/a2a/rest…`. */
-const routes = (alias: keyof typeof fleet.agents) => fleet.agents[alias]!.requests.filter((r) => r.path.startsWith('/a2a/')).map((r) => (r.path.startsWith('/a2a/jsonrpc') ? 'json-rpc' : 'http+json'));
+const routes = (alias: keyof typeof fleet.agents) =>
+  fleet.agents[alias]!.requests.filter((r) => r.path.startsWith('/a2a/')).map((r) => (r.path.startsWith('/a2a/jsonrpc') ? 'json-rpc' : 'http+json'));
 
 describe('the binding follows the card', () => {
   it("takes a v1.0 card's first interface when the registration names no preference", async () => {

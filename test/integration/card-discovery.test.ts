@@ -77,12 +77,25 @@ describe('agent card discovery', () => {
     await box.run(['agent', 'add', 'snake', `${server.url}/snake`]);
     await box.run(['agent', 'add', 'legacy', `${server.url}/legacy`]);
     const snake = (await box.run(['agent', 'inspect', 'snake', '--json'])).json().data;
-    expect(snake.selected_interface).toEqual({ binding: 'json-rpc', protocol_binding: 'JSONRPC', url: `${server.url}/rpc`, tenant: null, protocol_version: '1.0', dialect: '1.0', source: 'agent_card' });
+    expect(snake.selected_interface).toEqual({
+      binding: 'json-rpc',
+      protocol_binding: 'JSONRPC',
+      url: `${server.url}/rpc`,
+      tenant: null,
+      protocol_version: '1.0',
+      dialect: '1.0',
+      source: 'agent_card',
+    });
     const caps = (await box.run(['agent', 'capabilities', 'snake', '--json'])).json().data;
     expect(caps.labels).toEqual(expect.arrayContaining(['streaming', 'push-notifications', 'input:text/plain', 'output:application/json']));
     const legacy = (await box.run(['agent', 'inspect', 'legacy', '--json'])).json().data;
     expect(legacy.card.interfaces_missing).toBe(true);
-    expect(legacy.selected_interface).toMatchObject({ binding: 'http+json', url: `${server.url}/legacy`, protocol_version: 'unknown', source: 'base_url_fallback' });
+    expect(legacy.selected_interface).toMatchObject({
+      binding: 'http+json',
+      url: `${server.url}/legacy`,
+      protocol_version: 'unknown',
+      source: 'base_url_fallback',
+    });
     const viaRegistry = await box.run(['agent', 'inspect', 'legacy', '--binding', 'json-rpc', '--json']);
     expect(viaRegistry.code).toBe(69);
   });
@@ -125,7 +138,14 @@ describe('agent card discovery', () => {
 
   it('maps VERSION_NOT_SUPPORTED bodies to exit 76, in HTTP and JSON-RPC shapes', async () => {
     server.route('/vns/.well-known/agent-card.json', (_req, res) =>
-      json(res, 400, { error: { code: 400, status: 'FAILED_PRECONDITION', message: 'A2A version 9.9 is not supported', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }] } }),
+      json(res, 400, {
+        error: {
+          code: 400,
+          status: 'FAILED_PRECONDITION',
+          message: 'A2A version 9.9 is not supported',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }],
+        },
+      }),
     );
     server.route('/vns2/.well-known/agent-card.json', (_req, res) => json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32009, message: 'version' } }));
     await box.run(['agent', 'add', 'vns', `${server.url}/vns`]);
@@ -140,9 +160,14 @@ describe('agent card discovery', () => {
     await box.run(['agent', 'add', 'missing', `${server.url}/missing`]);
     const res = await box.run(['agent', 'inspect', 'missing']);
     expect(res.code).toBe(76);
-    expect(res.stderr).toContain(`no Agent Card at ${server.url}/missing/.well-known/agent-card.json nor ${server.url}/missing/.well-known/agent.json (HTTP 404)`);
+    expect(res.stderr).toContain(
+      `no Agent Card at ${server.url}/missing/.well-known/agent-card.json nor ${server.url}/missing/.well-known/agent.json (HTTP 404)`,
+    );
     expect(res.stderr).toMatch(/seems to speak another A2A version/);
-    expect(server.requests.filter((r) => r.path.startsWith('/missing/')).map((r) => r.path)).toEqual(['/missing/.well-known/agent-card.json', '/missing/.well-known/agent.json']);
+    expect(server.requests.filter((r) => r.path.startsWith('/missing/')).map((r) => r.path)).toEqual([
+      '/missing/.well-known/agent-card.json',
+      '/missing/.well-known/agent.json',
+    ]);
     await box.run(['agent', 'add', 'down', 'http://127.0.0.1:9']);
     const down = await box.run(['agent', 'inspect', 'down', '--json']);
     expect(down.code).toBe(69);

@@ -19,19 +19,36 @@ beforeAll(async () => {
   // A framework serving one card per agent under its own path, the agent's JSON-RPC endpoint beside it.
   server.route('/agents/writer/agent-card.json', (req, res) => {
     if (req.headers['if-none-match'] === '"w1"') return void res.writeHead(304).end();
-    json(res, 200, {
-      ...minimalCard(server.url),
-      name: 'Writer',
-      supportedInterfaces: [{ url: `${server.url}/agents/writer/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    }, { etag: '"w1"' });
+    json(
+      res,
+      200,
+      {
+        ...minimalCard(server.url),
+        name: 'Writer',
+        supportedInterfaces: [{ url: `${server.url}/agents/writer/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      },
+      { etag: '"w1"' },
+    );
   });
   server.route('/agents/writer/rpc', (_req, res, body) => {
     const call = JSON.parse(body);
-    json(res, 200, { jsonrpc: '2.0', id: call.id, result: { message: { messageId: 'm-1', role: 'ROLE_AGENT', parts: [{ text: `writer: ${call.params.message.parts[0].text}` }] } } });
+    json(res, 200, {
+      jsonrpc: '2.0',
+      id: call.id,
+      result: { message: { messageId: 'm-1', role: 'ROLE_AGENT', parts: [{ text: `writer: ${call.params.message.parts[0].text}` }] } },
+    });
   });
   // A v0.2-style card at its own `agent.json` path.
   server.route('/legacy/agent.json', (_req, res) =>
-    json(res, 200, { name: 'Old', url: `${server.url}/legacy/rpc`, version: '1', capabilities: {}, defaultInputModes: ['text'], defaultOutputModes: ['text'], skills: [] }),
+    json(res, 200, {
+      name: 'Old',
+      url: `${server.url}/legacy/rpc`,
+      version: '1',
+      capabilities: {},
+      defaultInputModes: ['text'],
+      defaultOutputModes: ['text'],
+      skills: [],
+    }),
   );
   // A card served by a registry on another origin than the agent's interfaces.
   other.route('/registry/cards/far.json', (_req, res) => json(res, 200, { ...minimalCard(server.url), name: 'Far' }));
@@ -82,7 +99,9 @@ describe('agent add with a card URL', () => {
 
   it('does not send the agent credentials to a card on another origin', async () => {
     expect((await box.run(['auth', 'add', 'tok', '--env', 'FAR_TOKEN'])).code).toBe(0);
-    const add = await box.run(['agent', 'add', 'far', `${server.url}/a2a`, '--card-url', `${other.url}/registry/cards/far.json`, '--auth-ref', 'tok'], { env: { FAR_TOKEN: 'far-secret-1' } });
+    const add = await box.run(['agent', 'add', 'far', `${server.url}/a2a`, '--card-url', `${other.url}/registry/cards/far.json`, '--auth-ref', 'tok'], {
+      env: { FAR_TOKEN: 'far-secret-1' },
+    });
     expect(add.code).toBe(0);
     const card = other.requests.find((r) => r.path === '/registry/cards/far.json')!;
     expect(card.headers.authorization).toBeUndefined();
@@ -111,7 +130,11 @@ describe('agent inspect of a card file', () => {
     for (const target of [file, pathToFileURL(file).href, './cards/writer.json']) {
       const inspect = await box.run(['agent', 'inspect', target, '--json']);
       expect(inspect.code, inspect.stderr).toBe(0);
-      expect(inspect.json().data).toMatchObject({ card: { name: 'From File' }, cache: { url: pathToFileURL(file).href }, selected_interface: { binding: 'http+json' } });
+      expect(inspect.json().data).toMatchObject({
+        card: { name: 'From File' },
+        cache: { url: pathToFileURL(file).href },
+        selected_interface: { binding: 'http+json' },
+      });
     }
     const human = await box.run(['agent', 'inspect', file]);
     expect(human.stdout).toContain('From File');

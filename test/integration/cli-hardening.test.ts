@@ -35,7 +35,9 @@ beforeAll(async () => {
     raw.route(`/${prefix}/.well-known/agent-card.json`, (_req, res) =>
       json(res, 200, minimalCard(`${raw.url}/${prefix}`, { name: EVIL, description: EVIL, skills: [{ id: 'echo', name: EVIL, tags: [EVIL] }] })),
     );
-    raw.route(`/${prefix}/a2a/rest/message:send`, (_req, res) => (answer === 'error' ? json(res, 500, { error: { code: 500, message: EVIL } }) : json(res, 200, answer)));
+    raw.route(`/${prefix}/a2a/rest/message:send`, (_req, res) =>
+      answer === 'error' ? json(res, 500, { error: { code: 500, message: EVIL } }) : json(res, 200, answer),
+    );
   };
   agent('evil', task('evil-1', [{ artifactId: 'a1', name: EVIL, parts: [{ text: EVIL }] }]));
   agent('broken', 'error');
@@ -70,7 +72,10 @@ describe('integer flags', () => {
 
     const port = await box.run(['webhook', 'run', '--port', '65536', '--json']);
     expect(port.code).toBe(64);
-    expect(JSON.parse(port.stderr).data).toMatchObject({ code: 'missive::validation::invalid_arguments', message: expect.stringContaining('--port must be an integer from 0 to 65535') });
+    expect(JSON.parse(port.stderr).data).toMatchObject({
+      code: 'missive::validation::invalid_arguments',
+      message: expect.stringContaining('--port must be an integer from 0 to 65535'),
+    });
     expect((await box.run(['bcast', 'g', 'hi', '--max-concurrency', '0'])).stderr).toContain('--max-concurrency must be an integer from 1 to 10000');
     expect((await box.run(['task', 'get', 'evil-1', '--agent', 'evil', '--history-length', '99999999999999999999'])).code).toBe(64);
     expect((await box.run(['events', 'tail', '--poll-interval', 'often'])).stderr).toContain('--poll-interval must be an integer from 50 to 3600000');
@@ -107,7 +112,12 @@ describe('terminal text', () => {
     // An answer is a block: its line breaks stay, the rest is escaped.
     expect(sent.stdout).toContain('ok\\x1b[31mRED\\u202eevil\\u2066x\\x07\\rover\nmissive: forged');
     expect(failed.stderr).toContain('\\u202eevil');
-    expect(failed.stderr.trimEnd().split('\n').every((line) => line.startsWith('missive: ') || line.startsWith('  help: '))).toBe(true);
+    expect(
+      failed.stderr
+        .trimEnd()
+        .split('\n')
+        .every((line) => line.startsWith('missive: ') || line.startsWith('  help: ')),
+    ).toBe(true);
   });
 
   it('keeps JSON output exact', async () => {
@@ -144,7 +154,12 @@ describe('artifact export', () => {
 
   it('removes its staging when a write fails, creating no directory', () => {
     const target = join(box.home, 'new', 'out');
-    expect(() => writePrivateDir(target, [{ name: 'a.txt', data: 'a' }, { name: 'no/such/dir.txt', data: 'b' }])).toThrow(/cannot write .*; nothing was written/);
+    expect(() =>
+      writePrivateDir(target, [
+        { name: 'a.txt', data: 'a' },
+        { name: 'no/such/dir.txt', data: 'b' },
+      ]),
+    ).toThrow(/cannot write .*; nothing was written/);
     expect(readdirSync(box.home).filter((f) => f !== 'state' && f !== 'config')).toEqual([]);
   });
 });

@@ -60,7 +60,12 @@ describe('missive bin (plain Node)', () => {
       const list = JSON.parse((await missive(['agent', 'list', '--json'], { MISSIVE_HOME: home, HOME: home })).stdout);
       expect(list.data.agents.map((a: { alias: string }) => a.alias)).toEqual(['demo-echo', 'demo-reducer', 'demo-slow', 'demo-stream', 'demo-tasks']);
       const group = JSON.parse((await missive(['group', 'show', 'demo', '--json'], { MISSIVE_HOME: home, HOME: home })).stdout);
-      expect(group.data.members.map((m: { agent_alias: string; rank: number }) => `${m.rank}:${m.agent_alias}`)).toEqual(['0:demo-echo', '1:demo-tasks', '2:demo-stream', '3:demo-slow']);
+      expect(group.data.members.map((m: { agent_alias: string; rank: number }) => `${m.rank}:${m.agent_alias}`)).toEqual([
+        '0:demo-echo',
+        '1:demo-tasks',
+        '2:demo-stream',
+        '3:demo-slow',
+      ]);
       expect(list.data.agents.every((a: { card: { cached: boolean } }) => a.card.cached)).toBe(true);
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -69,7 +69,10 @@ describe('CLI start-up', () => {
     // What the process loaded, written at exit by a preloaded script: Node's own modules and the files required.
     const preload = join(box.home, 'loaded.cjs');
     const report = join(box.home, 'loaded.json');
-    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache) })));\n`);
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache) })));\n`,
+    );
     const env = { PATH: process.env.PATH, HOME: box.home, MISSIVE_HOME: box.home };
     await box.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000']);
     const list = await run(process.execPath, ['--require', preload, join(root, 'bin/missive.js'), 'agent', 'list', '--json'], { env });

@@ -36,7 +36,8 @@ const eventTypes = async (type: string): Promise<string[]> => {
   return res.json().data.events.map((e: { type: string }) => e.type);
 };
 /** How many message rows `where` selects. */
-const countMessages = async (where: string, params: unknown[] = []): Promise<number> => Number((await storeRows(box, `SELECT count(*) AS n FROM messages WHERE ${where}`, params))[0]!.n);
+const countMessages = async (where: string, params: unknown[] = []): Promise<number> =>
+  Number((await storeRows(box, `SELECT count(*) AS n FROM messages WHERE ${where}`, params))[0]!.n);
 
 describe.each(STORES)('collectives (%s store)', (kind) => {
   beforeEach(async () => {
@@ -66,7 +67,13 @@ describe.each(STORES)('collectives (%s store)', (kind) => {
       expect((await box.run(['group', 'create', 'h', '--member', 'nobody'])).code).toBe(64);
       expect((await box.run(['group', 'delete', 'g'])).code).toBe(0);
       expect((await box.run(['group', 'show', 'g'])).code).toBe(64);
-      expect(await eventTypes('missive.group.*')).toEqual(['missive.group.created', 'missive.group.member_added', 'missive.group.member_added', 'missive.group.member_removed', 'missive.group.deleted']);
+      expect(await eventTypes('missive.group.*')).toEqual([
+        'missive.group.created',
+        'missive.group.member_added',
+        'missive.group.member_added',
+        'missive.group.member_removed',
+        'missive.group.deleted',
+      ]);
     });
 
     it('aggregates member capabilities', async () => {
@@ -105,7 +112,11 @@ describe.each(STORES)('collectives (%s store)', (kind) => {
         const res = await box.run(['bcast', 'mixed', 'hello all', '--binding', binding, '--failure-policy', 'continue', '--json']);
         expect(res.code).toBe(0);
         const data = res.json().data;
-        expect(data).toMatchObject({ status: 'partial_failure', counts: { succeeded: 3, failed: 2, timeout: 0, skipped: 0 }, request: { context_created: true } });
+        expect(data).toMatchObject({
+          status: 'partial_failure',
+          counts: { succeeded: 3, failed: 2, timeout: 0, skipped: 0 },
+          request: { context_created: true },
+        });
         expect(data.members.map((m: any) => [m.rank, m.alias, m.status, m.state])).toEqual([
           [0, 'echo', 'succeeded', null],
           [1, 'tasks', 'succeeded', 'completed'],
@@ -165,13 +176,18 @@ describe.each(STORES)('collectives (%s store)', (kind) => {
     });
 
     it('fans out to 50 agents with bounded concurrency, one context and 50 distinct message ids', async () => {
-      const many = await startAgents(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`e${String(i).padStart(2, '0')}`, { behaviour: 'echo' as const }])));
+      const many = await startAgents(
+        Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`e${String(i).padStart(2, '0')}`, { behaviour: 'echo' as const }])),
+      );
       try {
         await register(box, many.agents);
         await box.run(['group', 'create', 'big', ...Object.keys(many.agents).flatMap((a) => ['--member', a])]);
         const res = await box.run(['bcast', 'big', 'ping', '--max-concurrency', '8', '--ndjson']);
         expect(res.code).toBe(0);
-        const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+        const lines = res.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
         const result = lines.at(-1).data;
         expect(lines.at(-1).kind).toBe('bcast_result');
         expect(result).toMatchObject({ status: 'succeeded', max_concurrency: 8, counts: { succeeded: 50 } });
@@ -185,7 +201,10 @@ describe.each(STORES)('collectives (%s store)', (kind) => {
           peak = Math.max(peak, inFlight);
         }
         expect(peak).toBeLessThanOrEqual(8);
-        const ids = await storeRows(box, `SELECT context_id AS c, count(DISTINCT message_id) AS n FROM messages WHERE direction = 'request' GROUP BY context_id`);
+        const ids = await storeRows(
+          box,
+          `SELECT context_id AS c, count(DISTINCT message_id) AS n FROM messages WHERE direction = 'request' GROUP BY context_id`,
+        );
         expect(ids.map((r) => [r.c, Number(r.n)])).toEqual([[result.request.context_id, 50]]);
       } finally {
         await many.close();
@@ -221,7 +240,9 @@ describe.each(STORES)('collectives (%s store)', (kind) => {
         ['echo', 2, 'succeeded'],
         ['tasks', 1, 'succeeded'],
       ]);
-      const texts = (await storeRows(box, `SELECT agent_alias, content_json FROM messages WHERE direction = 'request' ORDER BY agent_alias, rowid`)).map((r) => [r.agent_alias, JSON.parse(r.content_json).parts[0]]);
+      const texts = (await storeRows(box, `SELECT agent_alias, content_json FROM messages WHERE direction = 'request' ORDER BY agent_alias, rowid`)).map(
+        (r) => [r.agent_alias, JSON.parse(r.content_json).parts[0]],
+      );
       expect(texts).toEqual([
         ['echo', { text: 'first' }],
         ['echo', { data: { n: 3 }, mediaType: 'application/json' }],

@@ -62,7 +62,10 @@ describe('config show', () => {
     const file = join(box.home, 'c.toml');
     writeFileSync(file, CONFIG);
     const env = { PROD_TOKEN: 'prod-token-value-9' };
-    for (const args of [['config', 'show'], ['config', 'show', '--json']]) {
+    for (const args of [
+      ['config', 'show'],
+      ['config', 'show', '--json'],
+    ]) {
       const res = await box.run([...args, '--config', file], { env });
       expect(res.code, res.stderr).toBe(0);
       expect(res.stdout).not.toContain('svc-param-secret-1');

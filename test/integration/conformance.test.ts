@@ -18,7 +18,14 @@ import { createMemorySecretStore } from '../../electron/core/auth/secret-store.j
 import { createRegistry } from '../../electron/core/ipc/registry.js';
 
 const TOKEN = 'conformance-bearer-token-0123456789';
-const READS = ['GetTask', 'CancelTask', 'SubscribeToTask', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig'];
+const READS = [
+  'GetTask',
+  'CancelTask',
+  'SubscribeToTask',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+];
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let peer: LegacyPeer;
@@ -105,9 +112,11 @@ describe('missive conformance', () => {
     const data = res.json().data;
     expect(data.passed).toBe(false);
     const broken = cellsOf(data, 'json-rpc/1.0');
-    for (const op of [...READS.filter((o) => o !== 'SubscribeToTask'), 'ListTasks']) expect(broken[op], op).toMatchObject({ status: 'failed', code: 'missive::protocol::invalid_json' });
+    for (const op of [...READS.filter((o) => o !== 'SubscribeToTask'), 'ListTasks'])
+      expect(broken[op], op).toMatchObject({ status: 'failed', code: 'missive::protocol::invalid_json' });
     expect(broken.SubscribeToTask).toMatchObject({ status: 'failed', code: 'missive::protocol::not_event_stream' });
-    for (const column of ['http+json/1.0', 'grpc/1.0']) for (const c of data.interfaces.find((i: any) => i.id === column).cells) expect(c.status, `${column} ${c.operation}`).not.toBe('failed');
+    for (const column of ['http+json/1.0', 'grpc/1.0'])
+      for (const c of data.interfaces.find((i: any) => i.id === column).cells) expect(c.status, `${column} ${c.operation}`).not.toBe('failed');
     const error = JSON.parse(res.stderr).data;
     expect(error).toMatchObject({ code: 'missive::protocol::conformance_failed', exit_code: 76 });
     expect(error.message).toContain('json-rpc/1.0 GetTask');
@@ -142,7 +151,8 @@ describe('missive conformance', () => {
       expect(cells.GetTask, column).toMatchObject({ status: 'ok', note: 'TaskNotFound' });
       expect(cells.CancelTask, column).toMatchObject({ status: 'ok', note: 'TaskNotFound' });
     }
-    for (const column of ['json-rpc/0.3', 'grpc/0.3']) for (const c of data.interfaces.find((i: any) => i.id === column).cells) expect(c.status, `${column} ${c.operation}`).not.toBe('failed');
+    for (const column of ['json-rpc/0.3', 'grpc/0.3'])
+      for (const c of data.interfaces.find((i: any) => i.id === column).cells) expect(c.status, `${column} ${c.operation}`).not.toBe('failed');
     // The 0.3 SDK's own REST server answers SubscribeToTask of an unknown task with HTTP 500: the probe names it.
     expect(cellsOf(data, 'http+json/0.3').SubscribeToTask).toMatchObject({ status: 'failed', code: 'missive::transport::http_status' });
     expect(res.code).toBe(76);
@@ -185,7 +195,8 @@ describe('missive conformance', () => {
       ]);
       expect(cellsOf(data, 'json-rpc/1.0').ListTasks).toMatchObject({ status: 'ok' });
       expect(cellsOf(data, 'json-rpc/0.3').ListTasks).toMatchObject({ status: 'not_in_0.3' });
-      for (const column of ['json-rpc/1.0', 'json-rpc/0.3']) expect(cellsOf(data, column).GetTask, column).toMatchObject({ status: 'ok', note: 'TaskNotFound' });
+      for (const column of ['json-rpc/1.0', 'json-rpc/0.3'])
+        expect(cellsOf(data, column).GetTask, column).toMatchObject({ status: 'ok', note: 'TaskNotFound' });
       // The 0.3 column's calls went to the 0.3 peer (which answers only the 0.3 wire: its TaskNotFound above proves it).
       expect(legacy.requests.some((r) => r.path === '/rpc' && r.method === 'POST')).toBe(true);
     } finally {
@@ -201,7 +212,8 @@ describe('missive conformance', () => {
       const res = await box.run(['conformance', 'ext', '--json', '--bearer-token-env', 'PEER_TOKEN']);
       const data = res.json().data;
       expect(data.interfaces.map((i: any) => i.id)).toEqual(['http+json/1.0', 'json-rpc/1.0', 'grpc/1.0']);
-      for (const column of ['http+json/1.0', 'json-rpc/1.0', 'grpc/1.0']) expect(cellsOf(data, column).GetExtendedAgentCard, column).toMatchObject({ status: 'ok' });
+      for (const column of ['http+json/1.0', 'json-rpc/1.0', 'grpc/1.0'])
+        expect(cellsOf(data, column).GetExtendedAgentCard, column).toMatchObject({ status: 'ok' });
       expect(res.code).toBe(0);
       expect(res.stdout).not.toContain(TOKEN);
     } finally {
@@ -235,7 +247,10 @@ describe('agents.conformance (IPC)', () => {
       const result = await registry.invoke('agents.conformance', { alias: 'half' });
       if (!result.ok) throw new Error(JSON.stringify(result.error));
       expect(result.data).toMatchObject({ alias: 'half', passed: false, exit_code: 76 });
-      expect(result.data.interfaces.find((i) => i.id === 'json-rpc/1.0')!.cells.find((c) => c.operation === 'GetTask')).toMatchObject({ status: 'failed', code: 'missive::protocol::invalid_json' });
+      expect(result.data.interfaces.find((i) => i.id === 'json-rpc/1.0')!.cells.find((c) => c.operation === 'GetTask')).toMatchObject({
+        status: 'failed',
+        code: 'missive::protocol::invalid_json',
+      });
       const unknown = await registry.invoke('agents.conformance', { alias: 'nobody' });
       expect(unknown.ok).toBe(false);
       if (!unknown.ok) expect(unknown.error.code).toBe('missive::validation::unknown_agent');

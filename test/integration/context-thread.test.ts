@@ -23,7 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => fleet.close());
 
-const view = (items: Array<Record<string, any>>) => items.map((i) => (i.kind === 'message' ? [i.role, i.agent_alias, i.text] : ['artifact', i.agent_alias, i.name, i.text]));
+const view = (items: Array<Record<string, any>>) =>
+  items.map((i) => (i.kind === 'message' ? [i.role, i.agent_alias, i.text] : ['artifact', i.agent_alias, i.name, i.text]));
 
 describe.each(STORES)('context thread (%s store)', (kind) => {
   let store: StoreUnderTest;
@@ -40,10 +41,15 @@ describe.each(STORES)('context thread (%s store)', (kind) => {
   beforeAll(async () => {
     store = await storeUnderTest(kind);
     home = mkdtempSync(join(tmpdir(), 'missive-thread-'));
-    core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, THREAD_TOKEN: TOKEN, ...store.env }, cwd: home, secrets: createMemorySecretStore() });
+    core = createCore({
+      env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, THREAD_TOKEN: TOKEN, ...store.env },
+      cwd: home,
+      secrets: createMemorySecretStore(),
+    });
     registry = createRegistry({ core, cwd: home, emit: () => undefined });
     await addAuth(core, { name: 'threadtoken', env: 'THREAD_TOKEN' });
-    for (const alias of ['echo', 'tasker', 'chunks'] as const) await call('agents.add', { alias, baseUrl: fleet.agents[alias]!.baseUrl, authRef: 'threadtoken' });
+    for (const alias of ['echo', 'tasker', 'chunks'] as const)
+      await call('agents.add', { alias, baseUrl: fleet.agents[alias]!.baseUrl, authRef: 'threadtoken' });
   });
 
   afterAll(async () => {
@@ -54,7 +60,11 @@ describe.each(STORES)('context thread (%s store)', (kind) => {
   });
 
   it('opens with the question of a conversation the agent started (a send or stream without a context)', async () => {
-    for (const [agent, channel] of [['echo', 'messages.send'], ['chunks', 'messages.stream'], ['tasker', 'messages.send']] as const) {
+    for (const [agent, channel] of [
+      ['echo', 'messages.send'],
+      ['chunks', 'messages.stream'],
+      ['tasker', 'messages.send'],
+    ] as const) {
       await call(channel, { agent, inputs: { text: `a new conversation with ${agent}` } });
       const contextId = (await call('history.list', { limit: 1 })).entries[0].context_id as string;
       expect(contextId, `${agent} named a context in its answer`).toEqual(expect.any(String));
@@ -80,7 +90,14 @@ describe.each(STORES)('context thread (%s store)', (kind) => {
     const [ask, answer, , artifact, done] = thread.items;
     expect(ask).toMatchObject({ kind: 'message', direction: 'request', task_id: null, parts: [{ text: 'first question [REDACTED]' }] });
     expect(answer).toMatchObject({ direction: 'response', task_id: null });
-    expect(artifact).toMatchObject({ task_id: sent.task.task_id, artifact_id: expect.any(String), version: 1, mime_type: 'text/plain', summary: 'text', text_truncated: false });
+    expect(artifact).toMatchObject({
+      task_id: sent.task.task_id,
+      artifact_id: expect.any(String),
+      version: 1,
+      mime_type: 'text/plain',
+      summary: 'text',
+      text_truncated: false,
+    });
     expect(done).toMatchObject({ task_id: sent.task.task_id });
     const times = thread.items.map((i: { at: string }) => i.at);
     expect(times).toEqual([...times].sort());
@@ -108,7 +125,12 @@ describe.each(STORES)('context thread (%s store)', (kind) => {
     const { contexts } = await call('contexts.list', {});
     const listed = contexts.find((c: { name: string | null }) => c.name === 'listed');
     expect(listed).toMatchObject({ state: 'open', agent: 'echo', preview: 'list me [REDACTED]', messages: 2, tasks: 0, first_message_id: expect.any(String) });
-    expect(contexts.map((c: { updated_at: string }) => c.updated_at)).toEqual(contexts.map((c: { updated_at: string }) => c.updated_at).sort().reverse());
+    expect(contexts.map((c: { updated_at: string }) => c.updated_at)).toEqual(
+      contexts
+        .map((c: { updated_at: string }) => c.updated_at)
+        .sort()
+        .reverse(),
+    );
     const fork = await call('contexts.fork', { context: 'listed', name: 'listed-2' });
     expect(fork).toMatchObject({ name: 'listed-2', parent_context_id: listed.context_id });
     const document = await call('contexts.export', { context: 'listed' });
@@ -141,7 +163,9 @@ describe.each(STORES)('context thread (%s store)', (kind) => {
     // A streamed task's answers are its updates, newest first.
     const streamTask = (await conversation.latestTaskOf('chunks', context.context_id))!;
     expect(streamTask.state).toBe('completed');
-    const updates: Array<{ direction: string; role: string; content: Record<string, any>; created_at: string }> = await conversation.responsesOfTask(streamTask.task_id);
+    const updates: Array<{ direction: string; role: string; content: Record<string, any>; created_at: string }> = await conversation.responsesOfTask(
+      streamTask.task_id,
+    );
     expect(shape(updates)).toEqual([
       ['stream_event', 'system', 'statusUpdate'],
       ['stream_event', 'system', 'artifactUpdate'],
@@ -150,11 +174,19 @@ describe.each(STORES)('context thread (%s store)', (kind) => {
       ['stream_event', 'system', 'task'],
     ]);
     expect(updates[0]!.content.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(updates.map((u) => u.created_at)).toEqual(updates.map((u) => u.created_at).sort().reverse());
+    expect(updates.map((u) => u.created_at)).toEqual(
+      updates
+        .map((u) => u.created_at)
+        .sort()
+        .reverse(),
+    );
     expect(streamed.context_id).toBe(context.context_id);
   });
 
   it('refuses a context it does not know with a usage error', async () => {
-    expect(await registry.invoke('contexts.thread', { context: 'nowhere' })).toMatchObject({ ok: false, error: { code: 'missive::validation::unknown_context', exit_code: 64 } });
+    expect(await registry.invoke('contexts.thread', { context: 'nowhere' })).toMatchObject({
+      ok: false,
+      error: { code: 'missive::validation::unknown_context', exit_code: 64 },
+    });
   });
 });

@@ -119,7 +119,20 @@ describe.each(STORES)('context (%s store)', (kind) => {
       'metadata',
       'created_at',
     ]);
-    expect(Object.keys(doc.events[0])).toEqual(['sequence', 'event_id', 'timestamp', 'source', 'event_type', 'agent_alias', 'context_id', 'task_id', 'dedupe_key', 'payload', 'metadata', 'redacted']);
+    expect(Object.keys(doc.events[0])).toEqual([
+      'sequence',
+      'event_id',
+      'timestamp',
+      'source',
+      'event_type',
+      'agent_alias',
+      'context_id',
+      'task_id',
+      'dedupe_key',
+      'payload',
+      'metadata',
+      'redacted',
+    ]);
     expect(doc.events.map((e: any) => typeof e.sequence)).toEqual(doc.events.map(() => 'number'));
     expect(Object.keys(doc.artifacts[0])).not.toContain('rowid');
     expect(text).not.toContain(TOKEN);
@@ -131,7 +144,9 @@ describe.each(STORES)('context (%s store)', (kind) => {
     expect(stdout.stdout).not.toContain(TOKEN);
     expect(JSON.stringify(await storeRows(box, `SELECT * FROM messages`))).not.toContain(TOKEN);
     const exported = (await box.run(['events', 'list', '--type', 'missive.context.exported', '--json'])).json().data.events;
-    expect(exported.map((e: any) => e.payload)).toEqual([{ path: join(box.home, 'exp.json'), messages: doc.messages.length, tasks: 2, events: doc.events.length }]);
+    expect(exported.map((e: any) => e.payload)).toEqual([
+      { path: join(box.home, 'exp.json'), messages: doc.messages.length, tasks: 2, events: doc.events.length },
+    ]);
   });
 });
 
@@ -152,7 +167,9 @@ describe('context (postgres store only)', () => {
       storage.transaction((tx) => tx.history.insertContext({ id: 'ctx-second', name: 'taken', parent: null })).catch((error: unknown) => error),
     );
     expect(collided).toMatchObject({ code: 'missive::validation::context_name_taken', exitCode: 64 });
-    const again = await withStorage(box, (storage) => storage.history.insertContext({ id: 'ctx-first', name: null, parent: null }).catch((error: unknown) => error));
+    const again = await withStorage(box, (storage) =>
+      storage.history.insertContext({ id: 'ctx-first', name: null, parent: null }).catch((error: unknown) => error),
+    );
     expect(again).toMatchObject({ code: 'missive::validation::context_exists', exitCode: 64 });
     const renamed = await withStorage(box, async (storage) => {
       await storage.history.insertContext({ id: 'ctx-third', name: null, parent: null });

@@ -55,7 +55,9 @@ const artifact = (parts: unknown[], a: Partial<ArtifactWrite> = {}): ArtifactWri
 const clockPast = (iso: string) => expect.poll(() => nowIso() > iso, { interval: 1 }).toBe(true);
 
 /** Opens the store a sandbox selects, and gives raw SQL on it (`?` placeholders) to see what the interface does not show. */
-async function open(box: Sandbox): Promise<{ core: Core; storage: Storage; rows: (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>; close: () => Promise<void> }> {
+async function open(
+  box: Sandbox,
+): Promise<{ core: Core; storage: Storage; rows: (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>; close: () => Promise<void> }> {
   const core = createCore({ env: box.env, cwd: box.home, secrets: box.secrets });
   const storage = await core.storage();
   if (core.storeSelection.kind !== 'postgres') {
@@ -72,7 +74,12 @@ async function open(box: Sandbox): Promise<{ core: Core; storage: Storage; rows:
     storage,
     rows: async (sql, params = []) => {
       let n = 0;
-      return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows;
+      return (
+        await client.query(
+          sql.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows;
     },
     close: async () => {
       await client.end();
@@ -108,7 +115,15 @@ describe.each<StoreKindUnderTest>(STORES)('conversation rows on %s', (kind) => {
     await c.ensureContext('ctx-1', 'other', { topic: 'second' });
     await c.ensureContext('ctx-2', null);
     const first = await c.getContext('ctx-1');
-    expect(first).toMatchObject({ context_id: 'ctx-1', agent_alias: 'echo', name: null, parent_context_id: null, state: 'open', metadata: { topic: 'first' }, closed_at: null });
+    expect(first).toMatchObject({
+      context_id: 'ctx-1',
+      agent_alias: 'echo',
+      name: null,
+      parent_context_id: null,
+      state: 'open',
+      metadata: { topic: 'first' },
+      closed_at: null,
+    });
     expect(first).not.toHaveProperty('summary');
     expect(first).not.toHaveProperty('metadata_json');
     expect(first!.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -204,7 +219,16 @@ describe.each<StoreKindUnderTest>(STORES)('conversation rows on %s', (kind) => {
     expect(await c.writeArtifact(artifact([text('b')]))).toBe(2);
     expect(await c.writeArtifact(artifact([{ kind: 'data', data: { n: 1 } }], { mode: 'append', kind: 'json', lastChunk: true }))).toBe(3);
     expect(await c.listArtifactsOfTask('t-1')).toEqual([
-      { artifact_id: 'art-1', name: 'report', kind: 'mixed', mime_type: 'text/plain', version: 3, last_chunk: 1, chunks: 2, updated_at: expect.stringMatching(/Z$/) },
+      {
+        artifact_id: 'art-1',
+        name: 'report',
+        kind: 'mixed',
+        mime_type: 'text/plain',
+        version: 3,
+        last_chunk: 1,
+        chunks: 2,
+        updated_at: expect.stringMatching(/Z$/),
+      },
     ]);
     // Content equal to the chunks concatenated (as a final non-append artifact event repeats them) is no change.
     expect(await c.writeArtifact(artifact([text('b'), { kind: 'data', data: { n: 1 } }], { lastChunk: true }))).toBe(3);
@@ -238,7 +262,8 @@ describe.each<StoreKindUnderTest>(STORES)('conversation rows on %s', (kind) => {
     await write(task('t-b', 'completed'));
     await write(task('t-c', 'working', { agentAlias: 'other', contextId: 'ctx-1' }));
     await write(task('t-a', 'completed', { contextId: 'ctx-1' }));
-    const ids = async (q: Partial<Parameters<Storage['conversation']['listTasks']>[0]> = {}) => (await c.listTasks({ limit: 50, offset: 0, ...q })).map((t) => t.task_id);
+    const ids = async (q: Partial<Parameters<Storage['conversation']['listTasks']>[0]> = {}) =>
+      (await c.listTasks({ limit: 50, offset: 0, ...q })).map((t) => t.task_id);
     expect(await ids()).toEqual(['t-a', 't-c', 't-b']);
     expect(await ids({ agent: 'echo' })).toEqual(['t-a', 't-b']);
     expect(await ids({ contextId: 'ctx-1' })).toEqual(['t-a', 't-c']);
@@ -362,7 +387,12 @@ describe.each<StoreKindUnderTest>(STORES)('conversation rows on %s', (kind) => {
     });
     await c.writeArtifact(artifact([text('b'), text('c')], { mode: 'append' }));
     await c.writeArtifact(
-      artifact([{ kind: 'data', data: { n: 1 } }], { mode: 'append', kind: 'json', lastChunk: true, content: { artifactId: 'art-1', description: 'more', parts: [{ kind: 'data', data: { n: 1 } }] } }),
+      artifact([{ kind: 'data', data: { n: 1 } }], {
+        mode: 'append',
+        kind: 'json',
+        lastChunk: true,
+        content: { artifactId: 'art-1', description: 'more', parts: [{ kind: 'data', data: { n: 1 } }] },
+      }),
     );
     expect(await c.getArtifact('t-1', 'art-1')).toMatchObject({
       kind: 'mixed',
@@ -430,7 +460,10 @@ describe('conversation rows on PostgreSQL: two hosts writing one artifact at onc
   /** Resolves once some statement of this database waits on a lock (the second host's write, behind the first's). */
   const someoneWaits = (h: (typeof hosts)[number]) =>
     expect
-      .poll(async () => Number((await h.rows(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0]!.n), { timeout: 5000 })
+      .poll(
+        async () => Number((await h.rows(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0]!.n),
+        { timeout: 5000 },
+      )
       .toBeGreaterThan(0);
 
   /**
@@ -456,7 +489,7 @@ describe('conversation rows on PostgreSQL: two hosts writing one artifact at onc
     return Promise.all([first, second]);
   }
 
-  it("two transactions adding a message to one task number them one after the other", async () => {
+  it('two transactions adding a message to one task number them one after the other', async () => {
     const [hostA, hostB] = hosts as [(typeof hosts)[number], (typeof hosts)[number]];
     await hostA.storage.conversation.insertMessage(message('m-0', { taskId: 't-1' }));
     let release!: () => void;

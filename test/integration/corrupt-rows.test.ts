@@ -41,7 +41,12 @@ describe.each(STORES)('rows changed outside missive (%s store)', (kind) => {
   });
 
   it('lists and exports every other event when one event row nests 5,000 deep, marking that one corrupt by its sequence and id', async () => {
-    await tamperStore(box, [[`INSERT INTO events (event_id, event_type, agent_alias, payload_json) VALUES (?, ?, ?, ?)`, ['tampered-deep', 'missive.note', 'peer', `{"x":${deepJson(5000)}}`]]]);
+    await tamperStore(box, [
+      [
+        `INSERT INTO events (event_id, event_type, agent_alias, payload_json) VALUES (?, ?, ?, ?)`,
+        ['tampered-deep', 'missive.note', 'peer', `{"x":${deepJson(5000)}}`],
+      ],
+    ]);
 
     const listed = await box.run(['events', 'list', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
@@ -51,7 +56,12 @@ describe.each(STORES)('rows changed outside missive (%s store)', (kind) => {
       type: 'missive.note',
       payload: null,
       metadata: {},
-      corrupt: { code: 'missive::storage::corrupt_row', message: expect.stringMatching(/the events row with sequence \d+, event_id "tampered-deep" cannot be read: its payload_json nests JSON deeper than 128 levels/) },
+      corrupt: {
+        code: 'missive::storage::corrupt_row',
+        message: expect.stringMatching(
+          /the events row with sequence \d+, event_id "tampered-deep" cannot be read: its payload_json nests JSON deeper than 128 levels/,
+        ),
+      },
     });
     const good = events.filter((e) => e !== bad);
     expect(good.length).toBeGreaterThan(2);
@@ -65,28 +75,44 @@ describe.each(STORES)('rows changed outside missive (%s store)', (kind) => {
 
     const logs = await box.run(['logs', '--source', 'event-journal', '--json']);
     expect(logs.code, logs.stderr).toBe(0);
-    expect(logs.json().data.records.find((r: { sequence: number }) => r.sequence === bad.sequence)).toMatchObject({ type: 'missive.note', message: 'missive.note agent=peer [corrupt]' });
+    expect(logs.json().data.records.find((r: { sequence: number }) => r.sequence === bad.sequence)).toMatchObject({
+      type: 'missive.note',
+      message: 'missive.note agent=peer [corrupt]',
+    });
 
     const exported = await box.run(['events', 'export', '--output', 'journal.ndjson', '--json']);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.json().data).toMatchObject({ events: events.length, corrupt: 1 });
-    const lines = readFileSync(join(box.home, 'journal.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(box.home, 'journal.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual(events);
   });
 
   it('fails a command that needs a 5,000-deep event (the thread of its context) as storage::corrupt_row naming the event', async () => {
     await tamperStore(box, [
-      [`INSERT INTO events (event_id, event_type, agent_alias, context_id, task_id, payload_json) VALUES (?, ?, ?, ?, ?, ?)`, ['tampered-update', 'a2a.stream.status_update', 'peer', contextId, taskId, `{"statusUpdate":${deepJson(5000)}}`]],
+      [
+        `INSERT INTO events (event_id, event_type, agent_alias, context_id, task_id, payload_json) VALUES (?, ?, ?, ?, ?, ?)`,
+        ['tampered-update', 'a2a.stream.status_update', 'peer', contextId, taskId, `{"statusUpdate":${deepJson(5000)}}`],
+      ],
     ]);
-    for (const args of [['context', 'thread', contextId], ['context', 'export', contextId, '--output', 'ctx.json']]) {
+    for (const args of [
+      ['context', 'thread', contextId],
+      ['context', 'export', contextId, '--output', 'ctx.json'],
+    ]) {
       const res = await box.run([...args, '--json']);
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(75);
-      expect(errorOf(res.stderr)).toMatchObject({ code: 'missive::storage::corrupt_row', message: expect.stringContaining('event_id "tampered-update" cannot be read') });
+      expect(errorOf(res.stderr)).toMatchObject({
+        code: 'missive::storage::corrupt_row',
+        message: expect.stringContaining('event_id "tampered-update" cannot be read'),
+      });
     }
   });
 
   it('fetches a cached card nested 5,000 deep again for send and agent inspect, naming the agent, and keeps the fetched one', async () => {
-    const cachedCard = async () => JSON.parse((await storeRows(box, `SELECT agent_card_json FROM agents WHERE alias = ?`, ['peer']))[0]!.agent_card_json as string);
+    const cachedCard = async () =>
+      JSON.parse((await storeRows(box, `SELECT agent_card_json FROM agents WHERE alias = ?`, ['peer']))[0]!.agent_card_json as string);
     expect((await box.run(['agent', 'inspect', 'peer'])).code).toBe(0);
     const card = await cachedCard();
     const tamper = () => tamperStore(box, [[`UPDATE agents SET agent_card_json = ? WHERE alias = ?`, [`{"name":"peer","skills":${deepJson(5000)}}`, 'peer']]]);
@@ -94,7 +120,9 @@ describe.each(STORES)('rows changed outside missive (%s store)', (kind) => {
     await tamper();
     const sent = await box.run(['send', 'peer', 'hello']);
     expect(sent.code, sent.stderr).toBe(0);
-    expect(sent.stderr).toContain('the cached card of "peer" cannot be used (the agents row with alias "peer" cannot be read: its agent_card_json nests JSON deeper than 128 levels); fetching it again');
+    expect(sent.stderr).toContain(
+      'the cached card of "peer" cannot be used (the agents row with alias "peer" cannot be read: its agent_card_json nests JSON deeper than 128 levels); fetching it again',
+    );
     expect(await cachedCard()).toEqual(card);
 
     await tamper();
@@ -111,9 +139,12 @@ describe.each(STORES)('rows changed outside missive (%s store)', (kind) => {
     expect(await cachedCard()).toEqual(card);
   });
 
-  it('fails a task row with a state that is none of missive\'s, or remote JSON that is not JSON, as storage::corrupt_row naming the task', async () => {
+  it("fails a task row with a state that is none of missive's, or remote JSON that is not JSON, as storage::corrupt_row naming the task", async () => {
     await tamperStore(box, [[`UPDATE tasks SET state = 'nonsense' WHERE task_id = ?`, [taskId]]], { dropChecks: [['tasks', 'tasks_state_check']] });
-    for (const args of [['task', 'get', taskId], ['task', 'list']]) {
+    for (const args of [
+      ['task', 'get', taskId],
+      ['task', 'list'],
+    ]) {
       const res = await box.run([...args, '--json']);
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(75);
       const error = errorOf(res.stderr);
@@ -122,7 +153,9 @@ describe.each(STORES)('rows changed outside missive (%s store)', (kind) => {
       expect(error.help).toContain(`DELETE FROM tasks WHERE task_id = '${taskId}';`);
     }
 
-    await tamperStore(box, [[`UPDATE tasks SET state = 'completed', remote_task_json = '{not json' WHERE task_id = ?`, [taskId]]], { dropChecks: [['tasks', 'tasks_remote_task_json_check']] });
+    await tamperStore(box, [[`UPDATE tasks SET state = 'completed', remote_task_json = '{not json' WHERE task_id = ?`, [taskId]]], {
+      dropChecks: [['tasks', 'tasks_remote_task_json_check']],
+    });
     const res = await box.run(['task', 'get', taskId, '--json']);
     expect(res.code, res.stderr).toBe(75);
     expect(errorOf(res.stderr)).toMatchObject({
@@ -136,13 +169,35 @@ describe.each(STORES)('rows changed outside missive (%s store)', (kind) => {
   });
 
   it('refuses an auth ref whose stored flow is not a flow (storage::corrupt_row), never reading it as the header flow', async () => {
-    expect((await box.run(['auth', 'add', 'cc', '--env', 'CS', '--flow', 'oauth2_client_credentials', '--token-url', 'http://127.0.0.1:9/token', '--client-id', 'c1'])).code).toBe(0);
+    expect(
+      (
+        await box.run([
+          'auth',
+          'add',
+          'cc',
+          '--env',
+          'CS',
+          '--flow',
+          'oauth2_client_credentials',
+          '--token-url',
+          'http://127.0.0.1:9/token',
+          '--client-id',
+          'c1',
+        ])
+      ).code,
+    ).toBe(0);
     expect((await box.run(['agent', 'set', 'peer', '--auth-ref', 'cc'])).code).toBe(0);
     await tamperStore(box, [[`UPDATE auth_refs SET flow_json = ? WHERE name = ?`, ['{"type":"oauth2_client_credentials","client_id":7}', 'cc']]]);
-    for (const args of [['auth', 'list'], ['send', 'peer', 'hello']]) {
+    for (const args of [
+      ['auth', 'list'],
+      ['send', 'peer', 'hello'],
+    ]) {
       const res = await box.run([...args, '--json'], { env: { CS: 'client-secret-123' } });
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(75);
-      expect(errorOf(res.stderr)).toMatchObject({ code: 'missive::storage::corrupt_row', message: expect.stringContaining('the auth_refs row with name "cc" cannot be read: its flow_json does not hold what missive stores') });
+      expect(errorOf(res.stderr)).toMatchObject({
+        code: 'missive::storage::corrupt_row',
+        message: expect.stringContaining('the auth_refs row with name "cc" cannot be read: its flow_json does not hold what missive stores'),
+      });
     }
   });
 });

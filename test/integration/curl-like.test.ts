@@ -25,7 +25,10 @@ beforeAll(async () => {
       answer(res, body);
     });
   guarded('/guarded/.well-known/agent-card.json', (res) =>
-    json(res, 200, { ...minimalCard(server.url), supportedInterfaces: [{ url: `${server.url}/guarded/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }),
+    json(res, 200, {
+      ...minimalCard(server.url),
+      supportedInterfaces: [{ url: `${server.url}/guarded/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    }),
   );
   guarded('/guarded/rpc', (res, body) => {
     const call = JSON.parse(body);
@@ -39,7 +42,10 @@ beforeEach(() => {
 });
 afterEach(() => box.dispose());
 
-const journalAgents = () => readDb(box, (db) => (db.prepare(`SELECT DISTINCT agent_alias FROM events WHERE agent_alias IS NOT NULL`).all() as Array<{ agent_alias: string }>).map((r) => r.agent_alias));
+const journalAgents = () =>
+  readDb(box, (db) =>
+    (db.prepare(`SELECT DISTINCT agent_alias FROM events WHERE agent_alias IS NOT NULL`).all() as Array<{ agent_alias: string }>).map((r) => r.agent_alias),
+  );
 
 describe('a URL in place of an agent alias', () => {
   it('send, stream, agent inspect and conformance work without agent add; the journal names the URL', async () => {

@@ -45,7 +45,10 @@ const stringField = (field: number, text: string) => nested([field], Buffer.from
 /** A gRPC SendMessageResponse / StreamResponse (`message` is field 2 of both): an agent message whose data part nests `depth` lists deep. */
 function deepDataPartProto(depth = DEPTH): Buffer {
   // Value.list_value = 6, ListValue.values = 1, and so on down.
-  const list = nested(Array.from({ length: depth * 2 }, (_, i) => (i % 2 ? 1 : 6)), Buffer.alloc(0));
+  const list = nested(
+    Array.from({ length: depth * 2 }, (_, i) => (i % 2 ? 1 : 6)),
+    Buffer.alloc(0),
+  );
   // Part.data = 4 (a Value holding a Struct {x: list}): Value.struct_value = 5, Struct.fields = 1, entry key = 1, value = 2.
   const part = nested([4, 5, 1], Buffer.concat([stringField(1, 'x'), nested([2], list)]));
   // Message: message_id = 1, context_id = 2, role = 4 (ROLE_AGENT, a varint), parts = 5.
@@ -55,7 +58,12 @@ function deepDataPartProto(depth = DEPTH): Buffer {
 /** A gRPC A2A service that answers SendMessage and SendStreamingMessage with `answer(request)`, bytes as they are. */
 async function startRawGrpc(answer: (request: Buffer) => Buffer): Promise<{ target: string; close(): void }> {
   const server = new grpc.Server();
-  const raw = { requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b };
+  const raw = {
+    requestSerialize: (b: Buffer) => b,
+    requestDeserialize: (b: Buffer) => b,
+    responseSerialize: (b: Buffer) => b,
+    responseDeserialize: (b: Buffer) => b,
+  };
   server.addService(
     {
       SendMessage: { path: '/lf.a2a.v1.A2AService/SendMessage', requestStream: false, responseStream: false, ...raw },
@@ -69,7 +77,9 @@ async function startRawGrpc(answer: (request: Buffer) => Buffer): Promise<{ targ
       },
     },
   );
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { target: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
 }
 
@@ -84,18 +94,35 @@ beforeAll(async () => {
   grpcPeer = await startRawGrpc((request) => (request.includes('shallow') ? answers.shallow : answers.deep));
   const url = server.url;
   server.route('/grpc/.well-known/agent-card.json', (_req, res) =>
-    json(res, 200, minimalCard(url, { supportedInterfaces: [{ url: grpcPeer.target, protocolBinding: 'GRPC', protocolVersion: '1.0' }], capabilities: { streaming: true } })),
+    json(
+      res,
+      200,
+      minimalCard(url, { supportedInterfaces: [{ url: grpcPeer.target, protocolBinding: 'GRPC', protocolVersion: '1.0' }], capabilities: { streaming: true } }),
+    ),
   );
   const card = (path: string, binding: string, extra: Record<string, unknown> = {}) =>
-    minimalCard(url, { supportedInterfaces: [{ url: `${url}${path}`, protocolBinding: binding, protocolVersion: '1.0' }], capabilities: { streaming: true }, ...extra });
-  server.route('/deep-card/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"name":"deep","supportedInterfaces":[],"skills":${deep}}`));
+    minimalCard(url, {
+      supportedInterfaces: [{ url: `${url}${path}`, protocolBinding: binding, protocolVersion: '1.0' }],
+      capabilities: { streaming: true },
+      ...extra,
+    });
+  server.route(
+    '/deep-card/.well-known/agent-card.json',
+    (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"name":"deep","supportedInterfaces":[],"skills":${deep}}`),
+  );
   server.route('/rest/.well-known/agent-card.json', (_req, res) => json(res, 200, card('/rest/a2a', 'HTTP+JSON')));
   server.route('/rest/a2a/message:send', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"task":${deepTask}}`));
-  server.route('/rest/a2a/message:stream', (_req, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: {"task":${deepTask}}\n\n`));
+  server.route(
+    '/rest/a2a/message:stream',
+    (_req, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: {"task":${deepTask}}\n\n`),
+  );
   // An HTTP error status whose JSON error body nests too deep.
   server.route('/err/.well-known/agent-card.json', (_req, res) => json(res, 200, card('/err/a2a', 'HTTP+JSON')));
   for (const path of ['/err/a2a/message:send', '/err/a2a/message:stream']) {
-    server.route(path, (_req, res) => void res.writeHead(500, { 'content-type': 'application/json' }).end(`{"error":{"code":13,"message":"boom","details":${deep}}}`));
+    server.route(
+      path,
+      (_req, res) => void res.writeHead(500, { 'content-type': 'application/json' }).end(`{"error":{"code":13,"message":"boom","details":${deep}}}`),
+    );
   }
   server.route('/rpc/.well-known/agent-card.json', (_req, res) => json(res, 200, card('/rpc/a2a', 'JSONRPC')));
   server.route('/rpc/a2a', (_req, res, body) => {
@@ -106,9 +133,14 @@ beforeAll(async () => {
   });
   // Malformed answers the property tests found (test/unit/parsers-property.test.ts): the message text picks the body.
   server.route('/bad/.well-known/agent-card.json', (_req, res) => json(res, 200, card('/bad/a2a', 'HTTP+JSON')));
-  server.route('/bad/a2a/message:send', (_req, res, body) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.parse(body).message.parts[0].text));
+  server.route(
+    '/bad/a2a/message:send',
+    (_req, res, body) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.parse(body).message.parts[0].text),
+  );
   server.route('/badrpc/.well-known/agent-card.json', (_req, res) => json(res, 200, card('/badrpc/a2a', 'JSONRPC')));
-  server.route('/badrpc/a2a', (_req, res, body) => json(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32603, message: { text: 'not a string' } } }));
+  server.route('/badrpc/a2a', (_req, res, body) =>
+    json(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32603, message: { text: 'not a string' } } }),
+  );
   // v0.3 agents (spoken through the SDK): a JSON-RPC one and an HTTP+JSON one.
   const legacyTask = `{"kind":"task","id":"t-deep","contextId":"c-deep","status":{"state":"completed"},"metadata":{"x":${deep}}}`;
   server.route('/v03rpc/.well-known/agent-card.json', (_req, res) => json(res, 200, { ...legacyCard(`${url}/v03rpc/a2a`, 'JSONRPC') }));
@@ -120,7 +152,10 @@ beforeAll(async () => {
   });
   server.route('/v03rest/.well-known/agent-card.json', (_req, res) => json(res, 200, legacyCard(`${url}/v03rest/a2a`, 'HTTP+JSON')));
   server.route('/v03rest/a2a/v1/message:send', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(legacyTask));
-  server.route('/v03rest/a2a/v1/message:stream', (_req, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${legacyTask}\n\n`));
+  server.route(
+    '/v03rest/a2a/v1/message:stream',
+    (_req, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${legacyTask}\n\n`),
+  );
 });
 afterAll(async () => {
   grpcPeer.close();
@@ -160,14 +195,22 @@ describe('deeply nested JSON from an agent', () => {
     expectTooDeep(await box.run(['agent', 'inspect', 'deep', '--json']));
     const human = await box.run(['agent', 'refresh', 'deep']);
     expect(human.code).toBe(76);
-    expect(human.stderr).toMatch(/^missive: protocol error: the Agent Card at http:\/\/127\.0\.0\.1:\d+\/deep-card\/\.well-known\/agent-card\.json nests JSON deeper than 128 levels; missive refuses it\.\n/);
+    expect(human.stderr).toMatch(
+      /^missive: protocol error: the Agent Card at http:\/\/127\.0\.0\.1:\d+\/deep-card\/\.well-known\/agent-card\.json nests JSON deeper than 128 levels; missive refuses it\.\n/,
+    );
     expect(human.stderr).not.toMatch(/\n\s+at |Maximum call stack/);
     const list = await box.run(['agent', 'list', '--json']);
     expect(list.code).toBe(0);
     expect(list.json().data.agents).toMatchObject([{ alias: 'deep', card: { cached: false } }]);
   });
 
-  for (const [name, path] of [['HTTP+JSON', '/rest'], ['JSON-RPC', '/rpc'], ['v0.3 JSON-RPC', '/v03rpc'], ['v0.3 HTTP+JSON', '/v03rest'], ['gRPC', '/grpc']] as const) {
+  for (const [name, path] of [
+    ['HTTP+JSON', '/rest'],
+    ['JSON-RPC', '/rpc'],
+    ['v0.3 JSON-RPC', '/v03rpc'],
+    ['v0.3 HTTP+JSON', '/v03rest'],
+    ['gRPC', '/grpc'],
+  ] as const) {
     it(`refuses a ${name} send answer and stream event nested 50,000 deep, and later commands work`, async () => {
       expect((await box.run(['agent', 'add', 'a', `${server.url}${path}`])).code).toBe(0);
       expectTooDeep(await box.run(['send', 'a', 'hi', '--json']));
@@ -189,7 +232,12 @@ describe('deeply nested JSON from an agent', () => {
 
   it('refuses malformed answers that crashed the readers (exit 70) as protocol errors (exit 76)', async () => {
     expect((await box.run(['agent', 'add', 'a', `${server.url}/bad`])).code).toBe(0);
-    for (const body of ['null', '{"task":{}}', '{"task":{"id":"t","artifacts":[null]}}', '{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"raw":5}]}}']) {
+    for (const body of [
+      'null',
+      '{"task":{}}',
+      '{"task":{"id":"t","artifacts":[null]}}',
+      '{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"raw":5}]}}',
+    ]) {
       const res = await box.run(['send', 'a', body, '--json']);
       expect(res.code, body).toBe(76);
       expect(JSON.parse(res.stderr).data.code).toBe('missive::protocol::invalid_response');
@@ -197,7 +245,10 @@ describe('deeply nested JSON from an agent', () => {
     expect((await box.run(['agent', 'add', 'rpc', `${server.url}/badrpc`])).code).toBe(0);
     const rpc = await box.run(['send', 'rpc', 'hi', '--json']);
     expect(rpc.code).toBe(76);
-    expect(JSON.parse(rpc.stderr).data).toMatchObject({ code: 'missive::protocol::jsonrpc_error', message: 'protocol error: SendMessage failed with JSON-RPC error -32603: no message' });
+    expect(JSON.parse(rpc.stderr).data).toMatchObject({
+      code: 'missive::protocol::jsonrpc_error',
+      message: 'protocol error: SendMessage failed with JSON-RPC error -32603: no message',
+    });
   });
 
   it('refuses a gRPC data part 1,000 deep, which the protobuf decoder reads but the journal could not store', async () => {

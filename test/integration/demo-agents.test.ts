@@ -103,7 +103,7 @@ describe('missive demo serve', () => {
     await exited;
   };
 
-  it('fetches every card at start, so `route explain` right after it sees each member\'s capabilities', async () => {
+  it("fetches every card at start, so `route explain` right after it sees each member's capabilities", async () => {
     const served = sandbox();
     const child = spawn(process.execPath, ['bin/missive.js', 'demo', 'serve'], { cwd: process.cwd(), env: { ...served.env } });
     try {

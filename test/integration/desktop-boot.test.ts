@@ -56,7 +56,14 @@ describe('the desktop main process, booted from dist/ with a stand-in electron m
     expect(await controlOf(app)).toEqual({ ready: true, pid: app.pid, tray: false });
 
     const [window] = app.all('window');
-    expect(window!.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInWorker: false, webviewTag: false, webSecurity: true });
+    expect(window!.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webviewTag: false,
+      webSecurity: true,
+    });
     expect(window!.webPreferences.preload).toBe(join(ROOT, 'dist/electron/preload/index.cjs'));
     expect(window!.preloadExists).toBe(true);
     const load = app.last('load')!;
@@ -109,7 +116,14 @@ describe('the desktop main process, booted from dist/ with a stand-in electron m
       // Electron then tells the first instance; it restores, shows and focuses its window.
       const before = first.reports().length;
       first.send({ cmd: 'second-instance' });
-      await expect.poll(() => first.reports().slice(before).map((r) => r.event)).toEqual(['restore', 'show', 'focus']);
+      await expect
+        .poll(() =>
+          first
+            .reports()
+            .slice(before)
+            .map((r) => r.event),
+        )
+        .toEqual(['restore', 'show', 'focus']);
       expect(first.running()).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,10 @@ describe('doctor', () => {
 
   it('fails with the transport code of an unreachable agent and masks auth ref names', async () => {
     mkdirSync(join(box.home, 'config'), { recursive: true });
-    writeFileSync(join(box.home, 'config/config.toml'), '[auth_refs.prodtoken]\nkind = "env"\nenv = "PROD_TOKEN"\n[agents.down]\nbase_url = "http://127.0.0.1:9"\nauth_ref = "prodtoken"\n');
+    writeFileSync(
+      join(box.home, 'config/config.toml'),
+      '[auth_refs.prodtoken]\nkind = "env"\nenv = "PROD_TOKEN"\n[agents.down]\nbase_url = "http://127.0.0.1:9"\nauth_ref = "prodtoken"\n',
+    );
     const res = await box.run(['doctor', '--json'], { env: { PROD_TOKEN: 'doctor-secret-123' } });
     expect(res.code).toBe(69);
     const endpoint = check(res.json().data, 'a2a.endpoint.down');

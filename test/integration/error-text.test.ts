@@ -17,10 +17,21 @@ let server: RawServer;
 beforeAll(async () => {
   server = await startRawServer();
   server.route('/.well-known/agent-card.json', (_req, res) =>
-    json(res, 200, minimalCard(server.url, { supportedInterfaces: [{ url: `${server.url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }, { url: `${server.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })),
+    json(
+      res,
+      200,
+      minimalCard(server.url, {
+        supportedInterfaces: [
+          { url: `${server.url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+          { url: `${server.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        ],
+      }),
+    ),
   );
   server.route('/a2a/rest/message:send', (_req, res) => void res.writeHead(502, { 'content-type': 'text/html' }).end(PAGE));
-  server.route('/rpc', (_req, res, body) => json(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32603, message: 'model failed\n  at step 3\n  at step 4' } }));
+  server.route('/rpc', (_req, res, body) =>
+    json(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32603, message: 'model failed\n  at step 3\n  at step 4' } }),
+  );
 });
 afterAll(() => server.close());
 
@@ -31,7 +42,9 @@ describe('remote error text', () => {
       await box.run(['agent', 'add', 'proxy', server.url]);
       const res = await box.run(['send', 'proxy', 'hi']);
       expect(res.code).toBe(69);
-      expect(res.stderr).toMatch(/^missive: transport error: SendMessage at http:\/\/127\.0\.0\.1:\d+\/a2a\/rest\/message:send answered HTTP 502: 502 Bad Gateway\n$/);
+      expect(res.stderr).toMatch(
+        /^missive: transport error: SendMessage at http:\/\/127\.0\.0\.1:\d+\/a2a\/rest\/message:send answered HTTP 502: 502 Bad Gateway\n$/,
+      );
     } finally {
       box.dispose();
     }

@@ -67,10 +67,19 @@ describe('events --outcome failed', () => {
     expect((await box.run(['bcast', 'pair', 'together', '--context', 'ctx-f', '--failure-policy', 'continue'])).code).toBe(0);
     expect((await box.run(['barrier', 'pair', '--context', 'ctx-f', '--interval', '100ms'])).code).toBe(80);
     const failures = await list('--outcome', 'failed', '--context', 'ctx-f');
-    expect(failures.map((e) => e.type)).toEqual(['a2a.send.completed', 'missive.bcast.member.failed', 'missive.bcast.completed', 'missive.barrier.member.failed', 'missive.barrier.completed']);
+    expect(failures.map((e) => e.type)).toEqual([
+      'a2a.send.completed',
+      'missive.bcast.member.failed',
+      'missive.bcast.completed',
+      'missive.barrier.member.failed',
+      'missive.barrier.completed',
+    ]);
     const exported = await box.run(['events', 'export', '--outcome', 'failed', '--context', 'ctx-f', '--output', 'failures.ndjson']);
     expect(exported.code).toBe(0);
-    const lines = readFileSync(join(box.home, 'failures.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).type);
+    const lines = readFileSync(join(box.home, 'failures.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).type);
     expect(lines).toEqual(failures.map((e) => e.type));
   });
 });

@@ -20,7 +20,12 @@ describe('events', () => {
     const sent = (await box.run(['send', 'tasks', 'go', '--context', 'ctx-ev', '--json'])).json().data;
     const all = (await box.run(['events', 'list', '--json'])).json();
     expect(all.kind).toBe('events_list');
-    expect(all.data.events.map((e: { type: string }) => e.type)).toEqual(['missive.agent.added', 'a2a.agent_card.fetched', 'a2a.send.started', 'a2a.send.completed']);
+    expect(all.data.events.map((e: { type: string }) => e.type)).toEqual([
+      'missive.agent.added',
+      'a2a.agent_card.fetched',
+      'a2a.send.started',
+      'a2a.send.completed',
+    ]);
     const completed = (await box.run(['events', 'list', '--type', 'a2a.send.completed', '--json'])).json().data.events;
     expect(completed).toHaveLength(1);
     expect(completed[0]).toMatchObject({ context_id: 'ctx-ev', task_id: sent.task.task_id, agent: 'tasks' });
@@ -32,7 +37,8 @@ describe('events', () => {
   it('lists by agent, context and since: the newest --limit matches, oldest first', async () => {
     await box.run(['agent', 'add', 'other', 'http://127.0.0.1:9']);
     await box.run(['send', 'tasks', 'go', '--context', 'ctx-ag']);
-    const list = async (...args: string[]) => (await box.run(['events', 'list', ...args, '--json'])).json().data.events as Array<{ type: string; timestamp: string; context_id: string }>;
+    const list = async (...args: string[]) =>
+      (await box.run(['events', 'list', ...args, '--json'])).json().data.events as Array<{ type: string; timestamp: string; context_id: string }>;
     const all = await list();
     expect((await list('--agent', 'other')).map((e) => e.type)).toEqual(['missive.agent.added']);
     expect((await list('--agent', 'tasks', '--limit', '2')).map((e) => e.type)).toEqual(['a2a.send.started', 'a2a.send.completed']);
@@ -43,7 +49,8 @@ describe('events', () => {
 
   it('searches the journal as the Events view does: --search, any case, within the other filters', async () => {
     await box.run(['send', 'tasks', 'go', '--context', 'ctx-search']);
-    const list = async (...args: string[]) => (await box.run(['events', 'list', ...args, '--json'])).json().data.events as Array<{ type: string; context_id: string | null }>;
+    const list = async (...args: string[]) =>
+      (await box.run(['events', 'list', ...args, '--json'])).json().data.events as Array<{ type: string; context_id: string | null }>;
     expect((await list('--search', 'CTX-SEARCH')).map((e) => e.type)).toEqual(['a2a.send.started', 'a2a.send.completed']);
     expect((await list('--search', 'ctx-search', '--type', 'a2a.send.completed')).map((e) => e.context_id)).toEqual(['ctx-search']);
     expect(await list('--search', 'nothing-like-this')).toEqual([]);
@@ -57,7 +64,10 @@ describe('events', () => {
     await box.run(['agent', 'add', 'later', 'http://127.0.0.1:9']);
     const res = await tail;
     expect(res.code).toBe(0);
-    const records = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const records = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ kind: 'event_record', data: { type: 'missive.agent.added', agent: 'later' } });
   });

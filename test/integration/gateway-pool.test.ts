@@ -66,7 +66,10 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
     const password = new URL(db.url).password;
     const alice = sandbox({ MISSIVE_STORE_URL: db.url });
     const bob = sandbox({ MISSIVE_STORE_URL: db.url });
-    cleanups.push(() => alice.dispose(), () => bob.dispose());
+    cleanups.push(
+      () => alice.dispose(),
+      () => bob.dispose(),
+    );
 
     // An agent one home adds is the other's too.
     ok(await alice.run(['agent', 'add', 'worker', agent.baseUrl, '--json']), 'agent add');
@@ -89,7 +92,10 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
     // Gateway 1 is killed with jobs of its own in flight, at least one of them waiting on its task at the agent (the
     // task recorded: whoever takes the job over must wait on that task, not send again).
     const holder = (await eventually('gateway 1 to start', async () => first.of('gateway_started')[0], 30_000, 20)).data.holder as string;
-    const runningOfFirst = async () => (ok(await alice.run(['job', 'list', '--state', 'running', '--limit', '1000', '--json']), 'job list').jobs as JobView[]).filter((j) => j.locked_by === holder);
+    const runningOfFirst = async () =>
+      (ok(await alice.run(['job', 'list', '--state', 'running', '--limit', '1000', '--json']), 'job list').jobs as JobView[]).filter(
+        (j) => j.locked_by === holder,
+      );
     let resumable: JobView[] = [];
     await eventually(
       'gateway 1 to have jobs of its own waiting on their tasks',
@@ -126,39 +132,74 @@ describe('two gateways sharing one PostgreSQL job queue', () => {
     expect(second.of('gateway_stopped')).toHaveLength(1);
 
     // Every job ended, succeeded or failed (none cancelled, none left behind).
-    expect(jobs.filter((j) => j.state !== 'succeeded' && j.state !== 'failed').map((j) => [j.job_id, j.state]), 'jobs neither succeeded nor failed').toEqual([]);
+    expect(
+      jobs.filter((j) => j.state !== 'succeeded' && j.state !== 'failed').map((j) => [j.job_id, j.state]),
+      'jobs neither succeeded nor failed',
+    ).toEqual([]);
     const byId = new Map(jobs.map((j) => [j.job_id, j]));
     expect([...jobOfText.values()].every((id) => byId.has(id))).toBe(true);
 
     // No message id, and no job's text, reached the agent twice.
-    expect([...agent.countsByMessageId()].filter(([, n]) => n > 1), 'message ids that reached the agent twice').toEqual([]);
-    expect([...agent.countsByText()].filter(([, n]) => n > 1), 'texts that reached the agent twice').toEqual([]);
+    expect(
+      [...agent.countsByMessageId()].filter(([, n]) => n > 1),
+      'message ids that reached the agent twice',
+    ).toEqual([]);
+    expect(
+      [...agent.countsByText()].filter(([, n]) => n > 1),
+      'texts that reached the agent twice',
+    ).toEqual([]);
     const arrived = agent.countsByText();
     const idsArrived = agent.countsByMessageId();
 
     // Each succeeded job's message reached the agent exactly once, under the message id fixed at `job start`.
     const succeeded = jobs.filter((j) => j.state === 'succeeded');
-    expect(succeeded.filter((j) => arrived.get(textOf.get(j.job_id)!) !== 1).map((j) => textOf.get(j.job_id)), 'succeeded jobs whose text did not reach the agent once').toEqual([]);
-    expect(succeeded.filter((j) => idsArrived.get(j.summary?.message_id ?? '') !== 1).map((j) => textOf.get(j.job_id)), 'succeeded jobs whose message id did not reach the agent once').toEqual([]);
+    expect(
+      succeeded.filter((j) => arrived.get(textOf.get(j.job_id)!) !== 1).map((j) => textOf.get(j.job_id)),
+      'succeeded jobs whose text did not reach the agent once',
+    ).toEqual([]);
+    expect(
+      succeeded.filter((j) => idsArrived.get(j.summary?.message_id ?? '') !== 1).map((j) => textOf.get(j.job_id)),
+      'succeeded jobs whose message id did not reach the agent once',
+    ).toEqual([]);
 
     // A failed job is one the killed gateway had sent (or was sending) without an answer recorded: unconfirmed, not
     // sent again; and a message that never arrived is such a job's.
     const failed = jobs.filter((j) => j.state === 'failed');
-    expect(failed.map((j) => [textOf.get(j.job_id), j.result?.error?.code, j.exit_code]).filter(([, code, exit]) => code !== UNCONFIRMED || exit !== 70), 'failed jobs not unconfirmed').toEqual([]);
-    expect(failed.filter((j) => !claimedByFirst.has(j.job_id)).map((j) => textOf.get(j.job_id)), 'failed jobs the killed gateway never started').toEqual([]);
+    expect(
+      failed.map((j) => [textOf.get(j.job_id), j.result?.error?.code, j.exit_code]).filter(([, code, exit]) => code !== UNCONFIRMED || exit !== 70),
+      'failed jobs not unconfirmed',
+    ).toEqual([]);
+    expect(
+      failed.filter((j) => !claimedByFirst.has(j.job_id)).map((j) => textOf.get(j.job_id)),
+      'failed jobs the killed gateway never started',
+    ).toEqual([]);
     const neverArrived = [...jobOfText].filter(([text]) => !arrived.has(text));
-    expect(neverArrived.filter(([, id]) => byId.get(id)?.state !== 'failed').map(([text]) => text), 'jobs not failed whose message never reached the agent').toEqual([]);
+    expect(
+      neverArrived.filter(([, id]) => byId.get(id)?.state !== 'failed').map(([text]) => text),
+      'jobs not failed whose message never reached the agent',
+    ).toEqual([]);
 
     // Gateway 2 took over the jobs gateway 1 had claimed and not finished, and ended them; those whose message had
     // already reached the agent were not sent again (each text arrived once, above).
     const takenOver = [...claimedByFirst].filter((id) => !finishedByFirst.has(id) && startedBy(second).has(id));
     expect(takenOver.length).toBeGreaterThan(0);
-    expect(takenOver.filter((id) => !endedBy(second).has(id)), 'jobs gateway 2 took over and did not end').toEqual([]);
-    expect(orphaned.filter((id) => !startedBy(second).has(id) || !endedBy(second).has(id)).map((id) => textOf.get(id)), 'jobs gateway 1 left running that gateway 2 did not end').toEqual([]);
+    expect(
+      takenOver.filter((id) => !endedBy(second).has(id)),
+      'jobs gateway 2 took over and did not end',
+    ).toEqual([]);
+    expect(
+      orphaned.filter((id) => !startedBy(second).has(id) || !endedBy(second).has(id)).map((id) => textOf.get(id)),
+      'jobs gateway 1 left running that gateway 2 did not end',
+    ).toEqual([]);
     // A job whose task was recorded when its gateway died is resumed on that task: it succeeds, sent once.
-    expect(resumable.map((j) => [textOf.get(j.job_id), byId.get(j.job_id)?.state, byId.get(j.job_id)?.task_id === j.task_id])).toEqual(resumable.map((j) => [textOf.get(j.job_id), 'succeeded', true]));
+    expect(resumable.map((j) => [textOf.get(j.job_id), byId.get(j.job_id)?.state, byId.get(j.job_id)?.task_id === j.task_id])).toEqual(
+      resumable.map((j) => [textOf.get(j.job_id), 'succeeded', true]),
+    );
     // Between them the two gateways ran every job.
-    expect(jobs.filter((j) => !claimedByFirst.has(j.job_id) && !startedBy(second).has(j.job_id)).map((j) => textOf.get(j.job_id)), 'jobs no gateway started').toEqual([]);
+    expect(
+      jobs.filter((j) => !claimedByFirst.has(j.job_id) && !startedBy(second).has(j.job_id)).map((j) => textOf.get(j.job_id)),
+      'jobs no gateway started',
+    ).toEqual([]);
 
     // The store URL's password is never printed.
     for (const g of [first, second]) expect(g.stdout() + g.stderr()).not.toContain(password);
@@ -211,7 +252,11 @@ describe.each(STORES)('a gateway running send jobs (%s store)', (kind) => {
     const count = 60;
     // One at a time on SQLite: each in-process run is a core of its own, and two cores of one process writing one
     // SQLite file at once wait on each other's lock synchronously (a CLI process has one core).
-    await bounded(count, kind === 'sqlite' ? 1 : STARTING_AT_ONCE, async (i) => void ok(await box.run(['job', 'start', 'send', 'worker', `follow ${i}`, '--json']), `job start ${i}`));
+    await bounded(
+      count,
+      kind === 'sqlite' ? 1 : STARTING_AT_ONCE,
+      async (i) => void ok(await box.run(['job', 'start', 'send', 'worker', `follow ${i}`, '--json']), `job start ${i}`),
+    );
     // A short scan interval: the answer of a send is stored a moment before its job names the task as its target, and a
     // scan in between once took the task for one nobody followed (a follow job and its GetTask polls besides the job's).
     const gateway = spawnMissive(['gateway', 'run', '--interval', '50ms', '--ndjson'], box.env);
@@ -224,4 +269,3 @@ describe.each(STORES)('a gateway running send jobs (%s store)', (kind) => {
     expect(ok(await box.run(['events', 'list', '--type', 'missive.gateway.job.*', '--limit', '1000', '--json']), 'events list').events).toEqual([]);
   }, 180_000);
 });
-

@@ -50,13 +50,22 @@ function onStore(kind: 'sqlite' | 'postgres') {
 
 /** The journal's events (`events list --json`) of a type (or a prefix ending in .*) and/or a task, oldest first. */
 const events = async (filter: { type?: string; task?: string }): Promise<Array<{ type: string; source: string; payload: any }>> => {
-  const res = await box.run(['events', 'list', ...(filter.type ? ['--type', filter.type] : []), ...(filter.task ? ['--task', filter.task] : []), '--limit', '10000', '--json']);
+  const res = await box.run([
+    'events',
+    'list',
+    ...(filter.type ? ['--type', filter.type] : []),
+    ...(filter.task ? ['--task', filter.task] : []),
+    '--limit',
+    '10000',
+    '--json',
+  ]);
   expect(res.code, res.stderr).toBe(0);
   return res.json().data.events;
 };
 const stateOf = async (taskId: string) => (await (await core.storage()).conversation.getTask(taskId))?.state;
 const eventTypes = async (taskId: string) => (await events({ task: taskId })).map((e) => e.type);
-const completedEvents = async (taskId: string) => (await events({ type: 'a2a.subscription.*', task: taskId })).filter((e) => JSON.stringify(e.payload).includes('TASK_STATE_COMPLETED')).length;
+const completedEvents = async (taskId: string) =>
+  (await events({ type: 'a2a.subscription.*', task: taskId })).filter((e) => JSON.stringify(e.payload).includes('TASK_STATE_COMPLETED')).length;
 /** A task's follow job (no command lists a finished one). */
 const followJob = async (taskId: string) => (await storeRows(box, `SELECT kind, state FROM gateway_jobs WHERE task_id = ?`, [taskId]))[0];
 const gatewayStarts = async () => (await events({ type: 'missive.gateway.started' })).map((e) => e.payload);
@@ -73,8 +82,12 @@ const waitFor = async <T>(what: string, probe: () => Promise<T>, timeout = 10_00
 };
 
 const launch = (...extra: string[]) =>
-  spawn(process.execPath, ['bin/missive.js', 'gateway', 'run', '--interval', '100ms', ...extra, '--ndjson'], { cwd: process.cwd(), env: { ...box.env, PATH: process.env.PATH } });
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  spawn(process.execPath, ['bin/missive.js', 'gateway', 'run', '--interval', '100ms', ...extra, '--ndjson'], {
+    cwd: process.cwd(),
+    env: { ...box.env, PATH: process.env.PATH },
+  });
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 const startTask = async (alias: string) => {
   const sent = (await box.run(['send', alias, 'long job', '--return-immediately', '--json'])).json().data;
@@ -98,7 +111,9 @@ describe.each(STORES)('gateway (%s store)', (kind) => {
     await waitFor('completion', async () => (await stateOf(taskId)) === 'completed');
     const result = await gw.stop();
     expect(result.settled).toBe(1);
-    expect(await eventTypes(taskId)).toEqual(expect.arrayContaining(['a2a.subscription.started', 'a2a.subscription.status_update', 'missive.gateway.job.succeeded']));
+    expect(await eventTypes(taskId)).toEqual(
+      expect.arrayContaining(['a2a.subscription.started', 'a2a.subscription.status_update', 'missive.gateway.job.succeeded']),
+    );
     expect(await completedEvents(taskId)).toBe(1);
     expect(await followJob(taskId)).toEqual({ kind: 'task_subscription', state: 'succeeded' });
     // The updates are the gateway's, as its other events are (they once said `cli`, the source of the process).
@@ -153,16 +168,16 @@ describe.each(STORES)('gateway (%s store)', (kind) => {
     expect(await stateOf(taskId)).toBe('completed');
   }, 30_000);
 
-    it('says no gateway runs once its only gateway was killed', async () => {
-      const child = launch();
-      await waitFor('the gateway to start', async () => (await gatewayStarts()).some((s) => s.pid === child.pid));
-      child.kill('SIGKILL');
-      await exited(child);
-      const stale = await gatewayStatus();
-      expect(stale.running).toBe(false);
-      expect(kind === 'sqlite' ? [stale.lease] : stale.gateways).toMatchObject([{ pid: child.pid, host: hostname(), alive: false }]);
-      expect((await box.run(['job', 'start', 'send', 'poller', 'hi'])).stderr).toContain('no gateway runs for this profile');
-    });
+  it('says no gateway runs once its only gateway was killed', async () => {
+    const child = launch();
+    await waitFor('the gateway to start', async () => (await gatewayStarts()).some((s) => s.pid === child.pid));
+    child.kill('SIGKILL');
+    await exited(child);
+    const stale = await gatewayStatus();
+    expect(stale.running).toBe(false);
+    expect(kind === 'sqlite' ? [stale.lease] : stale.gateways).toMatchObject([{ pid: child.pid, host: hostname(), alive: false }]);
+    expect((await box.run(['job', 'start', 'send', 'poller', 'hi'])).stderr).toContain('no gateway runs for this profile');
+  });
 });
 
 describe('gateway (SQLite store: one gateway per profile)', () => {
@@ -170,13 +185,31 @@ describe('gateway (SQLite store: one gateway per profile)', () => {
 
   const withDb = <T>(fn: (d: Database.Database) => T): T => readDb(box, fn);
   const lease = () => withDb((d) => d.prepare(`SELECT * FROM gateway_leases`).get() as any);
-  const gatewayStops = () => withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'missive.gateway.stopped' ORDER BY sequence`).all() as any[]).map((e) => JSON.parse(e.payload_json)));
+  const gatewayStops = () =>
+    withDb((d) =>
+      (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'missive.gateway.stopped' ORDER BY sequence`).all() as any[]).map((e) =>
+        JSON.parse(e.payload_json),
+      ),
+    );
   /** The profile's gateway starts, read synchronously (for code that runs inside another's critical section). */
-  const gatewayStartsNow = () => withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'missive.gateway.started' ORDER BY sequence`).all() as any[]).map((e) => JSON.parse(e.payload_json)));
+  const gatewayStartsNow = () =>
+    withDb((d) =>
+      (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'missive.gateway.started' ORDER BY sequence`).all() as any[]).map((e) =>
+        JSON.parse(e.payload_json),
+      ),
+    );
   /** A lease row as another gateway would have written it (the store's own columns). */
   const putLease = async (row: { holder: string; pid: number; host: string; expiresAt: Date }) =>
-    (await sqliteStore(core)).db.prepare(`INSERT INTO gateway_leases (profile, holder, pid, host, started_at, renewed_at, expires_at) VALUES ('default', ?, ?, ?, ?, ?, ?)`)
-      .run(row.holder, row.pid, row.host, new Date(row.expiresAt.getTime() - 60_000).toISOString(), new Date(row.expiresAt.getTime() - 30_000).toISOString(), row.expiresAt.toISOString());
+    (await sqliteStore(core)).db
+      .prepare(`INSERT INTO gateway_leases (profile, holder, pid, host, started_at, renewed_at, expires_at) VALUES ('default', ?, ?, ?, ?, ?, ?)`)
+      .run(
+        row.holder,
+        row.pid,
+        row.host,
+        new Date(row.expiresAt.getTime() - 60_000).toISOString(),
+        new Date(row.expiresAt.getTime() - 30_000).toISOString(),
+        row.expiresAt.toISOString(),
+      );
 
   /** Blocks this thread while `probe` is false, at most `ms` (for code that runs synchronously inside another's critical section). */
   function holdUntil(probe: () => boolean, ms: number): void {
@@ -202,7 +235,9 @@ describe('gateway (SQLite store: one gateway per profile)', () => {
   it('reclaims at start the jobs a killed gateway left running', async () => {
     const taskId = await startTask('streamer');
     const child = launch();
-    await until('the running job', () => withDb((d) => (d.prepare(`SELECT state FROM gateway_jobs WHERE task_id = ?`).get(taskId) as any)?.state === 'running'));
+    await until('the running job', () =>
+      withDb((d) => (d.prepare(`SELECT state FROM gateway_jobs WHERE task_id = ?`).get(taskId) as any)?.state === 'running'),
+    );
     child.kill('SIGKILL');
     await exited(child);
     const run = await box.run(['gateway', 'run', '--once', '--json']);
@@ -257,7 +292,10 @@ describe('gateway (SQLite store: one gateway per profile)', () => {
     await putLease({ holder: 'gateway:4242:deadbeef', pid: 4242, host: 'elsewhere.example', expiresAt: new Date(Date.now() - 1000) });
     const run = await box.run(['gateway', 'run', '--once', '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect((await gatewayStarts()).at(-1)).toMatchObject({ pid: process.pid, lease_taken_from: { holder: 'gateway:4242:deadbeef', host: 'elsewhere.example' } });
+    expect((await gatewayStarts()).at(-1)).toMatchObject({
+      pid: process.pid,
+      lease_taken_from: { holder: 'gateway:4242:deadbeef', host: 'elsewhere.example' },
+    });
     expect(lease()).toBeUndefined();
   });
 

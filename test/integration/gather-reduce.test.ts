@@ -34,8 +34,12 @@ beforeAll(async () => {
     reducer: { behaviour: 'reducer' },
   });
   raw = await startRawServer();
-  rawAgent('data1', (c) => ({ message: { messageId: 'd1', contextId: c, role: 'ROLE_AGENT', parts: [{ data: { config: { a: 1, keep: true }, list: [1] } }], metadata: { score: 2 } } }));
-  rawAgent('data2', (c) => ({ message: { messageId: 'd2', contextId: c, role: 'ROLE_AGENT', parts: [{ data: { config: { a: 2 }, list: [2] } }], metadata: { score: 9 } } }));
+  rawAgent('data1', (c) => ({
+    message: { messageId: 'd1', contextId: c, role: 'ROLE_AGENT', parts: [{ data: { config: { a: 1, keep: true }, list: [1] } }], metadata: { score: 2 } },
+  }));
+  rawAgent('data2', (c) => ({
+    message: { messageId: 'd2', contextId: c, role: 'ROLE_AGENT', parts: [{ data: { config: { a: 2 }, list: [2] } }], metadata: { score: 9 } },
+  }));
   let n = 0;
   rawAgent('empty', (c) => ({ task: { id: `empty-${++n}`, contextId: c, status: { state: 'TASK_STATE_COMPLETED' } } }));
 });
@@ -43,8 +47,10 @@ afterAll(async () => {
   await fleet.close();
   await raw.close();
 });
-const group = async (name: string, members: string[]) => expect((await box.run(['group', 'create', name, ...members.flatMap((m) => ['--member', m])])).code).toBe(0);
-const bcast = async (name: string, text: string, context: string) => expect((await box.run(['bcast', name, text, '--context', context, '--failure-policy', 'continue'])).code).toBe(0);
+const group = async (name: string, members: string[]) =>
+  expect((await box.run(['group', 'create', name, ...members.flatMap((m) => ['--member', m])])).code).toBe(0);
+const bcast = async (name: string, text: string, context: string) =>
+  expect((await box.run(['bcast', name, text, '--context', context, '--failure-policy', 'continue'])).code).toBe(0);
 /** The types of the journal's events of `type` (a type or a prefix ending in .*), oldest first, as `events list` shows them. */
 const eventTypes = async (type: string): Promise<string[]> => {
   const res = await box.run(['events', 'list', '--type', type, '--limit', '1000', '--json']);
@@ -57,7 +63,12 @@ describe.each(STORES)('gather, reduce and round (%s store)', (kind) => {
   beforeEach(async () => {
     store = await storeUnderTest(kind);
     box = sandbox(store.env);
-    await register(box, { ...fleet.agents, data1: { baseUrl: `${raw.url}/data1` }, data2: { baseUrl: `${raw.url}/data2` }, empty: { baseUrl: `${raw.url}/empty` } });
+    await register(box, {
+      ...fleet.agents,
+      data1: { baseUrl: `${raw.url}/data1` },
+      data2: { baseUrl: `${raw.url}/data2` },
+      empty: { baseUrl: `${raw.url}/empty` },
+    });
   });
   afterEach(async () => {
     box.dispose();
@@ -108,7 +119,12 @@ describe.each(STORES)('gather, reduce and round (%s store)', (kind) => {
 
     it('summarises and votes deterministically, recording one local message with provenance', async () => {
       const summary = (await box.run(['reduce', 'g', '--context', 'ctx-r', '--json'])).json().data;
-      expect(summary.reduced_text.split('\n')).toEqual([`Summary for group 'g' in context 'ctx-r':`, '- 0 (echo): echo: hi', '- 1 (echo2): echo: hi', expect.stringMatching(/^- 2 \(tasks, task [0-9a-f-]+\): done: hi$/)]);
+      expect(summary.reduced_text.split('\n')).toEqual([
+        `Summary for group 'g' in context 'ctx-r':`,
+        '- 0 (echo): echo: hi',
+        '- 1 (echo2): echo: hi',
+        expect.stringMatching(/^- 2 \(tasks, task [0-9a-f-]+\): done: hi$/),
+      ]);
       expect(summary.reducer).toMatchObject({ method: 'local', template_applied: false });
       const vote = (await box.run(['reduce', 'g', '--context', 'ctx-r', '--strategy', 'vote', '--json'])).json().data;
       expect(vote.reduced_text.split('\n')[0]).toBe('Vote result: "echo: hi" received 2 of 3 vote(s).');
@@ -118,7 +134,9 @@ describe.each(STORES)('gather, reduce and round (%s store)', (kind) => {
         ['tasks', 2, 'gathered'],
       ]);
       expect(vote.provenance[2].artifacts).toEqual([{ artifact_id: 'result', version: 1 }]);
-      const [row] = await storeRows(box, `SELECT direction, role, content_json, metadata_json FROM messages WHERE message_id = ?`, [vote.persistence.reduced_message_id]);
+      const [row] = await storeRows(box, `SELECT direction, role, content_json, metadata_json FROM messages WHERE message_id = ?`, [
+        vote.persistence.reduced_message_id,
+      ]);
       expect(row).toMatchObject({ direction: 'local', role: 'system' });
       expect(JSON.parse(row!.content_json).parts[0].text).toBe(vote.reduced_text);
       expect(JSON.parse(row!.metadata_json)).toMatchObject({ strategy: 'vote', provenance: [{ agent: 'echo' }, { agent: 'echo2' }, { agent: 'tasks' }] });
@@ -137,13 +155,30 @@ describe.each(STORES)('gather, reduce and round (%s store)', (kind) => {
       const merged = (await box.run(['reduce', 'data', '--context', 'ctx-d', '--strategy', 'merge', '--json'])).json().data;
       expect(JSON.parse(merged.reduced_text)).toEqual({ config: { a: 2, keep: true }, list: [1, 2] });
       const ranked = (await box.run(['reduce', 'data', '--context', 'ctx-d', '--strategy', 'rank', '--json'])).json().data;
-      expect(ranked.reduced_text.split('\n').slice(1).map((l: string) => l.split(' — ').slice(0, 2).join(' — '))).toEqual(['1. 1 (data2) — score 9', '2. 0 (data1) — score 2']);
+      expect(
+        ranked.reduced_text
+          .split('\n')
+          .slice(1)
+          .map((l: string) => l.split(' — ').slice(0, 2).join(' — ')),
+      ).toEqual(['1. 1 (data2) — score 9', '2. 0 (data1) — score 2']);
       const text = (await box.run(['reduce', 'g', '--context', 'ctx-r', '--strategy', 'merge', '--json'])).json().data.reduced_text;
       expect(text).toContain('## 2 (tasks)\n\ndone: hi');
     });
 
     it('renders templates and validates before any work', async () => {
-      const custom = (await box.run(['reduce', 'g', '--context', 'ctx-r', '--strategy', 'custom', '--template', '{{group}}/{{context_id}}: {{input_count}} via {{strategy}}', '--json'])).json().data;
+      const custom = (
+        await box.run([
+          'reduce',
+          'g',
+          '--context',
+          'ctx-r',
+          '--strategy',
+          'custom',
+          '--template',
+          '{{group}}/{{context_id}}: {{input_count}} via {{strategy}}',
+          '--json',
+        ])
+      ).json().data;
       expect(custom.reduced_text).toBe('g/ctx-r: 3 via custom');
       expect(custom.reducer.template_applied).toBe(true);
       const before = await eventCount();
@@ -162,7 +197,11 @@ describe.each(STORES)('gather, reduce and round (%s store)', (kind) => {
       expect(data.reducer).toMatchObject({ method: 'agent', agent: 'reducer' });
       const [request] = await storeRows(box, `SELECT context_id, content_json FROM messages WHERE agent_alias = 'reducer' AND direction = 'request'`);
       expect(request!.context_id).toBe('ctx-r');
-      expect(JSON.parse(request!.content_json).metadata).toMatchObject({ 'missive.collective': 'reduce', 'missive.reduce.strategy': 'summarise', 'missive.group': 'g' });
+      expect(JSON.parse(request!.content_json).metadata).toMatchObject({
+        'missive.collective': 'reduce',
+        'missive.reduce.strategy': 'summarise',
+        'missive.group': 'g',
+      });
     });
 
     it('pipes the prompt to a local command and fails cleanly on bad output', async () => {
@@ -189,7 +228,12 @@ describe.each(STORES)('gather, reduce and round (%s store)', (kind) => {
         const res = await box.run(['round', 'g', 'plan the day', '--binding', binding, '--reducer-agent', 'reducer', '--json']);
         expect(res.code).toBe(0);
         const data = res.json().data;
-        expect(data).toMatchObject({ status: 'succeeded', bcast: { status: 'succeeded' }, barrier: { status: 'succeeded' }, gather: { counts: { gathered: 3 } } });
+        expect(data).toMatchObject({
+          status: 'succeeded',
+          bcast: { status: 'succeeded' },
+          barrier: { status: 'succeeded' },
+          gather: { counts: { gathered: 3 } },
+        });
         expect(data.reduce.reduced_text).toMatch(/^Reduced 3 input\(s\):/);
         expect(new Set([data.bcast.request.context_id, data.barrier.context_id, data.gather.context_id, data.reduce.context_id]).size).toBe(1);
         const journal = (await eventTypes('missive.*')).filter((t) => t.endsWith('.started'));
@@ -200,7 +244,10 @@ describe.each(STORES)('gather, reduce and round (%s store)', (kind) => {
     it('still gathers and reduces when a member fails under continue (status partial)', async () => {
       await group('g', ['echo', 'fail']);
       const res = await box.run(['round', 'g', 'try', '--failure-policy', 'continue', '--ndjson']);
-      const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = res.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.filter((l) => l.kind === 'round_step').map((l) => l.data.step)).toEqual(['bcast', 'barrier', 'gather', 'reduce']);
       const result = lines.at(-1).data;
       expect(result.status).toBe('partial');

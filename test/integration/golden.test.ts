@@ -12,7 +12,10 @@ beforeAll(async () => {
   server = await startRawServer();
   const card = JSON.parse(readFileSync(cardFixture, 'utf8').replaceAll('{{BASE}}', ''));
   server.route('/.well-known/agent-card.json', (_req, res) =>
-    json(res, 200, JSON.parse(JSON.stringify(card).replaceAll('http://agent.invalid', server.url)), { etag: '"golden-1"', 'last-modified': 'Tue, 01 Dec 2026 09:00:00 GMT' }),
+    json(res, 200, JSON.parse(JSON.stringify(card).replaceAll('http://agent.invalid', server.url)), {
+      etag: '"golden-1"',
+      'last-modified': 'Tue, 01 Dec 2026 09:00:00 GMT',
+    }),
   );
 });
 afterAll(() => server.close());

@@ -90,7 +90,9 @@ describe('gRPC binding (A2A 1.0)', () => {
     const raw = await startRawServer();
     try {
       const dead = new URL(await closedPortUrl());
-      raw.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, minimalCard(raw.url, { supportedInterfaces: [{ url: dead.host, protocolBinding: 'GRPC', protocolVersion: '1.0' }] })));
+      raw.route('/.well-known/agent-card.json', (_req, res) =>
+        json(res, 200, minimalCard(raw.url, { supportedInterfaces: [{ url: dead.host, protocolBinding: 'GRPC', protocolVersion: '1.0' }] })),
+      );
       await box.run(['agent', 'add', 'dead', raw.url]);
       const res = await box.run(['send', 'dead', 'hi', '--json', '--timeout', '5s']);
       expect(res.code).toBe(69);

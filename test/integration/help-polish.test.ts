@@ -30,7 +30,9 @@ function helpEntries(text: string): string[] {
 
 /** Every visible command path of the CLI, from the program as `missive --help` builds it. */
 async function commandPaths(): Promise<string[][]> {
-  const program = await buildProgram({ env: {}, cwd: tmpdir(), io: { stdout: () => undefined, stderr: () => undefined, isTTY: false } }, () => undefined, ['help']);
+  const program = await buildProgram({ env: {}, cwd: tmpdir(), io: { stdout: () => undefined, stderr: () => undefined, isTTY: false } }, () => undefined, [
+    'help',
+  ]);
   const paths: string[][] = [];
   const visit = (cmd: Command, path: string[]) => {
     paths.push(path);
@@ -54,7 +56,9 @@ describe('--help at every level', () => {
     } finally {
       helpBox.dispose();
     }
-    const program = await buildProgram({ env: {}, cwd: tmpdir(), io: { stdout: () => undefined, stderr: () => undefined, isTTY: false } }, () => undefined, ['help']);
+    const program = await buildProgram({ env: {}, cwd: tmpdir(), io: { stdout: () => undefined, stderr: () => undefined, isTTY: false } }, () => undefined, [
+      'help',
+    ]);
     const visit = (cmd: Command, path: string[]) => {
       for (const o of cmd.options) if (o.mandatory) mandatory.push({ path, flag: o.long! });
       for (const sub of cmd.commands) visit(sub, [...path, sub.name()]);
@@ -129,7 +133,10 @@ describe('the rough edges', () => {
     const plain = await box.run(['--version']);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
-    for (const args of [['--version', '--json'], ['--json', '-V']]) {
+    for (const args of [
+      ['--version', '--json'],
+      ['--json', '-V'],
+    ]) {
       const res = await box.run(args);
       expect(res.code).toBe(0);
       expect(res.json()).toMatchObject({ schema_version: 'missive.output.v1', ok: true, kind: 'version', data: { version: plain.stdout.trim() } });

@@ -13,7 +13,9 @@ let fleet: Awaited<ReturnType<typeof startAgents>>;
 let box: Sandbox;
 let store: StoreUnderTest;
 
-beforeAll(async () => void (fleet = await startAgents({ echo: { behaviour: 'echo' }, tasks: { behaviour: 'task' }, chunks: { behaviour: 'chunks', chunks: 3 } })));
+beforeAll(
+  async () => void (fleet = await startAgents({ echo: { behaviour: 'echo' }, tasks: { behaviour: 'task' }, chunks: { behaviour: 'chunks', chunks: 3 } })),
+);
 afterAll(() => fleet.close());
 
 describe.each(STORES)('on the %s store', (kind) => {
@@ -100,7 +102,10 @@ describe.each(STORES)('on the %s store', (kind) => {
       await box.run(['send', 'tasks', 'make a file', '--context', 'launch']);
       const thread = (await box.run(['context', 'thread', 'launch', '--json'])).json().data;
       expect(thread.items.map((i: any) => i.kind)).toContain('artifact');
-      expect(thread.items.filter((i: any) => i.kind === 'message' && i.direction === 'request').map((i: any) => i.text)).toEqual(['hello there', 'make a file']);
+      expect(thread.items.filter((i: any) => i.kind === 'message' && i.direction === 'request').map((i: any) => i.text)).toEqual([
+        'hello there',
+        'make a file',
+      ]);
       const human = (await box.run(['context', 'thread', 'launch'])).stdout;
       expect(human.indexOf('hello there')).toBeLessThan(human.indexOf('echo: hello there'));
       expect(human.indexOf('echo: hello there')).toBeLessThan(human.indexOf('make a file'));

@@ -70,10 +70,15 @@ describe.each(STORES)('request history (%s store)', (kind) => {
     ]);
     raw.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, minimalCard(raw.url, { capabilities: { streaming: true } })));
     raw.route('/a2a/rest/message:stream', (_req, res) => artifactOnlyStream(res));
-    core = createCore({ env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, HIST_TOKEN: TOKEN, ...store.env }, cwd: home, secrets: createMemorySecretStore() });
+    core = createCore({
+      env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, HIST_TOKEN: TOKEN, ...store.env },
+      cwd: home,
+      secrets: createMemorySecretStore(),
+    });
     registry = createRegistry({ core, cwd: home, emit: () => undefined });
     await addAuth(core, { name: 'histtoken', env: 'HIST_TOKEN' });
-    for (const alias of ['echo', 'tasker', 'chunks', 'gone'] as const) await call('agents.add', { alias, baseUrl: fleet.agents[alias]!.baseUrl, authRef: 'histtoken' });
+    for (const alias of ['echo', 'tasker', 'chunks', 'gone'] as const)
+      await call('agents.add', { alias, baseUrl: fleet.agents[alias]!.baseUrl, authRef: 'histtoken' });
     await call('agents.add', { alias: 'legacy', baseUrl: v03.baseUrl });
     await call('agents.add', { alias: 'rawstream', baseUrl: raw.url });
 
@@ -81,7 +86,13 @@ describe.each(STORES)('request history (%s store)', (kind) => {
     const echoed = await call('messages.send', {
       agent: 'echo',
       // The token typed into the message is scrubbed from everything missive keeps.
-      inputs: { text: `hello, my token is ${TOKEN}`, parts: ['text=second part'], jsonParts: ['{"k":[1,2]}'], fileUrls: ['brief.txt'], metadata: ['team=ops', 'n=42', 'code="7"'] },
+      inputs: {
+        text: `hello, my token is ${TOKEN}`,
+        parts: ['text=second part'],
+        jsonParts: ['{"k":[1,2]}'],
+        fileUrls: ['brief.txt'],
+        metadata: ['team=ops', 'n=42', 'code="7"'],
+      },
     });
     ids.echo = echoed.request.message_id;
     ids.tasker = (await call('messages.send', { agent: 'tasker', inputs: { text: 'build it' } })).request.message_id;
@@ -149,7 +160,11 @@ describe.each(STORES)('request history (%s store)', (kind) => {
     expect(seen).toEqual(all);
     expect((await call('history.list', { limit: 4 })).entries).toHaveLength(4);
     expect((await call('history.list', { agent: 'echo' })).entries.map((e: HistoryEntry) => e.message_id)).toEqual([ids.echo]);
-    expect((await call('history.list', { operation: 'stream' })).entries.map((e: HistoryEntry) => e.message_id)).toEqual([ids.legacyStream, ids.rawstream, ids.chunks]);
+    expect((await call('history.list', { operation: 'stream' })).entries.map((e: HistoryEntry) => e.message_id)).toEqual([
+      ids.legacyStream,
+      ids.rawstream,
+      ids.chunks,
+    ]);
     expect((await call('history.list', { agent: 'legacy', operation: 'send' })).entries.map((e: HistoryEntry) => e.message_id)).toEqual([ids.legacy]);
     expect((await call('history.list', { agent: 'chunks', operation: 'send' })).entries).toEqual([]);
     expect(await registry.invoke('history.list', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_input' } });
@@ -164,7 +179,9 @@ describe.each(STORES)('request history (%s store)', (kind) => {
     expect(tasker.response.task).toMatchObject({ id: tasker.entry.task_id, status: { state: 'TASK_STATE_COMPLETED' } });
     expect(tasker.response.task.artifacts[0].parts[0].text).toBe('result for: build it');
     const chunks = await call('history.get', { messageId: ids.chunks });
-    expect(chunks.response.task.artifacts[0].parts.map((p: { text: string }) => p.text).join('')).toBe('chunk 1 of 3 for: stream it\nchunk 2 of 3 for: stream it\nchunk 3 of 3 for: stream it\n');
+    expect(chunks.response.task.artifacts[0].parts.map((p: { text: string }) => p.text).join('')).toBe(
+      'chunk 1 of 3 for: stream it\nchunk 2 of 3 for: stream it\nchunk 3 of 3 for: stream it\n',
+    );
     const legacyStream = await call('history.get', { messageId: ids.legacyStream });
     expect(legacyStream.response.message).toMatchObject({ role: 'ROLE_AGENT', parts: [{ text: 'echo: echo streamed' }] });
     const gone = await registry.invoke('history.get', { messageId: 'no-such-request' });
@@ -237,7 +254,16 @@ describe.each(STORES)('the history’s journal scans (%s store)', (kind) => {
     await storage.transaction(async (tx) => {
       await tx.conversation.ensurePlaceholderTask('t-1', 'maker');
       const write = (artifactId: string, i: number) =>
-        tx.conversation.writeArtifact({ artifactId, taskId: 't-1', contextId: null, name: null, mimeType: 'text/plain', kind: 'text', content: { artifactId, parts: [{ text: `${artifactId}${i}` }] }, mode: 'append' });
+        tx.conversation.writeArtifact({
+          artifactId,
+          taskId: 't-1',
+          contextId: null,
+          name: null,
+          mimeType: 'text/plain',
+          kind: 'text',
+          content: { artifactId, parts: [{ text: `${artifactId}${i}` }] },
+          mode: 'append',
+        });
       for (let i = 0; i < 250; i++) await write('b-long', i);
       for (let i = 0; i < 3; i++) await write('a-short', i);
     });
@@ -270,8 +296,23 @@ describe.each(STORES)('updates read as messages (%s store)', (kind) => {
       await tx.conversation.ensurePlaceholderTask('t-u', 'maker', 'ctx-u');
       // An earlier version stored the update twice: as a message row, and as its event naming that row.
       const old = { statusUpdate: { taskId: 't-u', contextId: 'ctx-u', status: { state: 'TASK_STATE_WORKING' } } };
-      await tx.conversation.insertMessage({ messageId: 'row-old', agentAlias: 'maker', contextId: 'ctx-u', taskId: 't-u', direction: 'stream_event', role: 'system', protocolMessageId: null, content: old });
-      await tx.journal.append({ type: 'a2a.stream.status_update', agentAlias: 'maker', contextId: 'ctx-u', taskId: 't-u', payload: { ...old, message_row: 'row-old' } });
+      await tx.conversation.insertMessage({
+        messageId: 'row-old',
+        agentAlias: 'maker',
+        contextId: 'ctx-u',
+        taskId: 't-u',
+        direction: 'stream_event',
+        role: 'system',
+        protocolMessageId: null,
+        content: old,
+      });
+      await tx.journal.append({
+        type: 'a2a.stream.status_update',
+        agentAlias: 'maker',
+        contextId: 'ctx-u',
+        taskId: 't-u',
+        payload: { ...old, message_row: 'row-old' },
+      });
       // Now: the event alone; its text holds what PostgreSQL's json operators refuse.
       await tx.journal.append({
         type: 'a2a.stream.artifact_update',
@@ -281,7 +322,12 @@ describe.each(STORES)('updates read as messages (%s store)', (kind) => {
         payload: { artifactUpdate: { taskId: 't-u', artifact: { artifactId: 'a', parts: [{ text: 'nul \u0000 and lone \ud800' }] } } },
       });
       // A stream answered with a message: no task.
-      await tx.journal.append({ type: 'a2a.stream.message', agentAlias: 'maker', contextId: 'ctx-u', payload: { message: { messageId: 'pm-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } } });
+      await tx.journal.append({
+        type: 'a2a.stream.message',
+        agentAlias: 'maker',
+        contextId: 'ctx-u',
+        payload: { message: { messageId: 'pm-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } },
+      });
     });
     const responses = await storage.conversation.responsesOfTask('t-u');
     expect(responses.map((m) => [m.direction, Object.keys(m.content)[0]])).toEqual([
@@ -290,7 +336,9 @@ describe.each(STORES)('updates read as messages (%s store)', (kind) => {
     ]);
     expect(responses[0]!.content.artifactUpdate).toMatchObject({ artifact: { parts: [{ text: 'nul \u0000 and lone \ud800' }] } });
     expect(responses[1]!.message_id).toBe('row-old');
-    expect((await storage.conversation.directResponsesOf('maker', 'ctx-u')).map((m) => m.content)).toEqual([{ message: { messageId: 'pm-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } }]);
+    expect((await storage.conversation.directResponsesOf('maker', 'ctx-u')).map((m) => m.content)).toEqual([
+      { message: { messageId: 'pm-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } },
+    ]);
     const thread = await storage.history.messagesOfContext('ctx-u');
     expect(thread.map((m) => [m.message_id === 'row-old' ? 'row' : 'event', m.protocol_message_id])).toEqual([
       ['row', null],

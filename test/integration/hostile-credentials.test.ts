@@ -99,7 +99,13 @@ describe('mutual TLS files that are not regular files', () => {
     { what: '/dev/zero as the client key', flag: '--client-key', make: () => '/dev/zero', code: 'client_tls_not_a_file', says: /device/ },
     { what: 'a link to /dev/zero as the client key', flag: '--client-key', make: () => toDevZero('key.pem'), code: 'client_tls_not_a_file', says: /device/ },
     { what: 'a folder as the CA bundle', flag: '--ca-cert', make: () => folder('ca'), code: 'client_tls_not_a_file', says: /folder/ },
-    { what: 'a 64 MiB file as the client certificate', flag: '--client-cert', make: () => huge('cert.pem'), code: 'client_tls_file_too_large', says: /larger than/ },
+    {
+      what: 'a 64 MiB file as the client certificate',
+      flag: '--client-cert',
+      make: () => huge('cert.pem'),
+      code: 'client_tls_file_too_large',
+      says: /larger than/,
+    },
   ];
 
   const argsWith = (flag: string, path: string) => {
@@ -119,13 +125,21 @@ describe('mutual TLS files that are not regular files', () => {
       expect(error.help).toMatch(/--client-cert FILE/);
       expect((await box.run(['agent', 'show', 'bad'])).code).toBe(64);
 
-      expect((await box.run(['agent', 'add', 'good', agent.baseUrl, '--client-cert', files.clientCert, '--client-key', files.clientKey, '--ca-cert', files.caCert])).code).toBe(0);
+      expect(
+        (await box.run(['agent', 'add', 'good', agent.baseUrl, '--client-cert', files.clientCert, '--client-key', files.clientKey, '--ca-cert', files.caCert]))
+          .code,
+      ).toBe(0);
       const set = await within(10_000, 'agent set', box.run(['agent', 'set', 'good', ...argsWith(c.flag, path), '--json']));
       expect(set.code, set.stderr).toBe(78);
       expect(errorOf(set).code).toBe(`missive::config::${c.code}`);
       expect(errorOf(set).message).toContain(path);
       const shown = await box.run(['agent', 'show', 'good', '--json']);
-      expect(shown.json().data.agent.client_tls).toEqual({ cert_file: files.clientCert, key_file: files.clientKey, ca_file: files.caCert, passphrase_ref: null });
+      expect(shown.json().data.agent.client_tls).toEqual({
+        cert_file: files.clientCert,
+        key_file: files.clientKey,
+        ca_file: files.caCert,
+        passphrase_ref: null,
+      });
     });
   }
 
@@ -182,7 +196,10 @@ describe('OAuth tokens with control characters', () => {
   beforeEach(async () => {
     idp = await startRawServer();
     agentHits = await startRawServer();
-    closers.push(() => idp.close(), () => agentHits.close());
+    closers.push(
+      () => idp.close(),
+      () => agentHits.close(),
+    );
   });
 
   const tokenAccount = (ref: string) => `default/${ref}`;
@@ -219,9 +236,25 @@ describe('OAuth tokens with control characters', () => {
   });
 
   it('refuses a device-code token with other control characters (exit 77), stores nothing', async () => {
-    idp.route('/device', (_req, res) => json(res, 200, { device_code: 'dc-1', user_code: 'ABCD-EFGH', verification_uri: `${idp.url}/activate`, expires_in: 60, interval: 0.01 }));
+    idp.route('/device', (_req, res) =>
+      json(res, 200, { device_code: 'dc-1', user_code: 'ABCD-EFGH', verification_uri: `${idp.url}/activate`, expires_in: 60, interval: 0.01 }),
+    );
     idp.route('/token', (_req, res) => json(res, 200, { access_token: `${EVIL}\u0007\u001b[2J`, token_type: 'Bearer' }));
-    await box.run(['auth', 'add', 'dev', '--env', 'NOPE', '--flow', 'oauth2_device_code', '--token-url', `${idp.url}/token`, '--device-authorization-url', `${idp.url}/device`, '--client-id', 'c1']);
+    await box.run([
+      'auth',
+      'add',
+      'dev',
+      '--env',
+      'NOPE',
+      '--flow',
+      'oauth2_device_code',
+      '--token-url',
+      `${idp.url}/token`,
+      '--device-authorization-url',
+      `${idp.url}/device`,
+      '--client-id',
+      'c1',
+    ]);
     await expectRefused(await box.run(['auth', 'login', 'dev', '--json']), 'dev');
   });
 
@@ -249,7 +282,10 @@ describe('OAuth tokens with control characters', () => {
     const env = { EVIL_TOKEN: `${EVIL}\r\nX-Injected: yes` };
     const viaRef = await box.run(['send', 'target', 'hi', '--json'], { env });
     const viaFlag = await box.run(['send', 'bare', 'hi', '--bearer-token-env', 'EVIL_TOKEN', '--json'], { env });
-    for (const [res, names] of [[viaRef, 'envtok'], [viaFlag, 'EVIL_TOKEN']] as const) {
+    for (const [res, names] of [
+      [viaRef, 'envtok'],
+      [viaFlag, 'EVIL_TOKEN'],
+    ] as const) {
       expect(res.code, res.stderr).toBe(77);
       expect(errorOf(res)).toMatchObject({ code: 'missive::auth::token_control_characters' });
       expect(errorOf(res).message).toContain(names);

@@ -15,7 +15,16 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { json, minimalCard, startRawServer, type RawServer } from '../support/raw-server.js';
-import { artifactUpdate, flood, manyArtifactsTask, startFloodGrpcPeer, workingTask, workingUpdate, type FloodGrpcPeer, type Flooded } from '../support/flood-peers.js';
+import {
+  artifactUpdate,
+  flood,
+  manyArtifactsTask,
+  startFloodGrpcPeer,
+  workingTask,
+  workingUpdate,
+  type FloodGrpcPeer,
+  type Flooded,
+} from '../support/flood-peers.js';
 import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { createRegistry } from '../../electron/core/ipc/registry.js';
@@ -34,7 +43,8 @@ let box: Sandbox;
 /** Every flood a peer ran, by route, in order. */
 const floods: Array<{ route: string; result: Flooded }> = [];
 
-const recorded = (route: string, res: ServerResponse, run: (res: ServerResponse) => Promise<Flooded>) => void run(res).then((result) => floods.push({ route, result }));
+const recorded = (route: string, res: ServerResponse, run: (res: ServerResponse) => Promise<Flooded>) =>
+  void run(res).then((result) => floods.push({ route, result }));
 const lastFlood = (route: string) => floods.filter((f) => f.route === route).at(-1)?.result;
 
 /** The JSON-RPC id of a request body. */
@@ -45,7 +55,10 @@ beforeAll(async () => {
   grpcPeer = await startFloodGrpcPeer();
   const url = server.url;
   const card = (path: string, binding: string) =>
-    minimalCard(url, { supportedInterfaces: [{ url: `${url}${path}/a2a`, protocolBinding: binding, protocolVersion: '1.0' }], capabilities: { streaming: true } });
+    minimalCard(url, {
+      supportedInterfaces: [{ url: `${url}${path}/a2a`, protocolBinding: binding, protocolVersion: '1.0' }],
+      capabilities: { streaming: true },
+    });
   const legacyCard = (path: string) => ({
     name: 'Legacy flood',
     description: 'v0.3 peer',
@@ -58,27 +71,69 @@ beforeAll(async () => {
     defaultOutputModes: ['text/plain'],
     skills: [],
   });
-  for (const path of ['/line-rest', '/lines-rest', '/flood-rest', '/tiny-rest', '/many-rest']) server.route(`${path}/.well-known/agent-card.json`, (_req, res) => json(res, 200, card(path, 'HTTP+JSON')));
-  for (const path of ['/line-rpc', '/flood-rpc', '/many-rpc']) server.route(`${path}/.well-known/agent-card.json`, (_req, res) => json(res, 200, card(path, 'JSONRPC')));
-  for (const path of ['/line-v03', '/flood-v03', '/many-v03']) server.route(`${path}/.well-known/agent-card.json`, (_req, res) => json(res, 200, legacyCard(path)));
+  for (const path of ['/line-rest', '/lines-rest', '/flood-rest', '/tiny-rest', '/many-rest'])
+    server.route(`${path}/.well-known/agent-card.json`, (_req, res) => json(res, 200, card(path, 'HTTP+JSON')));
+  for (const path of ['/line-rpc', '/flood-rpc', '/many-rpc'])
+    server.route(`${path}/.well-known/agent-card.json`, (_req, res) => json(res, 200, card(path, 'JSONRPC')));
+  for (const path of ['/line-v03', '/flood-v03', '/many-v03'])
+    server.route(`${path}/.well-known/agent-card.json`, (_req, res) => json(res, 200, legacyCard(path)));
 
   // (a) One data line that never ends (no newline), on each SSE wire; and data lines without the blank line that ends an event.
   const endless = () => 'x'.repeat(64 * 1024);
   server.route('/line-rest/a2a/message:stream', (_req, res) => recorded('line-rest', res, (r) => flood(r, 'data: {"task":{"id":"', endless, LINE_FLOOD_BYTES)));
-  server.route('/line-rpc/a2a', (_req, res) => recorded('line-rpc', res, (r) => flood(r, 'data: {"jsonrpc":"2.0","result":{"task":{"id":"', endless, LINE_FLOOD_BYTES)));
-  server.route('/line-v03/a2a', (_req, res) => recorded('line-v03', res, (r) => flood(r, 'data: {"jsonrpc":"2.0","result":{"kind":"task","id":"', endless, LINE_FLOOD_BYTES)));
-  server.route('/lines-rest/a2a/message:stream', (_req, res) => recorded('lines-rest', res, (r) => flood(r, ': no blank line follows\n', () => `data: ${'x'.repeat(1024)}\n`, LINE_FLOOD_BYTES)));
+  server.route('/line-rpc/a2a', (_req, res) =>
+    recorded('line-rpc', res, (r) => flood(r, 'data: {"jsonrpc":"2.0","result":{"task":{"id":"', endless, LINE_FLOOD_BYTES)),
+  );
+  server.route('/line-v03/a2a', (_req, res) =>
+    recorded('line-v03', res, (r) => flood(r, 'data: {"jsonrpc":"2.0","result":{"kind":"task","id":"', endless, LINE_FLOOD_BYTES)),
+  );
+  server.route('/lines-rest/a2a/message:stream', (_req, res) =>
+    recorded('lines-rest', res, (r) => flood(r, ': no blank line follows\n', () => `data: ${'x'.repeat(1024)}\n`, LINE_FLOOD_BYTES)),
+  );
 
   // (b) Valid events without end: a working task, then 64 KiB artifact updates (or tiny status updates).
-  const events = (taskId: string, event: (i: number) => string, wrap = (e: string) => e, count = FLOOD_EVENTS) => (r: ServerResponse) =>
-    flood(r, `data: ${wrap(JSON.stringify({ task: workingTask(taskId) }))}\n\n`, (i) => (i < count ? `data: ${wrap(event(i))}\n\n` : null), Number.MAX_SAFE_INTEGER);
-  server.route('/flood-rest/a2a/message:stream', (_req, res) => recorded('flood-rest', res, events('t-flood', (i) => artifactUpdate('t-flood', i, EVENT_SIZE))));
+  const events =
+    (taskId: string, event: (i: number) => string, wrap = (e: string) => e, count = FLOOD_EVENTS) =>
+    (r: ServerResponse) =>
+      flood(
+        r,
+        `data: ${wrap(JSON.stringify({ task: workingTask(taskId) }))}\n\n`,
+        (i) => (i < count ? `data: ${wrap(event(i))}\n\n` : null),
+        Number.MAX_SAFE_INTEGER,
+      );
+  server.route('/flood-rest/a2a/message:stream', (_req, res) =>
+    recorded(
+      'flood-rest',
+      res,
+      events('t-flood', (i) => artifactUpdate('t-flood', i, EVENT_SIZE)),
+    ),
+  );
   // The gateway follows t-follow (sent with message:send) with SubscribeToTask: the subscription floods.
   server.route('/flood-rest/a2a/message:send', (_req, res) => json(res, 200, { task: workingTask('t-follow') }));
-  server.route('/flood-rest/a2a/tasks/t-follow:subscribe', (_req, res) => recorded('flood-subscribe', res, events('t-follow', (i) => artifactUpdate('t-follow', i, EVENT_SIZE))));
-  server.route('/tiny-rest/a2a/message:stream', (_req, res) => recorded('tiny-rest', res, events('t-tiny', () => workingUpdate('t-tiny'), undefined, 500_000)));
+  server.route('/flood-rest/a2a/tasks/t-follow:subscribe', (_req, res) =>
+    recorded(
+      'flood-subscribe',
+      res,
+      events('t-follow', (i) => artifactUpdate('t-follow', i, EVENT_SIZE)),
+    ),
+  );
+  server.route('/tiny-rest/a2a/message:stream', (_req, res) =>
+    recorded(
+      'tiny-rest',
+      res,
+      events('t-tiny', () => workingUpdate('t-tiny'), undefined, 500_000),
+    ),
+  );
   server.route('/flood-rpc/a2a', (_req, res, body) =>
-    recorded('flood-rpc', res, events('t-rpc', (i) => artifactUpdate('t-rpc', i, EVENT_SIZE), (e) => `{"jsonrpc":"2.0","id":${idOf(body)},"result":${e}}`)),
+    recorded(
+      'flood-rpc',
+      res,
+      events(
+        't-rpc',
+        (i) => artifactUpdate('t-rpc', i, EVENT_SIZE),
+        (e) => `{"jsonrpc":"2.0","id":${idOf(body)},"result":${e}}`,
+      ),
+    ),
   );
   server.route('/flood-v03/a2a', (_req, res, body) => {
     const wrap = (result: unknown) => `{"jsonrpc":"2.0","id":${idOf(body)},"result":${JSON.stringify(result)}}`;
@@ -87,7 +142,10 @@ beforeAll(async () => {
       flood(
         r,
         `data: ${wrap({ kind: 'task', id: 't-v03', contextId: 'c-t-v03', status: { state: 'working' } })}\n\n`,
-        (i) => (i < FLOOD_EVENTS ? `data: ${wrap({ kind: 'artifact-update', ...ids, artifact: { artifactId: `a-${i}`, parts: [{ kind: 'text', text: 'y'.repeat(EVENT_SIZE) }] }, lastChunk: true })}\n\n` : null),
+        (i) =>
+          i < FLOOD_EVENTS
+            ? `data: ${wrap({ kind: 'artifact-update', ...ids, artifact: { artifactId: `a-${i}`, parts: [{ kind: 'text', text: 'y'.repeat(EVENT_SIZE) }] }, lastChunk: true })}\n\n`
+            : null,
         Number.MAX_SAFE_INTEGER,
       ),
     );
@@ -96,13 +154,28 @@ beforeAll(async () => {
   // (c) 150,000 one-part artifacts in one answer (7 MB, well under the 16 MiB cap).
   const many = manyArtifactsTask('t-many', 150_000);
   server.route('/many-rest/a2a/message:send', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"task":${many}}`));
-  server.route('/many-rest/a2a/message:stream', (_req, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: {"task":${many}}\n\n`));
-  server.route('/many-rpc/a2a', (_req, res, body) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${idOf(body)},"result":{"task":${many}}}`));
+  server.route(
+    '/many-rest/a2a/message:stream',
+    (_req, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: {"task":${many}}\n\n`),
+  );
+  server.route(
+    '/many-rpc/a2a',
+    (_req, res, body) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${idOf(body)},"result":{"task":${many}}}`),
+  );
   // 2,000 artifacts (about 6,000 objects and arrays): over a small configured limit, under a raised one.
   server.route('/some-rest/.well-known/agent-card.json', (_req, res) => json(res, 200, card('/some-rest', 'HTTP+JSON')));
-  server.route('/some-rest/a2a/message:send', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"task":${manyArtifactsTask('t-some', 2_000)}}`));
-  const legacyMany = many.replace('"TASK_STATE_COMPLETED"', '"completed"').replaceAll('{"text":"x"}', '{"kind":"text","text":"x"}').replace('{"id"', '{"kind":"task","id"');
-  server.route('/many-v03/a2a', (_req, res, body) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${idOf(body)},"result":${legacyMany}}`));
+  server.route(
+    '/some-rest/a2a/message:send',
+    (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"task":${manyArtifactsTask('t-some', 2_000)}}`),
+  );
+  const legacyMany = many
+    .replace('"TASK_STATE_COMPLETED"', '"completed"')
+    .replaceAll('{"text":"x"}', '{"kind":"text","text":"x"}')
+    .replace('{"id"', '{"kind":"task","id"');
+  server.route(
+    '/many-v03/a2a',
+    (_req, res, body) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${idOf(body)},"result":${legacyMany}}`),
+  );
 });
 afterAll(async () => {
   await grpcPeer.close();

@@ -56,7 +56,9 @@ describe('A2A servers from npm that are not built on the SDK server', () => {
     expect(sent.stdout.split('\n')[0]).toBe('echo: hello there');
     // The agent's fault is named once, and the command still works.
     expect(warnings(sent.stderr)).toHaveLength(1);
-    expect(warnings(sent.stderr)[0]).toBe(`missive: warning: agent "${alias}" sends A2A 0.3 results without the "kind" field the protocol requires; missive reads each one by its shape (report it to the agent's operator)`);
+    expect(warnings(sent.stderr)[0]).toBe(
+      `missive: warning: agent "${alias}" sends A2A 0.3 results without the "kind" field the protocol requires; missive reads each one by its shape (report it to the agent's operator)`,
+    );
 
     const data = (await box.run(['send', alias, 'again', '--json'])).json().data;
     expect(data).toMatchObject({ response_shape: 'task', task: { state: 'completed' } });
@@ -106,7 +108,16 @@ describe('A2A servers from npm that are not built on the SDK server', () => {
 
 /** A v0.2 JSON-RPC agent (card at /.well-known/agent.json) whose answers are chosen per test by the message text. */
 function legacyCard(url: string, streaming = true) {
-  return { name: 'raw-v02', description: 'kind-less', url: `${url}/rpc`, version: '1.0.0', capabilities: { streaming }, defaultInputModes: ['text'], defaultOutputModes: ['text'], skills: [] };
+  return {
+    name: 'raw-v02',
+    description: 'kind-less',
+    url: `${url}/rpc`,
+    version: '1.0.0',
+    capabilities: { streaming },
+    defaultInputModes: ['text'],
+    defaultOutputModes: ['text'],
+    skills: [],
+  };
 }
 
 const B64 = Buffer.from('%PDF-').toString('base64');
@@ -143,13 +154,25 @@ function streamEvents(text: string): unknown[] {
   const id = taskId();
   const ids = { taskId: id, contextId: 'ctx-raw' };
   const now = () => new Date().toISOString();
-  if (text.startsWith('ambiguous')) return [{ id, status: { state: 'working' } }, { ...ids, status: { state: 'completed' }, artifact: { artifactId: 'x', parts: [] } }];
+  if (text.startsWith('ambiguous'))
+    return [
+      { id, status: { state: 'working' } },
+      { ...ids, status: { state: 'completed' }, artifact: { artifactId: 'x', parts: [] } },
+    ];
   const artifactOnly = text.startsWith('artifacts');
   return [
     { id, contextId: 'ctx-raw', status: { state: 'submitted', timestamp: now() } },
     { ...ids, status: { state: 'working', timestamp: now() }, final: false },
     { ...ids, artifact: { artifactId: 'out', parts: [{ kind: 'text', text: `streamed: ${text}` }] }, append: false, lastChunk: true },
-    { ...ids, status: { state: 'completed', ...(artifactOnly ? {} : { message: { role: 'agent', messageId: randomUUID(), parts: [{ kind: 'text', text: `done: ${text}` }] } }), timestamp: now() }, final: true },
+    {
+      ...ids,
+      status: {
+        state: 'completed',
+        ...(artifactOnly ? {} : { message: { role: 'agent', messageId: randomUUID(), parts: [{ kind: 'text', text: `done: ${text}` }] } }),
+        timestamp: now(),
+      },
+      final: true,
+    },
   ];
 }
 
@@ -167,8 +190,10 @@ describe('v0.2 results without kind, and answers only in artifacts (raw node:htt
     raw.route('/rpc', (_req, res, body) => {
       const request = JSON.parse(body) as { id: unknown; method: string; params: { message?: { parts: Array<{ text?: string }> }; id?: string } };
       if (request.method === 'message/stream') return sse(res, request.id, streamEvents(request.params.message!.parts[0]!.text!));
-      if (request.method === 'message/send') return json(res, 200, { jsonrpc: '2.0', id: request.id, result: unaryResult(request.params.message!.parts[0]!.text!) });
-      if (request.method === 'tasks/get') return json(res, 200, { jsonrpc: '2.0', id: request.id, result: { ...(unaryResult('artifacts') as object), id: request.params.id } });
+      if (request.method === 'message/send')
+        return json(res, 200, { jsonrpc: '2.0', id: request.id, result: unaryResult(request.params.message!.parts[0]!.text!) });
+      if (request.method === 'tasks/get')
+        return json(res, 200, { jsonrpc: '2.0', id: request.id, result: { ...(unaryResult('artifacts') as object), id: request.params.id } });
       json(res, 200, { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'Method not found' } });
     });
   });
@@ -215,7 +240,12 @@ describe('v0.2 results without kind, and answers only in artifacts (raw node:htt
   it('streams kind-less task, status and artifact events, warning once', async () => {
     const res = await box.run(['stream', 'raw', 'events please', '--json']);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.json().data).toMatchObject({ events: 4, counts: { task: 1, status_update: 2, artifact_update: 1 }, task: { state: 'completed' }, last_message_text: 'done: events please' });
+    expect(res.json().data).toMatchObject({
+      events: 4,
+      counts: { task: 1, status_update: 2, artifact_update: 1 },
+      task: { state: 'completed' },
+      last_message_text: 'done: events please',
+    });
     const found = jsonWarnings(res.stderr);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(/agent "raw" sends A2A 0\.3 results without the "kind" field/);

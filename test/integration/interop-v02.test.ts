@@ -45,7 +45,10 @@ describe('A2A v0.2-style peer (@a2a-js/sdk 0.2)', () => {
 
     const task = (await box.run(['send', 'old', 'build', '--json'])).json().data.task;
     expect(task).toMatchObject({ state: 'completed', artifacts: [{ artifact_id: 'result' }] });
-    expect((await box.run(['task', 'get', task.task_id, '--remote', '--json'])).json().data.task).toMatchObject({ state: 'completed', protocol_version: '0.2' });
+    expect((await box.run(['task', 'get', task.task_id, '--remote', '--json'])).json().data.task).toMatchObject({
+      state: 'completed',
+      protocol_version: '0.2',
+    });
 
     const streamed = await box.run(['stream', 'old', 'stream it', '--json']);
     expect(streamed.code).toBe(0);
@@ -59,7 +62,10 @@ describe('A2A v0.2-style peer (@a2a-js/sdk 0.2)', () => {
     expect(waited.json().data).toMatchObject({ outcome: 'cancelled', exit_code: 81 });
     const refused = await box.run(['task', 'cancel', task.task_id, '--json']);
     expect(refused.code).toBe(76);
-    expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::protocol::task_not_cancelable', message: expect.stringMatching(/\(TaskNotCancelable: Task not cancelable/) });
+    expect(JSON.parse(refused.stderr).data).toMatchObject({
+      code: 'missive::protocol::task_not_cancelable',
+      message: expect.stringMatching(/\(TaskNotCancelable: Task not cancelable/),
+    });
     readDb(box, (db) => expect((db.prepare(`SELECT count(*) AS n FROM tasks WHERE agent_alias = 'old'`).get() as any).n).toBe(3));
   });
 
@@ -73,7 +79,9 @@ describe('A2A v0.2-style peer (@a2a-js/sdk 0.2)', () => {
     const err = JSON.parse(list.stderr).data;
     expect(err.code).toBe('missive::protocol::version_mismatch');
     expect(err.message).toContain('ListTaskPushNotificationConfigs (tasks/pushNotificationConfig/list)');
-    expect(err.message).toContain('answered "Method not found": the agent seems to speak another A2A version than the 0.3 missive spoke, or does not implement it');
+    expect(err.message).toContain(
+      'answered "Method not found": the agent seems to speak another A2A version than the 0.3 missive spoke, or does not implement it',
+    );
   });
 
   it('refuses a binding the card does not offer (exit 69)', async () => {

@@ -36,7 +36,6 @@ afterEach(() => box.dispose());
 
 const ALIAS = { 'json-rpc': 'v03-jsonrpc', 'http+json': 'v03-httpjson', grpc: 'v03-grpc' } as const;
 
-
 describe('A2A v0.3 peer (@a2a-js/sdk 0.3)', () => {
   it('inspects the v0.3 card: its version, every interface, and the dialect missive will speak', async () => {
     const res = await box.run(['agent', 'inspect', 'v03-jsonrpc', '--json']);
@@ -48,7 +47,13 @@ describe('A2A v0.3 peer (@a2a-js/sdk 0.3)', () => {
       ['HTTP+JSON', peer.restUrl],
       ['GRPC', peer.grpcTarget],
     ]);
-    expect(data.selected_interface).toMatchObject({ binding: 'json-rpc', url: peer.jsonRpcUrl, protocol_version: '0.3.0', dialect: '0.3', source: 'agent_card' });
+    expect(data.selected_interface).toMatchObject({
+      binding: 'json-rpc',
+      url: peer.jsonRpcUrl,
+      protocol_version: '0.3.0',
+      dialect: '0.3',
+      source: 'agent_card',
+    });
     const human = await box.run(['agent', 'inspect', 'v03-grpc']);
     expect(human.stdout).toMatch(/card format\s+A2A 0\.3 \(declares protocolVersion 0\.3\.0\)/);
     expect(human.stdout).toContain(`gRPC ${peer.grpcTarget} (card says A2A 0.3.0; missive speaks the 0.3 dialect`);
@@ -73,7 +78,10 @@ describe('A2A v0.3 peer (@a2a-js/sdk 0.3)', () => {
 
       const streamed = await box.run(['stream', alias, 'stream it', '--ndjson']);
       expect(streamed.code).toBe(0);
-      const lines = streamed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = streamed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.filter((l) => l.kind === 'stream_event').map((l) => l.data.variant)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
       expect(lines.at(-1)).toMatchObject({ kind: 'stream_result', data: { events: 4, task: { state: 'completed' }, last_message_text: 'done: stream it' } });
 
@@ -86,28 +94,55 @@ describe('A2A v0.3 peer (@a2a-js/sdk 0.3)', () => {
       const refused = await box.run(['task', 'cancel', task.task_id, '--json']);
       // TaskNotCancelable, as from a v1.0 agent on any binding (see a2a-errors.test.ts).
       expect(refused.code).toBe(76);
-      expect(JSON.parse(refused.stderr).data).toMatchObject({ code: 'missive::protocol::task_not_cancelable', message: expect.stringMatching(/not cancelable/i) });
+      expect(JSON.parse(refused.stderr).data).toMatchObject({
+        code: 'missive::protocol::task_not_cancelable',
+        message: expect.stringMatching(/not cancelable/i),
+      });
 
       readDb(box, (db) => {
         const states = db.prepare(`SELECT state FROM tasks WHERE task_id IN (?, ?) ORDER BY state`).all(task.task_id, slow.task_id) as Array<{ state: string }>;
         expect(states.map((s) => s.state)).toEqual(['cancelled', 'completed']);
-        const streamEvents = db.prepare(`SELECT count(*) AS n FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update', 'a2a.stream.artifact_update', 'a2a.stream.message')`).get() as { n: number };
+        const streamEvents = db
+          .prepare(
+            `SELECT count(*) AS n FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update', 'a2a.stream.artifact_update', 'a2a.stream.message')`,
+          )
+          .get() as { n: number };
         expect(streamEvents.n).toBe(4);
       });
     });
 
     it(`creates a push config over ${binding} and journals the v0.3 agent's callbacks`, async () => {
       const store: Store = openStore(join(box.home, 'state/profiles/default/missive.sqlite3'));
-      const receiver: Receiver = createReceiver(sqliteCallbacks(() => store), { auth: webhookAuth(CB_TOKEN), maxBodyBytes: 64 * 1024 });
+      const receiver: Receiver = createReceiver(
+        sqliteCallbacks(() => store),
+        { auth: webhookAuth(CB_TOKEN), maxBodyBytes: 64 * 1024 },
+      );
       try {
         const url = (await receiver.start()).url;
         const slow = (await box.run(['send', alias, 'slow push', '--return-immediately', '--json'])).json().data.task;
-        const created = await box.run(['push', 'create', alias, slow.task_id, '--url', url, '--token-env', 'CB_TOKEN', '--config-id', `cfg-${binding}`, '--json']);
+        const created = await box.run([
+          'push',
+          'create',
+          alias,
+          slow.task_id,
+          '--url',
+          url,
+          '--token-env',
+          'CB_TOKEN',
+          '--config-id',
+          `cfg-${binding}`,
+          '--json',
+        ]);
         expect(created.code).toBe(0);
         expect(created.json().data.config).toMatchObject({ id: `cfg-${binding}`, taskId: slow.task_id, url, token: '[REDACTED]' });
         expect(created.stdout).not.toContain(CB_TOKEN);
-        await until('the completed callback', () => readDb(box, (db) => (db.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(slow.task_id) as any)?.state === 'completed'));
-        const pushed = readDb(box, (db) => db.prepare(`SELECT payload_json FROM events WHERE event_type LIKE 'a2a.push.%' AND task_id = ? ORDER BY sequence`).all(slow.task_id) as any[]);
+        await until('the completed callback', () =>
+          readDb(box, (db) => (db.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(slow.task_id) as any)?.state === 'completed'),
+        );
+        const pushed = readDb(
+          box,
+          (db) => db.prepare(`SELECT payload_json FROM events WHERE event_type LIKE 'a2a.push.%' AND task_id = ? ORDER BY sequence`).all(slow.task_id) as any[],
+        );
         expect(pushed.length).toBeGreaterThan(0);
         expect(JSON.parse(pushed.at(-1).payload_json)).toMatchObject({ dialect: '0.3' });
         expect(receiver.stats()).toMatchObject({ rejected: 0 });
@@ -121,7 +156,10 @@ describe('A2A v0.3 peer (@a2a-js/sdk 0.3)', () => {
   it('says ListTasks is not part of A2A 0.3 and what to use instead (exit 76)', async () => {
     const res = await box.run(['task', 'list', '--remote', '--agent', 'v03-jsonrpc', '--json']);
     expect(res.code).toBe(76);
-    expect(JSON.parse(res.stderr).data).toMatchObject({ code: 'missive::protocol::not_in_dialect', help: expect.stringContaining('missive task list --agent v03-jsonrpc') });
+    expect(JSON.parse(res.stderr).data).toMatchObject({
+      code: 'missive::protocol::not_in_dialect',
+      help: expect.stringContaining('missive task list --agent v03-jsonrpc'),
+    });
   });
 
   it('sends A2A-Version 0.3 and never the v1.0 content type to a v0.3 agent', async () => {
@@ -160,14 +198,19 @@ describe('the gateway following a v0.3 agent', () => {
       const stop = new AbortController();
       const done = runGateway(core, { intervalMs: 100, signal: stop.signal });
       try {
-        await until('completion', () => readDb(box, (db) => (db.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(sent.task_id) as any)?.state === 'completed'));
+        await until('completion', () =>
+          readDb(box, (db) => (db.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(sent.task_id) as any)?.state === 'completed'),
+        );
       } finally {
         stop.abort();
         await done;
         core.close();
       }
       readDb(box, (db) => {
-        expect(db.prepare(`SELECT kind, state FROM gateway_jobs WHERE task_id = ?`).get(sent.task_id)).toEqual({ kind: 'task_subscription', state: 'succeeded' });
+        expect(db.prepare(`SELECT kind, state FROM gateway_jobs WHERE task_id = ?`).get(sent.task_id)).toEqual({
+          kind: 'task_subscription',
+          state: 'succeeded',
+        });
         const types = (db.prepare(`SELECT event_type FROM events WHERE task_id = ? ORDER BY sequence`).all(sent.task_id) as any[]).map((e) => e.event_type);
         expect(types).toEqual(expect.arrayContaining(['a2a.subscription.started', 'a2a.subscription.status_update']));
       });

@@ -80,7 +80,8 @@ const jobShow = async (id: string) => {
   return res.json().data;
 };
 /** What a job stores for the gateway to execute (no command shows it). */
-const storedRequest = async (id: string): Promise<string> => (await storeRows(box, `SELECT request_json FROM gateway_jobs WHERE job_id = ?`, [id]))[0]!.request_json;
+const storedRequest = async (id: string): Promise<string> =>
+  (await storeRows(box, `SELECT request_json FROM gateway_jobs WHERE job_id = ?`, [id]))[0]!.request_json;
 /** The payloads of the journal's events of `type`, oldest first, as `events list` shows them. */
 const eventsOf = async (type: string): Promise<any[]> => {
   const res = await box.run(['events', 'list', '--type', type, '--limit', '10000', '--json']);
@@ -120,7 +121,16 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       const bcast = await startJob(['bcast', 'g', 'status?', '--context', 'launch', '--execution', 'sequential']);
       expect(agentPosts()).toBe(posts);
 
-      expect(send).toMatchObject({ kind: 'send', state: 'queued', agent: 'echo', attempts: 0, max_attempts: 3, summary: { kind: 'send', agent: 'echo', parts: 1, bytes: 5 }, outcome: null, exit_code: null });
+      expect(send).toMatchObject({
+        kind: 'send',
+        state: 'queued',
+        agent: 'echo',
+        attempts: 0,
+        max_attempts: 3,
+        summary: { kind: 'send', agent: 'echo', parts: 1, bytes: 5 },
+        outcome: null,
+        exit_code: null,
+      });
       expect(send.summary.message_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(stream).toMatchObject({ kind: 'stream', state: 'queued', agent: 'tasks', max_attempts: 1, summary: { parts: 2 } });
       expect(wait).toMatchObject({ kind: 'wait', state: 'queued', agent: 'tasks', task_id: 'remote-task-1' });
@@ -140,22 +150,43 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       // What the gateway will execute: the parts as built at start, the message id fixed then, no per-process wire or
       // deadline, and nothing the gateway's host would read (no path, no working directory).
       const stored = JSON.parse(await storedRequest(send.job_id));
-      expect(stored).toMatchObject({ kind: 'send', input: { agent: 'echo', captured: { parts: [{ text: 'hello' }], bytes: 5 }, messageId: send.summary.message_id } });
+      expect(stored).toMatchObject({
+        kind: 'send',
+        input: { agent: 'echo', captured: { parts: [{ text: 'hello' }], bytes: 5 }, messageId: send.summary.message_id },
+      });
       expect(Object.keys(stored.input).sort()).toEqual(['agent', 'captured', 'messageId']);
-      expect(JSON.parse(await storedRequest(stream.job_id))).toMatchObject({ kind: 'stream', force: true, input: { captured: { parts: [{ text: 'one' }, { text: 'two' }] } } });
-      expect(JSON.parse(await storedRequest(bcast.job_id))).toMatchObject({ kind: 'bcast', group: 'g', contextId: context, execution: 'sequential', inputs: { captured: { parts: [{ text: 'status?' }] } } });
+      expect(JSON.parse(await storedRequest(stream.job_id))).toMatchObject({
+        kind: 'stream',
+        force: true,
+        input: { captured: { parts: [{ text: 'one' }, { text: 'two' }] } },
+      });
+      expect(JSON.parse(await storedRequest(bcast.job_id))).toMatchObject({
+        kind: 'bcast',
+        group: 'g',
+        contextId: context,
+        execution: 'sequential',
+        inputs: { captured: { parts: [{ text: 'status?' }] } },
+      });
       expect((await eventsOf('missive.job.started')).map((p) => p.job_id)).toEqual([send, stream, wait, bcast].map((j) => j.job_id));
     });
 
-      it('records a reduce job of a known context as a queued job, sending nothing', async () => {
-        const context = (await box.run(['context', 'create', '--name', 'launch', '--json'])).json().data.context_id as string;
-        const posts = agentPosts();
-        const reduce = await startJob(['reduce', 'g', '--context', 'launch', '--strategy', 'vote']);
-        expect(agentPosts()).toBe(posts);
-        expect(reduce).toMatchObject({ kind: 'reduce', state: 'queued', group: 'g', context_id: context, attempts: 0, max_attempts: 1, summary: { strategy: 'vote', reducer: 'local' } });
-        expect((await jobList()).map((j) => [j.job_id, j.state])).toEqual([[reduce.job_id, 'queued']]);
-        expect((await eventsOf('missive.job.started')).map((p) => p.job_id)).toEqual([reduce.job_id]);
+    it('records a reduce job of a known context as a queued job, sending nothing', async () => {
+      const context = (await box.run(['context', 'create', '--name', 'launch', '--json'])).json().data.context_id as string;
+      const posts = agentPosts();
+      const reduce = await startJob(['reduce', 'g', '--context', 'launch', '--strategy', 'vote']);
+      expect(agentPosts()).toBe(posts);
+      expect(reduce).toMatchObject({
+        kind: 'reduce',
+        state: 'queued',
+        group: 'g',
+        context_id: context,
+        attempts: 0,
+        max_attempts: 1,
+        summary: { strategy: 'vote', reducer: 'local' },
       });
+      expect((await jobList()).map((j) => [j.job_id, j.state])).toEqual([[reduce.job_id, 'queued']]);
+      expect((await eventsOf('missive.job.started')).map((p) => p.job_id)).toEqual([reduce.job_id]);
+    });
 
     it('prints the job and how to follow it, and warns when no gateway runs', async () => {
       const res = await box.run(['job', 'start', 'send', 'echo', 'hello']);
@@ -238,7 +269,10 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       const job = await startJob(['send', 'echo', 'hello']);
       const res = await box.run(['job', 'cancel', job.job_id.slice(0, 8), '--json']);
       expect(res.code, res.stderr).toBe(0);
-      expect(res.json()).toMatchObject({ kind: 'job_cancel', data: { cancelled: true, remote: null, job: { job_id: job.job_id, state: 'cancelled', outcome: 'cancelled', exit_code: 81 } } });
+      expect(res.json()).toMatchObject({
+        kind: 'job_cancel',
+        data: { cancelled: true, remote: null, job: { job_id: job.job_id, state: 'cancelled', outcome: 'cancelled', exit_code: 81 } },
+      });
       expect(await jobShow(job.job_id)).toMatchObject({ state: 'cancelled', attempts: 0 });
       expect(await eventsOf('missive.job.cancelled')).toEqual([{ job_id: job.job_id, kind: 'send', remote: false }]);
       const again = await box.run(['job', 'cancel', job.job_id]);
@@ -278,7 +312,13 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       const id = (await jobList())[0].job_id as string;
       await startJob(['bcast', 'g', `${MARKER} to all`]);
       const outputs = [start];
-      for (const args of [['job', 'list'], ['job', 'list', '--json'], ['job', 'list', '--ndjson'], ['job', 'show', id], ['job', 'show', id, '--json']]) {
+      for (const args of [
+        ['job', 'list'],
+        ['job', 'list', '--json'],
+        ['job', 'list', '--ndjson'],
+        ['job', 'show', id],
+        ['job', 'show', id, '--json'],
+      ]) {
         const res = await box.run(args);
         expect(res.code, res.stderr).toBe(0);
         outputs.push(res);
@@ -333,7 +373,10 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
     it('follows a job to its end and exits with its exit code', async () => {
       const done = await box.run(['job', 'start', 'send', 'tasks', 'summarise this', '--attach', '--json']);
       expect(done.code, done.stderr).toBe(0);
-      expect(done.json()).toMatchObject({ kind: 'job_finished', data: { kind: 'send', state: 'succeeded', outcome: 'completed', exit_code: 0, attempts: 1, attach: { finished: true, stopped: null } } });
+      expect(done.json()).toMatchObject({
+        kind: 'job_finished',
+        data: { kind: 'send', state: 'succeeded', outcome: 'completed', exit_code: 0, attempts: 1, attach: { finished: true, stopped: null } },
+      });
       expect(done.json().data.task_id).toBeTruthy();
       expect(await taskState(done.json().data.task_id)).toBe('completed');
 
@@ -363,12 +406,12 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       expect(wait).toMatchObject({ kind: 'wait', state: 'succeeded', task_id: taskId, outcome: 'completed', exit_code: 0 });
     });
 
-      it('runs a reduce job to its end', async () => {
-        const bcast = await attach(['bcast', 'g', 'status?']);
-        const reduce = await attach(['reduce', 'g', '--context', bcast.result.context_id]);
-        expect(reduce).toMatchObject({ kind: 'reduce', state: 'succeeded', context_id: bcast.result.context_id, result: { strategy: 'summarise' } });
-        expect(reduce.result.reduced_text).toContain('echo: status?');
-      });
+    it('runs a reduce job to its end', async () => {
+      const bcast = await attach(['bcast', 'g', 'status?']);
+      const reduce = await attach(['reduce', 'g', '--context', bcast.result.context_id]);
+      expect(reduce).toMatchObject({ kind: 'reduce', state: 'succeeded', context_id: bcast.result.context_id, result: { strategy: 'summarise' } });
+      expect(reduce.result.reduced_text).toContain('echo: status?');
+    });
 
     it('retries a refused send up to --max-attempts, then exits with the error of the last attempt', async () => {
       expect((await box.run(['agent', 'add', 'down', downUrl])).code).toBe(0);
@@ -411,7 +454,10 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
     });
 
     it('Ctrl-C stops following with exit 130 and says the job keeps running', async () => {
-      const child = spawn(process.execPath, ['bin/missive.js', 'job', 'start', 'send', 'slow', 'long work', '--attach'], { cwd: process.cwd(), env: { ...box.env, PATH: process.env.PATH } });
+      const child = spawn(process.execPath, ['bin/missive.js', 'job', 'start', 'send', 'slow', 'long work', '--attach'], {
+        cwd: process.cwd(),
+        env: { ...box.env, PATH: process.env.PATH },
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c) => void (stdout += c));
@@ -448,7 +494,10 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
     it('shows progress lines while it follows, in ndjson', async () => {
       const res = await box.run(['job', 'start', 'send', 'echo', 'hi', '--attach', '--ndjson']);
       expect(res.code, res.stderr).toBe(0);
-      const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = res.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines[0]).toMatchObject({ kind: 'job_started', data: { state: 'queued' } });
       expect(lines.at(-1)).toMatchObject({ kind: 'job_finished', data: { state: 'succeeded', exit_code: 0, result: { response_shape: 'message' } } });
       expect(lines.slice(1, -1).every((l) => l.kind === 'job_progress')).toBe(true);
@@ -456,4 +505,3 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
     });
   });
 });
-

@@ -68,15 +68,33 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
     await s.jobs.insertOperator(operatorJob('job-1'));
     const until = later();
     const claimed = await s.jobs.claimDue('gw-a', until, 10);
-    expect(claimed).toEqual([expect.objectContaining({ job_id: 'job-1', kind: 'send', state: 'running', locked_by: 'gw-a', locked_until: until, attempts: 1, retry_count: 0, max_attempts: 3 })]);
+    expect(claimed).toEqual([
+      expect.objectContaining({
+        job_id: 'job-1',
+        kind: 'send',
+        state: 'running',
+        locked_by: 'gw-a',
+        locked_until: until,
+        attempts: 1,
+        retry_count: 0,
+        max_attempts: 3,
+      }),
+    ]);
     expect(await s.jobs.claimDue('gw-b', later(), 10)).toEqual([]);
-    expect(await s.jobs.getOperator('job-1')).toMatchObject({ state: 'running', locked_by: 'gw-a', attempts: 1, request_json: JSON.stringify({ text: 'hello from job-1' }) });
+    expect(await s.jobs.getOperator('job-1')).toMatchObject({
+      state: 'running',
+      locked_by: 'gw-a',
+      attempts: 1,
+      request_json: JSON.stringify({ text: 'hello from job-1' }),
+    });
   });
 
   it('claims the oldest due jobs first, at most `limit`', async () => {
     for (const id of ['job-c', 'job-a', 'job-b']) await s.jobs.insertOperator(operatorJob(id));
     // Their run times, oldest first: b, c, a.
-    await exec(`UPDATE gateway_jobs SET next_run_at = CASE job_id WHEN 'job-b' THEN '2020-01-01T00:00:00.000Z' WHEN 'job-c' THEN '2020-01-02T00:00:00.000Z' ELSE '2020-01-03T00:00:00.000Z' END`);
+    await exec(
+      `UPDATE gateway_jobs SET next_run_at = CASE job_id WHEN 'job-b' THEN '2020-01-01T00:00:00.000Z' WHEN 'job-c' THEN '2020-01-02T00:00:00.000Z' ELSE '2020-01-03T00:00:00.000Z' END`,
+    );
     expect((await s.jobs.claimDue('gw-a', later(), 2)).map((j) => j.job_id)).toEqual(['job-b', 'job-c']);
     expect((await s.jobs.claimDue('gw-a', later(), 2)).map((j) => j.job_id)).toEqual(['job-a']);
   });
@@ -97,7 +115,13 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
     expect(await s.jobs.renewClaim('job-1', 'gw-a', later())).toBe(false);
     expect(await s.jobs.finish('job-1', 'succeeded', { late: true }, null, 'gw-a')).toBe(false);
     expect(await s.jobs.finish('job-1', 'succeeded', { answer: 42 }, null, 'gw-b')).toBe(true);
-    expect(await s.jobs.getOperator('job-1')).toMatchObject({ state: 'succeeded', result_json: '{"answer":42}', locked_by: null, locked_until: null, completed_at: expect.any(String) });
+    expect(await s.jobs.getOperator('job-1')).toMatchObject({
+      state: 'succeeded',
+      result_json: '{"answer":42}',
+      locked_by: null,
+      locked_until: null,
+      completed_at: expect.any(String),
+    });
     expect(await s.jobs.claimDue('gw-c', later(), 1)).toEqual([]);
   });
 
@@ -114,7 +138,14 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
     await s.jobs.claimDue('gw-a', later(), 1);
     expect(await s.jobs.retry('job-1', { error: 'boom', backoffMs: 60_000, nextRunAt: later(), countAttempt: true }, 'gw-b')).toBe(false);
     expect(await s.jobs.retry('job-1', { error: 'boom', backoffMs: 60_000, nextRunAt: later(), countAttempt: true }, 'gw-a')).toBe(true);
-    expect(await s.jobs.getOperator('job-1')).toMatchObject({ state: 'retrying', retry_count: 1, backoff_ms: 60_000, last_error: 'boom', locked_by: null, locked_until: null });
+    expect(await s.jobs.getOperator('job-1')).toMatchObject({
+      state: 'retrying',
+      retry_count: 1,
+      backoff_ms: 60_000,
+      last_error: 'boom',
+      locked_by: null,
+      locked_until: null,
+    });
     expect(await s.jobs.claimDue('gw-a', later(), 1)).toEqual([]);
 
     // Its time comes.
@@ -160,7 +191,9 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
     expect((await s.jobs.findOperator('%')).map((j) => j.job_id)).toEqual([]);
     expect(await s.jobs.getOperator('nope')).toBeUndefined();
 
-    await exec(`UPDATE gateway_jobs SET created_at = CASE job_id WHEN 'job_1' THEN '2020-01-01T00:00:00.000Z' WHEN 'jobX1' THEN '2020-01-02T00:00:00.000Z' ELSE '2020-01-03T00:00:00.000Z' END`);
+    await exec(
+      `UPDATE gateway_jobs SET created_at = CASE job_id WHEN 'job_1' THEN '2020-01-01T00:00:00.000Z' WHEN 'jobX1' THEN '2020-01-02T00:00:00.000Z' ELSE '2020-01-03T00:00:00.000Z' END`,
+    );
     await s.jobs.cancel('other');
     expect((await s.jobs.listOperator({ limit: 10 })).map((j) => j.job_id)).toEqual(['other', 'jobX1', 'job_1']);
     expect((await s.jobs.listOperator({ limit: 1 })).map((j) => j.job_id)).toEqual(['other']);
@@ -169,7 +202,13 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
 
     await s.jobs.setTargetTask('job_1', 'remote-task', 'ctx-9');
     await s.jobs.markDispatched('job_1', 'msg-1');
-    expect(await s.jobs.getOperator('job_1')).toMatchObject({ target_task_id: 'remote-task', context_id: 'ctx-9', dispatched: 1, dispatch_message_id: 'msg-1', summary_json: '{"agent":"echo"}' });
+    expect(await s.jobs.getOperator('job_1')).toMatchObject({
+      target_task_id: 'remote-task',
+      context_id: 'ctx-9',
+      dispatched: 1,
+      dispatch_message_id: 'msg-1',
+      summary_json: '{"agent":"echo"}',
+    });
     // A context already recorded is kept.
     await s.jobs.setTargetTask('job_1', 'remote-task-2', 'ctx-other');
     await s.jobs.clearDispatched('job_1');
@@ -179,7 +218,8 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
   it('queues one follow job per kind and task; a succeeded one is queued again, a failed one is not', async () => {
     await exec(`INSERT INTO agents (alias, base_url) VALUES ('echo', 'http://127.0.0.1:9/echo');
                 INSERT INTO tasks (task_id, agent_alias, state, source) VALUES ('task-1', 'echo', 'working', 'local'), ('task-2', 'echo', 'working', 'local')`);
-    const follow = (taskId: string, k: 'task_poll' | 'task_subscription' = 'task_poll') => s.jobs.queueFollow({ kind: k, taskId, agentAlias: 'echo', contextId: null, maxAttempts: 3 });
+    const follow = (taskId: string, k: 'task_poll' | 'task_subscription' = 'task_poll') =>
+      s.jobs.queueFollow({ kind: k, taskId, agentAlias: 'echo', contextId: null, maxAttempts: 3 });
     await follow('task-1');
     await follow('task-1');
     await follow('task-1', 'task_subscription');
@@ -191,7 +231,12 @@ describe.each<StoreKindUnderTest>(STORES)('the job queue on %s', (kind) => {
     const [poll] = (await s.jobs.claimDue('gw-a', later(), 10)).filter((j) => j.kind === 'task_poll');
     expect(await s.jobs.finish(poll!.job_id, 'succeeded', null, null, 'gw-a')).toBe(true);
     await follow('task-1');
-    expect((await s.jobs.unfinished()).find((j) => j.kind === 'task_poll')).toMatchObject({ job_id: poll!.job_id, state: 'queued', retry_count: 0, completed_at: null });
+    expect((await s.jobs.unfinished()).find((j) => j.kind === 'task_poll')).toMatchObject({
+      job_id: poll!.job_id,
+      state: 'queued',
+      retry_count: 0,
+      completed_at: null,
+    });
 
     await follow('task-2');
     const [other] = (await s.jobs.unfinished()).filter((j) => j.task_id === 'task-2');
@@ -312,7 +357,9 @@ describe('the job queue shared on PostgreSQL', () => {
     pool.on('acquire', (client) => void clients.push(client));
     const stop = await storage.onJobQueued(() => undefined);
 
-    const { rows } = await withAdminClient((c) => c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN missive_jobs'`, [db().name]));
+    const { rows } = await withAdminClient((c) =>
+      c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN missive_jobs'`, [db().name]),
+    );
     expect(rows).toHaveLength(1);
     const client = clients.find((c) => (c as pg.Client & { processID: number }).processID === rows[0]!.pid)!;
     expect(client).toBeDefined();
@@ -348,7 +395,11 @@ describe('the job queue shared on PostgreSQL', () => {
     expect(await holders()).toEqual(['gw-a', 'gw-b']);
     expect(await a.renew()).toBe(true);
     const renewed = await storage.gateways('default');
-    expect(renewed.kind === 'pool' && renewed.rows.find((g) => g.holder === 'gw-a')).toMatchObject({ holder: 'gw-a', pid: process.pid, expires_at: expect.any(String) });
+    expect(renewed.kind === 'pool' && renewed.rows.find((g) => g.holder === 'gw-a')).toMatchObject({
+      holder: 'gw-a',
+      pid: process.pid,
+      expires_at: expect.any(String),
+    });
 
     // gw-b's row expires 1 ms after it joined: the next gateway to join prunes it.
     const expiry = Date.parse(renewed.kind === 'pool' ? renewed.rows.find((g) => g.holder === 'gw-b')!.expires_at : '');
@@ -365,4 +416,5 @@ describe('the job queue shared on PostgreSQL', () => {
     const elsewhere = (await open('missive_pool_other')).storage;
     await elsewhere.membership({ profile: 'default', holder: 'gw-z', ttlMs: 60_000 });
     expect(await holders()).toEqual([]);
-  });});
+  });
+});

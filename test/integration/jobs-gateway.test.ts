@@ -48,7 +48,10 @@ function onStore(kind: StoreKindUnderTest) {
   });
 }
 
-const send = (agent: string, text: string, extra: Partial<Extract<JobInput, { kind: 'send' }>['input']> = {}): JobInput => ({ kind: 'send', input: { agent, text, cwd: box.home, messageId: randomUUID(), ...extra } });
+const send = (agent: string, text: string, extra: Partial<Extract<JobInput, { kind: 'send' }>['input']> = {}): JobInput => ({
+  kind: 'send',
+  input: { agent, text, cwd: box.home, messageId: randomUUID(), ...extra },
+});
 
 /** A job as `job show` shows it. */
 const job = (id: string) => showJob(core, id);
@@ -74,8 +77,12 @@ function inProcess(options: { claimTtlMs?: number } = {}) {
 }
 
 const launch = (...extra: string[]): ChildProcess =>
-  spawn(process.execPath, ['bin/missive.js', 'gateway', 'run', '--interval', '100ms', ...extra, '--ndjson'], { cwd: process.cwd(), env: { ...box.env, PATH: process.env.PATH } });
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  spawn(process.execPath, ['bin/missive.js', 'gateway', 'run', '--interval', '100ms', ...extra, '--ndjson'], {
+    cwd: process.cwd(),
+    env: { ...box.env, PATH: process.env.PATH },
+  });
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 describe.each(STORES)('durable jobs in the gateway (%s store)', (kind) => {
   onStore(kind);
@@ -184,30 +191,35 @@ describe.each(STORES)('durable jobs in the gateway (%s store)', (kind) => {
     await waitFor('the job to wait on its task', async () => (await job(started.job_id)).task_id);
     const cancelled = await cancelJob(core, started.job_id);
     expect(cancelled).toMatchObject({ cancelled: true, job: { state: 'cancelled', exit_code: 81 } });
-    await waitFor('the gateway to let go', async () => gw.records.some(([k, d]) => k === 'job_started' && d.job_id === started.job_id) && (await job(started.job_id)).locked_by === null);
+    await waitFor(
+      'the gateway to let go',
+      async () => gw.records.some(([k, d]) => k === 'job_started' && d.job_id === started.job_id) && (await job(started.job_id)).locked_by === null,
+    );
     await new Promise((r) => setTimeout(r, 300));
     await gw.stop();
     expect((await job(started.job_id)).state).toBe('cancelled');
     expect(await jobEvents(started.job_id)).not.toContain('missive.job.succeeded');
   }, 20_000);
 
-    it('fails a job whose error no retry can fix at once, whatever --max-attempts says', async () => {
-      expect((await box.run(['group', 'create', 'pair', '--member', 'quick'])).code).toBe(0);
-      expect((await box.run(['context', 'create', '--id', 'ctx-empty'])).code).toBe(0);
-      const started = await startJob(core, { kind: 'reduce', input: { group: 'pair', contextId: 'ctx-empty', cwd: box.home } }, { maxAttempts: 5 });
-      const gw = inProcess();
-      await waitFor('the job to fail', async () => (await job(started.job_id)).state === 'failed');
-      await gw.stop();
-      const view = await job(started.job_id);
-      expect(view).toMatchObject({ attempts: 1, exit_code: 64 });
-      expect((view.result as any).error.code).toBe('missive::validation::no_outputs');
-    });
+  it('fails a job whose error no retry can fix at once, whatever --max-attempts says', async () => {
+    expect((await box.run(['group', 'create', 'pair', '--member', 'quick'])).code).toBe(0);
+    expect((await box.run(['context', 'create', '--id', 'ctx-empty'])).code).toBe(0);
+    const started = await startJob(core, { kind: 'reduce', input: { group: 'pair', contextId: 'ctx-empty', cwd: box.home } }, { maxAttempts: 5 });
+    const gw = inProcess();
+    await waitFor('the job to fail', async () => (await job(started.job_id)).state === 'failed');
+    await gw.stop();
+    const view = await job(started.job_id);
+    expect(view).toMatchObject({ attempts: 1, exit_code: 64 });
+    expect((view.result as any).error.code).toBe('missive::validation::no_outputs');
+  });
 
-    it('refuses at start a reduce of a context it does not know', async () => {
-      expect((await box.run(['group', 'create', 'solo', '--member', 'quick'])).code).toBe(0);
-      await expect(startJob(core, { kind: 'reduce', input: { group: 'solo', contextId: 'no-such-context', cwd: box.home } })).rejects.toThrow(expect.objectContaining({ code: 'missive::validation::unknown_context' }));
-      expect((await box.run(['job', 'list', '--json'])).json().data.jobs).toEqual([]);
-    });
+  it('refuses at start a reduce of a context it does not know', async () => {
+    expect((await box.run(['group', 'create', 'solo', '--member', 'quick'])).code).toBe(0);
+    await expect(startJob(core, { kind: 'reduce', input: { group: 'solo', contextId: 'no-such-context', cwd: box.home } })).rejects.toThrow(
+      expect.objectContaining({ code: 'missive::validation::unknown_context' }),
+    );
+    expect((await box.run(['job', 'list', '--json'])).json().data.jobs).toEqual([]);
+  });
 
   it('takes a send opening a new context', async () => {
     const opened = await startJob(core, send('quick', 'a new thread', { contextId: 'ctx-chosen-by-me' }));
@@ -242,7 +254,9 @@ describe.each(STORES)('durable jobs in the gateway (%s store)', (kind) => {
   it('resumes a job whose gateway was killed mid-attempt without showing more attempts than --max-attempts', async () => {
     const started = await startJob(core, send('quick', 'resume me'), { maxAttempts: 1 });
     // A gateway claimed it and was killed: the attempt never finished and its claim has expired.
-    expect((await (await core.storage()).jobs.claimDue('gateway:killed', new Date(Date.now() - 1000).toISOString(), 10)).map((j) => j.job_id)).toEqual([started.job_id]);
+    expect((await (await core.storage()).jobs.claimDue('gateway:killed', new Date(Date.now() - 1000).toISOString(), 10)).map((j) => j.job_id)).toEqual([
+      started.job_id,
+    ]);
     expect(await job(started.job_id)).toMatchObject({ state: 'running', attempts: 1, max_attempts: 1 });
     const gw = inProcess();
     await waitFor('the resumed job to finish', async () => finished(await job(started.job_id)), 15_000);
@@ -277,4 +291,3 @@ describe.each(STORES)('durable jobs in the gateway (%s store)', (kind) => {
     expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
   }, 40_000);
 });
-

@@ -23,9 +23,22 @@ beforeEach(() => void (box = sandbox()));
 afterEach(() => box.dispose());
 
 type Event = { type: string; agent: string | null };
-const eventsOf = async (alias: string): Promise<Event[]> => (await box.run(['events', 'list', '--agent', alias, '--limit', '100', '--json'])).json().data.events;
-const historyOf = async (alias: string) => (await box.run(['history', 'list', '--agent', alias, '--json'])).json().data.entries as Array<{ agent_alias: string; request_text: string; answer_text: string | null; outcome: string }>;
-const messageAliases = () => readDb(box, (db) => (db.prepare(`SELECT direction, agent_alias FROM messages ORDER BY rowid`).all() as { direction: string; agent_alias: string | null }[]).map((r) => [r.direction, r.agent_alias]));
+const eventsOf = async (alias: string): Promise<Event[]> =>
+  (await box.run(['events', 'list', '--agent', alias, '--limit', '100', '--json'])).json().data.events;
+const historyOf = async (alias: string) =>
+  (await box.run(['history', 'list', '--agent', alias, '--json'])).json().data.entries as Array<{
+    agent_alias: string;
+    request_text: string;
+    answer_text: string | null;
+    outcome: string;
+  }>;
+const messageAliases = () =>
+  readDb(box, (db) =>
+    (db.prepare(`SELECT direction, agent_alias FROM messages ORDER BY rowid`).all() as { direction: string; agent_alias: string | null }[]).map((r) => [
+      r.direction,
+      r.agent_alias,
+    ]),
+  );
 
 describe('the journal outlives the agents it names', () => {
   it('agent remove: the removed agent’s events, messages and history still name it', async () => {
@@ -41,7 +54,9 @@ describe('the journal outlives the agents it names', () => {
       ['request', 'echo'],
       ['response', 'echo'],
     ]);
-    expect(await historyOf('echo')).toEqual([expect.objectContaining({ agent_alias: 'echo', outcome: 'completed', request_text: 'before the removal', answer_text: 'echo: before the removal' })]);
+    expect(await historyOf('echo')).toEqual([
+      expect.objectContaining({ agent_alias: 'echo', outcome: 'completed', request_text: 'before the removal', answer_text: 'echo: before the removal' }),
+    ]);
     // The removal itself is journaled (without an agent: there is none any more).
     const all = (await box.run(['events', 'list', '--json'])).json().data.events as Event[];
     expect(all.at(-1)).toMatchObject({ type: 'missive.agent.removed', agent: null });
@@ -79,13 +94,22 @@ describe('migration v11 on a v10 journal', () => {
 
   /** Every row of every table, with its rowid, in rowid order. */
   const dump = (db: Db) => {
-    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('schema_migrations') ORDER BY name`).all() as { name: string }[]).map((t) => t.name);
-    return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT ${t === 'sqlite_sequence' ? '' : 'rowid AS _rowid, '}* FROM "${t}" ORDER BY ${t === 'sqlite_sequence' ? 'name' : 'rowid'}`).all()]));
+    const tables = (
+      db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('schema_migrations') ORDER BY name`).all() as { name: string }[]
+    ).map((t) => t.name);
+    return Object.fromEntries(
+      tables.map((t) => [
+        t,
+        db.prepare(`SELECT ${t === 'sqlite_sequence' ? '' : 'rowid AS _rowid, '}* FROM "${t}" ORDER BY ${t === 'sqlite_sequence' ? 'name' : 'rowid'}`).all(),
+      ]),
+    );
   };
   const indexes = (db: Db) => db.prepare(`SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name`).all();
   const columns = (db: Db, table: string) => db.prepare(`SELECT cid, name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)`).all(table);
-  const foreignKeys = (db: Db, table: string) => (db.prepare(`SELECT "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list(?) ORDER BY "from"`).all(table) as Record<string, string>[]);
-  const plan = (db: Db, sql: string, params: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
+  const foreignKeys = (db: Db, table: string) =>
+    db.prepare(`SELECT "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list(?) ORDER BY "from"`).all(table) as Record<string, string>[];
+  const plan = (db: Db, sql: string, params: unknown[]) =>
+    (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
 
   it('keeps every row (rowids and sequences too), the column order and every index; drops only the agent foreign keys', () => {
     const dir = mkdtempSync(join(tmpdir(), 'missive-journal-'));
@@ -119,7 +143,13 @@ describe('migration v11 on a v10 journal', () => {
     insertEvent.run('e-5', 'a2a.send.failed', 'gone', null, null, null, '{"message_id":"m-3"}');
     insertEvent.run('e-6', 'push.received', null, null, 'unknown-task', 'dedupe-6', '{}');
     v10.prepare(`DELETE FROM events WHERE event_id = 'e-6'`).run(); // the AUTOINCREMENT counter stays at 6
-    const before = { rows: dump(v10), indexes: indexes(v10), events: columns(v10, 'events'), messages: columns(v10, 'messages'), fk: { events: foreignKeys(v10, 'events'), messages: foreignKeys(v10, 'messages') } };
+    const before = {
+      rows: dump(v10),
+      indexes: indexes(v10),
+      events: columns(v10, 'events'),
+      messages: columns(v10, 'messages'),
+      fk: { events: foreignKeys(v10, 'events'), messages: foreignKeys(v10, 'messages') },
+    };
     expect(before.fk.events.map((f) => f.table)).toContain('agents');
     v10.close();
 
@@ -181,10 +211,20 @@ describe('migration v11 on a v10 journal', () => {
       db.prepare(`DELETE FROM agents WHERE alias = 'gone'`).run();
       const byAgent = eventQuerySql(db, { agentAlias: 'gone' });
       expect(plan(db, byAgent.sql, byAgent.params)).toContain('idx_events_agent');
-      expect(db.prepare(byAgent.sql).all(...byAgent.params).map((r: any) => r.event_id)).toEqual(['e-5', 'e-4']);
+      expect(
+        db
+          .prepare(byAgent.sql)
+          .all(...byAgent.params)
+          .map((r: any) => r.event_id),
+      ).toEqual(['e-5', 'e-4']);
       const starts = requestStartsSql({ agent: 'gone', limit: 10 });
       expect(plan(db, starts.sql, starts.params)).toContain('idx_events_calls');
-      expect(db.prepare(starts.sql).all(...starts.params).map((r: any) => r.payload_json)).toEqual(['{"message_id":"m-3"}']);
+      expect(
+        db
+          .prepare(starts.sql)
+          .all(...starts.params)
+          .map((r: any) => r.payload_json),
+      ).toEqual(['{"message_id":"m-3"}']);
       expect(plan(db, latestCallEventSql, ['gone', 'a2a.send.failed'])).toContain('idx_events_calls');
     } finally {
       db.close();

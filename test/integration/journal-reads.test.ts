@@ -96,7 +96,11 @@ describe.each<StoreKindUnderTest>(STORES)('the journal on %s', (kind) => {
     // A prefix is literal: "_" and "%" are no wildcards.
     expect(await types('--type', 'a2a.send_.*')).toEqual([]);
     expect(await types('--type', 'a2a.s%.*')).toEqual([]);
-    expect(await types('--type', 'missive.*', '--limit', '3')).toEqual(['missive.bcast.member.timeout', 'missive.barrier.member.error', 'missive.gateway.job.failed']);
+    expect(await types('--type', 'missive.*', '--limit', '3')).toEqual([
+      'missive.bcast.member.timeout',
+      'missive.barrier.member.error',
+      'missive.gateway.job.failed',
+    ]);
     expect((await list('--agent', 'beta')).map((e) => e.type)).toEqual(['a2a.send_x.completed', 'a2a.push.rejected', 'a2a.push.status_update']);
     expect(await types('--agent', 'never-used')).toEqual([]);
     expect(await types('--context', 'ctx-1')).toEqual(['a2a.send.started', 'a2a.send.completed', 'a2a.send.completed']);
@@ -115,7 +119,11 @@ describe.each<StoreKindUnderTest>(STORES)('the journal on %s', (kind) => {
   it('--outcome failed keeps the same failures, NUL escapes in payloads included', async () => {
     expect(await types('--outcome', 'failed')).toEqual(FAILED);
     expect(await types('--outcome', 'failed', '--limit', '2')).toEqual(FAILED.slice(-2));
-    expect(await types('--outcome', 'failed', '--type', 'a2a.*', '--agent', 'alpha', '--search', 'state')).toEqual(['a2a.send.completed', 'a2a.task.updated', 'a2a.stream.completed']);
+    expect(await types('--outcome', 'failed', '--type', 'a2a.*', '--agent', 'alpha', '--search', 'state')).toEqual([
+      'a2a.send.completed',
+      'a2a.task.updated',
+      'a2a.stream.completed',
+    ]);
   });
 
   it('searches any ASCII case, the payload as its JSON text, wildcards taken literally', async () => {
@@ -190,7 +198,8 @@ describe.each<StoreKindUnderTest>(STORES)('the journal on %s', (kind) => {
   it('tails, exports and shows as logs what list shows', async () => {
     const tail = startTail(box, ['--type', 'missive.tailed.*', '--timeout', '3s']);
     // Appended until the tail shows one (it shows only what commits after it started), then one more.
-    for (let i = 0; i < 50 && !(await settles(() => tail.shown().length > 0)); i++) await storage.journal.append({ type: 'missive.tailed.ping', payload: { i } });
+    for (let i = 0; i < 50 && !(await settles(() => tail.shown().length > 0)); i++)
+      await storage.journal.append({ type: 'missive.tailed.ping', payload: { i } });
     await storage.journal.append({ type: 'missive.tailed.last', payload: {} });
     expect(await tail.done).toBe(0);
     const tailed = tail.shown().map((e) => e.event_id);
@@ -202,12 +211,15 @@ describe.each<StoreKindUnderTest>(STORES)('the journal on %s', (kind) => {
     const file = join(box.home, 'journal.ndjson');
     const exported = await box.run(['events', 'export', '--output', file, '--type', 'a2a.*', '--json']);
     expect(exported.code, exported.stderr).toBe(0);
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual(await list('--type', 'a2a.*'));
 
     const logs = await box.run(['logs', '--source', 'event-journal', '--limit', '3', '--json']);
     expect(logs.code, logs.stderr).toBe(0);
-    expect(logs.json().data.records.map((r: { type: string }) => r.type)).toEqual((await types('--limit', '3')));
+    expect(logs.json().data.records.map((r: { type: string }) => r.type)).toEqual(await types('--limit', '3'));
   });
 });
 
@@ -227,7 +239,14 @@ function startTail(box: Sandbox, args: string[]): { shown(): Tailed[]; done: Pro
     secrets: box.secrets,
     stdin: async () => '',
   });
-  return { shown: () => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).data as Tailed), done };
+  return {
+    shown: () =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).data as Tailed),
+    done,
+  };
 }
 
 /** True once `condition` holds, false when it did not within `ms` (a bounded wait on a condition, not a sleep). */
@@ -281,7 +300,10 @@ describe('events tail on PostgreSQL: transactions that commit out of sequence or
     return client;
   }
   const insert = async (client: pg.Client, type: string) =>
-    Number((await client.query<{ sequence: string }>(`INSERT INTO events (event_id, event_type) VALUES (gen_random_uuid()::text, $1) RETURNING sequence`, [type])).rows[0]!.sequence);
+    Number(
+      (await client.query<{ sequence: string }>(`INSERT INTO events (event_id, event_type) VALUES (gen_random_uuid()::text, $1) RETURNING sequence`, [type]))
+        .rows[0]!.sequence,
+    );
 
   it('a poll after the late transaction commits returns its lower-numbered event, once; a rolled-back one never', async () => {
     const reads = storage.journalReads;

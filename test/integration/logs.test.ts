@@ -76,7 +76,10 @@ describe('missive logs --source profile-files', () => {
 
   it('--ndjson: a log_source line, then one log_record per line', async () => {
     writeLogs();
-    const lines = (await box.run(['logs', '--ndjson', '--limit', '3'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await box.run(['logs', '--ndjson', '--limit', '3'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.kind)).toEqual(['log_source', 'log_record', 'log_record', 'log_record']);
     expect(lines[0].data).toMatchObject({ source: 'profile-files', count: 3 });
     expect(lines.map((l) => l.sequence)).toEqual([0, 1, 2, 3]);
@@ -112,7 +115,11 @@ describe('missive logs --source event-journal', () => {
     expect(sent.code).toBe(0);
     // Free text in a payload (say, a peer's error message) that key-based redaction on write cannot see.
     const store = openStore(join(box.home, 'state/profiles/default/missive.sqlite3'));
-    appendEvent(store.db, { type: 'a2a.send.failed', agentAlias: 'echo', payload: { message: 'upstream said password=journal-secret-5566 and header-secret-112233' } });
+    appendEvent(store.db, {
+      type: 'a2a.send.failed',
+      agentAlias: 'echo',
+      payload: { message: 'upstream said password=journal-secret-5566 and header-secret-112233' },
+    });
     store.close();
     const res = await box.run(['logs', '--source', 'event-journal', '--header', 'X-Api-Key: header-secret-112233']);
     expect(res.code).toBe(0);
@@ -129,7 +136,10 @@ describe('missive logs --source event-journal', () => {
     expect(json.data.records[0].sequence).toBeLessThan(json.data.records[1].sequence);
     expect(JSON.stringify(json)).not.toContain('journal-secret-5566');
 
-    const nd = (await box.run(['logs', '--source', 'event-journal', '--ndjson'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const nd = (await box.run(['logs', '--source', 'event-journal', '--ndjson'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(nd[0].kind).toBe('log_source');
     expect(nd.slice(1).every((l) => l.kind === 'log_record')).toBe(true);
     expect(nd.length).toBeGreaterThan(3);

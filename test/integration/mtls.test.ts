@@ -75,7 +75,10 @@ describe('mutual TLS', () => {
 
   it('takes client_tls from the config file, relative paths from its folder', async () => {
     const config = join(files.dir, 'missive.toml');
-    writeFileSync(config, `[agents.cfg]\nbase_url = "${agent.baseUrl}"\nclient_tls = { cert_file = "client.pem", key_file = "client.key", ca_file = "ca.pem" }\n`);
+    writeFileSync(
+      config,
+      `[agents.cfg]\nbase_url = "${agent.baseUrl}"\nclient_tls = { cert_file = "client.pem", key_file = "client.key", ca_file = "ca.pem" }\n`,
+    );
     const sent = await box.run(['send', 'cfg', 'from config', '--config', config, '--json']);
     expect(sent.code).toBe(0);
     expect(sent.json().data.response.message.parts[0].text).toBe('mtls echo: from config');
@@ -96,7 +99,18 @@ describe('mutual TLS', () => {
     expect(agent.clients.length).toBe(before);
 
     // Giving the agent its certificate afterwards (a task-holding agent cannot be removed and re-added).
-    const set = await box.run(['agent', 'set', 'nocert', '--client-cert', files.clientCert, '--client-key', files.clientKey, '--ca-cert', files.caCert, '--json']);
+    const set = await box.run([
+      'agent',
+      'set',
+      'nocert',
+      '--client-cert',
+      files.clientCert,
+      '--client-key',
+      files.clientKey,
+      '--ca-cert',
+      files.caCert,
+      '--json',
+    ]);
     expect(set.code).toBe(0);
     expect(set.json().data.agent.client_tls).toMatchObject({ cert_file: files.clientCert, ca_file: files.caCert });
     expect((await box.run(['agent', 'inspect', 'nocert'])).code).toBe(0);
@@ -157,7 +171,12 @@ describe('mutual TLS', () => {
     for (const text of [...outputs, stateBytes(box.home)]) expect(text).not.toContain(files.passphrase);
     readDb(box, (db) => {
       const row = db.prepare('SELECT client_tls_json FROM agents WHERE alias = ?').get('enc') as { client_tls_json: string };
-      expect(JSON.parse(row.client_tls_json)).toEqual({ certFile: files.clientCert, keyFile: files.clientKeyEncrypted, caFile: files.caCert, passphraseRef: 'keypass' });
+      expect(JSON.parse(row.client_tls_json)).toEqual({
+        certFile: files.clientCert,
+        keyFile: files.clientKeyEncrypted,
+        caFile: files.caCert,
+        passphraseRef: 'keypass',
+      });
     });
   });
 

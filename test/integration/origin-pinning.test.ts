@@ -74,7 +74,17 @@ describe('credentials pinned to the registered origin', () => {
 
   it('calls the other origin without credentials with --allow-cross-origin-auth, and with them once trusted', async () => {
     await box.run(['agent', 'add', 'split', a.url]);
-    const allowed = await box.run(['send', 'split', 'hi', '--bearer-token-env', 'PIN_TOKEN', '--header', `X-Api-Key:${API_KEY}`, '--allow-cross-origin-auth', '--json']);
+    const allowed = await box.run([
+      'send',
+      'split',
+      'hi',
+      '--bearer-token-env',
+      'PIN_TOKEN',
+      '--header',
+      `X-Api-Key:${API_KEY}`,
+      '--allow-cross-origin-auth',
+      '--json',
+    ]);
     expect(allowed.code).toBe(0);
     expect(allowed.json().data.task.state).toBe('completed');
     expect(b.requests.length).toBeGreaterThan(0);
@@ -107,7 +117,18 @@ describe('credentials pinned to the registered origin', () => {
 
   it('never hands a push token to another origin, not even with --allow-cross-origin-auth', async () => {
     await box.run(['agent', 'add', 'split', a.url]);
-    const created = await box.run(['push', 'create', 'split', 'task-1', '--url', 'http://127.0.0.1:9/cb', '--token-env', 'PIN_PUSH', '--allow-cross-origin-auth', '--json']);
+    const created = await box.run([
+      'push',
+      'create',
+      'split',
+      'task-1',
+      '--url',
+      'http://127.0.0.1:9/cb',
+      '--token-env',
+      'PIN_PUSH',
+      '--allow-cross-origin-auth',
+      '--json',
+    ]);
     expect(created.code).toBe(77);
     expect(JSON.parse(created.stderr).data.message).toContain('the push token of --token-env PIN_PUSH');
     const inline = await box.run(['send', 'split', 'hi', '--push-url', 'http://127.0.0.1:9/cb', '--push-token-env', 'PIN_PUSH', '--allow-cross-origin-auth']);

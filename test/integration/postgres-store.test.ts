@@ -68,7 +68,11 @@ describe('PostgreSQL schema migrations', () => {
   });
 
   const ledger = async (p: pg.Pool, schema: string) =>
-    (await p.query(`SELECT version, name, checksum FROM "${schema}".schema_migrations ORDER BY version`)).rows as Array<{ version: number; name: string; checksum: string }>;
+    (await p.query(`SELECT version, name, checksum FROM "${schema}".schema_migrations ORDER BY version`)).rows as Array<{
+      version: number;
+      name: string;
+      checksum: string;
+    }>;
 
   it('creates the schema on a fresh database, with its ledger; the doctor’s status changes nothing', async () => {
     const schema = newSchema();
@@ -93,8 +97,12 @@ describe('PostgreSQL schema migrations', () => {
     await migratePostgres(p, schema);
     const sqlite = openDatabase(join(tmpDir(), 'missive.sqlite'));
     try {
-      const tables = (sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as Array<{ name: string }>).map((t) => t.name);
-      const pgTables = (await p.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [schema])).rows.map((r) => r.table_name);
+      const tables = (
+        sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as Array<{ name: string }>
+      ).map((t) => t.name);
+      const pgTables = (await p.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [schema])).rows.map(
+        (r) => r.table_name,
+      );
       // PostgreSQL's own tables: the pool of gateways sharing the profile's job queue (v3).
       const pgOnlyTables = ['gateway_pool'];
       expect(pgTables.filter((t) => !pgOnlyTables.includes(t))).toEqual(tables);
@@ -104,18 +112,30 @@ describe('PostgreSQL schema migrations', () => {
       const pgOnly: Record<string, string[]> = { messages: ['rowid'], artifacts: ['rowid'], events: ['xact_id'] };
       for (const table of tables) {
         const columns = (sqlite.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY cid`).all(table) as Array<{ name: string }>).map((c) => c.name);
-        const pgColumns = (await p.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`, [schema, table])).rows.map(
-          (r) => r.column_name,
-        );
-        expect(pgColumns.filter((c) => !pgOnly[table]?.includes(c)), table).toEqual(columns);
+        const pgColumns = (
+          await p.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`, [
+            schema,
+            table,
+          ])
+        ).rows.map((r) => r.column_name);
+        expect(
+          pgColumns.filter((c) => !pgOnly[table]?.includes(c)),
+          table,
+        ).toEqual(columns);
       }
 
       const action = { 'NO ACTION': 'a', RESTRICT: 'r', CASCADE: 'c', 'SET NULL': 'n', 'SET DEFAULT': 'd' } as Record<string, string>;
       const sqliteKeys = tables
         .flatMap((table) =>
-          (sqlite.prepare(`SELECT * FROM pragma_foreign_key_list(?)`).all(table) as Array<{ table: string; from: string; to: string; on_update: string; on_delete: string }>).map(
-            (fk) => `${table}.${fk.from} -> ${fk.table}.${fk.to} ${action[fk.on_update]}${action[fk.on_delete]}`,
-          ),
+          (
+            sqlite.prepare(`SELECT * FROM pragma_foreign_key_list(?)`).all(table) as Array<{
+              table: string;
+              from: string;
+              to: string;
+              on_update: string;
+              on_delete: string;
+            }>
+          ).map((fk) => `${table}.${fk.from} -> ${fk.table}.${fk.to} ${action[fk.on_update]}${action[fk.on_delete]}`),
         )
         .sort();
       const pgKeys = (
@@ -133,7 +153,9 @@ describe('PostgreSQL schema migrations', () => {
         .sort();
       expect(pgKeys).toEqual(sqliteKeys);
 
-      const indexes = (sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as Array<{ name: string }>).map((i) => i.name);
+      const indexes = (
+        sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as Array<{ name: string }>
+      ).map((i) => i.name);
       const pgIndexes = (await p.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1`, [schema])).rows.map((r) => r.indexname);
       expect(pgIndexes).toEqual(expect.arrayContaining(indexes));
     } finally {
@@ -167,7 +189,11 @@ describe('PostgreSQL schema migrations', () => {
     const error = await migratePostgres(p, schema).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'missive::storage::schema_too_new', exitCode: 75 });
     expect(String((error as Error).message)).toContain(`version ${future}`);
-    expect(await postgresSchemaStatus(p, schema)).toEqual({ version: future, expected: POSTGRES_SCHEMA_VERSION, problem: expect.stringContaining('newer than this missive understands') });
+    expect(await postgresSchemaStatus(p, schema)).toEqual({
+      version: future,
+      expected: POSTGRES_SCHEMA_VERSION,
+      problem: expect.stringContaining('newer than this missive understands'),
+    });
     expect(await ledger(p, schema)).toHaveLength(POSTGRES_MIGRATIONS.length + 1);
   });
 });
@@ -218,13 +244,31 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
   });
   afterEach(async () => e.dispose());
 
-  const agent = (alias: string, more: Partial<Parameters<Storage['agents']['insert']>[0]> = {}) => ({ alias, source: 'local' as const, baseUrl: `http://127.0.0.1:9/${alias}`, ...more });
+  const agent = (alias: string, more: Partial<Parameters<Storage['agents']['insert']>[0]> = {}) => ({
+    alias,
+    source: 'local' as const,
+    baseUrl: `http://127.0.0.1:9/${alias}`,
+    ...more,
+  });
 
   it('agents: insert, get, list in alias (byte) order, rename, remove', async () => {
     expect(s.kind).toBe(kind);
-    for (const alias of ['b_1', 'a', 'B', 'b-2']) await s.agents.insert(agent(alias, { tags: ['t'], metadata: { k: 1 }, trustedOrigins: ['https://x.example'] }));
+    for (const alias of ['b_1', 'a', 'B', 'b-2'])
+      await s.agents.insert(agent(alias, { tags: ['t'], metadata: { k: 1 }, trustedOrigins: ['https://x.example'] }));
     const a = await s.agents.get('a');
-    expect(a).toMatchObject({ alias: 'a', source: 'local', baseUrl: 'http://127.0.0.1:9/a', tags: ['t'], metadata: { k: 1 }, trustedOrigins: ['https://x.example'], allowCrossOriginAuth: false, readOnly: false, card: null, clientTls: null, cardKeys: null });
+    expect(a).toMatchObject({
+      alias: 'a',
+      source: 'local',
+      baseUrl: 'http://127.0.0.1:9/a',
+      tags: ['t'],
+      metadata: { k: 1 },
+      trustedOrigins: ['https://x.example'],
+      allowCrossOriginAuth: false,
+      readOnly: false,
+      card: null,
+      clientTls: null,
+      cardKeys: null,
+    });
     expect(a!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     // SQLite compares bytes: upper case first, '-' before '_'.
     expect((await s.agents.list()).map((r) => r.alias)).toEqual(['B', 'a', 'b-2', 'b_1']);
@@ -248,7 +292,12 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
     await s.agents.markCardValidated('seed');
 
     await s.agents.updateSeeded(agent('seed', { source: 'config_seed', notes: 'same URL' }));
-    expect(await s.agents.get('seed')).toMatchObject({ notes: 'same URL', readOnly: true, source: 'config_seed', card: { json: { name: 'card' }, etag: '"e1"' } });
+    expect(await s.agents.get('seed')).toMatchObject({
+      notes: 'same URL',
+      readOnly: true,
+      source: 'config_seed',
+      card: { json: { name: 'card' }, etag: '"e1"' },
+    });
 
     await s.agents.updateSeeded({ ...agent('seed', { source: 'config_seed' }), baseUrl: 'http://127.0.0.1:9/moved' });
     expect(await s.agents.get('seed')).toMatchObject({ baseUrl: 'http://127.0.0.1:9/moved', card: null });
@@ -260,14 +309,28 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
   });
 
   it('agents: auth ref, client TLS and card keys settings; aliases by auth ref', async () => {
-    await s.authRefs.upsert({ name: 'tok', kind: 'env', source: 'local', headerName: 'Authorization', scheme: 'Bearer', envVar: 'TOK', keyringService: null, keyringAccount: null, flow: { type: 'header' } });
+    await s.authRefs.upsert({
+      name: 'tok',
+      kind: 'env',
+      source: 'local',
+      headerName: 'Authorization',
+      scheme: 'Bearer',
+      envVar: 'TOK',
+      keyringService: null,
+      keyringAccount: null,
+      flow: { type: 'header' },
+    });
     for (const alias of ['two', 'one', 'none']) await s.agents.insert(agent(alias));
     await s.agents.setAuthRef('two', 'tok');
     await s.agents.setAuthRef('one', 'tok');
     expect(await s.agents.aliasesByAuthRef()).toEqual(new Map([['tok', ['one', 'two']]]));
     await s.agents.setClientTls('one', { certFile: '/c.pem', keyFile: '/k.pem' });
     await s.agents.setCardKeys('one', { jwksUrl: 'https://keys.example/jwks.json' });
-    expect(await s.agents.get('one')).toMatchObject({ authRefName: 'tok', clientTls: { certFile: '/c.pem', keyFile: '/k.pem' }, cardKeys: { jwksUrl: 'https://keys.example/jwks.json' } });
+    expect(await s.agents.get('one')).toMatchObject({
+      authRefName: 'tok',
+      clientTls: { certFile: '/c.pem', keyFile: '/k.pem' },
+      cardKeys: { jwksUrl: 'https://keys.example/jwks.json' },
+    });
     await s.agents.setClientTls('one', null);
     await s.agents.setCardKeys('one', null);
     await s.agents.setAuthRef('two', null);
@@ -276,7 +339,17 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
   });
 
   it('auth refs: upsert, list in name order, remove (its agents keep no dangling name)', async () => {
-    const ref = (name: string, envVar: string) => ({ name, kind: 'env' as const, source: 'local' as const, headerName: 'Authorization', scheme: 'Bearer', envVar, keyringService: null, keyringAccount: null, flow: { type: 'header' as const } });
+    const ref = (name: string, envVar: string) => ({
+      name,
+      kind: 'env' as const,
+      source: 'local' as const,
+      headerName: 'Authorization',
+      scheme: 'Bearer',
+      envVar,
+      keyringService: null,
+      keyringAccount: null,
+      flow: { type: 'header' as const },
+    });
     await s.authRefs.upsert(ref('zed', 'ZED'));
     await s.authRefs.upsert(ref('alpha', 'ALPHA'));
     await s.authRefs.upsert({ ...ref('alpha', 'ALPHA_2'), kind: 'keyring', envVar: null, keyringService: 'missive', keyringAccount: 'alpha' });
@@ -302,8 +375,15 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
       { group_name: 'team', agent_alias: 'm1', rank: 2, tags: [], weight: 1 },
     ]);
     await s.groups.upsertMember({ group: 'team', alias: 'm1', rank: 5 });
-    expect((await s.groups.members('team')).map((m) => [m.agent_alias, m.rank])).toEqual([['m2', 0], ['m3', 1], ['m1', 5]]);
-    expect((await s.groups.list()).map((g) => [g.group_name, g.members])).toEqual([['empty', 0], ['team', 3]]);
+    expect((await s.groups.members('team')).map((m) => [m.agent_alias, m.rank])).toEqual([
+      ['m2', 0],
+      ['m3', 1],
+      ['m1', 5],
+    ]);
+    expect((await s.groups.list()).map((g) => [g.group_name, g.members])).toEqual([
+      ['empty', 0],
+      ['team', 3],
+    ]);
 
     await s.groups.updateSettings('team', { routingPolicy: 'round_robin', notes: 'rotating' });
     await s.groups.updateMetadata('team', { b: 2 });
@@ -321,7 +401,12 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
   it('journal: an appended event is redacted in the stored row, sequenced, and sourced', async () => {
     const secret = 'sk-live-6f1d2c0a9b';
     const first = await s.journal.append(
-      { type: 'test.secret', agentAlias: 'someone', payload: { text: `the key is ${secret}`, token: 'plain-token-value', nested: { authorization: 'Bearer abc.def' } }, metadata: { note: `copy ${secret}` } },
+      {
+        type: 'test.secret',
+        agentAlias: 'someone',
+        payload: { text: `the key is ${secret}`, token: 'plain-token-value', nested: { authorization: 'Bearer abc.def' } },
+        metadata: { note: `copy ${secret}` },
+      },
       [secret],
     );
     expect(first).toEqual({ sequence: expect.any(Number), eventId: expect.any(String) });
@@ -337,7 +422,11 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
     expect(stored).not.toContain(secret);
     expect(stored).not.toContain('plain-token-value');
     expect(stored).not.toContain('abc.def');
-    expect(JSON.parse(rows[0]!.payload_json as string)).toEqual({ text: 'the key is [REDACTED]', token: '[REDACTED]', nested: { authorization: 'Bearer [REDACTED]' } });
+    expect(JSON.parse(rows[0]!.payload_json as string)).toEqual({
+      text: 'the key is [REDACTED]',
+      token: '[REDACTED]',
+      nested: { authorization: 'Bearer [REDACTED]' },
+    });
     expect(JSON.parse(rows[0]!.metadata_json as string)).toEqual({ note: 'copy [REDACTED]' });
   });
 
@@ -391,11 +480,16 @@ describe('PostgreSQL only', () => {
   it('a duplicate alias written by another host is the registry’s duplicate_agent, not an internal error', async () => {
     const { storage } = await open(newSchema());
     await storage.agents.insert({ alias: 'echo', source: 'local', baseUrl: 'http://127.0.0.1:9/a' });
-    await expect(storage.agents.insert({ alias: 'echo', source: 'local', baseUrl: 'http://127.0.0.1:9/b' })).rejects.toMatchObject({ code: 'missive::validation::duplicate_agent', exitCode: 64 });
+    await expect(storage.agents.insert({ alias: 'echo', source: 'local', baseUrl: 'http://127.0.0.1:9/b' })).rejects.toMatchObject({
+      code: 'missive::validation::duplicate_agent',
+      exitCode: 64,
+    });
     await storage.agents.insert({ alias: 'other', source: 'local', baseUrl: 'http://127.0.0.1:9/c' });
     await expect(storage.agents.rename('other', 'echo')).rejects.toMatchObject({ code: 'missive::validation::duplicate_agent' });
     await storage.groups.insert({ name: 'g', routingPolicy: 'direct', notes: null, metadata: {} });
-    await expect(storage.groups.insert({ name: 'g', routingPolicy: 'direct', notes: null, metadata: {} })).rejects.toMatchObject({ code: 'missive::validation::group_exists' });
+    await expect(storage.groups.insert({ name: 'g', routingPolicy: 'direct', notes: null, metadata: {} })).rejects.toMatchObject({
+      code: 'missive::validation::group_exists',
+    });
     await storage.groups.upsertMember({ group: 'g', alias: 'echo', rank: 0 });
     await expect(storage.groups.upsertMember({ group: 'g', alias: 'other', rank: 0 })).rejects.toMatchObject({ code: 'missive::validation::rank_taken' });
   });
@@ -429,7 +523,9 @@ describe('PostgreSQL only', () => {
     }
     // The foreign key's ON DELETE SET NULL (as SQLite's) is the one change let through.
     await pool.query(`DELETE FROM contexts WHERE context_id = 'ctx-1'`);
-    expect((await pool.query(`SELECT event_type, context_id, payload_json FROM events`)).rows).toEqual([{ event_type: 'test.kept', context_id: null, payload_json: '{"n":1}' }]);
+    expect((await pool.query(`SELECT event_type, context_id, payload_json FROM events`)).rows).toEqual([
+      { event_type: 'test.kept', context_id: null, payload_json: '{"n":1}' },
+    ]);
   });
 
   it('an event whose payload holds \\u0000 or a lone surrogate is stored and found by its request’s message id', async () => {
@@ -462,7 +558,12 @@ describe('PostgreSQL only', () => {
     const pool = poolFor(url, 'missive_default');
     const storage = postgresStorage(pool, 'missive_default', 'postgres://team-user@127.0.0.1 (schema missive_default)');
     try {
-      for (const call of [() => storage.agents.list(), () => storage.journal.append({ type: 'test.x' }), () => storage.transaction(async () => 1), () => migratePostgres(pool, 'missive_default')]) {
+      for (const call of [
+        () => storage.agents.list(),
+        () => storage.journal.append({ type: 'test.x' }),
+        () => storage.transaction(async () => 1),
+        () => migratePostgres(pool, 'missive_default'),
+      ]) {
         const error = (await call().catch((e: unknown) => e)) as { code: string; exitCode: number; message: string; help?: string };
         expect(error).toMatchObject({ code: 'missive::storage::store_unreachable', exitCode: 75 });
         const said = `${error.message} ${error.help ?? ''}`;

@@ -29,7 +29,10 @@ beforeEach(async () => {
   box = sandbox({ CB_TOKEN: TOKEN });
   await register(box, fleet.agents);
   store = openStore(dbPath());
-  receiver = createReceiver(sqliteCallbacks(() => store), { auth: webhookAuth(TOKEN), maxBodyBytes: 64 * 1024 });
+  receiver = createReceiver(
+    sqliteCallbacks(() => store),
+    { auth: webhookAuth(TOKEN), maxBodyBytes: 64 * 1024 },
+  );
   callbackUrl = (await receiver.start()).url;
 });
 afterEach(async () => {
@@ -51,8 +54,13 @@ describe('push configs and callbacks', () => {
       expect(created.code).toBe(0);
       expect(created.json().data.config).toMatchObject({ id: 'cfg-1', url: callbackUrl, token: '[REDACTED]' });
 
-      await until('the completed callback', () => withDb((d) => (d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(taskId) as any)?.state === 'completed'));
-      const pushes = withDb((d) => (d.prepare(`SELECT event_type, payload_json FROM events WHERE event_type LIKE 'a2a.push.%' AND task_id = ? ORDER BY sequence`).all(taskId) as any[]));
+      await until('the completed callback', () =>
+        withDb((d) => (d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(taskId) as any)?.state === 'completed'),
+      );
+      const pushes = withDb(
+        (d) =>
+          d.prepare(`SELECT event_type, payload_json FROM events WHERE event_type LIKE 'a2a.push.%' AND task_id = ? ORDER BY sequence`).all(taskId) as any[],
+      );
       expect(pushes.map((e) => e.event_type)).toContain('a2a.push.status_update');
       // The SDK sender sends no A2A-Version header; the receiver records what arrived (here: none).
       expect(JSON.parse(pushes.at(-1).payload_json)).toHaveProperty('a2a_version', null);
@@ -72,16 +80,24 @@ describe('push configs and callbacks', () => {
   }
 
   it('registers the callback inline with --push-url and creates a placeholder task for unknown ids', async () => {
-    const sent = (await box.run(['send', 'worker', 'inline', '--return-immediately', '--push-url', callbackUrl, '--push-token-env', 'CB_TOKEN', '--json'])).json().data;
-    await until('the inline callback', () => withDb((d) => (d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(sent.task.task_id) as any)?.state === 'completed'));
+    const sent = (
+      await box.run(['send', 'worker', 'inline', '--return-immediately', '--push-url', callbackUrl, '--push-token-env', 'CB_TOKEN', '--json'])
+    ).json().data;
+    await until('the inline callback', () =>
+      withDb((d) => (d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(sent.task.task_id) as any)?.state === 'completed'),
+    );
     // A task the agent has but this journal has never seen (sent from another profile).
     const other = sandbox();
     await register(other, { worker: fleet.agents.worker! });
     const foreign = (await other.run(['send', 'worker', 'elsewhere', '--return-immediately', '--json'])).json().data.task.task_id;
     other.dispose();
     expect((await box.run(['push', 'create', 'worker', foreign, '--url', callbackUrl, '--token-env', 'CB_TOKEN'])).code).toBe(0);
-    withDb((d) => expect(d.prepare(`SELECT source, agent_alias FROM tasks WHERE task_id = ?`).get(foreign)).toEqual({ source: 'placeholder', agent_alias: 'worker' }));
-    await until('callbacks for the placeholder task', () => withDb((d) => (d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(foreign) as any)?.state === 'completed'));
+    withDb((d) =>
+      expect(d.prepare(`SELECT source, agent_alias FROM tasks WHERE task_id = ?`).get(foreign)).toEqual({ source: 'placeholder', agent_alias: 'worker' }),
+    );
+    await until('callbacks for the placeholder task', () =>
+      withDb((d) => (d.prepare(`SELECT state FROM tasks WHERE task_id = ?`).get(foreign) as any)?.state === 'completed'),
+    );
     expect((await box.run(['push', 'create', 'worker', 'never-existed', '--url', callbackUrl])).code).not.toBe(0);
     withDb((d) => expect(d.prepare(`SELECT count(*) AS n FROM tasks WHERE task_id = 'never-existed'`).get()).toEqual({ n: 0 }));
     expect((await box.run(['push', 'create', 'worker', 'x', '--url', 'ftp://nope'])).code).toBe(64);
@@ -95,7 +111,10 @@ describe('webhook receiver', () => {
     fetch(callbackUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
   it('answers 202, 400, 401 and 413, journaling rejections redacted', async () => {
-    const ok = await post(JSON.stringify({ statusUpdate: { taskId: 'stranger', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }), { 'x-a2a-notification-token': TOKEN, 'a2a-version': '1.0' });
+    const ok = await post(JSON.stringify({ statusUpdate: { taskId: 'stranger', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }), {
+      'x-a2a-notification-token': TOKEN,
+      'a2a-version': '1.0',
+    });
     expect(ok.status).toBe(202);
     expect(await ok.json()).toEqual({ accepted: true, linked: false });
     expect((await post('{not json')).status).toBe(400);
@@ -105,16 +124,34 @@ describe('webhook receiver', () => {
     expect((await post('{}', {})).status).toBe(401);
     expect((await post(JSON.stringify({ message: { messageId: 'm', parts: [{ text: 'x'.repeat(70 * 1024) }] } }))).status).toBe(413);
     expect(receiver.stats()).toMatchObject({ accepted: 1, rejected: 6 });
-    const rejected = withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected' ORDER BY sequence`).all() as any[]).map((r) => JSON.parse(r.payload_json)));
+    const rejected = withDb((d) =>
+      (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected' ORDER BY sequence`).all() as any[]).map((r) =>
+        JSON.parse(r.payload_json),
+      ),
+    );
     // One row for the first rejection of each status from this sender in the minute; the others are counted, and
     // journaled as one summary when the minute closes or the receiver stops.
     expect(rejected.map((r) => r.status)).toEqual([400, 401, 413]);
     await receiver.stop();
-    const summaries = withDb((d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected_summary'`).all() as any[]).map((r) => JSON.parse(r.payload_json)));
-    expect(summaries).toMatchObject([{ source: '127.0.0.1', other_sources: false, total: 3, rejections: [{ status: 400, count: 2 }, { status: 401, count: 1 }] }]);
+    const summaries = withDb((d) =>
+      (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected_summary'`).all() as any[]).map((r) => JSON.parse(r.payload_json)),
+    );
+    expect(summaries).toMatchObject([
+      {
+        source: '127.0.0.1',
+        other_sources: false,
+        total: 3,
+        rejections: [
+          { status: 400, count: 2 },
+          { status: 401, count: 1 },
+        ],
+      },
+    ]);
     expect(dump()).not.toContain(TOKEN);
     expect(dump()).not.toContain('"wrong"');
-    const unlinked = withDb((d) => JSON.parse((d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.status_update'`).get() as any).payload_json));
+    const unlinked = withDb((d) =>
+      JSON.parse((d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.status_update'`).get() as any).payload_json),
+    );
     expect(unlinked).toMatchObject({ linked: false, task_id: 'stranger', a2a_version: '1.0' });
   });
 
@@ -123,22 +160,37 @@ describe('webhook receiver', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ ok: true, store: 'writable' });
     expect((await fetch(`${base}/elsewhere`, { method: 'POST' })).status).toBe(404);
-    expect(() => createReceiver(sqliteCallbacks(() => store), { host: '0.0.0.0' })).toThrow(/refusing to listen on 0.0.0.0/);
+    expect(() =>
+      createReceiver(
+        sqliteCallbacks(() => store),
+        { host: '0.0.0.0' },
+      ),
+    ).toThrow(/refusing to listen on 0.0.0.0/);
     expect((await box.run(['webhook', 'run', '--host', '0.0.0.0'])).code).toBe(64);
   });
 
   it('runs as `missive webhook run` and stops cleanly on SIGTERM', async () => {
     const port = Number(new URL(await closedPortUrl()).port);
-    const child = spawn(process.execPath, ['bin/missive.js', 'webhook', 'run', '--port', String(port), '--ndjson'], { cwd: process.cwd(), env: { ...box.env, PATH: process.env.PATH } });
+    const child = spawn(process.execPath, ['bin/missive.js', 'webhook', 'run', '--port', String(port), '--ndjson'], {
+      cwd: process.cwd(),
+      env: { ...box.env, PATH: process.env.PATH },
+    });
     let stdout = '';
     child.stdout.on('data', (c) => (stdout += c));
     await until('the listening line', () => stdout.includes('webhook_listening'));
-    const res = await fetch(`http://127.0.0.1:${port}/a2a/push`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: { messageId: 'm1', parts: [{ text: 'hi' }] } }) });
+    const res = await fetch(`http://127.0.0.1:${port}/a2a/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { messageId: 'm1', parts: [{ text: 'hi' }] } }),
+    });
     expect(res.status).toBe(202);
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.kind)).toEqual(['webhook_listening', 'webhook_arrival', 'webhook_stopped']);
     expect(lines.at(-1).data).toMatchObject({ accepted: 1, rejected: 0 });
   });

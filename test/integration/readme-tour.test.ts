@@ -133,7 +133,11 @@ describe('the README quick tour', () => {
   const lines = tourLines(readFileSync(join(root, 'README.md'), 'utf8'));
 
   it('names each promised line exactly once', () => {
-    for (const [key] of [...PROMISES, ...EVENTUALLY]) expect(lines.filter((l) => l.startsWith(key)), key).toHaveLength(1);
+    for (const [key] of [...PROMISES, ...EVENTUALLY])
+      expect(
+        lines.filter((l) => l.startsWith(key)),
+        key,
+      ).toHaveLength(1);
   });
 
   it('runs every line as written against the demo agents', async () => {
@@ -142,7 +146,8 @@ describe('the README quick tour', () => {
       if (!ports.has(port)) ports.set(port, new URL(await closedPortUrl()).port);
       return ports.get(port)!;
     };
-    const newestTask = () => readDb(box, (db) => (db.prepare(`SELECT task_id FROM tasks ORDER BY rowid DESC LIMIT 1`).get() as { task_id: string } | undefined)?.task_id);
+    const newestTask = () =>
+      readDb(box, (db) => (db.prepare(`SELECT task_id FROM tasks ORDER BY rowid DESC LIMIT 1`).get() as { task_id: string } | undefined)?.task_id);
 
     const commands = tourCommands(lines);
     expect(commands.length).toBeGreaterThan(30);
@@ -166,7 +171,11 @@ describe('the README quick tour', () => {
         child.stdout!.on('data', (c) => (stdout += c));
         child.stderr!.on('data', (c) => (stderr += c));
         // Both background commands print their first line once they serve.
-        await until(`\`${command.line}\` to be ready`, () => stdout.length > 0 || (child.exitCode !== null && expect.fail(`${command.line} exited ${child.exitCode}: ${stderr}`)), 20_000);
+        await until(
+          `\`${command.line}\` to be ready`,
+          () => stdout.length > 0 || (child.exitCode !== null && expect.fail(`${command.line} exited ${child.exitCode}: ${stderr}`)),
+          20_000,
+        );
         continue;
       }
 
@@ -174,7 +183,8 @@ describe('the README quick tour', () => {
       let result = await box.run(args);
       if (eventually) {
         const deadline = Date.now() + 10_000;
-        for (let tries = 0; tries < 200 && result.code === 0 && !eventually[1].test(result.stdout) && Date.now() < deadline; tries++) result = await box.run(args);
+        for (let tries = 0; tries < 200 && result.code === 0 && !eventually[1].test(result.stdout) && Date.now() < deadline; tries++)
+          result = await box.run(args);
         expect(result.stdout, command.line).toMatch(eventually[1]);
       }
       expect(result.code, `${command.line}\n${result.stderr}`).toBe(0);

@@ -117,7 +117,9 @@ const sorted = (xs: string[]) => [...xs].sort();
  */
 async function expectEveryCallbackOnce(reader: Sandbox, task: { task_id: string; context_id: string }, callbacks: Callback[]): Promise<void> {
   const of = (kind: Kind) => callbacks.filter((c) => c.kind === kind);
-  const events = ok(await reader.run(['events', 'list', '--type', 'a2a.push.*', '--limit', '1000', '--json']), 'events list').events as Array<Record<string, any>>;
+  const events = ok(await reader.run(['events', 'list', '--type', 'a2a.push.*', '--limit', '1000', '--json']), 'events list').events as Array<
+    Record<string, any>
+  >;
   expect(events).toHaveLength(callbacks.length);
   expect(events.filter((e) => e.type === 'a2a.push.rejected')).toEqual([]);
   for (const e of events) expect(markersIn(e.payload), JSON.stringify(e)).toHaveLength(1);
@@ -129,17 +131,28 @@ async function expectEveryCallbackOnce(reader: Sandbox, task: { task_id: string;
     const journaled = events.filter((e) => markersIn(e.payload).some((m) => mine.has(m)));
     expect(journaled, kind).toHaveLength(mine.size);
     if (kind === 'stranger') {
-      for (const e of journaled) expect(e).toMatchObject({ type: typeOf(kind), source: 'webhook', agent: null, task_id: STRANGER, payload: { linked: false, task_id: STRANGER, a2a_version: '1.0' } });
+      for (const e of journaled)
+        expect(e).toMatchObject({
+          type: typeOf(kind),
+          source: 'webhook',
+          agent: null,
+          task_id: STRANGER,
+          payload: { linked: false, task_id: STRANGER, a2a_version: '1.0' },
+        });
     } else {
       // Journaled by the receiver, linked or not (a linked callback once said `cli`, the source of the process).
-      for (const e of journaled) expect(e).toMatchObject({ type: typeOf(kind), source: 'webhook', agent: 'tasks', task_id: task.task_id, context_id: task.context_id });
+      for (const e of journaled)
+        expect(e).toMatchObject({ type: typeOf(kind), source: 'webhook', agent: 'tasks', task_id: task.task_id, context_id: task.context_id });
     }
   }
 
   // The artifact: the send's own chunk (version 1), then one chunk and one version per append.
   const appends = of('artifact').length;
   const got = ok(await reader.run(['task', 'get', task.task_id, '--json']), 'task get');
-  expect(got).toMatchObject({ task: { task_id: task.task_id, agent_alias: 'tasks' }, artifacts: [{ artifact_id: 'result', kind: 'text', version: 1 + appends }] });
+  expect(got).toMatchObject({
+    task: { task_id: task.task_id, agent_alias: 'tasks' },
+    artifacts: [{ artifact_id: 'result', kind: 'text', version: 1 + appends }],
+  });
   const listed = await withStorage(reader, (s) => s.conversation.listArtifactsOfTask(task.task_id));
   expect(listed).toMatchObject([{ artifact_id: 'result', version: 1 + appends, chunks: 1 + appends }]);
   const artifact = await withStorage(reader, (s) => s.conversation.getArtifact(task.task_id, 'result'));
@@ -177,7 +190,10 @@ describe('two `webhook run` processes writing one PostgreSQL journal', () => {
     const password = new URL(db.url).password;
     const alice = sandbox({ MISSIVE_STORE_URL: db.url, CB_TOKEN: TOKEN });
     const bob = sandbox({ MISSIVE_STORE_URL: db.url, CB_TOKEN: TOKEN });
-    cleanups.push(() => alice.dispose(), () => bob.dispose());
+    cleanups.push(
+      () => alice.dispose(),
+      () => bob.dispose(),
+    );
 
     const task = await sendTask(alice);
     const receivers = [await startReceiver(alice), await startReceiver(bob)];

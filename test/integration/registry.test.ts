@@ -23,7 +23,21 @@ describe.each(STORES)('agent registry (%s store)', (kind) => {
   });
 
   it('adds, lists, shows, renames and removes agents, journaling each change', async () => {
-    const add = await box.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000', '--tag', 'demo', '--notes', 'first', '--metadata', 'capabilities=["summarise"]', '--metadata', 'team=ops', '--json']);
+    const add = await box.run([
+      'agent',
+      'add',
+      'echo',
+      'http://127.0.0.1:4000',
+      '--tag',
+      'demo',
+      '--notes',
+      'first',
+      '--metadata',
+      'capabilities=["summarise"]',
+      '--metadata',
+      'team=ops',
+      '--json',
+    ]);
     expect(add.code).toBe(0);
     const env = add.json();
     expect(env).toMatchObject({ schema_version: 'missive.output.v1', ok: true, kind: 'agent_add' });
@@ -93,7 +107,16 @@ describe('agent registry (sqlite store only)', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'config.toml'),
-      ['schema_version = "missive.config.v1"', '[auth_refs.main]', 'kind = "env"', 'env = "MAIN_TOKEN"', '[agents.seeded]', 'base_url = "http://127.0.0.1:4100"', 'auth_ref = "main"', 'tags = ["cfg"]'].join('\n'),
+      [
+        'schema_version = "missive.config.v1"',
+        '[auth_refs.main]',
+        'kind = "env"',
+        'env = "MAIN_TOKEN"',
+        '[agents.seeded]',
+        'base_url = "http://127.0.0.1:4100"',
+        'auth_ref = "main"',
+        'tags = ["cfg"]',
+      ].join('\n'),
     );
     const show = (await box.run(['agent', 'show', 'seeded', '--json'])).json().data.agent;
     expect(show).toMatchObject({ source: 'config_seed', read_only: true, auth_ref: 'main', tags: ['cfg'] });
@@ -105,7 +128,6 @@ describe('agent registry (sqlite store only)', () => {
     writeFileSync(join(dir, 'config.toml'), 'schema_version = "missive.config.v1"\n');
     expect((await box.run(['agent', 'list', '--json'])).json().data.agents).toEqual([]);
   });
-
 
   it('lists agents while another process holds the write lock: without config seeds, nothing is written', async () => {
     await box.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000']);
@@ -121,5 +143,4 @@ describe('agent registry (sqlite store only)', () => {
       other.close();
     }
   });
-
 });

@@ -26,10 +26,20 @@ function rawAgent(prefix: string, answer: (contextId: string) => unknown) {
 }
 
 beforeAll(async () => {
-  fleet = await startAgents({ echo: { behaviour: 'echo' }, tasks: { behaviour: 'task' }, chunks: { behaviour: 'chunks', chunks: 3 }, reducer: { behaviour: 'reducer' }, fail: { behaviour: 'fail' } });
+  fleet = await startAgents({
+    echo: { behaviour: 'echo' },
+    tasks: { behaviour: 'task' },
+    chunks: { behaviour: 'chunks', chunks: 3 },
+    reducer: { behaviour: 'reducer' },
+    fail: { behaviour: 'fail' },
+  });
   raw = await startRawServer();
-  rawAgent('data1', (c) => ({ message: { messageId: 'd1', contextId: c, role: 'ROLE_AGENT', parts: [{ data: { config: { a: 1, keep: true }, list: [1], api_key: 'sk-one-AAAA1111' } }] } }));
-  rawAgent('data2', (c) => ({ message: { messageId: 'd2', contextId: c, role: 'ROLE_AGENT', parts: [{ data: { config: { a: 2, new: 'x' }, list: [1, 2], api_key: 'sk-two-BBBB2222' } }] } }));
+  rawAgent('data1', (c) => ({
+    message: { messageId: 'd1', contextId: c, role: 'ROLE_AGENT', parts: [{ data: { config: { a: 1, keep: true }, list: [1], api_key: 'sk-one-AAAA1111' } }] },
+  }));
+  rawAgent('data2', (c) => ({
+    message: { messageId: 'd2', contextId: c, role: 'ROLE_AGENT', parts: [{ data: { config: { a: 2, new: 'x' }, list: [1, 2], api_key: 'sk-two-BBBB2222' } }] },
+  }));
 });
 afterAll(async () => {
   await fleet.close();
@@ -121,7 +131,10 @@ describe.each(STORES)('events replay --context (%s store)', (kind) => {
     const listed = await box.run(['events', 'list', '--context', created.context_id, '--limit', '1000', '--json']);
     const shown = listed.json().data.events.map((e: any) => e.sequence);
     expect(shown.length).toBeGreaterThan(7);
-    const [whole, paged] = await withStorage(box, async (s) => [await s.conversation.contextJournal(created.context_id), await s.conversation.contextJournal(created.context_id, 3)]);
+    const [whole, paged] = await withStorage(box, async (s) => [
+      await s.conversation.contextJournal(created.context_id),
+      await s.conversation.contextJournal(created.context_id, 3),
+    ]);
     expect(whole.map((e) => e.sequence)).toEqual(shown);
     expect(paged).toEqual(whole);
   });

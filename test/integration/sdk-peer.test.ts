@@ -18,7 +18,15 @@ describe('SDK peer', () => {
       expect(rest.code).toBe(0);
       const data = rest.json().data;
       expect(data.card.name).toBe('SDK Echo');
-      expect(data.selected_interface).toEqual({ binding: 'http+json', protocol_binding: 'HTTP+JSON', url: agent.restUrl, tenant: null, protocol_version: '1.0', dialect: '1.0', source: 'agent_card' });
+      expect(data.selected_interface).toEqual({
+        binding: 'http+json',
+        protocol_binding: 'HTTP+JSON',
+        url: agent.restUrl,
+        tenant: null,
+        protocol_version: '1.0',
+        dialect: '1.0',
+        source: 'agent_card',
+      });
       expect(data.card.supported_interfaces.map((i: { protocol_binding: string }) => i.protocol_binding)).toEqual(['HTTP+JSON', 'JSONRPC']);
       const rpc = (await box.run(['agent', 'inspect', 'echo', '--binding', 'json-rpc', '--json'])).json().data;
       expect(rpc.selected_interface).toMatchObject({ binding: 'json-rpc', protocol_binding: 'JSONRPC', url: agent.jsonRpcUrl });
@@ -40,7 +48,12 @@ describe('SDK peer', () => {
     const rpc = await fetch(agent.jsonRpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+      }),
     });
     const rpcBody = (await rpc.json()) as { result: { message: { parts: Array<{ text: string }> } } };
     expect(rpcBody.result.message.parts[0]!.text).toBe('echo: hi');

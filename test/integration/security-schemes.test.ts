@@ -18,8 +18,14 @@ const V1_SCHEMES = {
   headerKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
   queryKey: { apiKeySecurityScheme: { location: 'query', name: 'api_key' } },
   cookieKey: { apiKeySecurityScheme: { location: 'cookie', name: 'session' } },
-  cc: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: { 'a2a.read': 'read', 'a2a.write': 'write' } } } } },
-  dc: { oauth2SecurityScheme: { flows: { deviceCode: { deviceAuthorizationUrl: 'https://auth.example/device', tokenUrl: 'https://auth.example/token', scopes: {} } } } },
+  cc: {
+    oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: { 'a2a.read': 'read', 'a2a.write': 'write' } } } },
+  },
+  dc: {
+    oauth2SecurityScheme: {
+      flows: { deviceCode: { deviceAuthorizationUrl: 'https://auth.example/device', tokenUrl: 'https://auth.example/token', scopes: {} } },
+    },
+  },
   oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://auth.example/.well-known/openid-configuration' } },
   mtls: { mtlsSecurityScheme: {} },
 };
@@ -36,7 +42,11 @@ let cardGuardUrl: string;
 beforeAll(async () => {
   box = sandbox({ GOOD_TOKEN: TOKEN, WRONG_TOKEN: WRONG });
   open = await startSecuredAgent({ securitySchemes: V1_SCHEMES, securityRequirements: V1_REQUIREMENTS });
-  guarded = await startSecuredAgent({ token: TOKEN, securitySchemes: { bearer: V1_SCHEMES.bearer }, securityRequirements: [{ schemes: { bearer: { list: [] } } }] });
+  guarded = await startSecuredAgent({
+    token: TOKEN,
+    securitySchemes: { bearer: V1_SCHEMES.bearer },
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+  });
   forbidden = await startSecuredAgent({ forbid: true, securitySchemes: { bearer: V1_SCHEMES.bearer } });
   v03 = await startV03Peer({
     bearer: TOKEN,
@@ -65,7 +75,10 @@ beforeAll(async () => {
     socket.once('data', () => {
       const body = '<html><head><title>401 Authorization Required</title></head><body><h1>nope</h1></body></html>';
       socket.end(
-        Buffer.from(`HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm="cards\u2028${'x'.repeat(500)}"\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`, 'utf8'),
+        Buffer.from(
+          `HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm="cards\u2028${'x'.repeat(500)}"\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+          'utf8',
+        ),
       );
     });
   });
@@ -105,11 +118,30 @@ describe('agent inspect shows the security the card declares', () => {
     expect(byName.headerKey).toMatchObject({ type: 'api_key', in: 'header', param_name: 'X-API-Key' });
     expect(byName.queryKey).toMatchObject({ type: 'api_key', in: 'query', param_name: 'api_key' });
     expect(byName.cookieKey).toMatchObject({ type: 'api_key', in: 'cookie', param_name: 'session' });
-    expect(byName.cc.flows).toEqual([{ flow: 'client_credentials', token_url: 'https://auth.example/token', authorization_url: null, device_authorization_url: null, refresh_url: null, scopes: ['a2a.read', 'a2a.write'] }]);
-    expect(byName.dc.flows).toMatchObject([{ flow: 'device_code', device_authorization_url: 'https://auth.example/device', token_url: 'https://auth.example/token' }]);
+    expect(byName.cc.flows).toEqual([
+      {
+        flow: 'client_credentials',
+        token_url: 'https://auth.example/token',
+        authorization_url: null,
+        device_authorization_url: null,
+        refresh_url: null,
+        scopes: ['a2a.read', 'a2a.write'],
+      },
+    ]);
+    expect(byName.dc.flows).toMatchObject([
+      { flow: 'device_code', device_authorization_url: 'https://auth.example/device', token_url: 'https://auth.example/token' },
+    ]);
     expect(byName.oidc).toMatchObject({ type: 'openid_connect', openid_connect_url: 'https://auth.example/.well-known/openid-configuration' });
     expect(byName.mtls).toMatchObject({ type: 'mtls' });
-    expect(security.requirements).toEqual([{ schemes: [{ name: 'bearer', scopes: [] }] }, { schemes: [{ name: 'cc', scopes: ['a2a.read'] }, { name: 'headerKey', scopes: [] }] }]);
+    expect(security.requirements).toEqual([
+      { schemes: [{ name: 'bearer', scopes: [] }] },
+      {
+        schemes: [
+          { name: 'cc', scopes: ['a2a.read'] },
+          { name: 'headerKey', scopes: [] },
+        ],
+      },
+    ]);
     expect(security.satisfied_by).toBeNull();
   });
 
@@ -124,7 +156,11 @@ describe('agent inspect shows the security the card declares', () => {
     });
     expect(res.stdout + res.stderr).not.toContain(TOKEN);
     const header = await box.run(['agent', 'inspect', 'open', '--json', '--header', `X-API-Key: ${TOKEN}`]);
-    expect(header.json().data.security.satisfied_by).toMatchObject({ sends: [{ source: '--header X-API-Key', kind: 'header', place: 'header', name: 'X-API-Key' }], schemes: ['headerKey'], requirement_met: false });
+    expect(header.json().data.security.satisfied_by).toMatchObject({
+      sends: [{ source: '--header X-API-Key', kind: 'header', place: 'header', name: 'X-API-Key' }],
+      schemes: ['headerKey'],
+      requirement_met: false,
+    });
     expect(header.stdout + header.stderr).not.toContain(TOKEN);
   });
 
@@ -250,7 +286,7 @@ describe('a 401 from an agent is an auth error with the scheme it asked for', ()
     expect(stateBytes(box.home)).not.toContain(WRONG);
   });
 
-  it('v0.3 JSON-RPC: exit 77 with the challenge and the card\'s schemes; the token then works', async () => {
+  it("v0.3 JSON-RPC: exit 77 with the challenge and the card's schemes; the token then works", async () => {
     const res = await box.run(['send', 'legacy', 'echo hi', '--json']);
     expect(res.code).toBe(77);
     const error = errorOf(res.stderr);
@@ -275,7 +311,9 @@ describe('a 401 from an agent is an auth error with the scheme it asked for', ()
       expect((await local.run(['agent', 'add', 'guarded', guarded.baseUrl, '--auth-ref', 'wrong'])).code).toBe(0);
       const res = await local.run(['send', 'guarded', 'hi', '--json']);
       expect(res.code).toBe(77);
-      expect(errorOf(res.stderr).help).toContain('The credentials sent (auth ref "wrong") were not accepted: replace the secret (missive auth set-secret wrong');
+      expect(errorOf(res.stderr).help).toContain(
+        'The credentials sent (auth ref "wrong") were not accepted: replace the secret (missive auth set-secret wrong',
+      );
       expect(res.stdout + res.stderr).not.toContain(WRONG);
     } finally {
       local.dispose();
@@ -287,7 +325,9 @@ describe('a 401 from an agent is an auth error with the scheme it asked for', ()
     expect(res.code).toBe(77);
     const error = errorOf(res.stderr);
     expect(error.code).toBe('missive::auth::unauthorized');
-    expect(error.message).toContain(`Agent Card request at ${cardGuardUrl}/.well-known/agent-card.json answered HTTP 401 Unauthorized: 401 Authorization Required`);
+    expect(error.message).toContain(
+      `Agent Card request at ${cardGuardUrl}/.well-known/agent-card.json answered HTTP 401 Unauthorized: 401 Authorization Required`,
+    );
     expect(error.help).toContain('The agent asks for a user name and password ("Basic") (realm "cards');
     expect(error.help).toContain('missive auth add <name> --username <user> --env <VAR> --flow basic, then');
     // eslint-disable-next-line no-control-regex -- the test looks for raw control characters in what a user sees

@@ -12,7 +12,8 @@ const TOKEN = 'tok-send-failure-7c1e9a';
 let server: RawServer;
 beforeAll(async () => {
   server = await startRawServer();
-  for (const name of ['empty', 'down']) server.route(`/${name}/.well-known/agent-card.json`, (_req, res) => json(res, 200, minimalCard(`${server.url}/${name}`)));
+  for (const name of ['empty', 'down'])
+    server.route(`/${name}/.well-known/agent-card.json`, (_req, res) => json(res, 200, minimalCard(`${server.url}/${name}`)));
   // Answers HTTP 200 with a body that is neither a task nor a message.
   server.route('/empty/a2a/rest/message:send', (_req, res) => json(res, 200, {}));
   server.route('/down/a2a/rest/message:send', (_req, res) => json(res, 503, { error: { code: 503, message: 'overloaded' } }));
@@ -29,7 +30,10 @@ async function sendTo(alias: string) {
   const box = sandbox({ MY_TOKEN: TOKEN });
   await box.run(['agent', 'add', alias, `${server.url}/${alias}`]);
   const res = await box.run(['send', alias, 'hello', '--context', 'ctx-failures', '--bearer-token-env', 'MY_TOKEN', '--json']);
-  const events = readDb(box, (db) => db.prepare(`SELECT event_type, context_id, payload_json FROM events WHERE event_type LIKE 'a2a.send.%' ORDER BY sequence`).all() as EventRow[]);
+  const events = readDb(
+    box,
+    (db) => db.prepare(`SELECT event_type, context_id, payload_json FROM events WHERE event_type LIKE 'a2a.send.%' ORDER BY sequence`).all() as EventRow[],
+  );
   box.dispose();
   return { res, events };
 }

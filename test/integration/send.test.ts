@@ -19,7 +19,11 @@ let box: Sandbox;
 let store: StoreUnderTest;
 
 beforeAll(async () => {
-  [echo, tasks, raw] = await Promise.all([startEmbeddedAgent({ name: 'Echo', behaviour: 'echo' }), startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' }), startRawServer()]);
+  [echo, tasks, raw] = await Promise.all([
+    startEmbeddedAgent({ name: 'Echo', behaviour: 'echo' }),
+    startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' }),
+    startRawServer(),
+  ]);
   raw.route('/.well-known/agent-card.json', (_req, res) =>
     json(res, 200, minimalCard(raw.url, { supportedInterfaces: [{ url: `${raw.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })),
   );
@@ -69,7 +73,9 @@ describe.each(STORES)('send (%s store)', (kind) => {
       expect(data.response_shape).toBe('task');
       expect(data.task).toMatchObject({ state: 'completed', artifacts: [{ artifact_id: 'result', version: 1 }] });
       // What `task get` shows (read through the storage interface: `task get` itself refuses PostgreSQL for now; see tasks.test.ts).
-      const [storedOn, task, artifacts] = await withStorage(box, (s) => Promise.all([s.kind, s.conversation.getTask(data.task.task_id), s.conversation.listArtifactsOfTask(data.task.task_id)]));
+      const [storedOn, task, artifacts] = await withStorage(box, (s) =>
+        Promise.all([s.kind, s.conversation.getTask(data.task.task_id), s.conversation.listArtifactsOfTask(data.task.task_id)]),
+      );
       expect(storedOn).toBe(kind);
       expect(task).toMatchObject({ state: 'completed', remote_state: 'TASK_STATE_COMPLETED', protocol_version: '1.0' });
       expect(artifacts).toMatchObject([{ kind: 'text', name: 'result.txt' }]);
@@ -85,7 +91,22 @@ describe.each(STORES)('send (%s store)', (kind) => {
     const bin = join(box.home, 'blob.bin');
     writeFileSync(txt, 'file text');
     writeFileSync(bin, Buffer.from([0, 1, 2, 255]));
-    const res = await box.run(['send', 'echo', 'first', '--part', 'text=second', '--file', txt, '--file-url', txt, '--file-bytes', bin, '--json-part', '{"k":1}', '--json']);
+    const res = await box.run([
+      'send',
+      'echo',
+      'first',
+      '--part',
+      'text=second',
+      '--file',
+      txt,
+      '--file-url',
+      txt,
+      '--file-bytes',
+      bin,
+      '--json-part',
+      '{"k":1}',
+      '--json',
+    ]);
     expect(res.code).toBe(0);
     const [row] = await storeRows(box, `SELECT content_json FROM messages WHERE direction = 'request'`);
     const request = JSON.parse(row!.content_json);

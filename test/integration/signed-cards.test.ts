@@ -34,7 +34,6 @@ beforeEach(() => {
 });
 afterEach(() => box.dispose());
 
-
 /** The error report of a failed `--json` run. */
 const errorOf = (res: { stdout: string; stderr: string }) => JSON.parse(res.stdout || res.stderr).data;
 
@@ -85,7 +84,10 @@ describe('card signatures in agent inspect', () => {
     const jwksFile = join(box.home, 'keys.jwks.json');
     writeFileSync(jwksFile, JSON.stringify(noJku.jwks));
     const config = join(box.home, 'missive.toml');
-    writeFileSync(config, `[agents.byurl]\nbase_url = "${noJku.baseUrl}"\njwks_url = "${noJku.jwksUrl}"\n\n[agents.byfile]\nbase_url = "${noJku.baseUrl}"\njwks_file = "keys.jwks.json"\n`);
+    writeFileSync(
+      config,
+      `[agents.byurl]\nbase_url = "${noJku.baseUrl}"\njwks_url = "${noJku.jwksUrl}"\n\n[agents.byfile]\nbase_url = "${noJku.baseUrl}"\njwks_file = "keys.jwks.json"\n`,
+    );
     const env = { MISSIVE_CONFIG: config };
     const byUrl = await box.run(['agent', 'inspect', 'byurl', '--json'], { env });
     expect(byUrl.json().data.signature).toEqual({ status: 'verified', kid: 'configured-key', reason: null, key_source: 'jwks_url' });
@@ -99,7 +101,11 @@ describe('card signatures in agent inspect', () => {
     const added = await box.run(['agent', 'add', 'cliurl', noJku.baseUrl, '--jwks-url', noJku.jwksUrl, '--json']);
     expect(added.code, added.stderr).toBe(0);
     expect(added.json().data.agent.card_keys).toEqual({ jwks_url: noJku.jwksUrl, jwks_file: null });
-    expect((await box.run(['agent', 'inspect', 'cliurl', '--json'])).json().data.signature).toMatchObject({ status: 'verified', kid: 'configured-key', key_source: 'jwks_url' });
+    expect((await box.run(['agent', 'inspect', 'cliurl', '--json'])).json().data.signature).toMatchObject({
+      status: 'verified',
+      kid: 'configured-key',
+      key_source: 'jwks_url',
+    });
 
     await add('clifile', noJku);
     expect((await box.run(['agent', 'inspect', 'clifile', '--json'])).json().data.signature.status).toBe('invalid');
@@ -154,7 +160,10 @@ describe('--require-signed-card and [protocol] require_signed_card', () => {
 
   it('takes the same policy from the config file', async () => {
     const config = join(box.home, 'missive.toml');
-    writeFileSync(config, `[protocol]\nrequire_signed_card = true\n\n[agents.plain]\nbase_url = "${unsigned.baseUrl}"\n\n[agents.sig]\nbase_url = "${signed.baseUrl}"\n`);
+    writeFileSync(
+      config,
+      `[protocol]\nrequire_signed_card = true\n\n[agents.plain]\nbase_url = "${unsigned.baseUrl}"\n\n[agents.sig]\nbase_url = "${signed.baseUrl}"\n`,
+    );
     const env = { MISSIVE_CONFIG: config };
     const refused = await box.run(['send', 'plain', 'hello', '--bearer-token-env', 'MY_TOKEN', '--json'], { env });
     expect(refused.code).toBe(76);
@@ -215,7 +224,13 @@ describe('GetExtendedAgentCard (agent inspect --extended)', () => {
     const peer = await startV03Peer({
       bearer: TOKEN,
       cardExtra: { supportsAuthenticatedExtendedCard: true },
-      extendedCard: { name: 'v03-peer (extended)', skills: [{ id: 'work', name: 'Worker', description: 'does work', tags: ['legacy'] }, { id: 'audit', name: 'Audit', description: 'audits', tags: ['internal'] }] },
+      extendedCard: {
+        name: 'v03-peer (extended)',
+        skills: [
+          { id: 'work', name: 'Worker', description: 'does work', tags: ['legacy'] },
+          { id: 'audit', name: 'Audit', description: 'audits', tags: ['internal'] },
+        ],
+      },
     });
     try {
       expect((await box.run(['agent', 'add', 'old', peer.baseUrl, '--trust-origin', `http://${peer.grpcTarget}`])).code).toBe(0);

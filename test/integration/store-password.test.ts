@@ -51,7 +51,10 @@ describe('the store password is a known secret', () => {
       { name: '--store', make: async (db) => ({ box: box({}), args: ['--store', db.url] }) },
       {
         name: '[store] password_env',
-        make: async (db) => ({ box: box({ MISSIVE_STORE_URL: withUrl(db.url, { password: '' }), TEAM_PG_PW: new URL(db.url).password }, ['[store]', 'password_env = "TEAM_PG_PW"']), args: [] }),
+        make: async (db) => ({
+          box: box({ MISSIVE_STORE_URL: withUrl(db.url, { password: '' }), TEAM_PG_PW: new URL(db.url).password }, ['[store]', 'password_env = "TEAM_PG_PW"']),
+          args: [],
+        }),
       },
       {
         name: '[store] password_ref (keyring)',
@@ -62,7 +65,10 @@ describe('the store password is a known secret', () => {
           return { box: box({ MISSIVE_STORE_URL: withUrl(db.url, { password: '' }) }, config, secrets), args: [] };
         },
       },
-      { name: 'PGPASSWORD', make: async (db) => ({ box: box({ MISSIVE_STORE_URL: withUrl(db.url, { password: '' }), PGPASSWORD: new URL(db.url).password }), args: [] }) },
+      {
+        name: 'PGPASSWORD',
+        make: async (db) => ({ box: box({ MISSIVE_STORE_URL: withUrl(db.url, { password: '' }), PGPASSWORD: new URL(db.url).password }), args: [] }),
+      },
     ];
     for (const { name, make } of cases) {
       const db = await freshDb();

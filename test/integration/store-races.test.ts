@@ -33,7 +33,13 @@ afterEach(async () => {
 const sse = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 const round = (name: string, r: number) =>
   Array.from({ length: PER_ROUND }, (_, i) =>
-    sse({ statusUpdate: { taskId: `task-${name}`, contextId: `ctx-${name}`, status: { state: 'TASK_STATE_WORKING', message: { messageId: `${name}-${r}-${i}`, role: 'ROLE_AGENT', parts: [{ text: `${name} ${r}.${i}` }] } } } }),
+    sse({
+      statusUpdate: {
+        taskId: `task-${name}`,
+        contextId: `ctx-${name}`,
+        status: { state: 'TASK_STATE_WORKING', message: { messageId: `${name}-${r}-${i}`, role: 'ROLE_AGENT', parts: [{ text: `${name} ${r}.${i}` }] } },
+      },
+    }),
   ).join('');
 
 /**
@@ -91,7 +97,9 @@ const rows = (taskId: string) =>
     const updates = listEvents(db, { taskId, limit: 10_000 }).filter((e) => /^a2a\.stream\.(task|message|status_update|artifact_update)$/.test(e.type));
     return {
       count: updates.length,
-      ids: updates.map((e) => (e.payload as { statusUpdate?: { status?: { message?: { messageId?: string } } } }).statusUpdate?.status?.message?.messageId ?? null),
+      ids: updates.map(
+        (e) => (e.payload as { statusUpdate?: { status?: { message?: { messageId?: string } } } }).statusUpdate?.status?.message?.messageId ?? null,
+      ),
       sequences: updates.map((e) => e.sequence),
     };
   });
@@ -101,9 +109,13 @@ const expectedIds = (name: string, upTo = ROUNDS * PER_ROUND) => [null, ...range
 describe('two streams on one core', () => {
   it('stores every event of both interleaved streams exactly once, in order per task', async () => {
     const { core, applied } = await twoPeers();
-    const run = (name: string) => streamMessage(core, { agent: name, text: 'go', cwd: box!.home, binding: 'http+json', onEvent: (e) => e.variant === 'statusUpdate' && applied(name) });
+    const run = (name: string) =>
+      streamMessage(core, { agent: name, text: 'go', cwd: box!.home, binding: 'http+json', onEvent: (e) => e.variant === 'statusUpdate' && applied(name) });
     const [gui, gw] = await Promise.all([run('gui'), run('gw')]);
-    for (const [name, result] of [['gui', gui], ['gw', gw]] as Array<[string, StreamResult]>) {
+    for (const [name, result] of [
+      ['gui', gui],
+      ['gw', gw],
+    ] as Array<[string, StreamResult]>) {
       expect(result.events).toBe(ROUNDS * PER_ROUND + 2);
       const stored = rows(`task-${name}`);
       expect(stored.count).toBe(ROUNDS * PER_ROUND + 2);
@@ -112,11 +124,13 @@ describe('two streams on one core', () => {
     }
   }, 30_000);
 
-  it('rolls back only the failing write of one stream; the other stream\'s rows of the same tick commit', async () => {
+  it("rolls back only the failing write of one stream; the other stream's rows of the same tick commit", async () => {
     const { core, applied, stop } = await twoPeers();
     // One write of the gateway's stream fails inside SQLite (as a constraint would), in the middle of a round.
     const poisoned = 'gw-7-2';
-    (await sqliteStore(core)).db.exec(`CREATE TEMP TRIGGER poison BEFORE INSERT ON main.events WHEN NEW.payload_json LIKE '%${poisoned}%' BEGIN SELECT RAISE(ABORT, 'poisoned write'); END`);
+    (await sqliteStore(core)).db.exec(
+      `CREATE TEMP TRIGGER poison BEFORE INSERT ON main.events WHEN NEW.payload_json LIKE '%${poisoned}%' BEGIN SELECT RAISE(ABORT, 'poisoned write'); END`,
+    );
     const reported = { gui: 0, gw: 0 };
     const run = (name: 'gui' | 'gw') =>
       streamMessage(core, {

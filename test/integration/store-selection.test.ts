@@ -22,7 +22,13 @@ afterEach(() => box.dispose());
 
 /** The error a command printed (its `--json` envelope's data), after any one-line warning envelope (a password in --store's URL). */
 const errorOf = (res: { stdout: string; stderr: string }) =>
-  JSON.parse(res.stdout || res.stderr.split('\n').filter((line) => !/^\{.*"kind":"warning"/.test(line)).join('\n')).data as { code: string; message: string; help?: string };
+  JSON.parse(
+    res.stdout ||
+      res.stderr
+        .split('\n')
+        .filter((line) => !/^\{.*"kind":"warning"/.test(line))
+        .join('\n'),
+  ).data as { code: string; message: string; help?: string };
 
 type Value = { key: string; value: unknown; source: string; from: string };
 const valueOf = (data: { values: Value[] }, key: string) => data.values.find((v) => v.key === key);
@@ -58,12 +64,20 @@ describe('which store: flag, environment, config', () => {
 
     const fromEnv = await box.run(['config', 'show', '--json'], { env: { MISSIVE_STORE_URL: ENV_URL } });
     expect(fromEnv.code, fromEnv.stderr).toBe(0);
-    expect(valueOf(fromEnv.json().data, 'store.url')).toMatchObject({ value: 'postgres://team:***@db-env.example:5432/missive', source: 'env', from: 'MISSIVE_STORE_URL' });
+    expect(valueOf(fromEnv.json().data, 'store.url')).toMatchObject({
+      value: 'postgres://team:***@db-env.example:5432/missive',
+      source: 'env',
+      from: 'MISSIVE_STORE_URL',
+    });
     expect(fromEnv.stdout + fromEnv.stderr).not.toContain('env-pass-7731');
 
     const fromFlag = await box.run(['config', 'show', '--json', '--store', FLAG_URL], { env: { MISSIVE_STORE_URL: ENV_URL } });
     expect(fromFlag.code, fromFlag.stderr).toBe(0);
-    expect(valueOf(fromFlag.json().data, 'store.url')).toMatchObject({ value: 'postgresql://team:***@db-flag.example:6543/missive?sslmode=require', source: 'flag', from: '--store' });
+    expect(valueOf(fromFlag.json().data, 'store.url')).toMatchObject({
+      value: 'postgresql://team:***@db-flag.example:6543/missive?sslmode=require',
+      source: 'flag',
+      from: '--store',
+    });
     expect(fromFlag.stdout + fromFlag.stderr).not.toContain('flag-pass-8842');
 
     // The human table too.
@@ -99,7 +113,7 @@ describe('which store: flag, environment, config', () => {
     expect(valueOf(res.json().data, 'store.url')).toMatchObject({ value: null, source: 'default' });
   });
 
-  it('a URL that is not PostgreSQL\'s is a config error (78) that does not echo it', async () => {
+  it("a URL that is not PostgreSQL's is a config error (78) that does not echo it", async () => {
     for (const [args, env] of [
       [['--store', 'mysql://root:hunter2-secret@db.example/app'], {}],
       [[], { MISSIVE_STORE_URL: 'mysql://root:hunter2-secret@db.example/app' }],
@@ -133,7 +147,14 @@ describe('which store: flag, environment, config', () => {
     expect(errorOf(res)).toMatchObject({ code: 'missive::config::store_schema_shared' });
     expect(res.stdout + res.stderr).toContain('missive_team_a');
     // On different servers they do not share anything.
-    writeConfig(['[profiles.team-a.store]', 'url = "postgres://team@db-a.example/missive"', '[profiles.team_a.store]', 'url = "postgres://team@db-b.example/missive"'].join('\n'));
+    writeConfig(
+      [
+        '[profiles.team-a.store]',
+        'url = "postgres://team@db-a.example/missive"',
+        '[profiles.team_a.store]',
+        'url = "postgres://team@db-b.example/missive"',
+      ].join('\n'),
+    );
     expect((await box.run(['config', 'show', '--json', '--profile', 'team-a'])).code).toBe(0);
   });
 
@@ -217,7 +238,11 @@ describe('connecting to PostgreSQL', () => {
   });
 
   it('sslmode=require encrypts; verify-full with the CA in sslrootcert checks the certificate', async () => {
-    for (const search of ['?sslmode=require', `?sslmode=verify-full&sslrootcert=${encodeURIComponent(postgresCaFile())}`, `?sslmode=verify-ca&sslrootcert=${encodeURIComponent(postgresCaFile())}`]) {
+    for (const search of [
+      '?sslmode=require',
+      `?sslmode=verify-full&sslrootcert=${encodeURIComponent(postgresCaFile())}`,
+      `?sslmode=verify-ca&sslrootcert=${encodeURIComponent(postgresCaFile())}`,
+    ]) {
       const pool = await open(selection(withUrl(db.url, { search })));
       try {
         const { rows } = await pool.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()');
@@ -310,13 +335,15 @@ describe('connecting to PostgreSQL', () => {
     expect(missing).toMatchObject({ code: 'missive::auth::env_missing', exitCode: 77 });
   });
 
-  it("a pooled connection the server drops is reported once, and the process goes on", async () => {
+  it('a pooled connection the server drops is reported once, and the process goes on', async () => {
     const reported: string[] = [];
     const pool = await open(selection(db.url), {}, { onError: (message) => reported.push(message) });
     try {
       const clients = await Promise.all([pool.connect(), pool.connect()]);
       for (const c of clients) c.release();
-      await withAdminClient((c) => c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'missive' AND datname = $1", [db.name]));
+      await withAdminClient((c) =>
+        c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'missive' AND datname = $1", [db.name]),
+      );
       await expect.poll(() => reported.length, { timeout: 10_000 }).toBeGreaterThan(0);
       expect(reported).toHaveLength(1);
       expect(reported[0]).toContain(`postgres://postgres:***@`);
@@ -385,7 +412,10 @@ describe('the CLI on a PostgreSQL store', () => {
     expect(after).toMatchObject({ status: 'ok' });
     const down = await box.run(['doctor', '--json'], { env: { ...env, MISSIVE_STORE_URL: withUrl(url, { port: await closedPort() }) } });
     expect(down.code).toBe(75);
-    expect(down.json().data.checks.find((c: { name: string }) => c.name === 'store.postgres')).toMatchObject({ status: 'fail', details: { code: 'missive::storage::store_unreachable' } });
+    expect(down.json().data.checks.find((c: { name: string }) => c.name === 'store.postgres')).toMatchObject({
+      status: 'fail',
+      details: { code: 'missive::storage::store_unreachable' },
+    });
     expect(before.stdout + after + down.stdout).not.toContain(password());
   });
 });

@@ -9,7 +9,10 @@ import { STORES, registryOnStoreEach } from '../support/stores.js';
 
 let registry: Registry;
 
-const refused = (field: string) => ({ ok: false, error: { code: 'missive::validation::invalid_text', exit_code: 64, message: expect.stringContaining(`${field} contains a NUL character`) } });
+const refused = (field: string) => ({
+  ok: false,
+  error: { code: 'missive::validation::invalid_text', exit_code: 64, message: expect.stringContaining(`${field} contains a NUL character`) },
+});
 
 describe.each(STORES)('text with a NUL character (%s store)', (kind) => {
   registryOnStoreEach(kind, (opened) => ({ registry } = opened));

@@ -28,7 +28,13 @@ afterEach(async () => {
 const event = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 const statusWrite = (write: number) =>
   Array.from({ length: PER_WRITE }, (_, i) =>
-    event({ statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING', message: { messageId: `m-${write}-${i}`, role: 'ROLE_AGENT', parts: [{ text: `step ${write}.${i}` }] } } } }),
+    event({
+      statusUpdate: {
+        taskId: 'task-1',
+        contextId: 'ctx-1',
+        status: { state: 'TASK_STATE_WORKING', message: { messageId: `m-${write}-${i}`, role: 'ROLE_AGENT', parts: [{ text: `step ${write}.${i}` }] } },
+      },
+    }),
   ).join('');
 
 describe('stream group commit', () => {
@@ -78,7 +84,13 @@ describe('stream group commit', () => {
     expect(writesWhenKilled).toBeLessThan(MAX_WRITES);
 
     // Each update is stored once, as its journal event, under the id the stream printed.
-    const stored = new Set(readDb(box, (db) => (db.prepare(`SELECT event_id FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update')`).all() as Array<{ event_id: string }>).map((r) => r.event_id)));
+    const stored = new Set(
+      readDb(box, (db) =>
+        (
+          db.prepare(`SELECT event_id FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update')`).all() as Array<{ event_id: string }>
+        ).map((r) => r.event_id),
+      ),
+    );
     // What is missing is the end of what was printed, one tick (one write) at most.
     const kept = printed.findIndex((id) => !stored.has(id));
     const lost = kept === -1 ? 0 : printed.length - kept;

@@ -22,7 +22,13 @@ let raw: RawServer;
 let box: Sandbox;
 let store: StoreUnderTest;
 
-const status = (state: string, text = '') => ({ statusUpdate: { taskId: 'raw-task', contextId: 'raw-ctx', status: { state, ...(text ? { message: { messageId: `m-${text.length}-${state}`, role: 'ROLE_AGENT', parts: [{ text }] } } : {}) } } });
+const status = (state: string, text = '') => ({
+  statusUpdate: {
+    taskId: 'raw-task',
+    contextId: 'raw-ctx',
+    status: { state, ...(text ? { message: { messageId: `m-${text.length}-${state}`, role: 'ROLE_AGENT', parts: [{ text }] } } : {}) },
+  },
+});
 const task = { task: { id: 'raw-task', contextId: 'raw-ctx', status: { state: 'TASK_STATE_WORKING' } } };
 
 /** Writes SSE records, honouring back-pressure, then ends (or breaks the connection). */
@@ -87,7 +93,12 @@ describe.each(STORES)('stream (%s store)', (kind) => {
   beforeEach(async () => {
     store = await storeUnderTest(kind);
     box = sandbox(store.env);
-    for (const [alias, agent] of [['chunks', chunks], ['echo', echo], ['plain', noStream]] as const) expect((await box.run(['agent', 'add', alias, agent.baseUrl])).code).toBe(0);
+    for (const [alias, agent] of [
+      ['chunks', chunks],
+      ['echo', echo],
+      ['plain', noStream],
+    ] as const)
+      expect((await box.run(['agent', 'add', alias, agent.baseUrl])).code).toBe(0);
     expect((await box.run(['agent', 'add', 'raw', raw.url])).code).toBe(0);
   });
   afterEach(async () => {
@@ -100,21 +111,46 @@ describe.each(STORES)('stream (%s store)', (kind) => {
       it(`follows a task with appended artifact chunks over ${binding}, rendering each event as it arrives`, async () => {
         const res = await box.run(['stream', 'chunks', 'write a poem', '--binding', binding, '--ndjson']);
         expect(res.code).toBe(0);
-        const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+        const lines = res.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
         expect(lines.map((l) => l.kind)).toEqual([...Array(6).fill('stream_event'), 'stream_result']);
-        expect(lines.slice(0, 6).map((l) => l.data.variant)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+        expect(lines.slice(0, 6).map((l) => l.data.variant)).toEqual([
+          'task',
+          'statusUpdate',
+          'artifactUpdate',
+          'artifactUpdate',
+          'artifactUpdate',
+          'statusUpdate',
+        ]);
         expect(lines.map((l) => l.sequence)).toEqual([0, 1, 2, 3, 4, 5, 6]);
         const result = lines[6].data;
-        expect(result).toMatchObject({ events: 6, counts: { task: 1, status_update: 2, artifact_update: 3 }, task: { state: 'completed', artifacts: [{ artifact_id: 'result', version: 3, last_chunk: true }] } });
+        expect(result).toMatchObject({
+          events: 6,
+          counts: { task: 1, status_update: 2, artifact_update: 3 },
+          task: { state: 'completed', artifacts: [{ artifact_id: 'result', version: 3, last_chunk: true }] },
+        });
 
         const shown = await taskGet(result.task.task_id);
         expect(shown.task).toMatchObject({ state: 'completed', remote_state: 'TASK_STATE_COMPLETED', protocol_version: '1.0', context_id: result.context_id });
         expect(shown.artifacts).toMatchObject([{ artifact_id: 'result', version: 3, last_chunk: 1, kind: 'text', chunks: 3 }]);
         const artifact = await withStorage(box, (s) => s.conversation.getArtifact(result.task.task_id, 'result'));
-        expect((artifact!.content.parts as any[]).map((p) => p.text)).toEqual(['chunk 1 of 3 for: write a poem\n', 'chunk 2 of 3 for: write a poem\n', 'chunk 3 of 3 for: write a poem\n']);
+        expect((artifact!.content.parts as any[]).map((p) => p.text)).toEqual([
+          'chunk 1 of 3 for: write a poem\n',
+          'chunk 2 of 3 for: write a poem\n',
+          'chunk 3 of 3 for: write a poem\n',
+        ]);
         const messages = (await exportedMessages(result.context_id)).filter((m) => m.task_id === result.task.task_id);
         expect(messages.map((m) => m.direction)).toEqual(['request', ...Array(6).fill('stream_event')]);
-        expect(messages.slice(1).map((m) => Object.keys(m.content)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+        expect(messages.slice(1).map((m) => Object.keys(m.content)[0])).toEqual([
+          'task',
+          'statusUpdate',
+          'artifactUpdate',
+          'artifactUpdate',
+          'artifactUpdate',
+          'statusUpdate',
+        ]);
         expect(await streamEventTypes()).toEqual([
           'a2a.stream.started',
           'a2a.stream.task',
@@ -197,7 +233,10 @@ describe.each(STORES)('stream (%s store)', (kind) => {
       rawScript = (res, body) => {
         const id = JSON.parse(body).id;
         expect(JSON.parse(body).method).toBe('SendStreamingMessage');
-        return sse(res, [JSON.stringify({ jsonrpc: '2.0', id, result: task }), JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'model overloaded' } })]);
+        return sse(res, [
+          JSON.stringify({ jsonrpc: '2.0', id, result: task }),
+          JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'model overloaded' } }),
+        ]);
       };
       const res = await box.run(['stream', 'raw', 'hi', '--binding', 'json-rpc']);
       expect(res.code).toBe(76);
@@ -227,51 +266,61 @@ describe.each(STORES)('stream (%s store)', (kind) => {
           JSON.stringify(status('TASK_STATE_COMPLETED')),
         ]);
       };
-      const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json', '--bearer-token-env', 'STREAM_TOKEN', '--ndjson'], { env: { STREAM_TOKEN: token } });
+      const res = await box.run(['stream', 'raw', 'hi', '--binding', 'http+json', '--bearer-token-env', 'STREAM_TOKEN', '--ndjson'], {
+        env: { STREAM_TOKEN: token },
+      });
       expect(res.code).toBe(0);
       expect(res.stdout + res.stderr).not.toContain(token);
-      const dump = (await Promise.all(['tasks', 'messages', 'artifacts', 'artifact_chunks', 'events'].map(async (t) => JSON.stringify(await storeRows(box, `SELECT * FROM ${t}`))))).join('\n');
+      const dump = (
+        await Promise.all(
+          ['tasks', 'messages', 'artifacts', 'artifact_chunks', 'events'].map(async (t) => JSON.stringify(await storeRows(box, `SELECT * FROM ${t}`))),
+        )
+      ).join('\n');
       expect(dump).toMatch(/you sent (Bearer )?\[REDACTED\]/);
       expect(dump).not.toContain(token);
     });
 
-    it('streams 10,000 events with flat memory and records every one', async () => {
-      const total = 10_000;
-      const filler = 'x'.repeat(4000);
-      rawScript = (res) =>
-        sse(
-          res,
-          (function* () {
-            yield JSON.stringify(task);
-            for (let i = 1; i < total; i++) yield JSON.stringify(status('TASK_STATE_WORKING', `${i} ${filler}`));
-          })(),
-        );
-      const core = createCore({ env: box.env, cwd: box.home, secrets: createMemorySecretStore() });
-      const heap: number[] = [];
-      try {
-        const result = await streamMessage(core, {
-          agent: 'raw',
-          text: 'long',
-          cwd: box.home,
-          binding: 'http+json',
-          onEvent: (e) => {
-            if (e.sequence % 1000 === 0) {
-              (globalThis as { gc?: () => void }).gc?.();
-              heap.push(process.memoryUsage().heapUsed);
-            }
-          },
-        });
-        expect(result.events).toBe(total);
-      } finally {
-        core.close();
-      }
-      // ~40 MB of SSE went through; holding it would grow the heap by at least that much between the samples.
-      const growth = Math.max(...heap.slice(1)) - heap[0]!;
-      expect(heap).toHaveLength(10);
-      expect(growth).toBeLessThan(8 * 1024 * 1024);
-      const [counted] = await storeRows(box, `SELECT count(*) AS n FROM events WHERE event_type = 'a2a.stream.status_update'`);
-      expect(Number(counted!.n)).toBe(total - 1);
-      // PostgreSQL commits each event in its own transaction: 10,000 round trips (about 40 s on an idle 2-core machine).
-    }, kind === 'postgres' ? 300_000 : 120_000);
+    it(
+      'streams 10,000 events with flat memory and records every one',
+      async () => {
+        const total = 10_000;
+        const filler = 'x'.repeat(4000);
+        rawScript = (res) =>
+          sse(
+            res,
+            (function* () {
+              yield JSON.stringify(task);
+              for (let i = 1; i < total; i++) yield JSON.stringify(status('TASK_STATE_WORKING', `${i} ${filler}`));
+            })(),
+          );
+        const core = createCore({ env: box.env, cwd: box.home, secrets: createMemorySecretStore() });
+        const heap: number[] = [];
+        try {
+          const result = await streamMessage(core, {
+            agent: 'raw',
+            text: 'long',
+            cwd: box.home,
+            binding: 'http+json',
+            onEvent: (e) => {
+              if (e.sequence % 1000 === 0) {
+                (globalThis as { gc?: () => void }).gc?.();
+                heap.push(process.memoryUsage().heapUsed);
+              }
+            },
+          });
+          expect(result.events).toBe(total);
+        } finally {
+          core.close();
+        }
+        // ~40 MB of SSE went through; holding it would grow the heap by at least that much between the samples.
+        const growth = Math.max(...heap.slice(1)) - heap[0]!;
+        expect(heap).toHaveLength(10);
+        expect(growth).toBeLessThan(8 * 1024 * 1024);
+        const [counted] = await storeRows(box, `SELECT count(*) AS n FROM events WHERE event_type = 'a2a.stream.status_update'`);
+        expect(Number(counted!.n)).toBe(total - 1);
+        // PostgreSQL commits each event in its own transaction: 10,000 round trips (about 40 s on an idle 2-core machine).
+      },
+      kind === 'postgres' ? 300_000 : 120_000,
+    );
   });
 });

@@ -31,7 +31,11 @@ const rawTask = {
 };
 
 beforeAll(async () => {
-  [tasks, chunks, raw] = await Promise.all([startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' }), startEmbeddedAgent({ name: 'Chunks', behaviour: 'chunks', chunks: 3 }), startRawServer()]);
+  [tasks, chunks, raw] = await Promise.all([
+    startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' }),
+    startEmbeddedAgent({ name: 'Chunks', behaviour: 'chunks', chunks: 3 }),
+    startRawServer(),
+  ]);
   const task = JSON.parse(JSON.stringify(rawTask).replace('RAW_URL', raw.url));
   raw.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, minimalCard(raw.url)));
   // ListTasks without nextPageToken / pageSize / totalSize, as some agents answer.
@@ -92,7 +96,8 @@ describe.each(STORES)('task list (%s store)', (kind) => {
       const other = sandbox(otherStore.env);
       try {
         expect((await other.run(['agent', 'add', 'tasks', tasks.baseUrl, '--binding-preference', binding])).code).toBe(0);
-        const onWire = () => tasks.requests.filter((r) => (binding === 'http+json' ? r.method === 'GET' && r.path.endsWith('/tasks') : r.path.endsWith('/jsonrpc'))).length;
+        const onWire = () =>
+          tasks.requests.filter((r) => (binding === 'http+json' ? r.method === 'GET' && r.path.endsWith('/tasks') : r.path.endsWith('/jsonrpc'))).length;
         const before = onWire();
         const res = await other.run(['task', 'list', '--remote', '--agent', 'tasks', '--status', 'completed', '--page-size', '100', '--json']);
         expect(res.code).toBe(0);
@@ -100,7 +105,9 @@ describe.each(STORES)('task list (%s store)', (kind) => {
         expect(listed.source).toBe('remote');
         expect(onWire()).toBeGreaterThan(before);
         expect(listed.tasks.map((t: any) => t.task_id)).toContain(sent.task.task_id);
-        const [storedOn, row, artifacts] = await withStorage(other, (s) => Promise.all([s.kind, s.conversation.getTask(sent.task.task_id), s.conversation.listArtifactsOfTask(sent.task.task_id)]));
+        const [storedOn, row, artifacts] = await withStorage(other, (s) =>
+          Promise.all([s.kind, s.conversation.getTask(sent.task.task_id), s.conversation.listArtifactsOfTask(sent.task.task_id)]),
+        );
         expect(storedOn).toBe(kind);
         expect(row).toMatchObject({ state: 'completed', agent_alias: 'tasks' });
         expect(artifacts).toEqual([]);

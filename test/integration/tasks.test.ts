@@ -56,7 +56,10 @@ describe.each(STORES)('task (%s store)', (kind) => {
     expect((await box.run(['task', 'wait', 'nope'])).code).toBe(64);
     const res = await box.run(['task', 'get', 'nope', '--agent', 'done', '--json']);
     expect(res.code).toBe(76);
-    expect(JSON.parse(res.stderr).data).toMatchObject({ code: 'missive::protocol::task_not_found', message: expect.stringMatching(/has no task with that id \(TaskNotFound/) });
+    expect(JSON.parse(res.stderr).data).toMatchObject({
+      code: 'missive::protocol::task_not_found',
+      message: expect.stringMatching(/has no task with that id \(TaskNotFound/),
+    });
   });
 
   it('cancel reaches the agent over both bindings and reports its refusal of a finished task', async () => {

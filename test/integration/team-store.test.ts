@@ -58,12 +58,15 @@ describe('a PostgreSQL store shared by two homes', () => {
     // A rename by one is what the other sees next, and the group follows the agent.
     expect((await bob.run(['agent', 'rename', 'echo', 'echo2'])).code).toBe(0);
     expect(aliases(await alice.run(['agent', 'list', '--json']))).toEqual(['echo2', 'search']);
-    expect((await alice.run(['group', 'show', 'workers', '--json'])).json().data.members.map((m: { agent_alias: string }) => m.agent_alias)).toEqual(['echo2', 'search']);
+    expect((await alice.run(['group', 'show', 'workers', '--json'])).json().data.members.map((m: { agent_alias: string }) => m.agent_alias)).toEqual([
+      'echo2',
+      'search',
+    ]);
 
     for (const box of [alice, bob]) expect(existsSync(sqliteFile(box))).toBe(false);
   });
 
-  it("shows one home the task, artifacts and journal of what the other sent, and never writes a local SQLite file", async () => {
+  it('shows one home the task, artifacts and journal of what the other sent, and never writes a local SQLite file', async () => {
     const agent = await startEmbeddedAgent({ name: 'Tasks', behaviour: 'task' });
     try {
       expect((await alice.run(['agent', 'add', 'tasks', agent.baseUrl])).code).toBe(0);
@@ -81,7 +84,14 @@ describe('a PostgreSQL store shared by two homes', () => {
 
       const events = await bob.run(['events', 'list', '--type', 'a2a.send.completed', '--json']);
       expect(events.code, events.stderr).toBe(0);
-      expect(events.json().data.events).toMatchObject([{ type: 'a2a.send.completed', agent: 'tasks', task_id: task.task_id, payload: { response_shape: 'task', task: { task_id: task.task_id, state: 'completed' } } }]);
+      expect(events.json().data.events).toMatchObject([
+        {
+          type: 'a2a.send.completed',
+          agent: 'tasks',
+          task_id: task.task_id,
+          payload: { response_shape: 'task', task: { task_id: task.task_id, state: 'completed' } },
+        },
+      ]);
       expect(events.stdout + listed.stdout).not.toContain(new URL(db.url).password);
     } finally {
       await agent.close();
@@ -108,12 +118,17 @@ describe('a PostgreSQL store shared by two homes', () => {
   });
 
   it('loses no registration when both homes register at the same time', async () => {
-    const adds = [alice, bob].flatMap((box, who) => Array.from({ length: 10 }, (_, i) => box.run(['agent', 'add', `a${who}-${i}`, `http://127.0.0.1:${5000 + who * 100 + i}`])));
+    const adds = [alice, bob].flatMap((box, who) =>
+      Array.from({ length: 10 }, (_, i) => box.run(['agent', 'add', `a${who}-${i}`, `http://127.0.0.1:${5000 + who * 100 + i}`])),
+    );
     const codes = (await Promise.all(adds)).map((r) => r.code);
     expect(codes.every((c) => c === 0)).toBe(true);
     expect(aliases(await bob.run(['agent', 'list', '--json']))).toHaveLength(20);
     // The same alias from both at once: one wins, the other is told it exists.
-    const [x, y] = await Promise.all([alice.run(['agent', 'add', 'same', 'http://127.0.0.1:6000', '--json']), bob.run(['agent', 'add', 'same', 'http://127.0.0.1:6001', '--json'])]);
+    const [x, y] = await Promise.all([
+      alice.run(['agent', 'add', 'same', 'http://127.0.0.1:6000', '--json']),
+      bob.run(['agent', 'add', 'same', 'http://127.0.0.1:6001', '--json']),
+    ]);
     expect([x.code, y.code].sort()).toEqual([0, 64]);
     const loser = x.code === 64 ? x : y;
     expect(JSON.parse(loser.stderr).data.code).toBe('missive::validation::duplicate_agent');
@@ -152,7 +167,11 @@ describe('a PostgreSQL store shared by two homes', () => {
   it('lets a long-running core (the desktop app, the web console) reach the store once it is there, without a restart', async () => {
     const name = `missive_t_${randomBytes(6).toString('hex')}`;
     const url = withUrl(postgresAdminUrl(), { database: name });
-    const core = createCore({ env: { MISSIVE_HOME: alice.home, HOME: alice.home, MISSIVE_STORE_URL: url }, cwd: alice.home, secrets: createMemorySecretStore() });
+    const core = createCore({
+      env: { MISSIVE_HOME: alice.home, HOME: alice.home, MISSIVE_STORE_URL: url },
+      cwd: alice.home,
+      secrets: createMemorySecretStore(),
+    });
     try {
       await expect(core.storage()).rejects.toMatchObject({ code: 'missive::storage::store_database_missing' });
       await withAdminClient((c) => c.query(`CREATE DATABASE ${name}`));

@@ -126,7 +126,7 @@ describe('missive ui', () => {
     expect(run.stderr).not.toContain('started');
   });
 
-  it('runs Electron\'s own installer on first launch with a progress line, and exits 69 saying what to do when it fails', async () => {
+  it("runs Electron's own installer on first launch with a progress line, and exits 69 saying what to do when it fails", async () => {
     const closed = new URL(await closedPortUrl()).port;
     const electronDir = join(ROOT, 'node_modules/electron');
     const before = readdirSync(electronDir).sort();
@@ -187,7 +187,9 @@ describe('missive ui', () => {
       MISSIVE_ELECTRON_HEADERS_URL: `http://127.0.0.1:${closed}`,
       npm_config_better_sqlite3_binary_host: `http://127.0.0.1:${closed}`,
     };
-    const failure = await desktopCommand({ env, root, appArgs: [], progress: (l) => progress.push(l), log: (t) => log.push(t) }).catch((error: unknown) => error);
+    const failure = await desktopCommand({ env, root, appArgs: [], progress: (l) => progress.push(l), log: (t) => log.push(t) }).catch(
+      (error: unknown) => error,
+    );
     expect(progress).toEqual([expect.stringMatching(/^first launch: building better-sqlite3 for Electron \d+\.\d+\.\d+ \(ABI \d+\), once…$/)]);
     expect(failure).toMatchObject({ code: 'missive::io::native_build_failed', exitCode: 69 });
     expect((failure as Error).message).toContain(`ECONNREFUSED 127.0.0.1:${closed}`);
@@ -203,7 +205,14 @@ describe('missive ui', () => {
   it('inside the packaged app opens the app itself, run as Electron rather than as Node, with no electron package', async () => {
     const packaged = { electron: '40.10.2', execPath: '/opt/missive/missive-desktop' };
     const noStep = () => expect.unreachable('no download or build inside the packaged app');
-    const inApp = await desktopCommand({ env: { ELECTRON_RUN_AS_NODE: '1', MISSIVE_HOME: '/h' }, root: '/opt/missive/resources/app.asar', appArgs: ['--tray'], progress: noStep, log: noStep, runtime: packaged });
+    const inApp = await desktopCommand({
+      env: { ELECTRON_RUN_AS_NODE: '1', MISSIVE_HOME: '/h' },
+      root: '/opt/missive/resources/app.asar',
+      appArgs: ['--tray'],
+      progress: noStep,
+      log: noStep,
+      runtime: packaged,
+    });
     expect(inApp).toEqual({ binary: '/opt/missive/missive-desktop', args: ['--tray'], env: { MISSIVE_HOME: '/h' } });
     // Electron run as Node from a checkout opens the checkout's app directory.
     const checkout = await desktopCommand({ env: { ELECTRON_RUN_AS_NODE: '1' }, root: ROOT, appArgs: [], progress: noStep, log: noStep, runtime: packaged });

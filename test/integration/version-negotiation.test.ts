@@ -74,15 +74,27 @@ describe('an SDK agent serving A2A 1.0 and 0.3 on one URL', () => {
 describe('a raw agent that refuses A2A-Version 1.0, card included', () => {
   it('asks for the card again with 0.3 and speaks 0.3 to it', async () => {
     const refuse = (res: Parameters<Parameters<RawServer['route']>[1]>[1]) =>
-      json(res, 400, { error: { code: 400, status: 'FAILED_PRECONDITION', message: 'A2A version 1.0 is not supported', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }] } });
+      json(res, 400, {
+        error: {
+          code: 400,
+          status: 'FAILED_PRECONDITION',
+          message: 'A2A version 1.0 is not supported',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }],
+        },
+      });
     server.route('/strict/.well-known/agent-card.json', (req, res) => {
       if (req.headers['a2a-version'] && req.headers['a2a-version'] !== '0.3') return refuse(res);
       json(res, 200, legacyCard(`${server.url}/strict/rpc`));
     });
     server.route('/strict/rpc', (req, res, body) => {
       const call = JSON.parse(body);
-      if (req.headers['a2a-version'] !== '0.3') return json(res, 200, { jsonrpc: '2.0', id: call.id, error: { code: -32009, message: 'version not supported' } });
-      json(res, 200, { jsonrpc: '2.0', id: call.id, result: { kind: 'message', messageId: 'm-1', role: 'agent', parts: [{ kind: 'text', text: `strict: ${call.params.message.parts[0].text}` }] } });
+      if (req.headers['a2a-version'] !== '0.3')
+        return json(res, 200, { jsonrpc: '2.0', id: call.id, error: { code: -32009, message: 'version not supported' } });
+      json(res, 200, {
+        jsonrpc: '2.0',
+        id: call.id,
+        result: { kind: 'message', messageId: 'm-1', role: 'agent', parts: [{ kind: 'text', text: `strict: ${call.params.message.parts[0].text}` }] },
+      });
     });
     expect((await box.run(['agent', 'add', 'strict', `${server.url}/strict`])).code).toBe(0);
     const inspect = await box.run(['agent', 'inspect', 'strict', '--json']);

@@ -23,7 +23,7 @@ import { createOtherUser, OTHER_USER_SKIP, runAs, type OtherUser, type UserScrip
 const ROOT_ONLY = [
   '`ui --web --open` puts no token on any command line another local user can read, and hands the browser a redirect file only its owner can read',
   '`ui --web --host localhost` prints the address it bound: another local user listening on [::1] at that port hears nothing from the browser',
-  'a page of another local user on another 127.0.0.1 port gets nothing token-like from the console\'s browser and cannot lock the console out with cookies',
+  "a page of another local user on another 127.0.0.1 port gets nothing token-like from the console's browser and cannot lock the console out with cookies",
 ];
 if (OTHER_USER_SKIP) console.warn(`web-console-users: skipped, ${OTHER_USER_SKIP}:\n${ROOT_ONLY.map((name) => `  - ${name}`).join('\n')}`);
 
@@ -125,12 +125,19 @@ describe.skipIf(OTHER_USER_SKIP)('the web console token and another local user',
     // A stand-in browser: writes down its pid and what it was given, and stays alive (a minute at most) as a browser does.
     const opened = join(scratch, 'opened.json');
     const standIn = join(scratch, 'browser.cjs');
-    writeFileSync(standIn, `require('node:fs').writeFileSync(${JSON.stringify(opened)}, JSON.stringify({ pid: process.pid, args: process.argv.slice(2) }));\nsetTimeout(() => {}, 60000);\n`);
+    writeFileSync(
+      standIn,
+      `require('node:fs').writeFileSync(${JSON.stringify(opened)}, JSON.stringify({ pid: process.pid, args: process.argv.slice(2) }));\nsetTimeout(() => {}, 60000);\n`,
+    );
     const cli = runCli(['ui', '--web', '--open'], { BROWSER: `${process.execPath} ${standIn}` });
     const url = await printedUrl(cli);
     const token = /token=([\w-]+)/.exec(url)?.[1];
     expect(token, url).toMatch(/^[\w-]{43}$/);
-    const browserRun = await until('the browser to be opened', () => existsSync(opened) && (JSON.parse(readFileSync(opened, 'utf8')) as { pid: number; args: string[] }), 20_000);
+    const browserRun = await until(
+      'the browser to be opened',
+      () => existsSync(opened) && (JSON.parse(readFileSync(opened, 'utf8')) as { pid: number; args: string[] }),
+      20_000,
+    );
     try {
       const scan = as(SCAN_PROCESSES);
       expect(await scan.exited, scan.stderr()).toBe(0);
@@ -179,7 +186,7 @@ describe.skipIf(OTHER_USER_SKIP)('the web console token and another local user',
     // The other user takes the same port on the IPv6 loopback, where a browser given "localhost" tries first.
     const squatter = as(LISTEN_AND_RECORD, ['::1', port]);
     await until('the squatter to listen', () => squatter.lines.find((l) => 'listening' in l || 'error' in l), 10_000);
-    expect(squatter.lines[0], 'the other user could not listen on [::1] at the console\'s port').toEqual({ listening: Number(port) });
+    expect(squatter.lines[0], "the other user could not listen on [::1] at the console's port").toEqual({ listening: Number(port) });
     const page = await browser!.newPage();
     try {
       await page.goto(url);
@@ -206,7 +213,12 @@ describe.skipIf(OTHER_USER_SKIP)('the web console token and another local user',
       await page.goto(`http://127.0.0.1:${neighbourPort}/`);
       await expect.poll(() => page.title(), POLL).toBe('tossed');
       await until('the neighbour page to report', () => neighbour.lines.some((l) => l.request?.url.startsWith('/fragment')));
-      expect((await context.cookies()).filter((c) => c.name === `missive_console_${web.port}` && c.domain === '127.0.0.1').map((c) => [c.value, c.path]).sort()).toEqual([
+      expect(
+        (await context.cookies())
+          .filter((c) => c.name === `missive_console_${web.port}` && c.domain === '127.0.0.1')
+          .map((c) => [c.value, c.path])
+          .sort(),
+      ).toEqual([
         ['tossed', '/'],
         ['tossed', '/api'],
       ]);

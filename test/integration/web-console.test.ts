@@ -23,7 +23,8 @@ import { sandbox, until, type Sandbox } from '../support/cli.js';
 import { closedPortUrl, startAgents } from '../support/agents.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/gui.js';
 
-const PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+const PAGE_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 const SECRET_FILE_TEXT = 'outside the renderer: never served';
 
 /** A renderer build in miniature: index.html with the app's CSP meta tag, one script, and a file beside the directory. */
@@ -31,7 +32,10 @@ function fakeRenderer(): { dir: string; parent: string } {
   const parent = mkdtempSync(join(tmpdir(), 'missive-web-console-'));
   const dir = join(parent, 'renderer');
   mkdirSync(join(dir, 'assets'), { recursive: true });
-  writeFileSync(join(dir, 'index.html'), `<!doctype html><html><head><meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}" /><title>missive</title><script type="module" src="./assets/app.js"></script></head><body><div id="root">console</div></body></html>`);
+  writeFileSync(
+    join(dir, 'index.html'),
+    `<!doctype html><html><head><meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}" /><title>missive</title><script type="module" src="./assets/app.js"></script></head><body><div id="root">console</div></body></html>`,
+  );
   writeFileSync(join(dir, 'assets/app.js'), 'document.body.dataset.loaded = "yes";\n');
   writeFileSync(join(parent, 'secret.txt'), SECRET_FILE_TEXT);
   return { dir, parent };
@@ -124,7 +128,12 @@ const invoke = (channel: string, input: unknown, headers: Record<string, string 
 describe('web console security', () => {
   it('answers 401 to an API request without the token or with a wrong one (a cookie is none), and serves the renderer, which holds none', async () => {
     const wrong = web.token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'));
-    const attempts: Array<Record<string, string>> = [{}, { authorization: `Bearer ${wrong}` }, { cookie: `missive_console_${web.port}=${web.token}` }, { cookie: `missive_console_${web.port}=${wrong}` }];
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer ${wrong}` },
+      { cookie: `missive_console_${web.port}=${web.token}` },
+      { cookie: `missive_console_${web.port}=${wrong}` },
+    ];
     for (const headers of attempts) {
       expect((await invoke('agents.add', { alias: 'sneaky', baseUrl: fleet.agents.echo!.baseUrl }, headers)).status, JSON.stringify(headers)).toBe(401);
       expect((await raw(web.port, '/api/events', { headers })).status, JSON.stringify(headers)).toBe(401);
@@ -151,7 +160,10 @@ describe('web console security', () => {
       expect(answer.headers['set-cookie'], path).toBeUndefined();
     }
     // A name is never printed: localhost binds 127.0.0.1 and says so; ::1 is printed as bound.
-    for (const [host, printed] of [['localhost', '127.0.0.1'], ['::1', '[::1]']] as const) {
+    for (const [host, printed] of [
+      ['localhost', '127.0.0.1'],
+      ['::1', '[::1]'],
+    ] as const) {
       const other = await startWebConsole({ core, cwd: box.home, rendererDir: renderer.dir, host });
       try {
         expect(other.url).toBe(`http://${printed}:${other.port}/#token=${other.token}`);
@@ -204,13 +216,34 @@ describe('web console security', () => {
   });
 
   it("sends the app's CSP with connect-src 'self' and the hardening headers on every answer", async () => {
-    const answers = [await raw(web.port, '/'), await invoke('app.info', {}, {}), await raw(web.port, '/', { headers: { host: 'evil.example' } }), await raw(web.port, '/nothing'), await invoke('app.info', {})];
+    const answers = [
+      await raw(web.port, '/'),
+      await invoke('app.info', {}, {}),
+      await raw(web.port, '/', { headers: { host: 'evil.example' } }),
+      await raw(web.port, '/nothing'),
+      await invoke('app.info', {}),
+    ];
     expect(answers.map((a) => a.status)).toEqual([200, 401, 403, 404, 200]);
     for (const answer of answers) {
       const csp = String(answer.headers['content-security-policy']);
-      for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "connect-src 'self'", "frame-ancestors 'none'"]) expect(csp).toContain(directive);
+      for (const directive of [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+      ])
+        expect(csp).toContain(directive);
       expect(csp).not.toContain("connect-src 'none'");
-      expect(answer.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
+      expect(answer.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-store',
+        'x-frame-options': 'DENY',
+      });
     }
     // The page's own meta policy says the same, or it would block the page's fetch and EventSource.
     expect(answers[0]!.body).toContain("connect-src 'self'");
@@ -221,7 +254,15 @@ describe('web console security', () => {
     const script = await raw(web.port, '/assets/app.js', { headers: bearer() });
     expect(script.status).toBe(200);
     expect(script.headers['content-type']).toMatch(/^text\/javascript/);
-    for (const path of ['/../secret.txt', '/assets/../../secret.txt', '/%2e%2e/secret.txt', '/assets/%2e%2e%2f%2e%2e%2fsecret.txt', '/..%5csecret.txt', '/assets/..%00/../secret.txt', '/%252e%252e/secret.txt']) {
+    for (const path of [
+      '/../secret.txt',
+      '/assets/../../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/%2e%2e%2f%2e%2e%2fsecret.txt',
+      '/..%5csecret.txt',
+      '/assets/..%00/../secret.txt',
+      '/%252e%252e/secret.txt',
+    ]) {
       const answer = await raw(web.port, path, { headers: bearer() });
       expect([400, 404], path).toContain(answer.status);
       expect(answer.body, path).not.toContain(SECRET_FILE_TEXT);
@@ -233,7 +274,9 @@ describe('web console security', () => {
     expect((await raw(web.port, '/api/invoke', { headers: bearer() })).status).toBe(405);
     expect((await raw(web.port, '/api/invoke', { method: 'POST', headers: { ...bearer(), 'content-type': 'text/plain' }, body: add })).status).toBe(415);
     expect((await raw(web.port, '/api/invoke', { method: 'POST', headers: bearer(), body: add })).status).toBe(415);
-    expect((await raw(web.port, '/api/invoke', { method: 'POST', headers: { ...bearer(), 'content-type': 'application/json' }, body: '{"channel":' })).status).toBe(400);
+    expect(
+      (await raw(web.port, '/api/invoke', { method: 'POST', headers: { ...bearer(), 'content-type': 'application/json' }, body: '{"channel":' })).status,
+    ).toBe(400);
     const big = JSON.stringify({ channel: 'agents.add', input: { alias: 'sneaky', baseUrl: fleet.agents.echo!.baseUrl, pad: 'x'.repeat(33 * 1024 * 1024) } });
     const tooLarge = await raw(web.port, '/api/invoke', { method: 'POST', headers: { ...bearer(), 'content-type': 'application/json' }, body: big });
     expect(tooLarge.status).toBe(413);
@@ -260,11 +303,15 @@ describe('web console transport', () => {
     const stream = await events(web.port, web.token);
     await until('the ready event', () => stream.frames.find((f) => f.event === 'ready'));
     await invoke('agents.add', { alias: 'chunks', baseUrl: fleet.agents.chunks!.baseUrl });
-    const appended = await until('events.appended', () => stream.frames.find((f) => f.data.channel === 'events.appended' && f.data.payload.events.some((e: any) => e.type === 'missive.agent.added')));
+    const appended = await until('events.appended', () =>
+      stream.frames.find((f) => f.data.channel === 'events.appended' && f.data.payload.events.some((e: any) => e.type === 'missive.agent.added')),
+    );
     expect(Number(appended.id)).toBeGreaterThan(0);
 
     const webhook = (await invoke('webhook.start', { port: 0 })).json().data;
-    expect((await fetch(webhook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"not":"a stream response"}' })).status).toBe(400);
+    expect((await fetch(webhook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"not":"a stream response"}' })).status).toBe(
+      400,
+    );
     await until('webhook.arrival', () => stream.frames.find((f) => f.data.channel === 'webhook.arrival' && f.data.payload.status === 400));
     await invoke('webhook.stop', {});
 
@@ -300,7 +347,9 @@ describe('web console in Chromium and as the CLI', () => {
   it('sets no cookie in the browser, and a page of another local origin gets nothing done', async () => {
     // A page of another local server: same site as the console (cookies go along), another origin.
     const attack = `fetch(${JSON.stringify(`${web.origin}/api/invoke`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(JSON.stringify({ channel: 'agents.add', input: { alias: 'sneaky', baseUrl: fleet.agents.echo!.baseUrl } }))} }).finally(() => (document.title = 'sent'));`;
-    foreign = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>evil</title><script>${attack}</script>`));
+    foreign = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>evil</title><script>${attack}</script>`),
+    );
     await new Promise<void>((resolve) => foreign!.listen(0, '127.0.0.1', resolve));
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     try {
@@ -310,7 +359,17 @@ describe('web console in Chromium and as the CLI', () => {
       expect(await page.context().cookies()).toEqual([]);
       // Being on the console's origin is no authority: a call needs the token in its header.
       const status = (headers: Record<string, string>) =>
-        page.evaluate(async (h) => (await fetch('/api/invoke', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'app.info', input: {} }) })).status, headers);
+        page.evaluate(
+          async (h) =>
+            (
+              await fetch('/api/invoke', {
+                method: 'POST',
+                headers: { ...h, 'content-type': 'application/json' },
+                body: JSON.stringify({ channel: 'app.info', input: {} }),
+              })
+            ).status,
+          headers,
+        );
       expect(await status({})).toBe(401);
       expect(await status(bearer())).toBe(200);
       const evil = await browser.newPage();
@@ -338,7 +397,12 @@ describe('web console in Chromium and as the CLI', () => {
       const url = await until('the printed URL', () => /http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+/.exec(stdout)?.[0], 20_000);
       const { port, hash } = new URL(url);
       const token = new URLSearchParams(hash.slice(1)).get('token')!;
-      const call = (headers: Record<string, string>) => raw(Number(port), '/api/invoke', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'app.info', input: {} }) });
+      const call = (headers: Record<string, string>) =>
+        raw(Number(port), '/api/invoke', {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ channel: 'app.info', input: {} }),
+        });
       expect((await call({})).status).toBe(401);
       expect((await call({ authorization: `Bearer ${token}` })).json()).toMatchObject({ ok: true, data: { state: core.paths.state } });
       // The browser got a file, not the URL: a page that sends it on to the URL.

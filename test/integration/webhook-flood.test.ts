@@ -27,9 +27,16 @@ afterEach(async () => {
 });
 
 const statusUpdate = (taskId: string, text: string) =>
-  JSON.stringify({ statusUpdate: { taskId, contextId: 'flood-context', status: { state: 'TASK_STATE_WORKING', message: { messageId: `m-${text}`, role: 'ROLE_AGENT', parts: [{ text }] } } } });
+  JSON.stringify({
+    statusUpdate: {
+      taskId,
+      contextId: 'flood-context',
+      status: { state: 'TASK_STATE_WORKING', message: { messageId: `m-${text}`, role: 'ROLE_AGENT', parts: [{ text }] } },
+    },
+  });
 
-const post = (url: string, body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const post = (url: string, body: string, headers: Record<string, string>) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
 type Started = ReceiverProcess;
 
@@ -63,7 +70,8 @@ interface Rejections {
 
 /** What `events list` shows of the rejected callbacks: the single rows, the summaries, and what they add up to. */
 async function rejections(box: Sandbox): Promise<Rejections> {
-  const list = async (type: string) => okData(await box.run(['events', 'list', '--type', type, '--limit', '1000', '--json']), 'events list').events as Array<Record<string, any>>;
+  const list = async (type: string) =>
+    okData(await box.run(['events', 'list', '--type', type, '--limit', '1000', '--json']), 'events list').events as Array<Record<string, any>>;
   const rows = await list('a2a.push.rejected');
   const summaries = await list('a2a.push.rejected_summary');
   const byStatus: Record<string, number> = {};
@@ -96,7 +104,9 @@ async function failWhileWaiting(url: string, during: () => Promise<Response>): P
     const waiting = await eventually(
       "a receiver's insert to wait on the lock",
       async () => {
-        const { rows } = await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`);
+        const { rows } = await admin.query(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+        );
         return rows.length ? rows : undefined;
       },
       20_000,
@@ -123,7 +133,8 @@ describe('`webhook run` on PostgreSQL under a flood of rejected callbacks', () =
     const statuses: Record<number, number> = {};
     await bounded(FLOOD, 64, async (i) => {
       const kind = i % 4;
-      const headers: Record<string, string> = kind === 0 ? {} : kind === 3 ? { 'x-a2a-notification-token': TOKEN } : { 'x-a2a-notification-token': `wrong-${i}` };
+      const headers: Record<string, string> =
+        kind === 0 ? {} : kind === 3 ? { 'x-a2a-notification-token': TOKEN } : { 'x-a2a-notification-token': `wrong-${i}` };
       const res = await post(receiver.url, kind === 3 ? `{not json ${i}` : '{}', headers);
       await res.arrayBuffer();
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
@@ -146,7 +157,10 @@ describe('`webhook run` on PostgreSQL under a flood of rejected callbacks', () =
     expect(byStatus).toEqual({ 401: 3000, 400: 1000 });
     for (const row of rows) expect(row).toMatchObject({ source: 'webhook', payload: { remote_address: expect.stringMatching(/127\.0\.0\.1/) } });
     for (const summary of summaries) {
-      expect(summary).toMatchObject({ source: 'webhook', payload: { source: expect.stringMatching(/127\.0\.0\.1/), window_start: expect.any(String), window_end: expect.any(String) } });
+      expect(summary).toMatchObject({
+        source: 'webhook',
+        payload: { source: expect.stringMatching(/127\.0\.0\.1/), window_start: expect.any(String), window_end: expect.any(String) },
+      });
     }
     // Redacted as the single rows are: no token reaches the journal.
     expect(JSON.stringify([rows, summaries])).not.toContain(TOKEN);
@@ -212,15 +226,23 @@ describe('the receiver on SQLite under a flood of rejected callbacks', () => {
     const box = sandbox();
     cleanups.push(() => box.dispose());
     const store = openStore(join(box.home, 'state/profiles/default/missive.sqlite3'));
-    const receiver = createReceiver(sqliteCallbacks(() => store), { auth: { header: 'x-a2a-notification-token', expected: TOKEN } });
+    const receiver = createReceiver(
+      sqliteCallbacks(() => store),
+      { auth: { header: 'x-a2a-notification-token', expected: TOKEN } },
+    );
     const { url } = await receiver.start();
-    cleanups.push(() => store.close(), () => receiver.stop());
+    cleanups.push(
+      () => store.close(),
+      () => receiver.stop(),
+    );
 
     const SOURCES = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
     const FLOOD = 3000;
     const statuses: Record<number, number> = {};
     await bounded(FLOOD, 64, async (i) => {
-      const status = await postFrom(url, SOURCES[i % SOURCES.length]!, i % 2 ? '{}' : `{not json ${i}`, { 'x-a2a-notification-token': i % 2 ? `wrong-${i}` : TOKEN });
+      const status = await postFrom(url, SOURCES[i % SOURCES.length]!, i % 2 ? '{}' : `{not json ${i}`, {
+        'x-a2a-notification-token': i % 2 ? `wrong-${i}` : TOKEN,
+      });
       statuses[status] = (statuses[status] ?? 0) + 1;
     });
     expect(statuses).toEqual({ 400: 1500, 401: 1500 });
@@ -242,7 +264,8 @@ describe('the receiver on SQLite under a flood of rejected callbacks', () => {
       expect(own.length + summed.reduce((n, s) => n + s.payload.total, 0)).toBe(sent);
     }
     // `--outcome failed` finds the refused callbacks, the counted ones too.
-    const failed = okData(await box.run(['events', 'list', '--type', 'a2a.push.*', '--outcome', 'failed', '--limit', '1000', '--json']), 'events list').events as Array<Record<string, any>>;
+    const failed = okData(await box.run(['events', 'list', '--type', 'a2a.push.*', '--outcome', 'failed', '--limit', '1000', '--json']), 'events list')
+      .events as Array<Record<string, any>>;
     expect(failed.length).toBe(rows.length + summaries.length);
   }, 60_000);
 });
@@ -253,9 +276,15 @@ describe('the receiver on SQLite when the store fails', () => {
     cleanups.push(() => box.dispose());
     const file = join(box.home, 'state/profiles/default/missive.sqlite3');
     let store: Store = openStore(file);
-    const receiver = createReceiver(sqliteCallbacks(() => store), { auth: { header: 'x-a2a-notification-token', expected: TOKEN } });
+    const receiver = createReceiver(
+      sqliteCallbacks(() => store),
+      { auth: { header: 'x-a2a-notification-token', expected: TOKEN } },
+    );
     const { url } = await receiver.start();
-    cleanups.push(() => store.close(), () => receiver.stop());
+    cleanups.push(
+      () => store.close(),
+      () => receiver.stop(),
+    );
     const base = url.replace('/a2a/push', '');
 
     // The store goes away under the receiver (its file closed, as when the disk is gone).
@@ -274,7 +303,9 @@ describe('the receiver on SQLite when the store fails', () => {
     await receiver.stop();
     const events = okData(await box.run(['events', 'list', '--task', 'sqlite-fails', '--json']), 'events list').events;
     expect(events).toMatchObject([{ type: 'a2a.push.status_update', task_id: 'sqlite-fails' }]);
-    const refusedCount = store.db.prepare(`SELECT payload_json FROM events WHERE event_type LIKE 'a2a.push.rejected%'`).all() as Array<{ payload_json: string }>;
+    const refusedCount = store.db.prepare(`SELECT payload_json FROM events WHERE event_type LIKE 'a2a.push.rejected%'`).all() as Array<{
+      payload_json: string;
+    }>;
     // The rejection that could not be journaled while the store was closed is counted in the summary written at stop.
     expect(refusedCount.map((r) => JSON.parse(r.payload_json))).toMatchObject([{ rejections: [{ status: 401, count: 1 }] }]);
   });

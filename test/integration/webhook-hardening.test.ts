@@ -22,7 +22,11 @@ let callbackUrl: string;
 
 const post = (body: string) => fetch(callbackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 const rejections = () =>
-  readDb(box, (d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected' ORDER BY sequence`).all() as any[]).map((r) => JSON.parse(r.payload_json)));
+  readDb(box, (d) =>
+    (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected' ORDER BY sequence`).all() as any[]).map((r) =>
+      JSON.parse(r.payload_json),
+    ),
+  );
 
 beforeEach(async () => {
   box = sandbox();
@@ -51,7 +55,9 @@ describe('webhook receiver hardening', () => {
     expect((await post(JSON.stringify({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }))).status).toBe(202);
     expect(receiver.stats()).toMatchObject({ accepted: 1, rejected: 2 });
     await receiver.stop();
-    const summaries = readDb(box, (d) => (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected_summary'`).all() as any[]).map((r) => JSON.parse(r.payload_json)));
+    const summaries = readDb(box, (d) =>
+      (d.prepare(`SELECT payload_json FROM events WHERE event_type = 'a2a.push.rejected_summary'`).all() as any[]).map((r) => JSON.parse(r.payload_json)),
+    );
     expect(summaries).toMatchObject([{ total: 1, rejections: [{ status: 400, count: 1, reason: expect.stringMatching(/deeper than 128/) }] }]);
   });
 
@@ -107,10 +113,14 @@ describe('`missive webhook run` against slow senders', () => {
 
   it('answers 408 and closes a connection whose body or headers never finish, and journals the body timeout', async () => {
     const port = Number(new URL(await closedPortUrl()).port);
-    child = spawn(process.execPath, ['bin/missive.js', 'webhook', 'run', '--port', String(port), '--headers-timeout', '300ms', '--body-timeout', '300ms', '--ndjson'], {
-      cwd: process.cwd(),
-      env: { ...box.env, PATH: process.env.PATH },
-    });
+    child = spawn(
+      process.execPath,
+      ['bin/missive.js', 'webhook', 'run', '--port', String(port), '--headers-timeout', '300ms', '--body-timeout', '300ms', '--ndjson'],
+      {
+        cwd: process.cwd(),
+        env: { ...box.env, PATH: process.env.PATH },
+      },
+    );
     let stdout = '';
     child.stdout!.on('data', (c) => (stdout += c));
     await until('the listening line', () => stdout.includes('webhook_listening'));
@@ -121,11 +131,18 @@ describe('`missive webhook run` against slow senders', () => {
     expect(slowHeaders).toMatch(/^HTTP\/1\.1 408 /);
 
     // Still serving afterwards.
-    const ok = await fetch(`http://127.0.0.1:${port}/a2a/push`, { method: 'POST', body: JSON.stringify({ message: { messageId: 'm1', parts: [{ text: 'hi' }] } }) });
+    const ok = await fetch(`http://127.0.0.1:${port}/a2a/push`, {
+      method: 'POST',
+      body: JSON.stringify({ message: { messageId: 'm1', parts: [{ text: 'hi' }] } }),
+    });
     expect(ok.status).toBe(202);
     child.kill('SIGTERM');
     expect(await new Promise((r) => child!.on('exit', r))).toBe(0);
-    const arrivals = stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.kind === 'webhook_arrival');
+    const arrivals = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.kind === 'webhook_arrival');
     expect(arrivals.map((a) => a.data.status)).toEqual([408, 202]);
     expect(rejections()).toMatchObject([{ status: 408, reason: expect.stringMatching(/body not complete within 300 ms/) }]);
   });

@@ -74,7 +74,8 @@ const legacyCard = (url: string, transport: string) => ({
 beforeAll(async () => {
   server = await startRawServer();
   const url = server.url;
-  const card = (path: string, binding: string) => minimalCard(url, { supportedInterfaces: [{ url: `${url}${path}`, protocolBinding: binding, protocolVersion: '1.0' }], capabilities: { streaming: true } });
+  const card = (path: string, binding: string) =>
+    minimalCard(url, { supportedInterfaces: [{ url: `${url}${path}`, protocolBinding: binding, protocolVersion: '1.0' }], capabilities: { streaming: true } });
   server.route('/rest/.well-known/agent-card.json', (_req, res) => json(res, 200, card('/rest/a2a', 'HTTP+JSON'), CLOSE));
   answer('/rest/a2a/message:send', () => ({ sse: false, text: JSON.stringify({ message: agentMessage }) }));
   answer('/rest/a2a/message:stream', () => ({ sse: true, text: JSON.stringify({ message: agentMessage }) }));
@@ -164,7 +165,11 @@ describe('the GUI wire view (messages.send|stream with wire: true) times from th
         for (const command of ['send', 'stream'] as const) {
           loads.length = 0;
           connected.length = 0;
-          const result = await registry.invoke(command === 'send' ? 'messages.send' : 'messages.stream', { agent: 'peer', inputs: { text: 'from the console' }, wire: true });
+          const result = await registry.invoke(command === 'send' ? 'messages.send' : 'messages.stream', {
+            agent: 'peer',
+            inputs: { text: 'from the console' },
+            wire: true,
+          });
           if (!result.ok) throw new Error(result.error.message);
           const wire = result.data.wire!;
           expect(wire.map((e) => e.request.url)).toEqual([`${server.url}${target[command]}`]);
@@ -173,7 +178,10 @@ describe('the GUI wire view (messages.send|stream with wire: true) times from th
           // Every answer closes its connection, so this request had a connection of its own, made before it was written.
           const arrived = seen.filter((s) => s.path === target[command]).at(-1)!.arrived;
           const lastConnection = Math.max(...connected.filter((at) => at <= arrived));
-          expect(Date.parse(exchange.started_at), `${exchange.operation} to ${target[command]}: timed from before its connection was made`).toBeGreaterThanOrEqual(lastConnection);
+          expect(
+            Date.parse(exchange.started_at),
+            `${exchange.operation} to ${target[command]}: timed from before its connection was made`,
+          ).toBeGreaterThanOrEqual(lastConnection);
         }
       } finally {
         await registry.dispose();

@@ -59,7 +59,18 @@ beforeAll(async () => {
   await run(['auth', 'add', 'tok', '--env', 'AGENT_TOKEN']);
   await run(['auth', 'add', 'legacy', '--env', 'V03_TOKEN']);
   for (const alias of ['echo', 'tasks', 'chunks', 'down']) await run(['agent', 'add', alias, fleet.agents[alias]!.baseUrl, '--auth-ref', 'tok']);
-  await run(['agent', 'add', 'grpc', fleet.agents.rpc!.baseUrl, '--auth-ref', 'tok', '--binding-preference', 'grpc', '--trust-origin', `http://${fleet.agents.rpc!.grpcTarget}`]);
+  await run([
+    'agent',
+    'add',
+    'grpc',
+    fleet.agents.rpc!.baseUrl,
+    '--auth-ref',
+    'tok',
+    '--binding-preference',
+    'grpc',
+    '--trust-origin',
+    `http://${fleet.agents.rpc!.grpcTarget}`,
+  ]);
   await run(['agent', 'add', 'v03', v03.baseUrl, '--auth-ref', 'legacy', '--binding-preference', 'json-rpc']);
   await run(['agent', 'add', 'v03rest', v03.baseUrl, '--auth-ref', 'legacy', '--binding-preference', 'http+json']);
   for (const alias of ['echo', 'tasks', 'chunks', 'down', 'grpc', 'v03', 'v03rest']) await run(['agent', 'inspect', alias]);
@@ -103,7 +114,12 @@ describe('missive send|stream --show-wire --json', () => {
     expect(res.code).toBe(0);
     const data = res.json().data;
     const [exchange] = data.wire as WireExchange[];
-    expect(exchange).toMatchObject({ operation: 'SendStreamingMessage', request: { url: fleet.agents.chunks!.jsonRpcUrl, headers: { Accept: 'text/event-stream' } }, response: { status: 200 }, frames_dropped: 0 });
+    expect(exchange).toMatchObject({
+      operation: 'SendStreamingMessage',
+      request: { url: fleet.agents.chunks!.jsonRpcUrl, headers: { Accept: 'text/event-stream' } },
+      response: { status: 200 },
+      frames_dropped: 0,
+    });
     expect(JSON.parse(exchange!.request.body!)).toMatchObject({ jsonrpc: '2.0', method: 'SendStreamingMessage' });
     const frames = exchange!.frames!.map((f) => JSON.parse(f.data).result);
     expect(frames).toHaveLength(data.events);
@@ -117,7 +133,11 @@ describe('missive send|stream --show-wire --json', () => {
     const sent = await box.run(['send', 'v03', 'echo legacy', '--show-wire', '--json']);
     expect(sent.code).toBe(0);
     const [send] = sent.json().data.wire as WireExchange[];
-    expect(send).toMatchObject({ operation: 'SendMessage', request: { method: 'POST', url: v03.jsonRpcUrl, headers: { authorization: 'Bearer [REDACTED]', 'a2a-version': '0.3' } }, response: { status: 200 } });
+    expect(send).toMatchObject({
+      operation: 'SendMessage',
+      request: { method: 'POST', url: v03.jsonRpcUrl, headers: { authorization: 'Bearer [REDACTED]', 'a2a-version': '0.3' } },
+      response: { status: 200 },
+    });
     expect(JSON.parse(send!.request.body!)).toMatchObject({ jsonrpc: '2.0', method: 'message/send' });
     expect(JSON.parse(send!.response!.body!).result.parts).toEqual([{ kind: 'text', text: 'echo: echo legacy' }]);
 
@@ -137,7 +157,12 @@ describe('missive send|stream --show-wire --json', () => {
     const [send] = sent.json().data.wire as WireExchange[];
     expect(send).toMatchObject({
       operation: 'SendMessage',
-      request: { protocol: 'grpc', method: '/lf.a2a.v1.A2AService/SendMessage', url: fleet.agents.rpc!.grpcTarget, headers: { authorization: 'Bearer [REDACTED]', 'a2a-version': '1.0' } },
+      request: {
+        protocol: 'grpc',
+        method: '/lf.a2a.v1.A2AService/SendMessage',
+        url: fleet.agents.rpc!.grpcTarget,
+        headers: { authorization: 'Bearer [REDACTED]', 'a2a-version': '1.0' },
+      },
       response: { status: 0 },
       error: null,
     });
@@ -147,7 +172,13 @@ describe('missive send|stream --show-wire --json', () => {
     expect(streamed.code).toBe(0);
     const [stream] = streamed.json().data.wire as WireExchange[];
     expect(stream!.request.method).toBe('/lf.a2a.v1.A2AService/SendStreamingMessage');
-    expect(stream!.frames!.map((f) => Object.keys(JSON.parse(f.data))[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+    expect(stream!.frames!.map((f) => Object.keys(JSON.parse(f.data))[0])).toEqual([
+      'task',
+      'statusUpdate',
+      'artifactUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ]);
     expect(nonDecreasing(stream!.frames!.map((f) => f.at_ms))).toBe(true);
     expectNoSecret('gRPC --json', sent.stdout + streamed.stdout);
   });
@@ -186,7 +217,10 @@ describe('missive send|stream --show-wire (human)', () => {
     expect(frames[0]).toContain('"task"');
     expect(res.stdout).toContain('#6 statusUpdate completed');
 
-    for (const args of [['stream', 'chunks', 'go'], ['stream', 'chunks', 'go', '-v']]) {
+    for (const args of [
+      ['stream', 'chunks', 'go'],
+      ['stream', 'chunks', 'go', '-v'],
+    ]) {
       const quiet = await box.run(args);
       expect(quiet.code).toBe(0);
       expect(quiet.stderr).toBe('');
@@ -197,7 +231,10 @@ describe('missive send|stream --show-wire (human)', () => {
     const res = await box.run(['stream', 'chunks', 'go', '--ndjson', '--show-wire']);
     expect(res.code).toBe(0);
     expect(res.stderr).toBe('');
-    const envelopes = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const envelopes = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(envelopes.map((e) => e.kind)).toEqual([...Array(6).fill('stream_event'), 'stream_result']);
     expect(envelopes.at(-1).data.wire[0].frames).toHaveLength(6);
   });
@@ -222,7 +259,11 @@ describe('messages.send|stream with wire: true (the GUI)', () => {
     if (!sent.ok) throw new Error(sent.error.message);
     const wire = sent.data.wire!;
     expect(wire).toHaveLength(1);
-    expect(wire[0]).toMatchObject({ operation: 'SendMessage', request: { url: `${fleet.agents.tasks!.restUrl}/message:send`, headers: { Authorization: 'Bearer [REDACTED]' } }, response: { status: 200 } });
+    expect(wire[0]).toMatchObject({
+      operation: 'SendMessage',
+      request: { url: `${fleet.agents.tasks!.restUrl}/message:send`, headers: { Authorization: 'Bearer [REDACTED]' } },
+      response: { status: 200 },
+    });
     const got = await registry.invoke('history.get', { messageId: sent.data.request.message_id });
     if (!got.ok) throw new Error(got.error.message);
     expect(got.data.wire).toEqual(wire);
@@ -242,7 +283,11 @@ describe('messages.send|stream with wire: true (the GUI)', () => {
     if (failed.ok) return;
     expect(failed.error.code).toBe('missive::transport::connection_refused');
     expect(failed.error.wire).toHaveLength(1);
-    expect(failed.error.wire![0]).toMatchObject({ request: { url: `${fleet.agents.down!.restUrl}/message:send` }, response: null, error: { code: 'missive::transport::connection_refused' } });
+    expect(failed.error.wire![0]).toMatchObject({
+      request: { url: `${fleet.agents.down!.restUrl}/message:send` },
+      response: null,
+      error: { code: 'missive::transport::connection_refused' },
+    });
 
     const listed = await registry.invoke('history.list', { agent: 'down', limit: 1 });
     if (!listed.ok) throw new Error(listed.error.message);
@@ -265,12 +310,22 @@ describe('requests.preview and curl', () => {
   it('builds the 1.0 request without sending or journaling anything; its curl gets a real answer', async () => {
     const before = count();
     const seen = fleet.agents.tasks!.requests.length;
-    const preview = await registry.invoke('requests.preview', { target: { agent: 'tasks' }, operation: 'send', inputs: { text: 'curl me', metadata: ['team=ops'] } });
+    const preview = await registry.invoke('requests.preview', {
+      target: { agent: 'tasks' },
+      operation: 'send',
+      inputs: { text: 'curl me', metadata: ['team=ops'] },
+    });
     if (!preview.ok) throw new Error(preview.error.message);
     expect(count()).toEqual(before);
     expect(fleet.agents.tasks!.requests.length).toBe(seen);
     const [entry] = preview.data.requests;
-    expect(entry).toMatchObject({ agent: 'tasks', binding: 'http+json', dialect: '1.0', note: null, request: { method: 'POST', url: `${fleet.agents.tasks!.restUrl}/message:send`, headers: { Authorization: 'Bearer [REDACTED]' } } });
+    expect(entry).toMatchObject({
+      agent: 'tasks',
+      binding: 'http+json',
+      dialect: '1.0',
+      note: null,
+      request: { method: 'POST', url: `${fleet.agents.tasks!.restUrl}/message:send`, headers: { Authorization: 'Bearer [REDACTED]' } },
+    });
     expectNoSecret('preview', JSON.stringify(preview));
 
     const command = curlCommand(entry!.request!);
@@ -285,7 +340,11 @@ describe('requests.preview and curl', () => {
   });
 
   it('renders a JSON-RPC stream as curl -N that streams real SSE frames', async () => {
-    const preview = await registry.invoke('requests.preview', { target: { agent: 'chunks' }, operation: 'stream', inputs: { text: 'stream by curl', binding: 'json-rpc' } });
+    const preview = await registry.invoke('requests.preview', {
+      target: { agent: 'chunks' },
+      operation: 'stream',
+      inputs: { text: 'stream by curl', binding: 'json-rpc' },
+    });
     if (!preview.ok) throw new Error(preview.error.message);
     const request = preview.data.requests[0]!.request!;
     expect(JSON.parse(request.body!)).toMatchObject({ jsonrpc: '2.0', method: 'SendStreamingMessage' });
@@ -339,11 +398,24 @@ describe('requests.preview and curl', () => {
 
 describe('missive commands from copy-as', () => {
   it('runs send, stream and bcast exactly as copied, flags spelled as the CLI spells them', async () => {
-    const inputs = { text: '-looks like a flag', parts: ['text=second'], jsonParts: ['{"n":1}'], metadata: ['team=ops'], acceptedOutputModes: ['text/plain'], binding: 'json-rpc' as const };
+    const inputs = {
+      text: '-looks like a flag',
+      parts: ['text=second'],
+      jsonParts: ['{"n":1}'],
+      metadata: ['team=ops'],
+      acceptedOutputModes: ['text/plain'],
+      binding: 'json-rpc' as const,
+    };
     const sent = await box.run(['--json', ...missiveArgs({ operation: 'send', agent: 'tasks', inputs })]);
     expect(sent.code).toBe(0);
-    const request = readDb(box, (db) => db.prepare('SELECT content_json FROM messages WHERE message_id = ?').get(sent.json().data.request.message_id)) as { content_json: string };
-    expect(JSON.parse(request.content_json).parts).toEqual([{ text: '-looks like a flag' }, { text: 'second' }, { data: { n: 1 }, mediaType: 'application/json' }]);
+    const request = readDb(box, (db) => db.prepare('SELECT content_json FROM messages WHERE message_id = ?').get(sent.json().data.request.message_id)) as {
+      content_json: string;
+    };
+    expect(JSON.parse(request.content_json).parts).toEqual([
+      { text: '-looks like a flag' },
+      { text: 'second' },
+      { data: { n: 1 }, mediaType: 'application/json' },
+    ]);
     expect(JSON.parse(request.content_json).metadata).toEqual({ team: 'ops' });
     expect(sent.json().data.selected_interface.binding).toBe('json-rpc');
 
@@ -351,7 +423,17 @@ describe('missive commands from copy-as', () => {
     expect(streamed.code).toBe(0);
     expect(streamed.json().data.events).toBe(6);
 
-    const fanned = await box.run(['--json', ...missiveArgs({ operation: 'bcast', group: 'mixed', inputs: { text: 'echo all' }, execution: 'sequential', maxConcurrency: 2, failurePolicy: 'continue' })]);
+    const fanned = await box.run([
+      '--json',
+      ...missiveArgs({
+        operation: 'bcast',
+        group: 'mixed',
+        inputs: { text: 'echo all' },
+        execution: 'sequential',
+        maxConcurrency: 2,
+        failurePolicy: 'continue',
+      }),
+    ]);
     expect(fanned.code).toBe(0);
     expect(fanned.json().data.members.map((m: { alias: string; status: string }) => [m.alias, m.status])).toEqual([
       ['echo', 'succeeded'],

@@ -36,7 +36,11 @@ export interface GuardedAgent {
   close(): Promise<void>;
 }
 
-export async function startGuardedAgent(accept: (req: express.Request) => boolean, cardExtra: Record<string, unknown> = {}, options: { grpc?: boolean } = {}): Promise<GuardedAgent> {
+export async function startGuardedAgent(
+  accept: (req: express.Request) => boolean,
+  cardExtra: Record<string, unknown> = {},
+  options: { grpc?: boolean } = {},
+): Promise<GuardedAgent> {
   const app = express();
   const { server, url } = await listen(app);
   const requests: GuardedAgent['requests'] = [];

@@ -14,7 +14,16 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  DefaultPushNotificationSender,
+  DefaultRequestHandler,
+  InMemoryPushNotificationStore,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 export const FILE_TEXT = 'hello from the agent\n';
@@ -35,14 +44,19 @@ class ConversationExecutor implements AgentExecutor {
       bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ ...ids, status: { state, ...(value ? { message: message(value) } : {}) }, final })));
     const artifact = (artifactId: string, name: string, parts: unknown[], append = false, lastChunk = true) =>
       bus.publish(AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({ ...ids, artifact: { artifactId, name, parts }, append, lastChunk })));
-    const task = (state: string) => bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state }, history: [Message.toJSON(ctx.userMessage)] })));
+    const task = (state: string) =>
+      bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state }, history: [Message.toJSON(ctx.userMessage)] })));
     const done = () => bus.finished();
 
     // A reply in a task that waits for the user completes it.
     const waiting = ctx.task?.status?.state;
     if (ctx.task) {
       task('TASK_STATE_WORKING');
-      status('TASK_STATE_COMPLETED', waiting === TaskState.TASK_STATE_AUTH_REQUIRED ? `Authorized with "${text}". Task done.` : `Thanks, ${text}. Task done.`, true);
+      status(
+        'TASK_STATE_COMPLETED',
+        waiting === TaskState.TASK_STATE_AUTH_REQUIRED ? `Authorized with "${text}". Task done.` : `Thanks, ${text}. Task done.`,
+        true,
+      );
       return done();
     }
     const [word, ...rest] = text.trim().split(/\s+/);
@@ -58,7 +72,19 @@ class ConversationExecutor implements AgentExecutor {
       case 'markdown': {
         const url = rest[0] ?? 'http://127.0.0.1:9';
         task('TASK_STATE_WORKING');
-        const body = ['# Report', 'Some **bold** words and a list:', '', '- first', '- second', '', `<script>window.__mdPwned = 1</script>`, '', `<img src="${url}/raw.png" onerror="window.__mdPwned = 2">`, '', `![tracker](${url}/tracker.png)`].join('\n');
+        const body = [
+          '# Report',
+          'Some **bold** words and a list:',
+          '',
+          '- first',
+          '- second',
+          '',
+          `<script>window.__mdPwned = 1</script>`,
+          '',
+          `<img src="${url}/raw.png" onerror="window.__mdPwned = 2">`,
+          '',
+          `![tracker](${url}/tracker.png)`,
+        ].join('\n');
         status('TASK_STATE_COMPLETED', body, true);
         return done();
       }
@@ -101,7 +127,11 @@ class ConversationExecutor implements AgentExecutor {
       default: {
         const n = (this.turns.get(ctx.contextId) ?? 0) + 1;
         this.turns.set(ctx.contextId, n);
-        bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `turn ${n}: ${text}` }] })));
+        bus.publish(
+          AgentEvent.message(
+            Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `turn ${n}: ${text}` }] }),
+          ),
+        );
         return done();
       }
     }
@@ -138,7 +168,14 @@ export async function startConversationPeer(): Promise<ConversationPeer> {
   });
   const executor = new ConversationExecutor();
   const pushStore = new InMemoryPushNotificationStore();
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor, undefined, pushStore, new DefaultPushNotificationSender(pushStore, { timeout: 2000 }));
+  const handler = new DefaultRequestHandler(
+    card,
+    new InMemoryTaskStore(),
+    executor,
+    undefined,
+    pushStore,
+    new DefaultPushNotificationSender(pushStore, { timeout: 2000 }),
+  );
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));

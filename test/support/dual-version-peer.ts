@@ -26,7 +26,11 @@ export async function startDualVersionPeer(): Promise<DualVersionPeer> {
   app.use(express.json());
   app.use((req, _res, next) => {
     const version = req.headers['a2a-version'];
-    requests.push({ path: req.path, method: typeof req.body?.method === 'string' ? req.body.method : null, version: typeof version === 'string' ? version : null });
+    requests.push({
+      path: req.path,
+      method: typeof req.body?.method === 'string' ? req.body.method : null,
+      version: typeof version === 'string' ? version : null,
+    });
     next();
   });
   const server = await new Promise<Server>((resolve) => {

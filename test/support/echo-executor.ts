@@ -14,7 +14,16 @@ export class EchoExecutor implements AgentExecutor {
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     this.onMessage?.(ctx.userMessage);
-    bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `${this.prefix}${textOf(ctx.userMessage)}` }] })));
+    bus.publish(
+      AgentEvent.message(
+        Message.fromJSON({
+          messageId: randomUUID(),
+          contextId: ctx.contextId,
+          role: 'ROLE_AGENT',
+          parts: [{ text: `${this.prefix}${textOf(ctx.userMessage)}` }],
+        }),
+      ),
+    );
     bus.finished();
   }
 

@@ -17,7 +17,12 @@ import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecuto
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
 import { A2AError as V03Error, DefaultRequestHandler as V03Handler, InMemoryTaskStore as V03TaskStore } from 'a2a-sdk-v03/server';
-import { agentCardHandler as v03CardHandler, jsonRpcHandler as v03JsonRpc, restHandler as v03Rest, UserBuilder as V03UserBuilder } from 'a2a-sdk-v03/server/express';
+import {
+  agentCardHandler as v03CardHandler,
+  jsonRpcHandler as v03JsonRpc,
+  restHandler as v03Rest,
+  UserBuilder as V03UserBuilder,
+} from 'a2a-sdk-v03/server/express';
 import { A2AService as V03Service, grpcService as v03GrpcService } from 'a2a-sdk-v03/server/grpc';
 
 /** The nine A2A errors, by the name the A2A spec gives them (without `Error`). */
@@ -63,7 +68,9 @@ async function listen(app: express.Express): Promise<{ server: Server; baseUrl: 
 
 async function grpcServer(): Promise<{ server: grpc.Server; target: string }> {
   const server = new grpc.Server();
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { server, target: `127.0.0.1:${port}` };
 }
 

@@ -60,9 +60,18 @@ export function flood(res: ServerResponse, head: string, next: (i: number) => st
 
 /** A 1.0 artifactUpdate event's JSON of about `size` bytes (one text part). */
 export const artifactUpdate = (taskId: string, i: number, size: number) =>
-  JSON.stringify({ artifactUpdate: { taskId, contextId: `c-${taskId}`, artifact: { artifactId: `a-${i}`, parts: [{ text: 'y'.repeat(size) }] }, append: false, lastChunk: true } });
+  JSON.stringify({
+    artifactUpdate: {
+      taskId,
+      contextId: `c-${taskId}`,
+      artifact: { artifactId: `a-${i}`, parts: [{ text: 'y'.repeat(size) }] },
+      append: false,
+      lastChunk: true,
+    },
+  });
 /** A 1.0 statusUpdate event's JSON: still working. */
-export const workingUpdate = (taskId: string) => JSON.stringify({ statusUpdate: { taskId, contextId: `c-${taskId}`, status: { state: 'TASK_STATE_WORKING' } } });
+export const workingUpdate = (taskId: string) =>
+  JSON.stringify({ statusUpdate: { taskId, contextId: `c-${taskId}`, status: { state: 'TASK_STATE_WORKING' } } });
 /** A 1.0 task in the working state. */
 export const workingTask = (taskId: string) => ({ id: taskId, contextId: `c-${taskId}`, status: { state: 'TASK_STATE_WORKING' } });
 
@@ -102,7 +111,11 @@ class FloodExecutor implements AgentExecutor {
     bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_WORKING' } })));
     const body = 'z'.repeat(Number(size));
     for (let i = 0; i < Number(n) && !this.#cancelled.has(ctx.taskId); i++) {
-      bus.publish(AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({ ...ids, artifact: { artifactId: `a-${i}`, parts: [{ text: body }] }, append: false, lastChunk: true })));
+      bus.publish(
+        AgentEvent.artifactUpdate(
+          TaskArtifactUpdateEvent.fromJSON({ ...ids, artifact: { artifactId: `a-${i}`, parts: [{ text: body }] }, append: false, lastChunk: true }),
+        ),
+      );
       this.published.set(ctx.taskId, i + 1);
       // Lets the server write (and notice a cancelled call) between events.
       await new Promise((r) => setImmediate(r));
@@ -122,7 +135,9 @@ export async function startFloodGrpcPeer(): Promise<FloodGrpcPeer> {
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const rpc = new grpc.Server();
-  const port = await new Promise<number>((resolve, reject) => rpc.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    rpc.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   const grpcTarget = `127.0.0.1:${port}`;
   const card = AgentCard.fromJSON({
     name: 'flood peer',

@@ -32,9 +32,18 @@ export interface Gui {
 }
 
 export async function startGui(box: Sandbox, options: { chooseDirectory?: () => string; viewport?: { width: number; height: number } } = {}): Promise<Gui> {
-  if (!existsSync(join(RENDERER, 'index.html'))) throw new Error(`${RENDERER} holds no built renderer: run \`npm run build\` first (or set MISSIVE_RENDERER_DIR)`);
+  if (!existsSync(join(RENDERER, 'index.html')))
+    throw new Error(`${RENDERER} holds no built renderer: run \`npm run build\` first (or set MISSIVE_RENDERER_DIR)`);
   const core = createCore({ env: box.env, cwd: box.home, secrets: createMemorySecretStore() });
-  const webConsole = await startWebConsole({ core, cwd: box.home, rendererDir: RENDERER, host: '127.0.0.1', port: 0, tailEventsMs: 200, chooseDirectory: async () => options.chooseDirectory?.() ?? null });
+  const webConsole = await startWebConsole({
+    core,
+    cwd: box.home,
+    rendererDir: RENDERER,
+    host: '127.0.0.1',
+    port: 0,
+    tailEventsMs: 200,
+    chooseDirectory: async () => options.chooseDirectory?.() ?? null,
+  });
   let browser: Browser | undefined;
   const errors: string[] = [];
   const url = `${webConsole.origin}/`;

@@ -17,7 +17,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JsonRpcRequest } from '@voltagent/a2a-server';
-import { A2AServer as A2aJsServer, DefaultA2ARequestHandler, InMemoryTaskStore, Role, TaskState, type AgentCard as A2aJsCard, type Task as A2aJsTask } from 'a2a-js';
+import {
+  A2AServer as A2aJsServer,
+  DefaultA2ARequestHandler,
+  InMemoryTaskStore,
+  Role,
+  TaskState,
+  type AgentCard as A2aJsCard,
+  type Task as A2aJsTask,
+} from 'a2a-js';
 
 export interface IndependentPeer {
   /** What `agent add` takes. */
@@ -39,7 +47,8 @@ const closer = (server: Server) => () =>
   });
 
 /** The text of a request's parts, whichever generation names their kind. */
-const textOfParts = (parts: unknown): string => (Array.isArray(parts) ? parts.map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : '')).join('') : '');
+const textOfParts = (parts: unknown): string =>
+  Array.isArray(parts) ? parts.map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : '')).join('') : '';
 
 /** The VoltAgent agent the A2A server calls: generateText / streamText answering `echo: <input>`, no model. */
 function voltEchoAgent(id: string) {
@@ -119,7 +128,11 @@ export async function startA2aJsPeer(): Promise<IndependentPeer> {
         id: request.params.id ?? randomUUID(),
         sessionId: request.params.sessionId ?? randomUUID(),
         // a2a-js's Message type (A2A 0.1) has no messageId, which A2A 0.2+ requires and missive does not invent.
-        status: { state: TaskState.Completed, message: { role: Role.Agent, messageId: randomUUID(), parts: [{ type: 'text', text: `echo: ${text}` }] } as A2aJsTask['status']['message'], timestamp: new Date().toISOString() },
+        status: {
+          state: TaskState.Completed,
+          message: { role: Role.Agent, messageId: randomUUID(), parts: [{ type: 'text', text: `echo: ${text}` }] } as A2aJsTask['status']['message'],
+          timestamp: new Date().toISOString(),
+        },
         history: [],
       };
       await store.save(task);

@@ -48,14 +48,31 @@ class LegacyExecutor {
       bus.publish({ kind: 'message', messageId: randomUUID(), role: 'agent', parts: [{ kind: 'text', text: `echo: ${text}` }], contextId: ctx.contextId });
       return bus.finished();
     }
-    bus.publish({ kind: 'task', id: ctx.taskId, contextId: ctx.contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, history: [ctx.userMessage] });
+    bus.publish({
+      kind: 'task',
+      id: ctx.taskId,
+      contextId: ctx.contextId,
+      status: { state: 'submitted', timestamp: new Date().toISOString() },
+      history: [ctx.userMessage],
+    });
     bus.publish({ kind: 'status-update', ...ids, status: { state: 'working', timestamp: new Date().toISOString() }, final: false });
     if (text.startsWith('slow')) {
       await new Promise((r) => setTimeout(r, this.slowMs));
       if (this.#cancelled.delete(ctx.taskId)) return bus.finished();
     }
-    bus.publish({ kind: 'artifact-update', ...ids, artifact: { artifactId: 'result', name: 'result.txt', parts: [{ kind: 'text', text: `result for: ${text}` }] }, append: false, lastChunk: true });
-    bus.publish({ kind: 'status-update', ...ids, status: { state: 'completed', message: message(`done: ${text}`), timestamp: new Date().toISOString() }, final: true });
+    bus.publish({
+      kind: 'artifact-update',
+      ...ids,
+      artifact: { artifactId: 'result', name: 'result.txt', parts: [{ kind: 'text', text: `result for: ${text}` }] },
+      append: false,
+      lastChunk: true,
+    });
+    bus.publish({
+      kind: 'status-update',
+      ...ids,
+      status: { state: 'completed', message: message(`done: ${text}`), timestamp: new Date().toISOString() },
+      final: true,
+    });
     bus.finished();
   }
 

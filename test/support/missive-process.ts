@@ -26,7 +26,11 @@ export interface MissiveProcess {
 }
 
 export function spawnMissive(args: string[], env: NodeJS.ProcessEnv): MissiveProcess {
-  const child = spawn(process.execPath, ['bin/missive.js', ...args], { cwd: process.cwd(), env: { ...env, PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/missive.js', ...args], {
+    cwd: process.cwd(),
+    env: { ...env, PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: NdjsonLine[] = [];
   let out = '';
   let err = '';
@@ -62,7 +66,10 @@ export function spawnMissive(args: string[], env: NodeJS.ProcessEnv): MissivePro
 }
 
 /** Runs a command to its end: its exit code and output. */
-export async function runMissive(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string; lines: NdjsonLine[] }> {
+export async function runMissive(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string; lines: NdjsonLine[] }> {
   const p = spawnMissive(args, env);
   const code = await p.exited;
   return { code, stdout: p.stdout(), stderr: p.stderr(), lines: p.lines };

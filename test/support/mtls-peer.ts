@@ -42,7 +42,23 @@ export function makeTlsFiles(): TlsFiles {
   const leaf = (name: string, subject: string, ext: string) => {
     writeFileSync(join(dir, `${name}.ext`), ext);
     openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-    openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`]);
+    openssl(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    ]);
   };
   leaf('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   leaf('client', '/CN=missive-test-client/O=missive tests', 'extendedKeyUsage=clientAuth\n');
@@ -88,8 +104,14 @@ export async function startMtlsAgent(files: TlsFiles): Promise<MtlsAgent> {
   const grpc = await import('@grpc/grpc-js');
   const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
   const grpcServer = new grpc.Server();
-  const credentials = grpc.ServerCredentials.createSsl(readFileSync(files.caCert), [{ private_key: readFileSync(files.serverKey), cert_chain: readFileSync(files.serverCert) }], true);
-  const grpcPort = await new Promise<number>((resolve, reject) => grpcServer.bindAsync('127.0.0.1:0', credentials, (error, port) => (error ? reject(error) : resolve(port))));
+  const credentials = grpc.ServerCredentials.createSsl(
+    readFileSync(files.caCert),
+    [{ private_key: readFileSync(files.serverKey), cert_chain: readFileSync(files.serverCert) }],
+    true,
+  );
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    grpcServer.bindAsync('127.0.0.1:0', credentials, (error, port) => (error ? reject(error) : resolve(port))),
+  );
   const card = AgentCard.fromJSON({
     name: 'mTLS agent',
     description: 'An SDK echo agent behind mutual TLS.',

@@ -28,7 +28,9 @@ export interface OtherUser {
 export function createOtherUser(): OtherUser {
   // Lower case, at most 32 characters, unique per run.
   const name = `mssv${process.pid}${randomBytes(3).toString('hex')}`;
-  execFileSync('/usr/sbin/useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', name], { stdio: 'pipe' });
+  execFileSync('/usr/sbin/useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', name], {
+    stdio: 'pipe',
+  });
   const id = (flag: string) => Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim());
   return {
     name,
@@ -50,7 +52,13 @@ export interface UserScript {
 
 /** Runs `code` (CommonJS, `process.argv[1..]` = args) with Node as `user`; every stdout line is a JSON value. */
 export function runAs(user: OtherUser, code: string, args: string[] = []): UserScript {
-  const child = spawn(process.execPath, ['-e', code, '--', ...args], { uid: user.uid, gid: user.gid, cwd: '/', env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-e', code, '--', ...args], {
+    uid: user.uid,
+    gid: user.gid,
+    cwd: '/',
+    env: { PATH: '/usr/bin:/bin' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: any[] = [];
   let pending = '';
   let err = '';

@@ -70,7 +70,23 @@ function makeCertificates(dir: string): { ca: string; cert: string; key: string 
   openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=missive test PostgreSQL CA']);
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext']);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+  ]);
   return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
 }
 
@@ -101,7 +117,19 @@ async function startCluster(bin: string): Promise<Cluster> {
     chmodSync(tls.key, 0o600);
     chmodSync(dir, 0o755);
     handOver(dir);
-    asPostgres(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-host=scram-sha-256', '--auth-local=trust', `--pwfile=${join(dir, 'pwfile')}`, '-E', 'UTF8', '--no-locale', '--no-sync']);
+    asPostgres(join(bin, 'initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '--auth-host=scram-sha-256',
+      '--auth-local=trust',
+      `--pwfile=${join(dir, 'pwfile')}`,
+      '-E',
+      'UTF8',
+      '--no-locale',
+      '--no-sync',
+    ]);
     // Bounded: a port taken between freePort() and the start is tried again, three times at most.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();

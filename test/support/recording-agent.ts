@@ -34,7 +34,11 @@ class RecordingExecutor implements AgentExecutor {
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const arrival = this.received.push({ messageId: ctx.userMessage.messageId, text: textOf(ctx.userMessage) }) - 1;
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
-    bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_WORKING' }, history: [Message.toJSON(ctx.userMessage)] })));
+    bus.publish(
+      AgentEvent.task(
+        Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_WORKING' }, history: [Message.toJSON(ctx.userMessage)] }),
+      ),
+    );
     await new Promise<void>((resolve) => {
       if (this.#closed) return resolve();
       const timer = setTimeout(() => {

@@ -64,7 +64,11 @@ export async function startSecuredAgent(options: SecuredAgentOptions = {}): Prom
     securitySchemes: options.securitySchemes ?? {},
     securityRequirements: options.securityRequirements ?? [],
   });
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor('echo: ', (message) => messages.push(Message.toJSON(message) as Record<string, unknown>)));
+  const handler = new DefaultRequestHandler(
+    card,
+    new InMemoryTaskStore(),
+    new EchoExecutor('echo: ', (message) => messages.push(Message.toJSON(message) as Record<string, unknown>)),
+  );
   const guard: express.RequestHandler = (req, res, next) => {
     requests.push({ path: req.path, authorization: req.headers.authorization });
     if (options.forbid) return void res.status(403).json({ error: 'forbidden', message: 'this caller may not use this agent' });

@@ -87,14 +87,24 @@ export async function startSignedAgent(options: SignedAgentOptions): Promise<Sig
   const signing = options.signing ?? 'signed';
   const publicCard = AgentCard.fromJSON(cardJson(false));
   const extendedCard = AgentCard.fromJSON(cardJson(true));
-  const requestHandler = new DefaultRequestHandler(publicCard, new InMemoryTaskStore(), new EchoExecutor(), undefined, undefined, undefined, async () => extendedCard, sign);
+  const requestHandler = new DefaultRequestHandler(
+    publicCard,
+    new InMemoryTaskStore(),
+    new EchoExecutor(),
+    undefined,
+    undefined,
+    undefined,
+    async () => extendedCard,
+    sign,
+  );
 
   app.get('/jwks.json', (_req, res) => void res.json(jwks));
   app.get('/jwks/:n.json', (_req, res) => void res.json(jwks));
   app.get(`/${AGENT_CARD_PATH}`, async (_req, res) => {
     const json = signing === 'unsigned' ? AgentCard.toJSON(publicCard) : AgentCard.toJSON(await requestHandler.getAgentCard());
     if (signing === 'tampered') (json as { description: string }).description = 'A card changed after it was signed.';
-    if (extraSignatures.length) (json as { signatures?: unknown[] }).signatures = [...extraSignatures, ...((json as { signatures?: unknown[] }).signatures ?? [])];
+    if (extraSignatures.length)
+      (json as { signatures?: unknown[] }).signatures = [...extraSignatures, ...((json as { signatures?: unknown[] }).signatures ?? [])];
     res.json(json);
   });
   const requireToken: express.RequestHandler = (req, res, next) => {

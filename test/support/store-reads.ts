@@ -55,7 +55,12 @@ export async function storeRows(box: Box, sql: string, params: unknown[] = []): 
   await client.connect();
   try {
     let n = 0;
-    return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as Row[];
+    return (
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows as Row[];
   } finally {
     await client.end();
   }
@@ -73,7 +78,10 @@ export async function storeText(box: Box): Promise<string> {
       .map((f) => readFileSync(join(dirname(file), f)).toString('latin1'))
       .join('');
   }
-  const tables = await storeRows(box, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`);
+  const tables = await storeRows(
+    box,
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
   const dumps = await Promise.all(tables.map(async (t) => JSON.stringify(await storeRows(box, `SELECT * FROM ${pg.escapeIdentifier(t.table_name)}`))));
   return dumps.join('\n');
 }

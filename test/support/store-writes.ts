@@ -13,7 +13,11 @@ import { ignoringIdleErrors } from './postgres.js';
 
 type Box = Pick<Sandbox, 'env' | 'home'>;
 
-export async function tamperStore(box: Box, statements: Array<[sql: string, params?: unknown[]]>, options: { dropChecks?: Array<[table: string, constraint: string]> } = {}): Promise<void> {
+export async function tamperStore(
+  box: Box,
+  statements: Array<[sql: string, params?: unknown[]]>,
+  options: { dropChecks?: Array<[table: string, constraint: string]> } = {},
+): Promise<void> {
   const core = createCore({ env: box.env, cwd: box.home, secrets: createMemorySecretStore() });
   const selection = core.storeSelection;
   const file = core.paths.database;
@@ -31,10 +35,14 @@ export async function tamperStore(box: Box, statements: Array<[sql: string, para
   const client = ignoringIdleErrors(new pg.Client({ connectionString: selection.url, options: `-c search_path=${selection.schema}` }));
   await client.connect();
   try {
-    for (const [table, constraint] of options.dropChecks ?? []) await client.query(`ALTER TABLE ${pg.escapeIdentifier(table)} DROP CONSTRAINT IF EXISTS ${pg.escapeIdentifier(constraint)}`);
+    for (const [table, constraint] of options.dropChecks ?? [])
+      await client.query(`ALTER TABLE ${pg.escapeIdentifier(table)} DROP CONSTRAINT IF EXISTS ${pg.escapeIdentifier(constraint)}`);
     for (const [sql, params = []] of statements) {
       let n = 0;
-      await client.query(sql.replace(/\?/g, () => `$${++n}`), params);
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
     }
   } finally {
     await client.end();

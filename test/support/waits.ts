@@ -3,7 +3,12 @@ import { expect } from 'vitest';
 import type { CliResult } from './cli.js';
 
 /** Polls `probe` until it returns something truthy, or fails after `ms` naming what it waited for. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms: number, everyMs = 50): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  ms: number,
+  everyMs = 50,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await probe();

@@ -4,7 +4,12 @@ import { a2aError, A2A_ERROR_SPECS, specFromGrpcDetail, specFromGrpcStatus, spec
 import { a2aErrorOfBody } from '../../electron/core/a2a/http.js';
 import { isMissingRoute } from '../../electron/core/a2a/version-mismatch.js';
 
-const info = (reason: string, metadata?: Record<string, string>) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org', ...(metadata ? { metadata } : {}) });
+const info = (reason: string, metadata?: Record<string, string>) => ({
+  '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+  reason,
+  domain: 'a2a-protocol.org',
+  ...(metadata ? { metadata } : {}),
+});
 
 describe('A2A error identities', () => {
   it('names every A2A error by its JSON-RPC code and by its ErrorInfo reason alike', () => {
@@ -19,10 +24,21 @@ describe('A2A error identities', () => {
   });
 
   it('reads the 1.0 google.rpc.Status body and the 0.3 {code, message} body of HTTP+JSON errors', () => {
-    const v10 = a2aErrorOfBody({ error: { code: 404, status: 'NOT_FOUND', message: 'Task not found', details: [info('TASK_NOT_FOUND', { taskId: 't-1' })] } }, 'GetTask', 'http://127.0.0.1:1/a2a/rest/tasks/t-1', '1.0');
-    expect(v10).toMatchObject({ code: 'missive::protocol::task_not_found', exitCode: 76, message: expect.stringContaining('(TaskNotFound: Task not found; {"taskId":"t-1"})') });
+    const v10 = a2aErrorOfBody(
+      { error: { code: 404, status: 'NOT_FOUND', message: 'Task not found', details: [info('TASK_NOT_FOUND', { taskId: 't-1' })] } },
+      'GetTask',
+      'http://127.0.0.1:1/a2a/rest/tasks/t-1',
+      '1.0',
+    );
+    expect(v10).toMatchObject({
+      code: 'missive::protocol::task_not_found',
+      exitCode: 76,
+      message: expect.stringContaining('(TaskNotFound: Task not found; {"taskId":"t-1"})'),
+    });
     expect(v10!.help).not.toMatch(/base URL/);
-    expect(a2aErrorOfBody({ code: -32002, message: 'Task not cancelable' }, 'CancelTask', 'http://127.0.0.1:1/rest/v1/tasks/t:cancel', '0.3')?.code).toBe('missive::protocol::task_not_cancelable');
+    expect(a2aErrorOfBody({ code: -32002, message: 'Task not cancelable' }, 'CancelTask', 'http://127.0.0.1:1/rest/v1/tasks/t:cancel', '0.3')?.code).toBe(
+      'missive::protocol::task_not_cancelable',
+    );
     expect(a2aErrorOfBody({ code: 404, message: 'not found' }, 'GetTask', 'http://127.0.0.1:1/', '1.0')).toBeUndefined();
   });
 

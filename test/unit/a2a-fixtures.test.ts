@@ -37,7 +37,12 @@ const codecs: Array<[string, MessageFns<any>]> = [
   ['list-tasks-response.json', ListTasksResponse],
 ];
 
-const SHAPE_ONLY = ['agent-card-snake-case.json', 'agent-card-no-interfaces.json', 'jsonrpc-error-version-not-supported.json', 'http-error-version-not-supported.json'];
+const SHAPE_ONLY = [
+  'agent-card-snake-case.json',
+  'agent-card-no-interfaces.json',
+  'jsonrpc-error-version-not-supported.json',
+  'http-error-version-not-supported.json',
+];
 
 describe('A2A v1.0 fixtures', () => {
   it.each(codecs)('%s round-trips through the SDK codec unchanged', (name, codec) => {

@@ -24,7 +24,17 @@ const dbPath = () => join(mkdtempSync(join(tmpdir(), 'missive-agents-repo-')), '
 describe('agent rows', () => {
   it('lists every field of every agent as getAgent reads it', () => {
     const db = openDatabase(dbPath());
-    upsertAuthRef(db, { name: 'main', kind: 'env', source: 'local', headerName: 'X-Key', scheme: '', envVar: 'MAIN', keyringService: null, keyringAccount: null, flow: { type: 'header' } });
+    upsertAuthRef(db, {
+      name: 'main',
+      kind: 'env',
+      source: 'local',
+      headerName: 'X-Key',
+      scheme: '',
+      envVar: 'MAIN',
+      keyringService: null,
+      keyringAccount: null,
+      flow: { type: 'header' },
+    });
     insertAgent(db, {
       alias: 'full',
       source: 'config_seed',
@@ -40,7 +50,12 @@ describe('agent rows', () => {
       clientTls: { certFile: '/c.pem', keyFile: '/k.pem', caFile: '/ca.pem', passphraseRef: 'main' },
       readOnly: true,
     });
-    storeCard(db, 'full', { json: { name: 'Full' }, url: 'https://full.example/.well-known/agent-card.json', etag: '"e"', lastModified: 'Tue, 01 Dec 2026 00:00:00 GMT' });
+    storeCard(db, 'full', {
+      json: { name: 'Full' },
+      url: 'https://full.example/.well-known/agent-card.json',
+      etag: '"e"',
+      lastModified: 'Tue, 01 Dec 2026 00:00:00 GMT',
+    });
     markCardValidated(db, 'full');
     setCardKeys(db, 'full', { jwksUrl: 'https://full.example/jwks.json', jwksFile: '/jwks.json' });
     insertAgent(db, { alias: 'bare', source: 'local', baseUrl: 'http://127.0.0.1:1' });
@@ -49,7 +64,12 @@ describe('agent rows', () => {
     const listed = listAgents(db);
     expect(listed.map((a) => a.alias)).toEqual(['another', 'bare', 'full']);
     expect(listed).toEqual(['another', 'bare', 'full'].map((alias) => getAgent(db, alias)));
-    expect(listed[2]).toMatchObject({ readOnly: true, allowCrossOriginAuth: true, card: { json: { name: 'Full' }, etag: '"e"' }, cardKeys: { jwksFile: '/jwks.json' } });
+    expect(listed[2]).toMatchObject({
+      readOnly: true,
+      allowCrossOriginAuth: true,
+      card: { json: { name: 'Full' }, etag: '"e"' },
+      cardKeys: { jwksFile: '/jwks.json' },
+    });
     // Another query after the raw one reads objects again (the raw statement is its own).
     expect(getAgent(db, 'bare')).toMatchObject({ alias: 'bare', source: 'local' });
 

@@ -16,7 +16,9 @@ describe('parseWwwAuthenticate', () => {
       { scheme: 'Negotiate', params: {} },
       { scheme: 'Bearer', params: {} },
     ]);
-    expect(parseWwwAuthenticate('Bearer realm = "spaced", error=invalid_token')).toEqual([{ scheme: 'Bearer', params: { realm: 'spaced', error: 'invalid_token' } }]);
+    expect(parseWwwAuthenticate('Bearer realm = "spaced", error=invalid_token')).toEqual([
+      { scheme: 'Bearer', params: { realm: 'spaced', error: 'invalid_token' } },
+    ]);
     expect(parseWwwAuthenticate(undefined)).toEqual([]);
     expect(parseWwwAuthenticate('')).toEqual([]);
   });
@@ -34,10 +36,20 @@ describe('authRejectedError', () => {
   const declared = securitySchemesOf({ securitySchemes: { key: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } } } }).schemes;
 
   it('401: unauthorized, exit 77, the URL without its query, the challenge and the declared schemes', () => {
-    const error = authRejectedError({ status: 401, what: 'SendMessage', url: 'https://agent.example/a2a?key=secret', headers: { 'www-authenticate': 'Bearer realm="a2a"' }, detail: 'Unauthorized', alias: 'prod', hint: { declared, sent: [] } });
+    const error = authRejectedError({
+      status: 401,
+      what: 'SendMessage',
+      url: 'https://agent.example/a2a?key=secret',
+      headers: { 'www-authenticate': 'Bearer realm="a2a"' },
+      detail: 'Unauthorized',
+      alias: 'prod',
+      hint: { declared, sent: [] },
+    });
     expect(error.code).toBe('missive::auth::unauthorized');
     expect(error.exitCode).toBe(77);
-    expect(error.message).toBe('SendMessage at https://agent.example/a2a answered HTTP 401 Unauthorized: Unauthorized (WWW-Authenticate: "Bearer" (realm "a2a"))');
+    expect(error.message).toBe(
+      'SendMessage at https://agent.example/a2a answered HTTP 401 Unauthorized: Unauthorized (WWW-Authenticate: "Bearer" (realm "a2a"))',
+    );
     expect(error.help).toContain('The agent asks for a "Bearer" token (realm "a2a")');
     expect(error.help).toContain('Its card declares key: API key in header X-API-Key');
     expect(error.help).toContain('missive agent set prod --auth-ref <name>');
@@ -52,35 +64,74 @@ describe('authRejectedError', () => {
     const cards = securitySchemesOf({
       securitySchemes: {
         cc: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://idp.example/token', scopes: {} } } } },
-        dc: { oauth2SecurityScheme: { flows: { deviceCode: { deviceAuthorizationUrl: 'https://idp.example/device', tokenUrl: 'https://idp.example/token', scopes: {} } } } },
+        dc: {
+          oauth2SecurityScheme: {
+            flows: { deviceCode: { deviceAuthorizationUrl: 'https://idp.example/device', tokenUrl: 'https://idp.example/token', scopes: {} } },
+          },
+        },
         oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://idp.example/.well-known/openid-configuration' } },
         tls: { mtlsSecurityScheme: {} },
       },
     }).schemes;
     const helpFor = (name: string, challenge?: string) =>
-      authRejectedError({ status: 401, what: 'SendMessage', url: 'http://127.0.0.1:1/', headers: challenge ? { 'www-authenticate': challenge } : {}, alias: 'a', hint: { declared: cards.filter((s) => s.name === name) } }).help;
-    expect(helpFor('cc', 'Bearer')).toContain('missive auth add <name> --flow oauth2_client_credentials --token-url https://idp.example/token --client-id <id> --env <VAR>');
-    expect(helpFor('dc')).toContain('--flow oauth2_device_code --device-authorization-url https://idp.example/device --token-url https://idp.example/token --client-id <id>, then missive auth login a');
+      authRejectedError({
+        status: 401,
+        what: 'SendMessage',
+        url: 'http://127.0.0.1:1/',
+        headers: challenge ? { 'www-authenticate': challenge } : {},
+        alias: 'a',
+        hint: { declared: cards.filter((s) => s.name === name) },
+      }).help;
+    expect(helpFor('cc', 'Bearer')).toContain(
+      'missive auth add <name> --flow oauth2_client_credentials --token-url https://idp.example/token --client-id <id> --env <VAR>',
+    );
+    expect(helpFor('dc')).toContain(
+      '--flow oauth2_device_code --device-authorization-url https://idp.example/device --token-url https://idp.example/token --client-id <id>, then missive auth login a',
+    );
     expect(helpFor('oidc')).toContain('--flow oauth2_client_credentials --issuer https://idp.example --client-id <id>');
-    expect(helpFor('tls')).toContain('No credentials were sent: the agent asks for a client certificate: missive agent set a --client-cert <file> --client-key <file>');
+    expect(helpFor('tls')).toContain(
+      'No credentials were sent: the agent asks for a client certificate: missive agent set a --client-cert <file> --client-key <file>',
+    );
   });
 
   it('403: forbidden, and names what was sent', () => {
-    const error = authRejectedError({ status: 403, what: 'CancelTask', url: 'http://127.0.0.1:1/', headers: {}, hint: { sent: ['auth ref "prod"'], authRef: 'prod' } });
+    const error = authRejectedError({
+      status: 403,
+      what: 'CancelTask',
+      url: 'http://127.0.0.1:1/',
+      headers: {},
+      hint: { sent: ['auth ref "prod"'], authRef: 'prod' },
+    });
     expect(error.code).toBe('missive::auth::forbidden');
     expect(error.help).toContain('The agent refused the credentials sent (auth ref "prod") for this operation');
   });
 
   it('survives the output layer: redaction leaves the scheme names and the realm readable', () => {
     for (const challenge of ['Bearer realm="a2a", Basic realm="b"', 'Basic realm="files"', 'bearer', 'basic']) {
-      const error = authRejectedError({ status: 401, what: 'SendMessage', url: 'http://127.0.0.1:1/', headers: { 'www-authenticate': challenge }, hint: { declared: securitySchemesOf({ securitySchemes: { b: { type: 'http', scheme: 'basic' }, t: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } }).schemes } });
+      const error = authRejectedError({
+        status: 401,
+        what: 'SendMessage',
+        url: 'http://127.0.0.1:1/',
+        headers: { 'www-authenticate': challenge },
+        hint: {
+          declared: securitySchemesOf({ securitySchemes: { b: { type: 'http', scheme: 'basic' }, t: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } })
+            .schemes,
+        },
+      });
       expect(redactText(error.message)).toBe(error.message);
       expect(redactText(error.help!)).toBe(error.help);
     }
   });
 
   it('scrubs a known secret an agent echoes in its body', () => {
-    const error = authRejectedError({ status: 401, what: 'SendMessage', url: 'http://127.0.0.1:1/', headers: {}, detail: 'bad token tok-123456789', secrets: ['tok-123456789'] });
+    const error = authRejectedError({
+      status: 401,
+      what: 'SendMessage',
+      url: 'http://127.0.0.1:1/',
+      headers: {},
+      detail: 'bad token tok-123456789',
+      secrets: ['tok-123456789'],
+    });
     expect(error.message).not.toContain('tok-123456789');
   });
 });
@@ -116,7 +167,11 @@ describe('fits', () => {
   const fitting = (offer: CredentialOffer) => schemes.filter((s) => fits(offer, s)).map((s) => s.name);
 
   it('matches each kind of credential to the schemes it satisfies', () => {
-    expect(fitting({ source: 'auth ref "svc"', kind: 'oauth2_client_credentials', place: 'header', name: 'Authorization' })).toEqual(['bearer', 'oauth', 'oidc']);
+    expect(fitting({ source: 'auth ref "svc"', kind: 'oauth2_client_credentials', place: 'header', name: 'Authorization' })).toEqual([
+      'bearer',
+      'oauth',
+      'oidc',
+    ]);
     expect(fitting({ source: '--bearer-token-env', kind: 'bearer', place: 'header', name: 'Authorization' })).toEqual(['bearer', 'oauth', 'oidc']);
     expect(fitting({ source: 'auth ref "pw"', kind: 'basic', place: 'header', name: 'Authorization' })).toEqual(['basic']);
     expect(fitting({ source: '--header x-api-key', kind: 'header', place: 'header', name: 'x-api-key' })).toEqual(['key']);

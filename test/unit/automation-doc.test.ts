@@ -6,7 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHANNELS, EVENT_CHANNELS } from '../../shared/ipc/contract.js';
-import { CHANNEL_DESCRIPTIONS, generatedSection, GENERATED_BEGIN, GENERATED_END, REGENERATE_COMMAND, renderChannelReference, spliceGenerated } from '../../electron/core/adapters/contract-doc.js';
+import {
+  CHANNEL_DESCRIPTIONS,
+  generatedSection,
+  GENERATED_BEGIN,
+  GENERATED_END,
+  REGENERATE_COMMAND,
+  renderChannelReference,
+  spliceGenerated,
+} from '../../electron/core/adapters/contract-doc.js';
 
 const doc = readFileSync(new URL('../../docs/automation.md', import.meta.url), 'utf8');
 
@@ -19,7 +27,9 @@ describe('docs/automation.md', () => {
     if (committed !== fresh) {
       const at = [...fresh].findIndex((ch, i) => committed![i] !== ch);
       const line = fresh.slice(0, at === -1 ? committed!.length : at).split('\n').length;
-      expect.fail(`docs/automation.md is out of date with shared/ipc/contract.ts (first difference at line ${line} of the generated section); regenerate it with: ${REGENERATE_COMMAND}`);
+      expect.fail(
+        `docs/automation.md is out of date with shared/ipc/contract.ts (first difference at line ${line} of the generated section); regenerate it with: ${REGENERATE_COMMAND}`,
+      );
     }
     expect(spliceGenerated(doc)).toBe(doc);
   });
@@ -47,7 +57,7 @@ describe('docs/automation.md', () => {
 
   it('keeps the hand-written sections: frames, modes, exit codes, examples and the file-drop slot', () => {
     for (const heading of ['## Frames', '## `adapter stdio`', '### Exit codes', '## adapter file-drop']) expect(doc).toContain(heading);
-    expect(doc).toContain("printf '{\"id\":1,\"channel\":\"app.info\",\"input\":{}}\\n' | missive adapter stdio --mode single-shot");
+    expect(doc).toContain('printf \'{"id":1,"channel":"app.info","input":{}}\\n\' | missive adapter stdio --mode single-shot');
     expect(doc.indexOf('<!-- file-drop:begin -->')).toBeGreaterThan(doc.indexOf('## adapter file-drop'));
     expect(doc.indexOf('<!-- file-drop:end -->')).toBeGreaterThan(doc.indexOf('<!-- file-drop:begin -->'));
   });

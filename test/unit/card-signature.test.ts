@@ -28,7 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const check = (card: Record<string, unknown>, keys: ConfiguredKeys = {}) => verifyCardSignature(parseCard(card), card, { keys, cache: createJwksCache(), timeoutMs: 2000 });
+const check = (card: Record<string, unknown>, keys: ConfiguredKeys = {}) =>
+  verifyCardSignature(parseCard(card), card, { keys, cache: createJwksCache(), timeoutMs: 2000 });
 
 async function jwksFile(name: string, jwk: Record<string, unknown>): Promise<string> {
   const path = join(dir, name);
@@ -38,7 +39,9 @@ async function jwksFile(name: string, jwk: Record<string, unknown>): Promise<str
 
 describe('verifyCardSignature', () => {
   it('refuses a jku over plain http to a host that is not loopback, and says so', async () => {
-    const signed = await generateAgentCardSignature(keyPair.privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE', jku: 'http://keys.example/jwks.json' })(CARD as never);
+    const signed = await generateAgentCardSignature(keyPair.privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE', jku: 'http://keys.example/jwks.json' })(
+      CARD as never,
+    );
     const view = await check(signed as never);
     expect(view).toMatchObject({ status: 'invalid', kid: 'k1' });
     expect(view.reason).toMatch(/must use https/);
@@ -70,7 +73,10 @@ describe('verifyCardSignature', () => {
     const log = vi.spyOn(console, 'log');
     try {
       const file = await jwksFile('public2.json', { ...(await exportJWK(keyPair.publicKey)), kid: 'k1' });
-      const signed = (await generateAgentCardSignature(keyPair.privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE' })(CARD as never)) as unknown as Record<string, unknown>;
+      const signed = (await generateAgentCardSignature(keyPair.privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE' })(CARD as never)) as unknown as Record<
+        string,
+        unknown
+      >;
       const view = await check({ ...signed, name: 'renamed' }, { jwksFile: file });
       expect(view.status).toBe('invalid');
       expect(debug).not.toHaveBeenCalled();

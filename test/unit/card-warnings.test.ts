@@ -44,12 +44,22 @@ const codes = (list: Array<{ code: string; field: string | null }>) => list.map(
 
 describe('card warnings', () => {
   it('a clean card served from its own origin has none beyond the unsigned note', () => {
-    const warnings = cardWarnings({ card: parseCard(clean), cardUrl: CARD_URL, signature: { status: 'unsigned', kid: null, reason: null, key_source: null }, negotiated: true });
+    const warnings = cardWarnings({
+      card: parseCard(clean),
+      cardUrl: CARD_URL,
+      signature: { status: 'unsigned', kid: null, reason: null, key_source: null },
+      negotiated: true,
+    });
     expect(warnings).toEqual([expect.objectContaining({ code: 'unsigned', severity: 'info' })]);
   });
 
   it('lists every flaw of a card it still reads, each with its field', () => {
-    const warnings = cardWarnings({ card: parseCard(flawed), cardUrl: CARD_URL, signature: { status: 'invalid', kid: 'k1', reason: 'the signature does not verify', key_source: 'jku' }, negotiated: true });
+    const warnings = cardWarnings({
+      card: parseCard(flawed),
+      cardUrl: CARD_URL,
+      signature: { status: 'invalid', kid: 'k1', reason: 'the signature does not verify', key_source: 'jku' },
+      negotiated: true,
+    });
     expect(codes(warnings)).toEqual([
       'missing_description@description',
       'missing_skills@skills',
@@ -92,11 +102,19 @@ describe('agent inspect shows the warnings', () => {
   it('in --json and in the human text, for a card file', async () => {
     box = sandbox();
     const file = join(box.home, 'flawed-card.json');
-    writeFileSync(file, JSON.stringify({ ...flawed, supportedInterfaces: [...flawed.supportedInterfaces, { url: 'http://127.0.0.1:9/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...flawed,
+        supportedInterfaces: [...flawed.supportedInterfaces, { url: 'http://127.0.0.1:9/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+      }),
+    );
     const json = await box.run(['agent', 'inspect', file, '--json']);
     expect(json.code, json.stderr).toBe(0);
     const warnings: Array<{ code: string }> = json.json().data.card_warnings;
-    expect(warnings.map((w) => w.code)).toEqual(expect.arrayContaining(['missing_description', 'missing_skills', 'relative_url', 'unsupported_binding', 'version_mismatch']));
+    expect(warnings.map((w) => w.code)).toEqual(
+      expect.arrayContaining(['missing_description', 'missing_skills', 'relative_url', 'unsupported_binding', 'version_mismatch']),
+    );
     const human = await box.run(['agent', 'inspect', file]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/Card warnings \(\d+ warning\(s\), \d+ note\(s\); the card stays usable\)/);

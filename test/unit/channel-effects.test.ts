@@ -10,7 +10,20 @@ describe('channel effects', () => {
   });
 
   it('never re-runs what reaches an agent or changes state; re-runs pure reads', () => {
-    for (const channel of ['messages.send', 'messages.stream', 'collectives.bcast', 'collectives.round', 'collectives.reduce', 'tasks.cancel', 'agents.add', 'agents.remove', 'groups.create', 'auth.setSecret', 'artifacts.export', 'agents.conformance']) {
+    for (const channel of [
+      'messages.send',
+      'messages.stream',
+      'collectives.bcast',
+      'collectives.round',
+      'collectives.reduce',
+      'tasks.cancel',
+      'agents.add',
+      'agents.remove',
+      'groups.create',
+      'auth.setSecret',
+      'artifacts.export',
+      'agents.conformance',
+    ]) {
       expect(channelEffect(channel), channel).toBe('effect');
     }
     for (const channel of ['app.info', 'agents.list', 'history.list', 'tasks.get', 'tasks.list', 'events.query', 'contexts.thread', 'collectives.gather']) {

@@ -27,7 +27,13 @@ function fakeDeps(over: Partial<StdoutDeps> & { chunk?: number; failAt?: { call:
     },
     ...over,
   };
-  return { deps, direct, streamed, streams: () => streams, text: () => Buffer.concat(direct).toString('utf8') + streamed.map((d) => Buffer.from(d).toString('utf8')).join('') };
+  return {
+    deps,
+    direct,
+    streamed,
+    streams: () => streams,
+    text: () => Buffer.concat(direct).toString('utf8') + streamed.map((d) => Buffer.from(d).toString('utf8')).join(''),
+  };
 }
 
 describe('CLI stdout', () => {

@@ -48,8 +48,15 @@ describe('client TLS paths', () => {
   });
 
   it('reads config paths from the config file folder and checks the passphrase auth ref exists', () => {
-    const config = { source: { kind: 'flag' as const, path: '/etc/missive/missive.toml', searched: [] }, authRefs: { pp: { kind: 'env' as const, env: 'PP' } } };
-    expect(configClientTls(config as never, 'bank', { cert_file: 'c.pem', key_file: 'k.pem', passphrase_ref: 'pp' })).toEqual({ certFile: '/etc/missive/c.pem', keyFile: '/etc/missive/k.pem', passphraseRef: 'pp' });
+    const config = {
+      source: { kind: 'flag' as const, path: '/etc/missive/missive.toml', searched: [] },
+      authRefs: { pp: { kind: 'env' as const, env: 'PP' } },
+    };
+    expect(configClientTls(config as never, 'bank', { cert_file: 'c.pem', key_file: 'k.pem', passphrase_ref: 'pp' })).toEqual({
+      certFile: '/etc/missive/c.pem',
+      keyFile: '/etc/missive/k.pem',
+      passphraseRef: 'pp',
+    });
     const error = refusal(() => configClientTls(config as never, 'bank', { cert_file: 'c.pem', key_file: 'k.pem', passphrase_ref: 'nope' }));
     expect(error.exitCode).toBe(78);
     expect(error.message).toContain('"nope"');
@@ -68,9 +75,16 @@ describe('client certificate view', () => {
     expect(now.fingerprint_sha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     const later = clientTlsView(agent, new Date(Date.parse(now.valid_to!) + 1000))!;
     expect(later.expired).toBe(true);
-    expect(clientTlsView({ clientTls: { certFile: join(files.dir, 'missing.pem'), keyFile: files.clientKey } })!.error).toBe('the certificate file does not exist');
+    expect(clientTlsView({ clientTls: { certFile: join(files.dir, 'missing.pem'), keyFile: files.clientKey } })!.error).toBe(
+      'the certificate file does not exist',
+    );
     expect(clientTlsView({ clientTls: { certFile: files.clientKey, keyFile: files.clientKey } })!.error).toBe('the file is not a PEM certificate');
-    expect(clientTlsView({ clientTls: { caFile: files.caCert } })).toMatchObject({ client_certificate: false, cert_file: null, ca_file: files.caCert, error: null });
+    expect(clientTlsView({ clientTls: { caFile: files.caCert } })).toMatchObject({
+      client_certificate: false,
+      cert_file: null,
+      ca_file: files.caCert,
+      error: null,
+    });
     expect(clientTlsView({ clientTls: null })).toBeNull();
   });
 });

@@ -40,7 +40,14 @@ function parseHelp(path: string[], text: string): HelpScreen {
     const end = rest.search(/\n\S/);
     return (end < 0 ? rest : rest.slice(0, end)).split('\n').filter((l) => /^ {2}\S/.test(l));
   };
-  const options = section('Options').flatMap((l) => [...l.trim().replace(/ {2,}.*$/, '').matchAll(/(?:^|[\s,])(--?[A-Za-z0-9][\w-]*)/g)].map((m) => m[1]!));
+  const options = section('Options').flatMap((l) =>
+    [
+      ...l
+        .trim()
+        .replace(/ {2,}.*$/, '')
+        .matchAll(/(?:^|[\s,])(--?[A-Za-z0-9][\w-]*)/g),
+    ].map((m) => m[1]!),
+  );
   const commands = section('Commands').map((l) => {
     const [name, ...aliases] = l.trim().split(/\s/)[0]!.split('|');
     return { name: name!, aliases };
@@ -93,10 +100,16 @@ afterAll(() => {
  */
 function bashComplete(queries: string[][]): string[][] {
   const body = queries
-    .map((words) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _missive; printf '%s ' "\${COMPREPLY[@]}"; echo`)
+    .map(
+      (words) =>
+        `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _missive; printf '%s ' "\${COMPREPLY[@]}"; echo`,
+    )
     .join('\n');
   const out = execFileSync('bash', ['-c', `source "${join(dir, 'bash')}"\n${body}`], { encoding: 'utf8', cwd: dir });
-  return out.split('\n').slice(0, queries.length).map((l) => l.trim().split(/\s+/).filter(Boolean));
+  return out
+    .split('\n')
+    .slice(0, queries.length)
+    .map((l) => l.trim().split(/\s+/).filter(Boolean));
 }
 
 /** The roff-escaped text of the section of a command in the page, up to the next section. */
@@ -117,10 +130,14 @@ describe('completion scripts and the man page', () => {
 
   it('walked every --help screen of the CLI, sub-commands included', () => {
     expect(screens.length).toBeGreaterThan(40);
-    expect(screens.map((s) => s.path.join(' '))).toEqual(expect.arrayContaining(['missive', 'missive agent', 'missive agent add', 'missive task artifact save']));
+    expect(screens.map((s) => s.path.join(' '))).toEqual(
+      expect.arrayContaining(['missive', 'missive agent', 'missive agent add', 'missive task artifact save']),
+    );
     expect(screens[0]!.options).toEqual(expect.arrayContaining(['--json', '-q', '--quiet', '--config', '--help']));
     expect(screens.flatMap((s) => s.options).length).toBeGreaterThan(300);
-    expect(screens.find((s) => s.path.join(' ') === 'missive agent add')!.options).toEqual(expect.arrayContaining(['--interface', '--auth-ref', '--client-cert', '-h']));
+    expect(screens.find((s) => s.path.join(' ') === 'missive agent add')!.options).toEqual(
+      expect.arrayContaining(['--interface', '--auth-ref', '--client-cert', '-h']),
+    );
   });
 
   it('bash: every command and option of every --help screen is completed where --help lists it', () => {
@@ -142,7 +159,11 @@ describe('completion scripts and the man page', () => {
       expect(start, from).toBeGreaterThanOrEqual(0);
       return text.slice(start, text.indexOf('\n  }', start));
     };
-    const zshLine = (fn: string, key: string) => scripts.zsh.slice(scripts.zsh.indexOf(`${fn}() {`)).split('\n').find((l) => l.startsWith(`    '${key}') reply=(`)) ?? '';
+    const zshLine = (fn: string, key: string) =>
+      scripts.zsh
+        .slice(scripts.zsh.indexOf(`${fn}() {`))
+        .split('\n')
+        .find((l) => l.startsWith(`    '${key}') reply=(`)) ?? '';
     const zshGlobals = scripts.zsh.split('\n').find((l) => l.startsWith('  reply+=(')) ?? '';
     const psGlobals = block(scripts.powershell, `  '*' = @{`);
     for (const s of screens) {
@@ -173,7 +194,8 @@ describe('completion scripts and the man page', () => {
     for (const s of screens) {
       const text = manSection(s.path);
       for (const o of s.options) expect(text, `man: ${s.path.join(' ')} ${o}`).toMatch(new RegExp(`(^|[\\s,"])${o.replace(/[-]/g, '\\-')}([\\s,"]|$)`, 'm'));
-      if (s.path.length > 1) for (const c of s.commands) if (c.name !== 'help') expect(page).toContain(`.SS "${[...s.path.slice(1), c.name].join(' ').replace(/-/g, '\\-')}"`);
+      if (s.path.length > 1)
+        for (const c of s.commands) if (c.name !== 'help') expect(page).toContain(`.SS "${[...s.path.slice(1), c.name].join(' ').replace(/-/g, '\\-')}"`);
     }
   });
 
@@ -290,10 +312,20 @@ function bashCompleteValues(queries: string[][]): { replies: string[][]; calls: 
   const calls = join(dir, 'calls.log');
   writeFileSync(calls, '');
   const body = queries
-    .map((words) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _missive; printf '%s ' "\${COMPREPLY[@]}"; echo`)
+    .map(
+      (words) =>
+        `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _missive; printf '%s ' "\${COMPREPLY[@]}"; echo`,
+    )
     .join('\n');
-  const out = execFileSync('bash', ['-c', `source "${join(dir, 'bash')}"\n${stub}\n${body}`], { encoding: 'utf8', cwd: dir, env: { ...process.env, CALLS: calls } });
-  const replies = out.split('\n').slice(0, queries.length).map((l) => l.trim().split(/\s+/).filter(Boolean));
+  const out = execFileSync('bash', ['-c', `source "${join(dir, 'bash')}"\n${stub}\n${body}`], {
+    encoding: 'utf8',
+    cwd: dir,
+    env: { ...process.env, CALLS: calls },
+  });
+  const replies = out
+    .split('\n')
+    .slice(0, queries.length)
+    .map((l) => l.trim().split(/\s+/).filter(Boolean));
   return { replies, calls: execFileSync('cat', [calls], { encoding: 'utf8' }).split('\n').filter(Boolean) };
 }
 
@@ -372,7 +404,10 @@ describe('missive __complete (the CLI)', () => {
       expect(existsSync(join(fresh.home, 'state'))).toBe(false);
       const broken = join(fresh.home, 'broken.toml');
       writeFileSync(broken, '[agents\n');
-      for (const args of [['__complete', 'agents', '--', '--config', broken], ['__complete', 'nonsense']]) {
+      for (const args of [
+        ['__complete', 'agents', '--', '--config', broken],
+        ['__complete', 'nonsense'],
+      ]) {
         const res = await fresh.run(args);
         expect(res.code).toBe(0);
         expect(res.stdout).toBe('');
@@ -384,4 +419,3 @@ describe('missive __complete (the CLI)', () => {
     expect((await values.run(['--help'])).stdout).not.toContain('__complete');
   });
 });
-

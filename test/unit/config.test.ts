@@ -39,7 +39,10 @@ describe('config', () => {
   });
 
   it('rejects URLs with embedded credentials', () => {
-    expectConfigError(() => parseConfigText('[agents.echo]\nbase_url = "http://user:pw@localhost:1"\n', 'c'), /agents\.echo\.base_url: must not embed credentials/);
+    expectConfigError(
+      () => parseConfigText('[agents.echo]\nbase_url = "http://user:pw@localhost:1"\n', 'c'),
+      /agents\.echo\.base_url: must not embed credentials/,
+    );
   });
 
   it('rejects redefining A2A-Version and A2A-Extensions as service parameters', () => {
@@ -82,7 +85,16 @@ describe('config', () => {
     const file = join(tmp(), 'c.toml');
     writeFileSync(
       file,
-      ['default_profile = "work"', '[protocol]', 'protocol_version = "1.0"', 'extensions = ["urn:a"]', '[profiles.work.qos]', 'max_request_bytes = 99', '[profiles.work.protocol]', 'extensions = ["urn:b"]'].join('\n'),
+      [
+        'default_profile = "work"',
+        '[protocol]',
+        'protocol_version = "1.0"',
+        'extensions = ["urn:a"]',
+        '[profiles.work.qos]',
+        'max_request_bytes = 99',
+        '[profiles.work.protocol]',
+        'extensions = ["urn:b"]',
+      ].join('\n'),
     );
     const cfg = loadConfig({ configFlag: file, env: {}, cwd: tmp() });
     expect(cfg.profile).toBe('work');
@@ -122,13 +134,21 @@ describe('config', () => {
   it('takes a partial interface_urls (one binding, or two of three)', () => {
     const one = parseConfigText('[agents.a]\nbase_url = "http://127.0.0.1:1"\ninterface_urls = { grpc = "127.0.0.1:50051" }\n', 'c');
     expect(one.agents?.a?.interface_urls).toEqual({ grpc: '127.0.0.1:50051' });
-    const two = parseConfigText('[agents.a]\nbase_url = "http://127.0.0.1:1"\n[agents.a.interface_urls]\n"http+json" = "http://127.0.0.1:1/v1"\n"json-rpc" = "http://127.0.0.1:1/rpc"\n', 'c');
+    const two = parseConfigText(
+      '[agents.a]\nbase_url = "http://127.0.0.1:1"\n[agents.a.interface_urls]\n"http+json" = "http://127.0.0.1:1/v1"\n"json-rpc" = "http://127.0.0.1:1/rpc"\n',
+      'c',
+    );
     expect(Object.keys(two.agents?.a?.interface_urls ?? {})).toEqual(['http+json', 'json-rpc']);
-    expectConfigError(() => parseConfigText('[agents.a]\nbase_url = "http://127.0.0.1:1"\ninterface_urls = { soap = "http://x" }\n', 'c'), /agents\.a\.interface_urls/);
+    expectConfigError(
+      () => parseConfigText('[agents.a]\nbase_url = "http://127.0.0.1:1"\ninterface_urls = { soap = "http://x" }\n', 'c'),
+      /agents\.a\.interface_urls/,
+    );
   });
 
   it('names the file and line of a value the schema refuses', () => {
-    const text = ['[qos]', 'timeout = "30s"', '', '[agents.echo]', 'base_url = "http://127.0.0.1:1"', 'tags = "demo"', '', '[webhook]', 'port = 99999'].join('\n');
+    const text = ['[qos]', 'timeout = "30s"', '', '[agents.echo]', 'base_url = "http://127.0.0.1:1"', 'tags = "demo"', '', '[webhook]', 'port = 99999'].join(
+      '\n',
+    );
     expectConfigError(() => parseConfigText(text, 'cfg.toml'), /cfg\.toml:6: agents\.echo\.tags: .*; cfg\.toml:9: webhook\.port: /);
     expectConfigError(() => parseConfigText('[qos]\nmax_request_byts = 10\n', 'cfg.toml'), /cfg\.toml:2: qos: unknown key "max_request_byts"/);
     expectConfigError(() => parseConfigText('x = 1\n[qos\n', 'bad.toml'), /bad\.toml:2:\d+: not valid TOML: /);

@@ -21,7 +21,10 @@ async function scripted(polls: Array<Record<string, unknown>>): Promise<{ url: s
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       bodies.push(`${req.url} ${body}`);
-      const answer = req.url === '/device' ? { device_code: 'dev-1', user_code: 'ABCD-EFGH', verification_uri: 'https://example.test/activate', expires_in: 600, interval: 2 } : polls.shift();
+      const answer =
+        req.url === '/device'
+          ? { device_code: 'dev-1', user_code: 'ABCD-EFGH', verification_uri: 'https://example.test/activate', expires_in: 600, interval: 2 }
+          : polls.shift();
       res.writeHead(answer && 'error' in answer ? 400 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });
@@ -33,7 +36,12 @@ const flow = { type: 'oauth2_device_code' as const, device_authorization_url: nu
 
 describe('device code polling', () => {
   it('honours interval and slow_down, and returns the approved token', async () => {
-    const { url, bodies } = await scripted([{ error: 'authorization_pending' }, { error: 'slow_down' }, { error: 'authorization_pending' }, { access_token: 'tok-approved-1', token_type: 'Bearer', expires_in: 120 }]);
+    const { url, bodies } = await scripted([
+      { error: 'authorization_pending' },
+      { error: 'slow_down' },
+      { error: 'authorization_pending' },
+      { access_token: 'tok-approved-1', token_type: 'Bearer', expires_in: 120 },
+    ]);
     const waits: number[] = [];
     const prompts: DeviceCodePrompt[] = [];
     const token = await deviceCodeLogin(
@@ -41,11 +49,19 @@ describe('device code polling', () => {
       flow,
       { token_url: `${url}/token`, device_authorization_url: `${url}/device` },
       { id: 'app', secret: null },
-      { profile: 'default', secrets: createMemorySecretStore(), timeoutMs: 5000, sleep: async (ms) => void waits.push(ms), onDeviceCode: (p) => prompts.push(p) },
+      {
+        profile: 'default',
+        secrets: createMemorySecretStore(),
+        timeoutMs: 5000,
+        sleep: async (ms) => void waits.push(ms),
+        onDeviceCode: (p) => prompts.push(p),
+      },
     );
     expect(token.access_token).toBe('tok-approved-1');
     expect(waits).toEqual([2000, 2000, 7000, 7000]);
-    expect(prompts).toEqual([{ auth_ref: 'sso', verification_uri: 'https://example.test/activate', verification_uri_complete: null, user_code: 'ABCD-EFGH', expires_in: 600 }]);
+    expect(prompts).toEqual([
+      { auth_ref: 'sso', verification_uri: 'https://example.test/activate', verification_uri_complete: null, user_code: 'ABCD-EFGH', expires_in: 600 },
+    ]);
     expect(bodies[0]).toBe('/device scope=read&client_id=app');
     expect(bodies[1]).toBe('/token grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=dev-1&client_id=app');
   });
@@ -53,13 +69,19 @@ describe('device code polling', () => {
   it('stops at the local deadline when the code outlives its expires_in', async () => {
     const { url } = await scripted(Array.from({ length: 5 }, () => ({ error: 'authorization_pending' })));
     let now = 0;
-    const login = deviceCodeLogin('sso', flow, { token_url: `${url}/token`, device_authorization_url: `${url}/device` }, { id: 'app', secret: null }, {
-      profile: 'default',
-      secrets: createMemorySecretStore(),
-      timeoutMs: 5000,
-      now: () => now,
-      sleep: async (ms) => void (now += ms * 200),
-    });
+    const login = deviceCodeLogin(
+      'sso',
+      flow,
+      { token_url: `${url}/token`, device_authorization_url: `${url}/device` },
+      { id: 'app', secret: null },
+      {
+        profile: 'default',
+        secrets: createMemorySecretStore(),
+        timeoutMs: 5000,
+        now: () => now,
+        sleep: async (ms) => void (now += ms * 200),
+      },
+    );
     await expect(login).rejects.toMatchObject({ code: 'missive::auth::device_code_expired', exitCode: 77 });
   });
 });

@@ -89,7 +89,9 @@ describe('events.query pages', () => {
       const window = { beforeSequence: 3000, fromSequence: 2000 };
       expect(planOf({ ...window, search: 'needle' })).toBe('SEARCH events USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
       expect(planOf({ afterSequence: 10, beforeSequence: 3000, search: 'needle' })).toBe('SEARCH events USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
-      expect(planOf({ ...window, taskId: 't', agentAlias: 'a', search: 'needle' })).toBe('SEARCH events USING INDEX idx_events_task (task_id=? AND sequence>? AND sequence<?)');
+      expect(planOf({ ...window, taskId: 't', agentAlias: 'a', search: 'needle' })).toBe(
+        'SEARCH events USING INDEX idx_events_task (task_id=? AND sequence>? AND sequence<?)',
+      );
       expect(planOf({ ...window, type: 'test.paged' })).toBe('SEARCH events USING INDEX idx_events_type (event_type=? AND sequence>? AND sequence<?)');
     } finally {
       db.close();

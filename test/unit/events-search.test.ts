@@ -24,10 +24,20 @@ function journal(): Db {
   for (const alias of ['alpha', 'beta']) db.prepare(`INSERT INTO agents (alias, base_url) VALUES (?, 'http://127.0.0.1:1')`).run(alias);
   db.prepare(`INSERT INTO contexts (context_id) VALUES ('ctx-Blue-42')`).run();
   appendEvent(db, { type: 'a2a.send.started', agentAlias: 'alpha', contextId: 'ctx-Blue-42', payload: { note: 'Quarterly Report draft' } });
-  appendEvent(db, { type: 'a2a.send.completed', agentAlias: 'alpha', contextId: 'ctx-Blue-42', taskId: 'task-Green-7', payload: { text: 'progress is 100% done' } });
+  appendEvent(db, {
+    type: 'a2a.send.completed',
+    agentAlias: 'alpha',
+    contextId: 'ctx-Blue-42',
+    taskId: 'task-Green-7',
+    payload: { text: 'progress is 100% done' },
+  });
   appendEvent(db, { type: 'a2a.stream.status_update', agentAlias: 'beta', taskId: 'task-Green-7', payload: { text: 'file_name.txt written' } });
   appendEvent(db, { type: 'missive.agent.added', agentAlias: 'beta', payload: { text: 'filexname and 100 percent' } });
-  appendEvent(db, { type: 'a2a.send.failed', agentAlias: 'beta', payload: { headers: { Authorization: 'Bearer topsecret-token-xyz' }, quote: 'he said "hi"', path: 'C:\\temp' } });
+  appendEvent(db, {
+    type: 'a2a.send.failed',
+    agentAlias: 'beta',
+    payload: { headers: { Authorization: 'Bearer topsecret-token-xyz' }, quote: 'he said "hi"', path: 'C:\\temp' },
+  });
   return db;
 }
 

@@ -3,7 +3,17 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimName, inputStem, isStale, MAX_STEM_BYTES, NAME_MAX, newClaim, parseClaim, shortStem, stemTooLong } from '../../electron/core/adapters/file-drop-claims.js';
+import {
+  claimName,
+  inputStem,
+  isStale,
+  MAX_STEM_BYTES,
+  NAME_MAX,
+  newClaim,
+  parseClaim,
+  shortStem,
+  stemTooLong,
+} from '../../electron/core/adapters/file-drop-claims.js';
 import { archive, publishOnce, tempOwner } from '../../electron/core/adapters/file-drop-publish.js';
 import { testPauseAfterClaimMs } from '../../electron/core/adapters/file-drop.js';
 

@@ -18,11 +18,20 @@ describe('gateway_jobs.dispatched (schema v12)', () => {
     try {
       const path = join(dir, 'm.sqlite3');
       const v10 = openDatabase(path, { migrations: MIGRATIONS.slice(0, 10) });
-      const insert = v10.prepare(`INSERT INTO gateway_jobs (job_id, kind, state, request_json, result_json, attempts, max_attempts) VALUES (?, ?, ?, ?, ?, ?, 3)`);
+      const insert = v10.prepare(
+        `INSERT INTO gateway_jobs (job_id, kind, state, request_json, result_json, attempts, max_attempts) VALUES (?, ?, ?, ?, ?, ?, 3)`,
+      );
       insert.run('sent', 'send', 'running', JSON.stringify({ kind: 'send' }), JSON.stringify({ dispatched: true, message_id: 'm-1' }), 1);
       insert.run('bcast', 'bcast', 'retrying', JSON.stringify({ kind: 'bcast' }), JSON.stringify({ dispatched: true }), 1);
       insert.run('cancelled', 'send', 'cancelled', JSON.stringify({ kind: 'send' }), JSON.stringify({ dispatched: true, message_id: 'm-2' }), 1);
-      insert.run('done', 'send', 'succeeded', JSON.stringify({ kind: 'send' }), JSON.stringify({ outcome: 'completed', exit_code: 0, text: 'dispatched: true' }), 1);
+      insert.run(
+        'done',
+        'send',
+        'succeeded',
+        JSON.stringify({ kind: 'send' }),
+        JSON.stringify({ outcome: 'completed', exit_code: 0, text: 'dispatched: true' }),
+        1,
+      );
       insert.run('fresh', 'send', 'queued', JSON.stringify({ kind: 'send' }), null, 0);
       v10.close();
 
@@ -32,7 +41,14 @@ describe('gateway_jobs.dispatched (schema v12)', () => {
         expect(rows).toEqual([
           { job_id: 'bcast', state: 'retrying', attempts: 1, dispatched: 1, dispatch_message_id: null, result_json: null },
           { job_id: 'cancelled', state: 'cancelled', attempts: 1, dispatched: 1, dispatch_message_id: 'm-2', result_json: null },
-          { job_id: 'done', state: 'succeeded', attempts: 1, dispatched: 0, dispatch_message_id: null, result_json: JSON.stringify({ outcome: 'completed', exit_code: 0, text: 'dispatched: true' }) },
+          {
+            job_id: 'done',
+            state: 'succeeded',
+            attempts: 1,
+            dispatched: 0,
+            dispatch_message_id: null,
+            result_json: JSON.stringify({ outcome: 'completed', exit_code: 0, text: 'dispatched: true' }),
+          },
           { job_id: 'fresh', state: 'queued', attempts: 0, dispatched: 0, dispatch_message_id: null, result_json: null },
           { job_id: 'sent', state: 'running', attempts: 1, dispatched: 1, dispatch_message_id: 'm-1', result_json: null },
         ]);

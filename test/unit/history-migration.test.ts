@@ -11,7 +11,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../electron/core/store/db.js';
 import { MIGRATIONS } from '../../electron/core/store/migrations/index.js';
 import { appendEvent } from '../../electron/core/store/repos/events.js';
-import { latestCallEvent, latestCallEventSql, listRequestStarts, requestEvents, requestEventsSql, requestStartsSql } from '../../electron/core/store/repos/history.js';
+import {
+  latestCallEvent,
+  latestCallEventSql,
+  listRequestStarts,
+  requestEvents,
+  requestEventsSql,
+  requestStartsSql,
+} from '../../electron/core/store/repos/history.js';
 import { createCore } from '../../electron/core/context.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
 import { listHistory } from '../../electron/core/history/service.js';
@@ -25,7 +32,8 @@ const tempDir = () => {
 };
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const planOf = (db: Db, sql: string, params: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
+const planOf = (db: Db, sql: string, params: unknown[]) =>
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
 
 /** A send as the journal records it: the request row, its start and its completion. */
 function journalSend(db: Db, alias: string, text: string, outcome: 'completed' | 'failed' = 'completed', answer?: string): string {
@@ -35,7 +43,11 @@ function journalSend(db: Db, alias: string, text: string, outcome: 'completed' |
     alias,
     JSON.stringify({ messageId, role: 'ROLE_USER', parts: [{ text }] }),
   );
-  appendEvent(db, { type: 'a2a.send.started', agentAlias: alias, payload: { message_id: messageId, interface: { binding: 'json-rpc', url: 'http://127.0.0.1:1/rpc' }, parts: 1, bytes: text.length } });
+  appendEvent(db, {
+    type: 'a2a.send.started',
+    agentAlias: alias,
+    payload: { message_id: messageId, interface: { binding: 'json-rpc', url: 'http://127.0.0.1:1/rpc' }, parts: 1, bytes: text.length },
+  });
   if (answer) {
     db.prepare(`INSERT INTO messages (message_id, agent_alias, direction, role, content_json) VALUES (?, ?, 'response', 'agent', ?)`).run(
       randomUUID(),
@@ -44,7 +56,11 @@ function journalSend(db: Db, alias: string, text: string, outcome: 'completed' |
     );
   }
   const error = { code: 'missive::transport::connection_refused', category: 'transport', message: 'transport error: refused', exit_code: 69 };
-  appendEvent(db, { type: `a2a.send.${outcome}`, agentAlias: alias, payload: outcome === 'failed' ? { message_id: messageId, error } : { message_id: messageId, response_shape: 'message', task: null } });
+  appendEvent(db, {
+    type: `a2a.send.${outcome}`,
+    agentAlias: alias,
+    payload: outcome === 'failed' ? { message_id: messageId, error } : { message_id: messageId, response_shape: 'message', task: null },
+  });
   return messageId;
 }
 
@@ -62,7 +78,9 @@ describe('history indexes (schema v6)', () => {
       v5.close();
 
       const db = (await sqliteStore(core)).db;
-      const indexes = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'`).all() as { name: string }[]).map((r) => r.name);
+      const indexes = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'`).all() as { name: string }[]).map(
+        (r) => r.name,
+      );
       expect(indexes).toEqual(expect.arrayContaining(['idx_events_calls', 'idx_events_request_message']));
       expect(listRequestStarts(db, { limit: 10 }).map((e) => e.payload.message_id)).toEqual([second, first]);
       expect(listRequestStarts(db, { agent: 'old', operation: 'send', limit: 1 }).map((e) => e.payload.message_id)).toEqual([second]);
@@ -99,14 +117,23 @@ describe('history indexes (schema v6)', () => {
 
       const page = await listHistory(core, { limit: 50 });
       expect(page.entries).toHaveLength(50);
-      expect(page.entries[0]).toMatchObject({ message_id: sent.at(-1), agent_alias: 'rare', outcome: 'completed', request_text: `request ${(sent.length - 1) * 500}` });
+      expect(page.entries[0]).toMatchObject({
+        message_id: sent.at(-1),
+        agent_alias: 'rare',
+        outcome: 'completed',
+        request_text: `request ${(sent.length - 1) * 500}`,
+      });
       expect(page.entries.map((e) => e.sequence)).toEqual([...page.entries.map((e) => e.sequence as number)].sort((a, b) => b - a));
       const next = await listHistory(core, { agent: 'rare', limit: 50, beforeSequence: page.next_before_sequence! });
       expect(next.entries[0]!.message_id).toBe(sent.at(-51));
 
       const plans = [
         planOf(db, requestStartsSql({ limit: 51 }).sql, requestStartsSql({ limit: 51 }).params),
-        planOf(db, requestStartsSql({ agent: 'rare', beforeSequence: 9, limit: 51 }).sql, requestStartsSql({ agent: 'rare', beforeSequence: 9, limit: 51 }).params),
+        planOf(
+          db,
+          requestStartsSql({ agent: 'rare', beforeSequence: 9, limit: 51 }).sql,
+          requestStartsSql({ agent: 'rare', beforeSequence: 9, limit: 51 }).params,
+        ),
         planOf(db, requestStartsSql({ operation: 'stream', limit: 51 }).sql, requestStartsSql({ operation: 'stream', limit: 51 }).params),
         planOf(db, requestEventsSql(50), sent.slice(0, 50)),
         planOf(db, latestCallEventSql, ['busy', 'a2a.send.failed']),

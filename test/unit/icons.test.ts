@@ -54,15 +54,12 @@ describe('icons', () => {
     expect(png.data.length).toBe(size * size * 4);
   });
 
-  it.each([...LINUX_SIZES.map((n) => `${n}x${n}.png`), 'icon.png', 'tray.png', 'tray@2x.png'])(
-    '%s shows a white glyph on a coloured square',
-    (name) => {
-      const { opaque, white, colour } = shares(decode(name));
-      expect(opaque).toBeGreaterThan(0.6);
-      expect(white).toBeGreaterThan(0.05);
-      expect(colour).toBeGreaterThan(0.4);
-    },
-  );
+  it.each([...LINUX_SIZES.map((n) => `${n}x${n}.png`), 'icon.png', 'tray.png', 'tray@2x.png'])('%s shows a white glyph on a coloured square', (name) => {
+    const { opaque, white, colour } = shares(decode(name));
+    expect(opaque).toBeGreaterThan(0.6);
+    expect(white).toBeGreaterThan(0.05);
+    expect(colour).toBeGreaterThan(0.4);
+  });
 
   it('fills most of the tray icon, so it reads at 16-32 px', () => {
     expect(shares(decode('tray.png')).opaque).toBeGreaterThan(0.9);
@@ -110,8 +107,7 @@ describe("electron-builder's icon step on build/electron-builder.json", () => {
     else process.env.ELECTRON_BUILDER_ICONS_TOOLSET_DIR = previous;
     rmSync(scratch, { recursive: true, force: true });
   });
-  const convert = (sources: string[], format: string) =>
-    convertIcon({ sources, fallbackSources: [], roots, format, outDir: join(scratch, `out-${format}`) });
+  const convert = (sources: string[], format: string) => convertIcon({ sources, fallbackSources: [], roots, format, outDir: join(scratch, `out-${format}`) });
 
   it('collects the Linux icon set from linux.icon with every size, 16 to 1024', async () => {
     const { icons, isFallback } = await convert([config.linux.icon], 'set');

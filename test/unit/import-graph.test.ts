@@ -24,19 +24,30 @@ async function cruiseWithRules(baseDir: string): Promise<ICruiseResult> {
 function readable(result: ICruiseResult): string {
   const comments = new Map((result.summary.ruleSetUsed?.forbidden ?? []).map((rule) => [rule.name, rule.comment]));
   return result.summary.violations
-    .map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (circle: ${v.cycle.map((c) => c.name).join(' → ')})` : ''}\n    ${comments.get(v.rule.name) ?? ''}`)
+    .map(
+      (v) =>
+        `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (circle: ${v.cycle.map((c) => c.name).join(' → ')})` : ''}\n    ${comments.get(v.rule.name) ?? ''}`,
+    )
     .join('\n');
 }
 
 /** `rule: from → to`, an npm package named by its name wherever node_modules is. */
-const brief = (violations: IViolation[]) => violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^(.*\/)?node_modules\/([^/]+)\/.*$/, 'npm:$2')}`).sort();
+const brief = (violations: IViolation[]) =>
+  violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^(.*\/)?node_modules\/([^/]+)\/.*$/, 'npm:$2')}`).sort();
 
 describe('import graph', () => {
   it('has no circle and no import against the rules', async () => {
     const result = await cruiseWithRules(root);
     const sources = result.modules.map((m) => m.source);
     // The cruise saw the real tree: every part the rules talk about.
-    for (const module of ['electron/core/context.ts', 'electron/core/validation/url.ts', 'electron/cli/program.ts', 'electron/cli/commands/send.ts', 'shared/errors.ts']) expect(sources).toContain(module);
+    for (const module of [
+      'electron/core/context.ts',
+      'electron/core/validation/url.ts',
+      'electron/cli/program.ts',
+      'electron/cli/commands/send.ts',
+      'shared/errors.ts',
+    ])
+      expect(sources).toContain(module);
     expect(sources.some((s) => s.startsWith('renderer/src/'))).toBe(true);
     expect(result.summary.violations, `import rule violations:\n${readable(result)}`).toEqual([]);
   }, 60_000);
@@ -76,6 +87,8 @@ describe('import graph', () => {
     expect(reported).not.toContain('electron/core/context.ts → electron/core/store/open.ts');
     expect(reported).not.toContain('electron/core/store/open.ts → electron/core/store/db.ts');
     expect(reported).not.toContain('electron/cli/program.ts → electron/cli/commands/stream.ts');
-    expect(readable(result)).toMatch(/core-layer-agents: electron\/core\/agents\/registry\.ts → electron\/core\/messaging\/send\.ts\n {4}electron\/core\/agents is in layer 5/);
+    expect(readable(result)).toMatch(
+      /core-layer-agents: electron\/core\/agents\/registry\.ts → electron\/core\/messaging\/send\.ts\n {4}electron\/core\/agents is in layer 5/,
+    );
   }, 60_000);
 });

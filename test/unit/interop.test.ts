@@ -42,7 +42,13 @@ describe('card generations', () => {
   });
 
   it('reads a v0.2 card (url only, snake_case, no skills tags or modes) without rejecting it', () => {
-    const card = parseCard({ name: 'old', url: 'http://127.0.0.1:1/', capabilities: {}, skills: [{ id: 'a', name: 'a', description: 'a' }], default_input_modes: ['text'] });
+    const card = parseCard({
+      name: 'old',
+      url: 'http://127.0.0.1:1/',
+      capabilities: {},
+      skills: [{ id: 'a', name: 'a', description: 'a' }],
+      default_input_modes: ['text'],
+    });
     expect(card.format).toBe('0.2');
     expect(card.declaredVersion).toBeNull();
     expect(card.wire.supportedInterfaces).toEqual([{ url: 'http://127.0.0.1:1/', protocolBinding: 'JSONRPC', protocolVersion: '0.2' }]);
@@ -84,7 +90,10 @@ describe('dialect negotiation', () => {
   it('tries supported bindings the preference leaves out after it, gRPC last', () => {
     expect(bindingOrder(['json-rpc'])).toEqual(['json-rpc', 'http+json', 'grpc']);
     expect(bindingOrder(['http+json', 'json-rpc'], 'grpc')).toEqual(['grpc']);
-    expect(negotiate({ ...v03Card, preferredTransport: 'GRPC', url: 'a.example:443', additionalInterfaces: [] })).toMatchObject({ binding: 'grpc', dialect: '0.3' });
+    expect(negotiate({ ...v03Card, preferredTransport: 'GRPC', url: 'a.example:443', additionalInterfaces: [] })).toMatchObject({
+      binding: 'grpc',
+      dialect: '0.3',
+    });
   });
 });
 
@@ -101,7 +110,15 @@ describe('origins and pinning', () => {
   });
 
   const pin = (target: string, extra: Partial<Parameters<typeof decidePin>[0]> = {}) =>
-    decidePin({ alias: 'x', baseUrl: 'https://a.example', trustedOrigins: [], target, credentialSources: ['--bearer-token-env'], allowCrossOrigin: false, ...extra });
+    decidePin({
+      alias: 'x',
+      baseUrl: 'https://a.example',
+      trustedOrigins: [],
+      target,
+      credentialSources: ['--bearer-token-env'],
+      allowCrossOrigin: false,
+      ...extra,
+    });
 
   it('sends credentials to the registered and trusted origins only', () => {
     expect(pin('https://a.example/rest').outcome).toBe('sent');
@@ -126,7 +143,8 @@ describe('origins and pinning', () => {
 
 describe('remote text', () => {
   it('cuts an HTML error page to its title on one line', () => {
-    const page = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /message:send</pre>\n</body>\n</html>\n';
+    const page =
+      '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /message:send</pre>\n</body>\n</html>\n';
     expect(oneLine(page)).toBe('Error');
     expect(oneLine('<html><body><h1>404\nNot Found</h1></body></html>')).toBe('404 Not Found');
     expect(oneLine('line one\r\nline two\u2028\u0007three')).toBe('line one line two three');
@@ -137,7 +155,11 @@ describe('remote text', () => {
 describe('push callbacks of both generations', () => {
   it('reads a v0.3 callback body through the SDK compat code, and says what is wrong with a broken one', () => {
     const ok = readCallback({ kind: 'status-update', taskId: 't1', contextId: 'c1', status: { state: 'completed' }, final: true });
-    expect(ok).toMatchObject({ ok: true, dialect: '0.3', record: { variant: 'statusUpdate', payload: { taskId: 't1', status: { state: 'TASK_STATE_COMPLETED' } } } });
+    expect(ok).toMatchObject({
+      ok: true,
+      dialect: '0.3',
+      record: { variant: 'statusUpdate', payload: { taskId: 't1', status: { state: 'TASK_STATE_COMPLETED' } } },
+    });
     const v1 = readCallback({ statusUpdate: { taskId: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } } });
     expect(v1).toMatchObject({ ok: true, dialect: '1.0' });
     const broken = readCallback({ kind: 'artifact-update', contextId: 'c1' });

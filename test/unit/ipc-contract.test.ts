@@ -40,7 +40,14 @@ describe('IPC contract', () => {
   });
 
   it('names its event channels and transport in one place, and the preload uses the same transport names', () => {
-    expect(Object.keys(EVENT_CHANNELS).sort()).toEqual(['app.notice', 'auth.deviceCode', 'collectives.member', 'events.appended', 'messages.stream.event', 'webhook.arrival']);
+    expect(Object.keys(EVENT_CHANNELS).sort()).toEqual([
+      'app.notice',
+      'auth.deviceCode',
+      'collectives.member',
+      'events.appended',
+      'messages.stream.event',
+      'webhook.arrival',
+    ]);
     const preload = readFileSync(join(process.cwd(), 'electron/preload/index.cts'), 'utf8');
     expect(preload).toContain(`'${IPC_INVOKE}'`);
     expect(preload).toContain(`'${IPC_EVENT}'`);
@@ -52,7 +59,10 @@ describe('IPC contract', () => {
 
 describe('handler registry', () => {
   it('refuses unknown channels and malformed input with usage errors', async () => {
-    expect(await registry.invoke('shell.exec', {})).toEqual({ ok: false, error: expect.objectContaining({ code: 'missive::validation::unknown_channel', exit_code: 64 }) });
+    expect(await registry.invoke('shell.exec', {})).toEqual({
+      ok: false,
+      error: expect.objectContaining({ code: 'missive::validation::unknown_channel', exit_code: 64 }),
+    });
     const bad = await registry.invoke('agents.add', { alias: 'x', baseUrl: 5 });
     expect(bad).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_input', category: 'validation' } });
     expect(registry.channels).toEqual(Object.keys(CHANNELS));
@@ -65,7 +75,10 @@ describe('handler registry', () => {
     // With fetchCard (the GUI's Register) the card comes first: a card that cannot be fetched registers nothing.
     const down = await registry.invoke('agents.add', { alias: 'down', baseUrl: 'http://127.0.0.1:9', fetchCard: true });
     expect(down).toMatchObject({ ok: false, error: { category: 'transport', exit_code: 69 } });
-    expect(await registry.invoke('agents.add', { alias: 'nowhere' })).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_input', exit_code: 64 } });
+    expect(await registry.invoke('agents.add', { alias: 'nowhere' })).toMatchObject({
+      ok: false,
+      error: { code: 'missive::validation::invalid_input', exit_code: 64 },
+    });
     const peer = await startRawServer();
     peer.route('/.well-known/agent-card.json', (_req, res) => json(res, 200, minimalCard(peer.url)));
     try {
@@ -77,8 +90,15 @@ describe('handler registry', () => {
       await peer.close();
     }
     // Without fetchCard (automation, like `missive agent add`) nothing is fetched: an agent that is down registers.
-    expect(await registry.invoke('agents.add', { alias: 'later', baseUrl: 'http://127.0.0.1:9' })).toMatchObject({ ok: true, data: { alias: 'later', card: { cached: false } } });
-    expect(((await registry.invoke('agents.list', {})) as { data: { agents: Array<{ alias: string }> } }).data.agents.map((a) => a.alias)).toEqual(['later', 'local', 'split']);
+    expect(await registry.invoke('agents.add', { alias: 'later', baseUrl: 'http://127.0.0.1:9' })).toMatchObject({
+      ok: true,
+      data: { alias: 'later', card: { cached: false } },
+    });
+    expect(((await registry.invoke('agents.list', {})) as { data: { agents: Array<{ alias: string }> } }).data.agents.map((a) => a.alias)).toEqual([
+      'later',
+      'local',
+      'split',
+    ]);
     const path = await registry.invoke('agents.add', { alias: 'split2', baseUrl: 'http://127.0.0.1:9', trustedOrigins: ['http://127.0.0.1:50051/rpc'] });
     expect(path).toMatchObject({ ok: false, error: { code: 'missive::validation::invalid_origin', exit_code: 64 } });
     expect(await registry.invoke('dialogs.chooseDirectory', {})).toEqual({ ok: true, data: { path: null } });
@@ -112,7 +132,9 @@ function propertyNames(schema: unknown, into = new Set<string>()): Set<string> {
 
 /** Every source file under a directory. */
 const sourcesUnder = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sourcesUnder(join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourcesUnder(join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : [],
+  );
 
 describe('typed outputs', () => {
   it('names no typed output field like a secret: the registry would redact its value and then refuse the output', () => {
@@ -127,7 +149,11 @@ describe('typed outputs', () => {
     const found = sourcesUnder(root).flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')
-        .flatMap((line, i) => (/\bas\s+any\b|:\s*any\b|<\s*any\s*[,>]|\bany\s*\[\]|,\s*any\s*>/.test(line.replace(/\/\/.*$|\/\*.*?\*\/|^\s*\*.*$/g, '')) ? [`${relative(root, file)}:${i + 1}: ${line.trim()}`] : [])),
+        .flatMap((line, i) =>
+          /\bas\s+any\b|:\s*any\b|<\s*any\s*[,>]|\bany\s*\[\]|,\s*any\s*>/.test(line.replace(/\/\/.*$|\/\*.*?\*\/|^\s*\*.*$/g, ''))
+            ? [`${relative(root, file)}:${i + 1}: ${line.trim()}`]
+            : [],
+        ),
     );
     expect(sourcesUnder(root).length).toBeGreaterThan(10);
     expect(found).toEqual([]);

@@ -53,7 +53,11 @@ describe('journal filters', () => {
     ]);
     expect(types(db, { outcome: 'failed', limit: 2 })).toEqual(['14 missive.barrier.member.error', '15 missive.gateway.job.failed']);
     expect(types(db, { outcome: 'failed', afterSequence: 5, limit: 2 })).toEqual(['7 a2a.task.updated', '9 a2a.stream.completed']);
-    expect(types(db, { outcome: 'failed', typePrefix: 'a2a.', agentAlias: 'alpha', search: 'state' })).toEqual(['3 a2a.send.completed', '7 a2a.task.updated', '9 a2a.stream.completed']);
+    expect(types(db, { outcome: 'failed', typePrefix: 'a2a.', agentAlias: 'alpha', search: 'state' })).toEqual([
+      '3 a2a.send.completed',
+      '7 a2a.task.updated',
+      '9 a2a.stream.completed',
+    ]);
     db.close();
   });
 
@@ -68,9 +72,14 @@ describe('journal filters', () => {
     db.close();
   });
 
-  it('filters the rows of the store\'s plan in sequence order, never sorting the journal', () => {
+  it("filters the rows of the store's plan in sequence order, never sorting the journal", () => {
     const db = journal();
-    for (const q of [{ outcome: 'failed' }, { outcome: 'failed', agentAlias: 'alpha' }, { typePrefix: 'a2a.' }, { typePrefix: 'a2a.', afterSequence: 3 }] as JournalQuery[]) {
+    for (const q of [
+      { outcome: 'failed' },
+      { outcome: 'failed', agentAlias: 'alpha' },
+      { typePrefix: 'a2a.' },
+      { typePrefix: 'a2a.', afterSequence: 3 },
+    ] as JournalQuery[]) {
       const { sql, params } = journalQuerySql(db, q);
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
       expect(plan, JSON.stringify(q)).toMatch(/CO-ROUTINE/);

@@ -36,7 +36,11 @@ const runtime = (over: Partial<Parameters<typeof sqliteBindingFor>[0]> = {}) => 
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'build/electron-native.mjs'), ...args], { cwd: root, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'build/electron-native.mjs'), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
@@ -45,7 +49,11 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-const fingerprint = (path: string) => ({ sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), mtimeMs: statSync(path).mtimeMs, size: statSync(path).size });
+const fingerprint = (path: string) => ({
+  sha256: createHash('sha256').update(readFileSync(path)).digest('hex'),
+  mtimeMs: statSync(path).mtimeMs,
+  size: statSync(path).size,
+});
 
 describe('which better-sqlite3 build a process loads', () => {
   it('Node and the packaged app load the default build; the desktop app from a checkout loads the Electron build beside the install', () => {
@@ -93,7 +101,9 @@ describe('which better-sqlite3 build a process loads', () => {
   });
 
   it("names the fix when a native module was built for another runtime's ABI", () => {
-    const error = new Error("The module '/x/better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 143.");
+    const error = new Error(
+      "The module '/x/better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 143.",
+    );
     const explained = explainAbiMismatch(error, '/opt/missive');
     expect(isMissiveError(explained) && explained.code).toBe('missive::io::native_abi_mismatch');
     expect(isMissiveError(explained) && explained.help).toContain('npm run native:electron -- --force');

@@ -90,7 +90,12 @@ describe('packaging config', () => {
 
   it("the Windows launcher runs the app's Electron as Node on app.asar's bin/missive.js, with CRLF lines", () => {
     const cmd = readFileSync(join(root, 'build/missive.cmd'), 'utf8');
-    expect(cmd.split('\n').slice(0, -1).every((line) => line.endsWith('\r'))).toBe(true);
+    expect(
+      cmd
+        .split('\n')
+        .slice(0, -1)
+        .every((line) => line.endsWith('\r')),
+    ).toBe(true);
     expect(cmd).toContain('set "ELECTRON_RUN_AS_NODE=1"');
     // resources\bin\missive.cmd -> <install>\<productName>.exe and resources\app.asar\bin\missive.js
     expect(cmd).toContain(`"%~dp0..\\..\\${config.productName}.exe" "%~dp0..\\app.asar\\bin\\missive.js" %*`);
@@ -205,10 +210,12 @@ describe('afterPack: better-sqlite3 for Electron in the package, node_modules un
     };
   }
   /** A stand-in for build/electron-native.mjs: writes a binding naming `moduleVersion` where it is told. */
-  const writes = (moduleVersion: string, calls: string[][] = []) => async (projectDir: string, out: string) => {
-    calls.push([projectDir, out]);
-    writeFileSync(out, `\0node_register_module_v${moduleVersion}\0`);
-  };
+  const writes =
+    (moduleVersion: string, calls: string[][] = []) =>
+    async (projectDir: string, out: string) => {
+      calls.push([projectDir, out]);
+      writeFileSync(out, `\0node_register_module_v${moduleVersion}\0`);
+    };
 
   it("replaces the packaged binding with one built for Electron's NODE_MODULE_VERSION", async () => {
     const ctx = context();
@@ -225,7 +232,7 @@ describe('afterPack: better-sqlite3 for Electron in the package, node_modules un
     );
   });
 
-  it('says which build failed, with the build\'s own message', async () => {
+  it("says which build failed, with the build's own message", async () => {
     const failing = async () => {
       throw new Error('missive: cannot build better-sqlite3: getaddrinfo ENOTFOUND');
     };
@@ -251,7 +258,7 @@ describe('afterPack: better-sqlite3 for Electron in the package, node_modules un
     expect(target).toMatchObject({ out, electron: electronVersion, abi, platform: process.platform, arch: process.arch });
   });
 
-  it('runs build/electron-native.mjs --force --out FILE without npm\'s nodedir, and keeps its verdict on failure', async () => {
+  it("runs build/electron-native.mjs --force --out FILE without npm's nodedir, and keeps its verdict on failure", async () => {
     const project = scratch();
     mkdirSync(join(project, 'build'));
     const standIn = join(project, 'build/electron-native.mjs');
@@ -271,7 +278,10 @@ describe('afterPack: better-sqlite3 for Electron in the package, node_modules un
       process.env.MISSIVE_TEST_FAIL = '1';
       await expect(hook.runNativeBuild(project, out)).rejects.toThrow(/^missive: cannot build it\n {2}help: use the network$/);
     } finally {
-      for (const [name, value] of [['npm_config_nodedir', saved.nodedir], ['MISSIVE_TEST_FAIL', saved.fail]] as const) {
+      for (const [name, value] of [
+        ['npm_config_nodedir', saved.nodedir],
+        ['MISSIVE_TEST_FAIL', saved.fail],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }

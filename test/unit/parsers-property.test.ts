@@ -82,10 +82,15 @@ const nastyKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toStr
 const nastyObjectText = (inner: string): fc.Arbitrary<string> =>
   fc
     .tuple(nastyKey, nastyKey, fc.jsonValue({ maxDepth: 2 }))
-    .map(([a, b, v]) => `{${JSON.stringify(a)}:{"polluted":true,${JSON.stringify(b)}:{"isAdmin":true}},"x":${JSON.stringify(v)}${inner === '{}' ? '}' : `,${inner.slice(1)}`}`);
+    .map(
+      ([a, b, v]) =>
+        `{${JSON.stringify(a)}:{"polluted":true,${JSON.stringify(b)}:{"isAdmin":true}},"x":${JSON.stringify(v)}${inner === '{}' ? '}' : `,${inner.slice(1)}`}`,
+    );
 
 /** `depth` arrays or objects deep, as text: nothing builds the value, so the nesting can exceed the stack. */
-const deepText = fc.tuple(fc.integer({ min: 100, max: 60_000 }), fc.boolean()).map(([depth, objects]) => (objects ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth)));
+const deepText = fc
+  .tuple(fc.integer({ min: 100, max: 60_000 }), fc.boolean())
+  .map(([depth, objects]) => (objects ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth)));
 
 /** A value nested up to 300 levels deep, built with fc.letrec (beyond MAX_JSON_DEPTH, within the stack). */
 const deepValue = fc.letrec<{ node: unknown }>((tie) => ({
@@ -143,13 +148,57 @@ const TASK = {
   id: 't-1',
   contextId: 'c-1',
   status: { state: 'TASK_STATE_COMPLETED', timestamp: '2025-01-01T00:00:00Z', message: { messageId: 'm-s', role: 'ROLE_AGENT', parts: [{ text: 'done' }] } },
-  artifacts: [{ artifactId: 'a-1', name: 'out', parts: [{ text: 'hello' }, { data: { k: [1, 2] } }, { raw: 'aGk=', mediaType: 'text/plain' }, { url: 'https://x.test/f', filename: 'f' }] }],
+  artifacts: [
+    {
+      artifactId: 'a-1',
+      name: 'out',
+      parts: [{ text: 'hello' }, { data: { k: [1, 2] } }, { raw: 'aGk=', mediaType: 'text/plain' }, { url: 'https://x.test/f', filename: 'f' }],
+    },
+  ],
   history: [{ messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }] }],
   metadata: { k: 'v' },
 };
-const TASK_PATHS = [['id'], ['contextId'], ['status'], ['status', 'state'], ['status', 'timestamp'], ['status', 'message'], ['status', 'message', 'parts'], ['artifacts'], ['artifacts', 0], ['artifacts', 0, 'parts'], ['artifacts', 0, 'parts', 0], ['artifacts', 0, 'parts', 1, 'data'], ['artifacts', 0, 'parts', 2, 'raw'], ['artifacts', 0, 'parts', 3, 'url'], ['history'], ['history', 0], ['history', 0, 'role'], ['metadata']] as const;
-const MESSAGE = { messageId: 'm-2', contextId: 'c-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }, { data: [1, { a: null }] }, { raw: 'aGk=' }], metadata: { k: 1 }, extensions: ['e'], referenceTaskIds: ['t-0'] };
-const MESSAGE_PATHS = [['messageId'], ['role'], ['parts'], ['parts', 0], ['parts', 0, 'text'], ['parts', 1, 'data'], ['parts', 2, 'raw'], ['metadata'], ['extensions'], ['referenceTaskIds']] as const;
+const TASK_PATHS = [
+  ['id'],
+  ['contextId'],
+  ['status'],
+  ['status', 'state'],
+  ['status', 'timestamp'],
+  ['status', 'message'],
+  ['status', 'message', 'parts'],
+  ['artifacts'],
+  ['artifacts', 0],
+  ['artifacts', 0, 'parts'],
+  ['artifacts', 0, 'parts', 0],
+  ['artifacts', 0, 'parts', 1, 'data'],
+  ['artifacts', 0, 'parts', 2, 'raw'],
+  ['artifacts', 0, 'parts', 3, 'url'],
+  ['history'],
+  ['history', 0],
+  ['history', 0, 'role'],
+  ['metadata'],
+] as const;
+const MESSAGE = {
+  messageId: 'm-2',
+  contextId: 'c-1',
+  role: 'ROLE_AGENT',
+  parts: [{ text: 'hi' }, { data: [1, { a: null }] }, { raw: 'aGk=' }],
+  metadata: { k: 1 },
+  extensions: ['e'],
+  referenceTaskIds: ['t-0'],
+};
+const MESSAGE_PATHS = [
+  ['messageId'],
+  ['role'],
+  ['parts'],
+  ['parts', 0],
+  ['parts', 0, 'text'],
+  ['parts', 1, 'data'],
+  ['parts', 2, 'raw'],
+  ['metadata'],
+  ['extensions'],
+  ['referenceTaskIds'],
+] as const;
 
 const CARD = {
   name: 'Prop Agent',
@@ -162,7 +211,27 @@ const CARD = {
   skills: [{ id: 'echo', name: 'Echo', description: 'echoes', tags: ['t'] }],
   securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
 };
-const CARD_PATHS = [['name'], ['description'], ['version'], ['supportedInterfaces'], ['supportedInterfaces', 0], ['supportedInterfaces', 0, 'url'], ['supportedInterfaces', 0, 'protocolBinding'], ['capabilities'], ['capabilities', 'streaming'], ['defaultInputModes'], ['skills'], ['skills', 0], ['skills', 0, 'tags'], ['securitySchemes'], ['securitySchemes', 'bearer'], ['protocolVersion'], ['url'], ['preferredTransport'], ['additionalInterfaces']] as const;
+const CARD_PATHS = [
+  ['name'],
+  ['description'],
+  ['version'],
+  ['supportedInterfaces'],
+  ['supportedInterfaces', 0],
+  ['supportedInterfaces', 0, 'url'],
+  ['supportedInterfaces', 0, 'protocolBinding'],
+  ['capabilities'],
+  ['capabilities', 'streaming'],
+  ['defaultInputModes'],
+  ['skills'],
+  ['skills', 0],
+  ['skills', 0, 'tags'],
+  ['securitySchemes'],
+  ['securitySchemes', 'bearer'],
+  ['protocolVersion'],
+  ['url'],
+  ['preferredTransport'],
+  ['additionalInterfaces'],
+] as const;
 /** A v0.3 card, translated by the SDK's compat code. */
 const LEGACY_CARD = {
   name: 'Legacy',
@@ -177,7 +246,19 @@ const LEGACY_CARD = {
   defaultOutputModes: ['text/plain'],
   skills: [{ id: 's', name: 'S', description: 'd', tags: [] }],
 };
-const LEGACY_CARD_PATHS = [['url'], ['preferredTransport'], ['additionalInterfaces'], ['additionalInterfaces', 0], ['additionalInterfaces', 0, 'transport'], ['protocolVersion'], ['capabilities'], ['skills'], ['skills', 0], ['securitySchemes'], ['security']] as const;
+const LEGACY_CARD_PATHS = [
+  ['url'],
+  ['preferredTransport'],
+  ['additionalInterfaces'],
+  ['additionalInterfaces', 0],
+  ['additionalInterfaces', 0, 'transport'],
+  ['protocolVersion'],
+  ['capabilities'],
+  ['skills'],
+  ['skills', 0],
+  ['securitySchemes'],
+  ['security'],
+] as const;
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The card parser.
@@ -214,16 +295,28 @@ describe('card parser (parseCardText + parseCard)', () => {
 
   it('returns a usable card or a protocol error for any JSON value, deep ones included', () => {
     fc.assert(
-      fc.property(fc.oneof(jsonValue, wrongTyped(CARD, CARD_PATHS), wrongTyped(LEGACY_CARD, LEGACY_CARD_PATHS), deepValue, deepValue.map((d) => ({ ...CARD, skills: [d] }))), (value) => {
-        const card = outcome(() => parseCard(value, WHERE));
-        if (card) expectUsableCard(card);
-      }),
+      fc.property(
+        fc.oneof(
+          jsonValue,
+          wrongTyped(CARD, CARD_PATHS),
+          wrongTyped(LEGACY_CARD, LEGACY_CARD_PATHS),
+          deepValue,
+          deepValue.map((d) => ({ ...CARD, skills: [d] })),
+        ),
+        (value) => {
+          const card = outcome(() => parseCard(value, WHERE));
+          if (card) expectUsableCard(card);
+        },
+      ),
       RUNS,
     );
   });
 
   it('keeps every extra field under its own name, `constructor` and friends included, and drops `__proto__`', () => {
-    const extraKey = fc.oneof(nastyKey, fc.string({ maxLength: 12 }).map((k) => `x-${k}`));
+    const extraKey = fc.oneof(
+      nastyKey,
+      fc.string({ maxLength: 12 }).map((k) => `x-${k}`),
+    );
     fc.assert(
       fc.property(fc.uniqueArray(fc.tuple(extraKey, fc.jsonValue({ maxDepth: 2 })), { selector: ([k]) => k, maxLength: 6 }), (extra) => {
         const text = `{${extra.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}${extra.length ? ',' : ''}${JSON.stringify(CARD).slice(1)}`;
@@ -245,7 +338,9 @@ describe('card parser (parseCardText + parseCard)', () => {
     expect(Object.keys(card.wire).sort()).toEqual(['constructor', 'name', 'supportedInterfaces', 'toString']);
     expect(card.wire).toMatchObject({ name: 'n', constructor: 'c', toString: 't' });
     // A field only under `__proto__` is no field of the card.
-    expect(() => parseCard(parseCardText('{"__proto__":{"name":"smuggled","supportedInterfaces":[]}}', WHERE), WHERE)).toThrow(expect.objectContaining({ code: 'missive::protocol::invalid_card' }));
+    expect(() => parseCard(parseCardText('{"__proto__":{"name":"smuggled","supportedInterfaces":[]}}', WHERE), WHERE)).toThrow(
+      expect.objectContaining({ code: 'missive::protocol::invalid_card' }),
+    );
   });
 
   it('regression: a v0.3 card whose url is an object that cannot become text crashed the translation (exit 70)', () => {
@@ -265,7 +360,9 @@ describe('card parser (parseCardText + parseCard)', () => {
 
   it('refuses 50,000 levels of nesting as too_deeply_nested (regression: stack overflow, exit 70)', () => {
     const deep = '['.repeat(50_000) + ']'.repeat(50_000);
-    expect(() => parseCardText(`{"name":"deep","supportedInterfaces":[],"skills":${deep}}`, WHERE)).toThrow(expect.objectContaining({ code: 'missive::protocol::too_deeply_nested', exitCode: 76 }));
+    expect(() => parseCardText(`{"name":"deep","supportedInterfaces":[],"skills":${deep}}`, WHERE)).toThrow(
+      expect.objectContaining({ code: 'missive::protocol::too_deeply_nested', exitCode: 76 }),
+    );
   });
 });
 
@@ -276,10 +373,19 @@ const ANSWERS: Record<UnaryMethod, { template: unknown; paths: readonly (readonl
   SendMessage: { template: { task: TASK }, paths: [['task'], ...TASK_PATHS.map((p) => ['task', ...p])] },
   GetTask: { template: TASK, paths: TASK_PATHS },
   CancelTask: { template: TASK, paths: TASK_PATHS },
-  ListTasks: { template: { tasks: [TASK], nextPageToken: 'n', pageSize: 1, totalSize: 2 }, paths: [['tasks'], ['tasks', 0], ['nextPageToken'], ['pageSize'], ['totalSize'], ...TASK_PATHS.map((p) => ['tasks', 0, ...p])] },
-  CreateTaskPushNotificationConfig: { template: { id: 'p', taskId: 't-1', url: 'http://127.0.0.1:1/cb', token: 'x', authentication: { scheme: 'Bearer', credentials: 'c' } }, paths: [['id'], ['taskId'], ['url'], ['token'], ['authentication'], ['authentication', 'scheme']] },
+  ListTasks: {
+    template: { tasks: [TASK], nextPageToken: 'n', pageSize: 1, totalSize: 2 },
+    paths: [['tasks'], ['tasks', 0], ['nextPageToken'], ['pageSize'], ['totalSize'], ...TASK_PATHS.map((p) => ['tasks', 0, ...p])],
+  },
+  CreateTaskPushNotificationConfig: {
+    template: { id: 'p', taskId: 't-1', url: 'http://127.0.0.1:1/cb', token: 'x', authentication: { scheme: 'Bearer', credentials: 'c' } },
+    paths: [['id'], ['taskId'], ['url'], ['token'], ['authentication'], ['authentication', 'scheme']],
+  },
   GetTaskPushNotificationConfig: { template: { id: 'p', taskId: 't-1', url: 'http://127.0.0.1:1/cb' }, paths: [['id'], ['url'], ['authentication']] },
-  ListTaskPushNotificationConfigs: { template: { configs: [{ id: 'p', taskId: 't-1', url: 'http://127.0.0.1:1/cb' }], nextPageToken: '' }, paths: [['configs'], ['configs', 0], ['configs', 0, 'authentication'], ['nextPageToken']] },
+  ListTaskPushNotificationConfigs: {
+    template: { configs: [{ id: 'p', taskId: 't-1', url: 'http://127.0.0.1:1/cb' }], nextPageToken: '' },
+    paths: [['configs'], ['configs', 0], ['configs', 0, 'authentication'], ['nextPageToken']],
+  },
   DeleteTaskPushNotificationConfig: { template: {}, paths: [] },
   GetExtendedAgentCard: { template: CARD, paths: CARD_PATHS },
 };
@@ -317,7 +423,16 @@ function expectReadable<M extends UnaryMethod>(method: M, value: AnswerOf<M> | n
 
 const answerText = fc.constantFrom(...METHODS).chain((method) => {
   const { template, paths } = ANSWERS[method];
-  const texts = method === 'SendMessage' ? fc.oneof(bodies(template, paths), bodies(MESSAGE_ANSWER, MESSAGE_PATHS.map((p) => ['message', ...p]))) : bodies(template, paths);
+  const texts =
+    method === 'SendMessage'
+      ? fc.oneof(
+          bodies(template, paths),
+          bodies(
+            MESSAGE_ANSWER,
+            MESSAGE_PATHS.map((p) => ['message', ...p]),
+          ),
+        )
+      : bodies(template, paths);
   return fc.tuple(fc.constant(method), texts);
 });
 
@@ -341,20 +456,38 @@ describe('unary answer parser (parseJson + readAnswer)', () => {
 
   it('copes with huge strings in an answer', () => {
     fc.assert(
-      fc.property(fc.oneof(huge({ task: TASK }, ['task', 'id']), huge({ task: TASK }, ['task', 'artifacts', 0, 'parts', 0, 'text']), huge({ task: TASK }, ['task', 'artifacts', 0, 'parts', 2, 'raw'])), (text) => {
-        const value = read('SendMessage', text);
-        if (value !== null) expectReadable('SendMessage', value);
-      }),
+      fc.property(
+        fc.oneof(
+          huge({ task: TASK }, ['task', 'id']),
+          huge({ task: TASK }, ['task', 'artifacts', 0, 'parts', 0, 'text']),
+          huge({ task: TASK }, ['task', 'artifacts', 0, 'parts', 2, 'raw']),
+        ),
+        (text) => {
+          const value = read('SendMessage', text);
+          if (value !== null) expectReadable('SendMessage', value);
+        },
+      ),
       FEW,
     );
   });
 
   it('regressions: bodies that crashed the readers with a TypeError (exit 70) are protocol errors', () => {
-    for (const text of ['', 'null', '{"task":{}}', '{"task":"x"}', '{"task":{"id":"t","artifacts":[null]}}', '{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"raw":5}]}}']) {
-      expect(() => readAnswer('SendMessage', text ? parseJson(text, 'the answer') : null), text).toThrow(expect.objectContaining({ code: 'missive::protocol::invalid_response', exitCode: 76 }));
+    for (const text of [
+      '',
+      'null',
+      '{"task":{}}',
+      '{"task":"x"}',
+      '{"task":{"id":"t","artifacts":[null]}}',
+      '{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"raw":5}]}}',
+    ]) {
+      expect(() => readAnswer('SendMessage', text ? parseJson(text, 'the answer') : null), text).toThrow(
+        expect.objectContaining({ code: 'missive::protocol::invalid_response', exitCode: 76 }),
+      );
     }
     expect(() => readAnswer('GetTask', { id: 't', artifacts: [null] })).toThrow(expect.objectContaining({ exitCode: 76 }));
-    expect(() => parseJson(`{"task":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, 'the answer')).toThrow(expect.objectContaining({ code: 'missive::protocol::too_deeply_nested' }));
+    expect(() => parseJson(`{"task":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, 'the answer')).toThrow(
+      expect.objectContaining({ code: 'missive::protocol::too_deeply_nested' }),
+    );
   });
 });
 
@@ -381,7 +514,14 @@ const iface = (binding: 'http+json' | 'json-rpc'): SelectedInterface => ({
   dialect: '1.0',
   source: 'agent_card',
 });
-const callOf = (binding: 'http+json' | 'json-rpc'): BindingCall => ({ iface: iface(binding), headers: {}, timeoutMs: 5_000, protocolVersion: '1.0', dispatcher: mock, alias: 'prop' });
+const callOf = (binding: 'http+json' | 'json-rpc'): BindingCall => ({
+  iface: iface(binding),
+  headers: {},
+  timeoutMs: 5_000,
+  protocolVersion: '1.0',
+  dispatcher: mock,
+  alias: 'prop',
+});
 
 /** JSON-RPC envelopes around a body: a result, an error object of any shape, or no envelope at all. */
 const envelope = (text: string): fc.Arbitrary<string> =>
@@ -389,14 +529,23 @@ const envelope = (text: string): fc.Arbitrary<string> =>
     fc.constant(text),
     fc.constant(`{"jsonrpc":"2.0","id":"1","result":${text}}`),
     jsonValue.map((error) => `{"jsonrpc":"2.0","id":"1","error":${JSON.stringify(error)}}`),
-    fc.record({ code: fc.oneof(fc.integer(), fc.constant(-32601), fc.constant(-32009), jsonValue), message: jsonValue }).map((error) => `{"jsonrpc":"2.0","id":"1","error":${JSON.stringify(error)}}`),
+    fc
+      .record({ code: fc.oneof(fc.integer(), fc.constant(-32601), fc.constant(-32009), jsonValue), message: jsonValue })
+      .map((error) => `{"jsonrpc":"2.0","id":"1","error":${JSON.stringify(error)}}`),
   );
 
 describe('unary answers through the A2A client (both 1.0 bindings)', () => {
   it('returns a readable result or a non-internal MissiveError for any status and body', async () => {
     await fc.assert(
       fc.asyncProperty(
-        answerText.chain(([method, text]) => fc.tuple(fc.constant(method), fc.constantFrom('http+json', 'json-rpc') as fc.Arbitrary<'http+json' | 'json-rpc'>, envelope(text), fc.constantFrom(200, 200, 200, 201, 204, 400, 404, 405, 500, 503))),
+        answerText.chain(([method, text]) =>
+          fc.tuple(
+            fc.constant(method),
+            fc.constantFrom('http+json', 'json-rpc') as fc.Arbitrary<'http+json' | 'json-rpc'>,
+            envelope(text),
+            fc.constantFrom(200, 200, 200, 201, 204, 400, 404, 405, 500, 503),
+          ),
+        ),
         async ([method, binding, body, status]) => {
           reply = { status, body: status === 204 ? '' : body };
           const params = { id: 't-1', taskId: 't-1', message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } };
@@ -415,17 +564,32 @@ describe('unary answers through the A2A client (both 1.0 bindings)', () => {
 const STREAM_EVENTS = [
   { template: { task: TASK }, paths: [['task'], ...TASK_PATHS.map((p) => ['task', ...p])] },
   { template: { message: MESSAGE }, paths: [['message'], ...MESSAGE_PATHS.map((p) => ['message', ...p])] },
-  { template: { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: TASK.status, metadata: {} } }, paths: [['statusUpdate'], ['statusUpdate', 'taskId'], ['statusUpdate', 'status'], ['statusUpdate', 'status', 'state'], ['statusUpdate', 'metadata']] },
-  { template: { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: TASK.artifacts[0], append: false, lastChunk: true } }, paths: [['artifactUpdate'], ['artifactUpdate', 'artifact'], ['artifactUpdate', 'artifact', 'parts'], ['artifactUpdate', 'artifact', 'parts', 1], ['artifactUpdate', 'append'], ['artifactUpdate', 'lastChunk']] },
+  {
+    template: { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: TASK.status, metadata: {} } },
+    paths: [['statusUpdate'], ['statusUpdate', 'taskId'], ['statusUpdate', 'status'], ['statusUpdate', 'status', 'state'], ['statusUpdate', 'metadata']],
+  },
+  {
+    template: { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: TASK.artifacts[0], append: false, lastChunk: true } },
+    paths: [
+      ['artifactUpdate'],
+      ['artifactUpdate', 'artifact'],
+      ['artifactUpdate', 'artifact', 'parts'],
+      ['artifactUpdate', 'artifact', 'parts', 1],
+      ['artifactUpdate', 'append'],
+      ['artifactUpdate', 'lastChunk'],
+    ],
+  },
 ] as const;
 
-const eventData = fc.constantFrom(...STREAM_EVENTS).chain(({ template, paths }) =>
-  fc.oneof(
-    bodies(template, paths),
-    bodies({ jsonrpc: '2.0', id: '1', result: template }, [['jsonrpc'], ['result'], ...paths.map((p) => ['result', ...p])]),
-    envelope(JSON.stringify(template)),
-  ),
-);
+const eventData = fc
+  .constantFrom(...STREAM_EVENTS)
+  .chain(({ template, paths }) =>
+    fc.oneof(
+      bodies(template, paths),
+      bodies({ jsonrpc: '2.0', id: '1', result: template }, [['jsonrpc'], ['result'], ...paths.map((p) => ['result', ...p])]),
+      envelope(JSON.stringify(template)),
+    ),
+  );
 
 function expectUsableRecord(record: ReturnType<typeof decodeStreamData>): void {
   expect(STREAM_VARIANTS).toContain(record.variant);
@@ -437,7 +601,14 @@ describe('SSE event parser (decodeStreamData)', () => {
   it('reads valid events on both bindings', () => {
     for (const { template } of STREAM_EVENTS) {
       expectUsableRecord(decodeStreamData(JSON.stringify(template), { iface: iface('http+json'), protocolVersion: '1.0' }, 'SendStreamingMessage', 1));
-      expectUsableRecord(decodeStreamData(JSON.stringify({ jsonrpc: '2.0', id: 1, result: template }), { iface: iface('json-rpc'), protocolVersion: '1.0' }, 'SendStreamingMessage', 1));
+      expectUsableRecord(
+        decodeStreamData(
+          JSON.stringify({ jsonrpc: '2.0', id: 1, result: template }),
+          { iface: iface('json-rpc'), protocolVersion: '1.0' },
+          'SendStreamingMessage',
+          1,
+        ),
+      );
     }
   });
 
@@ -451,9 +622,11 @@ describe('SSE event parser (decodeStreamData)', () => {
     );
   });
 
-  it('regression: a JSON-RPC error whose message or code is not of the spec\'s type crashed with a TypeError (exit 70)', () => {
+  it("regression: a JSON-RPC error whose message or code is not of the spec's type crashed with a TypeError (exit 70)", () => {
     for (const error of ['{"code":-32603,"message":[]}', '{"code":-32009,"message":{}}', '{"code":{},"message":5}', '"text"']) {
-      expect(() => decodeStreamData(`{"jsonrpc":"2.0","id":1,"error":${error}}`, { iface: iface('json-rpc'), protocolVersion: '1.0' }, 'SendStreamingMessage', 2)).toThrow(expect.objectContaining({ category: 'protocol' }));
+      expect(() =>
+        decodeStreamData(`{"jsonrpc":"2.0","id":1,"error":${error}}`, { iface: iface('json-rpc'), protocolVersion: '1.0' }, 'SendStreamingMessage', 2),
+      ).toThrow(expect.objectContaining({ category: 'protocol' }));
     }
   });
 
@@ -469,9 +642,37 @@ describe('SSE event parser (decodeStreamData)', () => {
 // The push callback parser: it gets what the receiver's JSON.parse made of the body, and never throws.
 
 const LEGACY_EVENTS = [
-  { template: { kind: 'status-update', taskId: 't-1', contextId: 'c-1', status: { state: 'completed', timestamp: '2025-01-01T00:00:00Z' }, final: true }, paths: [['status'], ['status', 'state'], ['taskId'], ['final'], ['kind']] },
-  { template: { kind: 'artifact-update', taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'x' }, { kind: 'data', data: { a: 1 } }, { kind: 'file', file: { bytes: 'aGk=' } }] } }, paths: [['artifact'], ['artifact', 'parts'], ['artifact', 'parts', 0], ['artifact', 'parts', 1, 'data'], ['artifact', 'parts', 2, 'file'], ['artifact', 'parts', 0, 'kind']] },
-  { template: { kind: 'task', id: 't-1', contextId: 'c-1', status: { state: 'working' }, history: [], artifacts: [] }, paths: [['id'], ['status'], ['history'], ['artifacts']] },
+  {
+    template: { kind: 'status-update', taskId: 't-1', contextId: 'c-1', status: { state: 'completed', timestamp: '2025-01-01T00:00:00Z' }, final: true },
+    paths: [['status'], ['status', 'state'], ['taskId'], ['final'], ['kind']],
+  },
+  {
+    template: {
+      kind: 'artifact-update',
+      taskId: 't-1',
+      contextId: 'c-1',
+      artifact: {
+        artifactId: 'a',
+        parts: [
+          { kind: 'text', text: 'x' },
+          { kind: 'data', data: { a: 1 } },
+          { kind: 'file', file: { bytes: 'aGk=' } },
+        ],
+      },
+    },
+    paths: [
+      ['artifact'],
+      ['artifact', 'parts'],
+      ['artifact', 'parts', 0],
+      ['artifact', 'parts', 1, 'data'],
+      ['artifact', 'parts', 2, 'file'],
+      ['artifact', 'parts', 0, 'kind'],
+    ],
+  },
+  {
+    template: { kind: 'task', id: 't-1', contextId: 'c-1', status: { state: 'working' }, history: [], artifacts: [] },
+    paths: [['id'], ['status'], ['history'], ['artifacts']],
+  },
   { template: { kind: 'message', messageId: 'm', role: 'agent', parts: [{ kind: 'text', text: 'x' }] }, paths: [['role'], ['parts'], ['parts', 0]] },
 ] as const;
 
@@ -522,18 +723,28 @@ describe('callback parser (readCallback)', () => {
   it('regression: a status update whose metadata nests 1,000 deep was accepted, and the journal could not store it', () => {
     const deep = JSON.parse(`${'['.repeat(1_000)}${']'.repeat(1_000)}`) as unknown;
     expect(readCallback({ statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_WORKING' }, metadata: { d: deep } } })).toMatchObject({ ok: false });
-    const deeper = JSON.parse(`{"kind":"status-update","taskId":"t","status":{"state":"working"},"metadata":{"d":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`) as unknown;
+    const deeper = JSON.parse(
+      `{"kind":"status-update","taskId":"t","status":{"state":"working"},"metadata":{"d":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`,
+    ) as unknown;
     expect(readCallback(deeper)).toMatchObject({ ok: false, reason: expect.stringContaining('deeper than 128') });
   });
 
   it('never throws for any JSON value, deep ones included', () => {
     fc.assert(
-      fc.property(fc.oneof(jsonValue, deepValue, nestedValue.map(({ value }) => value), deepText.map((text) => JSON.parse(text) as unknown)), (value) => {
-        const checked = readCallback(value);
-        expectNoPollution();
-        if (checked.ok) expectUsableRecord(checked.record);
-        else expect(typeof checked.reason).toBe('string');
-      }),
+      fc.property(
+        fc.oneof(
+          jsonValue,
+          deepValue,
+          nestedValue.map(({ value }) => value),
+          deepText.map((text) => JSON.parse(text) as unknown),
+        ),
+        (value) => {
+          const checked = readCallback(value);
+          expectNoPollution();
+          if (checked.ok) expectUsableRecord(checked.record);
+          else expect(typeof checked.reason).toBe('string');
+        },
+      ),
       RUNS,
     );
   });

@@ -56,7 +56,7 @@ describe('redaction', () => {
     expect(isSecretKey('pageToken')).toBe(false);
   });
 
-  it('keeps a __proto__ key from outside JSON as data, never as the copy\'s prototype', () => {
+  it("keeps a __proto__ key from outside JSON as data, never as the copy's prototype", () => {
     const copy = redactValue(JSON.parse('{"__proto__":{"isAdmin":true,"token":"t0ps3cret"},"text":"hi"}')) as Record<string, unknown>;
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
     expect((copy as { isAdmin?: unknown }).isAdmin).toBeUndefined();
@@ -70,7 +70,13 @@ describe('redaction', () => {
   it('redactShared redacts exactly as redactValue does, never mutates, and returns what holds no secret as it is', () => {
     const secret = 'sk-live-42424242';
     const keys = fc.constantFrom('text', 'token', 'apiKey', 'headers', 'Authorization', 'parts', '__proto__', 'note', 'password', 'maxTokens');
-    const leaf = fc.oneof(fc.string(), fc.constantFrom(`Bearer ${secret}`, `see ${secret}`, 'Basic dXNlcjpwYXNz', 'plain'), fc.integer(), fc.boolean(), fc.constant(null));
+    const leaf = fc.oneof(
+      fc.string(),
+      fc.constantFrom(`Bearer ${secret}`, `see ${secret}`, 'Basic dXNlcjpwYXNz', 'plain'),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+    );
     const value = fc.letrec<{ node: unknown }>((tie) => ({
       node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(keys, tie('node'), { maxKeys: 4 })),
     })).node;

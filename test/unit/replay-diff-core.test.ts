@@ -6,8 +6,23 @@ import { diffText } from '../../electron/core/diff/text-diff.js';
 
 describe('compareSummaries', () => {
   it('compares the fields the stored side names, and reports a member on one side only by the array length', () => {
-    const rebuilt = { status: 'succeeded', extra: 'shown only', members: [{ alias: 'a', rank: 0, task_id: 't1' }, { alias: 'b', rank: 1, task_id: null }] };
-    expect(compareSummaries(rebuilt, { status: 'succeeded', members: [{ alias: 'a', task_id: 't1' }, { alias: 'b', task_id: null }] })).toEqual([]);
+    const rebuilt = {
+      status: 'succeeded',
+      extra: 'shown only',
+      members: [
+        { alias: 'a', rank: 0, task_id: 't1' },
+        { alias: 'b', rank: 1, task_id: null },
+      ],
+    };
+    expect(
+      compareSummaries(rebuilt, {
+        status: 'succeeded',
+        members: [
+          { alias: 'a', task_id: 't1' },
+          { alias: 'b', task_id: null },
+        ],
+      }),
+    ).toEqual([]);
     expect(compareSummaries(rebuilt, { status: 'failed', members: [{ alias: 'a', task_id: 't2' }] })).toEqual([
       { field: 'status', rebuilt: 'succeeded', stored: 'failed' },
       { field: 'members.length', rebuilt: 2, stored: 1 },
@@ -31,7 +46,10 @@ describe('diffJson', () => {
 
 describe('diffText', () => {
   it('gives unified hunks, and no difference for a missing final newline or two empty outputs', () => {
-    expect(diffText('one\ntwo\nthree', 'one\n2\nthree\n')).toEqual({ changed: true, hunks: [{ old_start: 1, old_lines: 3, new_start: 1, new_lines: 3, lines: [' one', '-two', '+2', ' three'] }] });
+    expect(diffText('one\ntwo\nthree', 'one\n2\nthree\n')).toEqual({
+      changed: true,
+      hunks: [{ old_start: 1, old_lines: 3, new_start: 1, new_lines: 3, lines: [' one', '-two', '+2', ' three'] }],
+    });
     expect(diffText('same', 'same\n').changed).toBe(false);
     expect(diffText(null, '').changed).toBe(false);
     expect(diffText(null, 'new').hunks[0]!.lines).toEqual(['+new']);

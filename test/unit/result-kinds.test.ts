@@ -13,7 +13,12 @@ describe('completeJsonRpcBody', () => {
   });
 
   it('completes the task, its history, status message and artifact parts', () => {
-    const task = { id: 't', status: { state: 'completed', message: { messageId: 'm', role: 'agent', parts: [{ text: 'hi' }] } }, history: [{ messageId: 'u', role: 'user', parts: [{ type: 'text', text: 'q' }] }], artifacts: [{ artifactId: 'a', parts: [{ data: { n: 1 } }, { file: { uri: 'file:///x' } }] }] };
+    const task = {
+      id: 't',
+      status: { state: 'completed', message: { messageId: 'm', role: 'agent', parts: [{ text: 'hi' }] } },
+      history: [{ messageId: 'u', role: 'user', parts: [{ type: 'text', text: 'q' }] }],
+      artifacts: [{ artifactId: 'a', parts: [{ data: { n: 1 } }, { file: { uri: 'file:///x' } }] }],
+    };
     const out = JSON.parse(completeJsonRpcBody(body(task), RESULT_KINDS.SendMessage!, origin).text).result;
     expect(out.kind).toBe('task');
     expect(out.status.message).toMatchObject({ kind: 'message', parts: [{ kind: 'text' }] });
@@ -40,7 +45,15 @@ describe('answerOfResponse', () => {
     const withStatus = { task: { status: { message: { parts: [{ text: 'done' }] } }, artifacts: [{ parts: [{ text: 'long output' }] }] } };
     expect(answerOfResponse(withStatus)).toBe('done');
     const raw = Buffer.from('secret file body').toString('base64');
-    const only = { task: { status: {}, artifacts: [{ parts: [{ text: '' }, { raw, filename: 'a.bin', mediaType: 'application/octet-stream' }] }, { parts: [{ url: 'https://x.example/r.pdf' }] }] } };
+    const only = {
+      task: {
+        status: {},
+        artifacts: [
+          { parts: [{ text: '' }, { raw, filename: 'a.bin', mediaType: 'application/octet-stream' }] },
+          { parts: [{ url: 'https://x.example/r.pdf' }] },
+        ],
+      },
+    };
     expect(answerOfResponse(only)).toBe('[file a.bin, application/octet-stream, 16 B]\n[file unnamed, no media type, https://x.example/r.pdf]');
     expect(answerOfResponse({ task: { status: {} } })).toBeNull();
   });

@@ -17,7 +17,11 @@ function box(extraEnv: NodeJS.ProcessEnv = {}) {
       cwd: home,
       io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTTY: false },
       secrets: createMemorySecretStore(),
-      service: { root: join(home, 'root'), uid: 501, runner: async (argv) => (calls.push([...argv]), { exit_code: 0, stdout: 'ActiveState=active\nSubState=running\n', stderr: '' }) },
+      service: {
+        root: join(home, 'root'),
+        uid: 501,
+        runner: async (argv) => (calls.push([...argv]), { exit_code: 0, stdout: 'ActiveState=active\nSubState=running\n', stderr: '' }),
+      },
     });
     return { code, stdout, stderr };
   };
@@ -31,7 +35,11 @@ function parseIni(text: string): Record<string, Record<string, string[]>> {
   for (const line of text.split('\n')) {
     if (!line.trim() || line.startsWith('#')) continue;
     const header = /^\[(.+)\]$/.exec(line);
-    if (header) { section = header[1]!; out[section] = {}; continue; }
+    if (header) {
+      section = header[1]!;
+      out[section] = {};
+      continue;
+    }
     const eq = line.indexOf('=');
     (out[section]![line.slice(0, eq)] ??= []).push(line.slice(eq + 1));
   }
@@ -51,8 +59,16 @@ describe('gateway install', () => {
     expect(unit.Service!.Environment).toEqual([`"MISSIVE_HOME=${b.home}"`, '"LOG_LEVEL=debug"']);
     expect(unit.Service!.Restart).toEqual(['on-failure']);
     expect(unit.Install!.WantedBy).toEqual(['default.target']);
-    expect(b.calls).toEqual([['systemctl', '--user', 'daemon-reload'], ['systemctl', '--user', 'enable', '--now', 'missive-gateway.service']]);
-    expect(readFileSync(path, 'utf8').replaceAll(b.home, '<HOME>').replaceAll(process.execPath, '<NODE>').replace(/"[^"]*bin\/missive\.js"/, '"<BIN>"')).toMatchSnapshot();
+    expect(b.calls).toEqual([
+      ['systemctl', '--user', 'daemon-reload'],
+      ['systemctl', '--user', 'enable', '--now', 'missive-gateway.service'],
+    ]);
+    expect(
+      readFileSync(path, 'utf8')
+        .replaceAll(b.home, '<HOME>')
+        .replaceAll(process.execPath, '<NODE>')
+        .replace(/"[^"]*bin\/missive\.js"/, '"<BIN>"'),
+    ).toMatchSnapshot();
   });
 
   it('renders a launchd plist with ProgramArguments, EnvironmentVariables and KeepAlive', async () => {
@@ -102,7 +118,18 @@ describe('gateway install', () => {
     }
     // A store URL without a password (it comes from [store] password_env, a keyring ref or PGPASSWORD) and prose that
     // names an auth scheme are plain settings.
-    const r = await b.run(['--json', 'gateway', 'install', '--platform', 'linux', '--dry-run', '--env', 'MISSIVE_STORE_URL=postgres://team@db.example:5432/missive?sslmode=require', '--env', 'NOTE=missive sends Bearer tokens only']);
+    const r = await b.run([
+      '--json',
+      'gateway',
+      'install',
+      '--platform',
+      'linux',
+      '--dry-run',
+      '--env',
+      'MISSIVE_STORE_URL=postgres://team@db.example:5432/missive?sslmode=require',
+      '--env',
+      'NOTE=missive sends Bearer tokens only',
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('MISSIVE_STORE_URL=postgres://team@db.example:5432/missive?sslmode=require');
   });
@@ -122,6 +149,9 @@ describe('gateway install', () => {
     expect(JSON.parse(s.stdout).data.service).toMatchObject({ installed: true, scope: 'system', path, state: { ActiveState: 'active' } });
     expect((await b.run(['gateway', 'uninstall', '--platform', 'linux', '--system'])).code).toBe(0);
     expect(existsSync(path)).toBe(false);
-    expect(b.calls.slice(-2)).toEqual([['systemctl', 'disable', '--now', 'missive-gateway.service'], ['systemctl', 'daemon-reload']]);
+    expect(b.calls.slice(-2)).toEqual([
+      ['systemctl', 'disable', '--now', 'missive-gateway.service'],
+      ['systemctl', 'daemon-reload'],
+    ]);
   });
 });

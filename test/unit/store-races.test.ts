@@ -38,7 +38,7 @@ function open(idleCheckpointMs = CHECKPOINT_POLICY.idleCheckpointMs) {
 }
 
 describe('two group writers in one process', () => {
-  it('keeps both writers\' interleaved rows of a tick when one write fails, rolling back that write alone', async () => {
+  it("keeps both writers' interleaved rows of a tick when one write fails, rolling back that write alone", async () => {
     const { path, store, insert } = open();
     const gui = store.grouped();
     const gateway = store.grouped();
@@ -57,7 +57,7 @@ describe('two group writers in one process', () => {
     expect(committed(path)).toEqual(['gui-1', 'gui-2', 'gui-3', 'gw-1', 'gw-3']);
   });
 
-  it('commits a joined writer\'s rows at its own flush, not only at the end of the other writer\'s tick', () => {
+  it("commits a joined writer's rows at its own flush, not only at the end of the other writer's tick", () => {
     const { path, store, insert } = open();
     const gui = store.grouped();
     const gateway = store.grouped();
@@ -107,7 +107,7 @@ describe('two group writers in one process', () => {
 });
 
 describe('close() during a tick', () => {
-  it('commits both writers\' rows of the open tick and a queued batch, then refuses later writes with a storage error', async () => {
+  it("commits both writers' rows of the open tick and a queued batch, then refuses later writes with a storage error", async () => {
     const { path, store, insert } = open();
     const gui = store.grouped();
     const gateway = store.grouped();

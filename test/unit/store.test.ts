@@ -30,7 +30,9 @@ describe('store', () => {
     const v1 = openDatabase(path, { migrations: MIGRATIONS.slice(0, 1) });
     v1.prepare(`INSERT INTO agents (alias, base_url) VALUES ('a', 'http://127.0.0.1:1')`).run();
     v1.prepare(`INSERT INTO tasks (task_id, agent_alias) VALUES ('t', 'a')`).run();
-    v1.prepare(`INSERT INTO artifacts (artifact_id, task_id, content_json) VALUES ('r', 't', ?)`).run(JSON.stringify({ artifactId: 'r', name: 'n', parts: [{ text: 'old' }] }));
+    v1.prepare(`INSERT INTO artifacts (artifact_id, task_id, content_json) VALUES ('r', 't', ?)`).run(
+      JSON.stringify({ artifactId: 'r', name: 'n', parts: [{ text: 'old' }] }),
+    );
     v1.close();
     const db = openDatabase(path);
     expect(getArtifact(db, 't', 'r')?.content).toEqual({ artifactId: 'r', name: 'n', parts: [{ text: 'old' }] });
@@ -58,7 +60,20 @@ describe('store', () => {
   it('creates every schema v1 table with WAL and foreign keys on', () => {
     const db = openDatabase(dbPath());
     const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type='table'`).all() as { name: string }[]).map((t) => t.name);
-    for (const t of ['agents', 'contexts', 'tasks', 'messages', 'artifacts', 'events', 'groups', 'group_members', 'auth_refs', 'push_configs', 'gateway_jobs', 'schema_migrations']) {
+    for (const t of [
+      'agents',
+      'contexts',
+      'tasks',
+      'messages',
+      'artifacts',
+      'events',
+      'groups',
+      'group_members',
+      'auth_refs',
+      'push_configs',
+      'gateway_jobs',
+      'schema_migrations',
+    ]) {
       expect(tables).toContain(t);
     }
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -103,7 +118,11 @@ describe('store', () => {
 
   it('journals redacted payloads and dedupes on a stable key', () => {
     const db = openDatabase(dbPath());
-    const first = appendEvent(db, { type: 'x.test', dedupeKey: 'k1', payload: { headers: { Authorization: 'Bearer s3cret-value' }, note: 'has s3cret-value' } }, ['s3cret-value']);
+    const first = appendEvent(
+      db,
+      { type: 'x.test', dedupeKey: 'k1', payload: { headers: { Authorization: 'Bearer s3cret-value' }, note: 'has s3cret-value' } },
+      ['s3cret-value'],
+    );
     expect(first?.sequence).toBeGreaterThan(0);
     expect(appendEvent(db, { type: 'x.test', dedupeKey: 'k1' })).toBeNull();
     const [row] = listEvents(db, { type: 'x.test' });
@@ -126,7 +145,9 @@ function fillJournal(db: Db) {
     for (let a = 0; a < 5; a++) db.prepare(`INSERT INTO agents (alias, base_url) VALUES (?, 'http://127.0.0.1:1')`).run(`a${a}`);
     for (let c = 0; c < 10; c++) db.prepare(`INSERT INTO contexts (context_id) VALUES (?)`).run(`c${c}`);
     for (let t = 0; t < 50; t++) db.prepare(`INSERT INTO tasks (task_id, agent_alias, context_id) VALUES (?, 'a0', ?)`).run(`t${t}`, `c${Math.floor(t / 5)}`);
-    const insert = db.prepare(`INSERT INTO events (event_id, timestamp, event_type, agent_alias, context_id, task_id, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    const insert = db.prepare(
+      `INSERT INTO events (event_id, timestamp, event_type, agent_alias, context_id, task_id, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
     for (let i = 0; i < JOURNAL_ROWS; i++) {
       const type = i % 50 === 0 ? 'x.rare' : i % 3 ? 'x.chunk' : 'x.status';
       insert.run(`e${i}`, stamp(i), type, agent(i), task(i) && `c${Math.floor(i / 500)}`, task(i), JSON.stringify({ i }));
@@ -176,7 +197,9 @@ describe('journal queries', () => {
     const before = queries.map((q) => listEvents(v3, q));
     v3.close();
     const db = openDatabase(path);
-    expect(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'idx_events_agent'`).get()).toEqual({ sql: 'CREATE INDEX idx_events_agent ON events(agent_alias, sequence)' });
+    expect(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'idx_events_agent'`).get()).toEqual({
+      sql: 'CREATE INDEX idx_events_agent ON events(agent_alias, sequence)',
+    });
     const all = listEvents(db, { afterSequence: 0, limit: JOURNAL_ROWS });
     expect(all).toHaveLength(JOURNAL_ROWS);
     queries.forEach((q, i) => {

@@ -32,7 +32,11 @@ describe('stored JSON', () => {
 
   it('refuses JSON deeper than 128 levels, text that is not JSON and the wrong shape as storage::corrupt_row naming the row', () => {
     const tooDeep = thrown(() => storedJson(deep(5000), task, 'remote_task_json'));
-    expect(tooDeep).toMatchObject({ code: 'missive::storage::corrupt_row', exitCode: 75, message: `the tasks row with task_id "it's" cannot be read: its remote_task_json nests JSON deeper than 128 levels` });
+    expect(tooDeep).toMatchObject({
+      code: 'missive::storage::corrupt_row',
+      exitCode: 75,
+      message: `the tasks row with task_id "it's" cannot be read: its remote_task_json nests JSON deeper than 128 levels`,
+    });
     expect(tooDeep.help).toContain(`DELETE FROM tasks WHERE task_id = 'it''s';`);
     let nested: unknown = 1;
     for (let i = 0; i < 5000; i++) nested = [nested];
@@ -47,9 +51,13 @@ describe('stored JSON', () => {
   it('checks a schema a caller brings, and the values of a state column', () => {
     const schema = z.object({ type: z.literal('header') });
     expect(storedJsonAs('{"type":"header"}', task, 'flow_json', schema)).toEqual({ type: 'header' });
-    expect(thrown(() => storedJsonAs('{"type":"basic"}', task, 'flow_json', schema)).message).toMatch(/flow_json does not hold what missive stores there \(type: /);
+    expect(thrown(() => storedJsonAs('{"type":"basic"}', task, 'flow_json', schema)).message).toMatch(
+      /flow_json does not hold what missive stores there \(type: /,
+    );
     expect(storedEnum('working', ['working', 'completed'], task, 'state')).toBe('working');
-    expect(thrown(() => storedEnum('nonsense', ['working', 'completed'], task, 'state')).message).toContain('its state is "nonsense", not one of working, completed');
+    expect(thrown(() => storedEnum('nonsense', ['working', 'completed'], task, 'state')).message).toContain(
+      'its state is "nonsense", not one of working, completed',
+    );
     expect(thrown(() => storedEnum(null, ['working'], task, 'state')).message).toContain('its state is null');
   });
 
@@ -60,6 +68,6 @@ describe('stored JSON', () => {
     const event = corruptRow(storedRow('events', { sequence: 7, event_id: 'e' }), 'payload_json', 'is not valid JSON');
     expect(event.message).toContain('the events row with sequence 7, event_id "e" cannot be read');
     expect(event.help).toContain('append-only');
-    expect(event.help).toContain('DELETE FROM events WHERE sequence = 7 AND event_id = \'e\';');
+    expect(event.help).toContain("DELETE FROM events WHERE sequence = 7 AND event_id = 'e';");
   });
 });

@@ -18,7 +18,8 @@ import { messagesOfContext } from '../../electron/core/store/repos/history.js';
 import { listContexts } from '../../electron/core/store/repos/contexts.js';
 
 /** One update applied now on SQLite's synchronous driver (inside the caller's transaction), without a tick. */
-const applyUpdateAt = (db: Parameters<typeof runStepsSync>[0], source: UpdateSource, record: Parameters<typeof applyUpdateSteps>[1]) => runStepsSync(db, applyUpdateSteps(source, record));
+const applyUpdateAt = (db: Parameters<typeof runStepsSync>[0], source: UpdateSource, record: Parameters<typeof applyUpdateSteps>[1]) =>
+  runStepsSync(db, applyUpdateSteps(source, record));
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'missive-stream-persist-')), 'm.sqlite3');
 const source: UpdateSource = { eventPrefix: 'a2a.stream', alias: 'peer', protocolVersion: '1.0', metadata: { via: 'test' }, payload: { sequence: 1 } };
@@ -60,14 +61,41 @@ describe('stream persistence', () => {
     const updatedAt = () => (db.prepare(`SELECT updated_at FROM tasks WHERE task_id = 't'`).get() as { updated_at: string }).updated_at;
     ensureContext(db, 'c', 'peer');
     // A task stored whole first, with fields after `status` that must keep their place.
-    upsertTask(db, { taskId: 't', agentAlias: 'peer', contextId: 'c', state: 'submitted', remoteState: 'TASK_STATE_SUBMITTED', protocolVersion: '1.0', remoteJson: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED' }, history: [{ messageId: 'h', parts: [{ text: 'é "q" \\ ✓' }] }], metadata: { n: 1.5 } }, lastMessageId: null });
+    upsertTask(db, {
+      taskId: 't',
+      agentAlias: 'peer',
+      contextId: 'c',
+      state: 'submitted',
+      remoteState: 'TASK_STATE_SUBMITTED',
+      protocolVersion: '1.0',
+      remoteJson: {
+        id: 't',
+        contextId: 'c',
+        status: { state: 'TASK_STATE_SUBMITTED' },
+        history: [{ messageId: 'h', parts: [{ text: 'é "q" \\ ✓' }] }],
+        metadata: { n: 1.5 },
+      },
+      lastMessageId: null,
+    });
     db.prepare(`UPDATE tasks SET updated_at = '2000-01-01T00:00:00.000Z' WHERE task_id = 't'`).run();
     const applied = store.transaction(() => applyUpdateAt(db, source, status('TASK_STATE_WORKING', 'half way')));
     expect(applied.state).toBe('working');
-    const expected = { id: 't', contextId: 'c', status: status('TASK_STATE_WORKING', 'half way').payload.status, history: [{ messageId: 'h', parts: [{ text: 'é "q" \\ ✓' }] }], metadata: { n: 1.5 } };
+    const expected = {
+      id: 't',
+      contextId: 'c',
+      status: status('TASK_STATE_WORKING', 'half way').payload.status,
+      history: [{ messageId: 'h', parts: [{ text: 'é "q" \\ ✓' }] }],
+      metadata: { n: 1.5 },
+    };
     expect(JSON.stringify(getTaskJson(db, 't'))).toBe(JSON.stringify(expected));
-    expect((db.prepare(`SELECT remote_task_json FROM tasks WHERE task_id = 't'`).get() as { remote_task_json: string }).remote_task_json).toBe(JSON.stringify(expected));
-    expect(db.prepare(`SELECT state, remote_state, last_message_id FROM tasks WHERE task_id = 't'`).get()).toEqual({ state: 'working', remote_state: 'TASK_STATE_WORKING', last_message_id: applied.message_id });
+    expect((db.prepare(`SELECT remote_task_json FROM tasks WHERE task_id = 't'`).get() as { remote_task_json: string }).remote_task_json).toBe(
+      JSON.stringify(expected),
+    );
+    expect(db.prepare(`SELECT state, remote_state, last_message_id FROM tasks WHERE task_id = 't'`).get()).toEqual({
+      state: 'working',
+      remote_state: 'TASK_STATE_WORKING',
+      last_message_id: applied.message_id,
+    });
     expect(updatedAt()).not.toBe('2000-01-01T00:00:00.000Z');
     // The same status again changes nothing a reader sees: updated_at stays.
     db.prepare(`UPDATE tasks SET updated_at = '2000-01-01T00:00:00.000Z' WHERE task_id = 't'`).run();
@@ -85,10 +113,21 @@ describe('stream persistence', () => {
     const withSecret = { ...source, secrets: [secret] };
     const first = store.transaction(() => applyUpdateAt(db, withSecret, status('TASK_STATE_WORKING', `token ${secret}`)));
     const second = store.transaction(() => applyUpdateAt(db, withSecret, status('TASK_STATE_WORKING', 'two')));
-    expect(getTaskJson(db, 't')).toEqual({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', message: { messageId: 'm-two', role: 'ROLE_AGENT', parts: [{ text: 'two' }] } } });
+    expect(getTaskJson(db, 't')).toEqual({
+      id: 't',
+      contextId: 'c',
+      status: { state: 'TASK_STATE_WORKING', message: { messageId: 'm-two', role: 'ROLE_AGENT', parts: [{ text: 'two' }] } },
+    });
     const events = listEvents(db, { taskId: 't', limit: 10 });
     expect(events.map((e) => e.eventId)).toEqual([first.message_id, second.message_id]);
-    expect(events[0]!.payload).toEqual({ sequence: 1, statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', message: { messageId: 'm-token [REDACTED]', role: 'ROLE_AGENT', parts: [{ text: 'token [REDACTED]' }] } } } });
+    expect(events[0]!.payload).toEqual({
+      sequence: 1,
+      statusUpdate: {
+        taskId: 't',
+        contextId: 'c',
+        status: { state: 'TASK_STATE_WORKING', message: { messageId: 'm-token [REDACTED]', role: 'ROLE_AGENT', parts: [{ text: 'token [REDACTED]' }] } },
+      },
+    });
     // Stored once: no message row repeats it; the task's answers read it from the journal.
     expect(db.prepare(`SELECT count(*) FROM messages WHERE task_id = 't'`).pluck().get()).toBe(0);
     expect(responsesOfTask(db, 't').map((m) => [m.message_id, m.direction, m.content])).toEqual([
@@ -110,7 +149,13 @@ describe('stream persistence', () => {
       `INSERT INTO messages (message_id, agent_alias, context_id, task_id, direction, role, content_json, metadata_json, created_at)
        VALUES ('old-row', 'peer', 'c', 't', 'stream_event', 'system', ?, '{}', '2026-01-01T00:00:00.000Z')`,
     ).run(JSON.stringify({ statusUpdate: old.payload }));
-    appendEvent(db, { type: 'a2a.stream.status_update', agentAlias: 'peer', contextId: 'c', taskId: 't', payload: { sequence: 1, message_row: 'old-row', statusUpdate: old.payload } });
+    appendEvent(db, {
+      type: 'a2a.stream.status_update',
+      agentAlias: 'peer',
+      contextId: 'c',
+      taskId: 't',
+      payload: { sequence: 1, message_row: 'old-row', statusUpdate: old.payload },
+    });
     const fresh = store.transaction(() => applyUpdateAt(db, source, status('TASK_STATE_WORKING', 'new')));
     expect(messagesOfContext(db, 'c').map((m) => [m.message_id, m.direction])).toEqual([
       ['old-row', 'stream_event'],
@@ -130,17 +175,36 @@ describe('stream persistence', () => {
     const writes = () => db.prepare(`SELECT what, count(*) AS n FROM writes GROUP BY what ORDER BY what`).all();
     const writer = store.grouped();
     const tick = { ...source, ensured: new Set<string>() };
-    const chunk = (n: number) => ({ variant: 'artifactUpdate' as const, payload: { taskId: 't', contextId: 'c', append: n > 0, lastChunk: n === 3, artifact: { artifactId: 'a', parts: [{ text: `${n} ` }] } } });
-    const applied = [status('TASK_STATE_WORKING', 'one'), chunk(0), chunk(1), status('TASK_STATE_WORKING', 'two'), chunk(2), chunk(3), status('TASK_STATE_COMPLETED', 'done')].map((u) =>
-      writer.write(() => runStepsSync(db, applyUpdateSteps(tick, u, tickValues(writer, db)))),
-    );
+    const chunk = (n: number) => ({
+      variant: 'artifactUpdate' as const,
+      payload: { taskId: 't', contextId: 'c', append: n > 0, lastChunk: n === 3, artifact: { artifactId: 'a', parts: [{ text: `${n} ` }] } },
+    });
+    const applied = [
+      status('TASK_STATE_WORKING', 'one'),
+      chunk(0),
+      chunk(1),
+      status('TASK_STATE_WORKING', 'two'),
+      chunk(2),
+      chunk(3),
+      status('TASK_STATE_COMPLETED', 'done'),
+    ].map((u) => writer.write(() => runStepsSync(db, applyUpdateSteps(tick, u, tickValues(writer, db)))));
     expect(applied.filter((a) => a.artifact).map((a) => a.artifact!.version)).toEqual([1, 2, 3, 4]);
     writer.flush();
     // One write of the task row and one of the artifact row for the whole tick (the artifact's first chunk inserts it).
-    expect(writes()).toEqual([{ what: 'artifact', n: 1 }, { what: 'task', n: 1 }]);
-    expect(db.prepare(`SELECT state, last_message_id FROM tasks WHERE task_id = 't'`).get()).toEqual({ state: 'completed', last_message_id: applied.at(-1)!.message_id });
+    expect(writes()).toEqual([
+      { what: 'artifact', n: 1 },
+      { what: 'task', n: 1 },
+    ]);
+    expect(db.prepare(`SELECT state, last_message_id FROM tasks WHERE task_id = 't'`).get()).toEqual({
+      state: 'completed',
+      last_message_id: applied.at(-1)!.message_id,
+    });
     expect(getTaskJson(db, 't')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED', message: { parts: [{ text: 'done' }] } } });
-    expect(getArtifact(db, 't', 'a')).toMatchObject({ version: 4, last_chunk: true, content: { parts: [{ text: '0 ' }, { text: '1 ' }, { text: '2 ' }, { text: '3 ' }] } });
+    expect(getArtifact(db, 't', 'a')).toMatchObject({
+      version: 4,
+      last_chunk: true,
+      content: { parts: [{ text: '0 ' }, { text: '1 ' }, { text: '2 ' }, { text: '3 ' }] },
+    });
     store.close();
   });
 });

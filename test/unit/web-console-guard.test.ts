@@ -15,7 +15,8 @@ describe('web console guard', () => {
     expect([...hosts].sort()).toEqual(['127.0.0.1:4321', '[::1]:4321', 'localhost:4321']);
     expect(checkSource({ host: 'localhost:4321' }, { hosts }, true)).toBeNull();
     expect(checkSource({ host: 'LOCALHOST:4321' }, { hosts }, true)).toBeNull();
-    for (const host of ['evil.example:4321', '127.0.0.1:4322', '127.0.0.1', undefined]) expect(checkSource({ host }, { hosts }, false)?.status, String(host)).toBe(403);
+    for (const host of ['evil.example:4321', '127.0.0.1:4322', '127.0.0.1', undefined])
+      expect(checkSource({ host }, { hosts }, false)?.status, String(host)).toBe(403);
   });
 
   it('answers to the explicit host alone, and to every interface of an unspecified address', () => {
@@ -30,7 +31,8 @@ describe('web console guard', () => {
     const hosts = allowedHosts('127.0.0.1', 4321);
     const ok = { host: '127.0.0.1:4321' };
     expect(checkSource({ ...ok, origin: 'http://127.0.0.1:4321' }, { hosts }, true)).toBeNull();
-    for (const origin of ['http://localhost:4321', 'http://127.0.0.1:4322', 'https://127.0.0.1:4321', 'null', 'http://evil.example']) expect(checkSource({ ...ok, origin }, { hosts }, true)?.status, origin).toBe(403);
+    for (const origin of ['http://localhost:4321', 'http://127.0.0.1:4322', 'https://127.0.0.1:4321', 'null', 'http://evil.example'])
+      expect(checkSource({ ...ok, origin }, { hosts }, true)?.status, origin).toBe(403);
     expect(checkSource({ ...ok, 'sec-fetch-site': 'same-origin' }, { hosts }, true)).toBeNull();
     expect(checkSource({ ...ok, 'sec-fetch-site': 'same-site' }, { hosts }, true)?.status).toBe(403);
     expect(checkSource({ ...ok, 'sec-fetch-site': 'cross-site' }, { hosts }, true)?.status).toBe(403);
@@ -67,7 +69,8 @@ describe('web console files', () => {
 
   it('resolves only paths inside the renderer directory', () => {
     expect(resolveInside('/srv/r', '/assets/app.js')).toBe('/srv/r/assets/app.js');
-    for (const path of ['/../x', '/a/../../x', '/%2e%2e/x', '/a/%2e%2e%2f%2e%2e%2fx', '/..%5cx', '/a%00b', '/%E0%A4%A', 'relative', '/./x']) expect(resolveInside('/srv/r', path), path).toBeNull();
+    for (const path of ['/../x', '/a/../../x', '/%2e%2e/x', '/a/%2e%2e%2f%2e%2e%2fx', '/..%5cx', '/a%00b', '/%E0%A4%A', 'relative', '/./x'])
+      expect(resolveInside('/srv/r', path), path).toBeNull();
   });
 });
 

@@ -22,7 +22,9 @@ const prepared: string[] = [];
 const take = () => prepared.splice(0).map((sql) => sql.replace(/\s+/g, ' ').trim());
 
 const status = (taskId: string, contextId: string, text: string) =>
-  JSON.stringify({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message: { messageId: `m-${text}`, role: 'ROLE_AGENT', parts: [{ text }] } } } });
+  JSON.stringify({
+    statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message: { messageId: `m-${text}`, role: 'ROLE_AGENT', parts: [{ text }] } } },
+  });
 const post = (body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 const count = (sql: string, ...args: unknown[]) => (store.db.prepare(sql).get(...args) as { n: number }).n;
 
@@ -58,7 +60,11 @@ describe('webhook receiver writes', () => {
     expect(statements.some((sql) => /^UPDATE tasks\b/.test(sql))).toBe(true);
     expect(statements.some((sql) => /^INSERT INTO events\b/.test(sql))).toBe(true);
     expect(statements.filter((sql) => /\bINTO (tasks|contexts)\b/.test(sql))).toEqual([]);
-    expect(store.db.prepare(`SELECT state, context_id, agent_alias FROM tasks WHERE task_id = 'task-1'`).get()).toEqual({ state: 'working', context_id: 'ctx-1', agent_alias: 'worker' });
+    expect(store.db.prepare(`SELECT state, context_id, agent_alias FROM tasks WHERE task_id = 'task-1'`).get()).toEqual({
+      state: 'working',
+      context_id: 'ctx-1',
+      agent_alias: 'worker',
+    });
     expect(count(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id = 'task-1' AND agent_alias = 'worker'`)).toBe(1);
   });
 
@@ -109,7 +115,11 @@ describe('webhook receiver writes', () => {
             : Reflect.get(target, key, target),
       });
     }) as typeof store.db.prepare;
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, t) => post(status(`task-${t}`, `ctx-${t}`, `burst ${t}`)).then((r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') }))));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, t) =>
+        post(status(`task-${t}`, `ctx-${t}`, `burst ${t}`)).then((r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') })),
+      ),
+    );
     // The store refused it: 503 with Retry-After (the sender comes back), nothing of it written.
     expect(answers.map((a) => a.status)).toEqual([202, 202, 503, 202, 202, 202, 202, 202]);
     expect(answers[2]!.retryAfter).toBe('5');

@@ -9,7 +9,12 @@ import type { NewEvent } from '../../electron/core/store/rows/events.js';
 import { createRejectionLog, type Rejection } from '../../electron/core/webhook/rejection-log.js';
 
 const WINDOW = 60_000;
-const rejection = (source: string | null, status = 401): Rejection => ({ source, status, reason: `reason ${status}`, payload: { status, remote_address: source } });
+const rejection = (source: string | null, status = 401): Rejection => ({
+  source,
+  status,
+  reason: `reason ${status}`,
+  payload: { status, remote_address: source },
+});
 const payloads = (events: NewEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.payload as Record<string, any>);
 
 beforeEach(() => void vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] }));
@@ -30,7 +35,15 @@ describe('the webhook rejection log', () => {
 
     await vi.advanceTimersByTimeAsync(WINDOW);
     expect(payloads(written, 'a2a.push.rejected_summary')).toMatchObject([
-      { source: '10.0.0.1', other_sources: false, total: 498, rejections: [{ status: 400, count: 99, reason: 'reason 400' }, { status: 401, count: 399 }] },
+      {
+        source: '10.0.0.1',
+        other_sources: false,
+        total: 498,
+        rejections: [
+          { status: 400, count: 99, reason: 'reason 400' },
+          { status: 401, count: 399 },
+        ],
+      },
       { source: '10.0.0.2', other_sources: false, total: 19, rejections: [{ status: 401, count: 19 }] },
     ]);
     // A new window: the first rejection of a status is a row again.

@@ -22,7 +22,10 @@ describe('wire capture', () => {
         method: 'POST',
         url: `http://user:pw@127.0.0.1:9/a2a/rest/message:send?api_key=${KEY}&page=2`,
         headers: { Authorization: `Bearer ${TOKEN}`, 'X-API-Key': KEY, 'X-Custom': `v-${KEY}`, Cookie: 'sid=abc123456', 'A2A-Version': '1.0' },
-        body: JSON.stringify({ message: { parts: [{ text: `my token is ${TOKEN}` }] }, configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/cb', token: 'push-token-xyz-123' } } }),
+        body: JSON.stringify({
+          message: { parts: [{ text: `my token is ${TOKEN}` }] },
+          configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/cb', token: 'push-token-xyz-123' } },
+        }),
       },
       [TOKEN, KEY],
     );
@@ -42,7 +45,13 @@ describe('wire capture', () => {
     });
     expect(exchange!.frames).toBeUndefined();
     expect(exchange!.duration_ms).toBeGreaterThanOrEqual(0);
-    expect(exchange!.request.headers).toEqual({ Authorization: 'Bearer [REDACTED]', 'X-API-Key': '[REDACTED]', 'X-Custom': 'v-[REDACTED]', Cookie: '[REDACTED]', 'A2A-Version': '1.0' });
+    expect(exchange!.request.headers).toEqual({
+      Authorization: 'Bearer [REDACTED]',
+      'X-API-Key': '[REDACTED]',
+      'X-Custom': 'v-[REDACTED]',
+      Cookie: '[REDACTED]',
+      'A2A-Version': '1.0',
+    });
     expect(exchange!.response!.headers['set-cookie']).toBe('[REDACTED]');
     const text = JSON.stringify(capture.exchanges());
     for (const secret of [TOKEN, KEY, 'push-token-xyz-123', 'abc123456', 'secretcookie', 'user:pw']) expect(text).not.toContain(secret);
@@ -68,7 +77,9 @@ describe('wire capture', () => {
   it('keeps stream frames in order with arrival times, at most 10,000, counting the rest', () => {
     const frames: string[] = [];
     const capture = createWireCapture({ onFrame: (_e, f) => void frames.push(f.data) });
-    const rec = capture.begin('SendStreamingMessage', { protocol: 'http', method: 'POST', url: 'http://127.0.0.1:9/', headers: {}, body: '{}', stream: true }, [TOKEN]);
+    const rec = capture.begin('SendStreamingMessage', { protocol: 'http', method: 'POST', url: 'http://127.0.0.1:9/', headers: {}, body: '{}', stream: true }, [
+      TOKEN,
+    ]);
     expect(capture.exchanges()[0]!.frames).toEqual([]);
     rec.response(200, { 'content-type': 'text/event-stream' });
     for (let i = 0; i < MAX_WIRE_FRAMES + 5; i++) rec.frame(i === 0 ? 'status' : undefined, i === 1 ? `{"t":"${TOKEN}"}` : `{"i":${i}}`);
@@ -86,7 +97,11 @@ describe('wire capture', () => {
 
   it('records a failure with its code, the message scrubbed, and ends the exchange', () => {
     const capture = createWireCapture();
-    const rec = capture.begin('GetTask', { protocol: 'grpc', method: '/lf.a2a.v1.A2AService/GetTask', url: '127.0.0.1:9', headers: { authorization: `Bearer ${TOKEN}` }, body: '{"id":"t"}' }, [TOKEN]);
+    const rec = capture.begin(
+      'GetTask',
+      { protocol: 'grpc', method: '/lf.a2a.v1.A2AService/GetTask', url: '127.0.0.1:9', headers: { authorization: `Bearer ${TOKEN}` }, body: '{"id":"t"}' },
+      [TOKEN],
+    );
     rec.fail(transportError('connection_refused', `127.0.0.1:9 refused ${TOKEN}`));
     rec.response(200, {});
     const [exchange] = capture.exchanges();

@@ -28,14 +28,26 @@ export function registerAdapterCommands(program: Command, action: Action): void 
   adapter
     .command('stdio')
     .description('read {"id","channel","input"} frames from stdin, one JSON object per line; write reply and event frames to stdout')
-    .addOption(new Option('--mode <mode>', 'single-shot: answer one frame and exit with its exit code; long-running: answer frames until end of input').choices(['single-shot', 'long-running']).default('long-running'))
+    .addOption(
+      new Option('--mode <mode>', 'single-shot: answer one frame and exit with its exit code; long-running: answer frames until end of input')
+        .choices(['single-shot', 'long-running'])
+        .default('long-running'),
+    )
     .option('--follow-events', 'long-running: also push events.appended frames for new journal rows (the Events view tail)')
     .action(
       action(async ({ core, deps }, o: { mode: 'single-shot' | 'long-running'; followEvents?: boolean }) => {
         const { runStdioAdapter } = await import('../../core/adapters/stdio.js');
         try {
           const result = await untilStopped((signal) =>
-            runStdioAdapter({ core, cwd: deps.cwd, mode: o.mode, input: process.stdin, write: deps.io.stdout, signal, followEventsMs: o.followEvents ? 500 : undefined }),
+            runStdioAdapter({
+              core,
+              cwd: deps.cwd,
+              mode: o.mode,
+              input: process.stdin,
+              write: deps.io.stdout,
+              signal,
+              followEventsMs: o.followEvents ? 500 : undefined,
+            }),
           );
           return result.exitCode;
         } finally {
@@ -55,13 +67,23 @@ export function registerAdapterCommands(program: Command, action: Action): void 
     .option('--outbox <dir>', 'where replies are published, once each: <stem>.result.json or <stem>.error.json')
     .option('--processed <dir>', 'where answered inputs are archived (default: deleted)')
     .option('--error-dir <dir>', 'where inputs whose reply is an error are archived (default: as --processed)')
-    .addOption(new Option('--mode <mode>', 'once: answer what is in the inbox now and exit; watch: go on until SIGINT/SIGTERM').choices(['once', 'watch']).default('once'))
+    .addOption(
+      new Option('--mode <mode>', 'once: answer what is in the inbox now and exit; watch: go on until SIGINT/SIGTERM')
+        .choices(['once', 'watch'])
+        .default('once'),
+    )
     .action(
       action(async ({ core, deps }, o: { inbox?: string; outbox?: string; processed?: string; errorDir?: string; mode: 'once' | 'watch' }) => {
         const { resolve } = await import('node:path');
         const { prepareDirs, runFileDropAdapter, testPauseAfterClaimMs } = await import('../../core/adapters/file-drop.js');
-        for (const [flag, value] of [['--inbox', o.inbox], ['--outbox', o.outbox]] as const) {
-          if (!value) throw new MissiveError('validation', 'missing_option', `adapter file-drop needs ${flag} <dir>`, { help: 'missive adapter file-drop --inbox DIR --outbox DIR [--processed DIR] [--error-dir DIR] [--mode once|watch]' });
+        for (const [flag, value] of [
+          ['--inbox', o.inbox],
+          ['--outbox', o.outbox],
+        ] as const) {
+          if (!value)
+            throw new MissiveError('validation', 'missing_option', `adapter file-drop needs ${flag} <dir>`, {
+              help: 'missive adapter file-drop --inbox DIR --outbox DIR [--processed DIR] [--error-dir DIR] [--mode once|watch]',
+            });
         }
         const dir = (value: string | undefined) => (value ? resolve(deps.cwd, value) : null);
         const dirs = await prepareDirs({ inbox: dir(o.inbox)!, outbox: dir(o.outbox)!, processed: dir(o.processed), errorDir: dir(o.errorDir) });
@@ -70,7 +92,9 @@ export function registerAdapterCommands(program: Command, action: Action): void 
         const result = await untilStopped((signal) =>
           runFileDropAdapter({ ...dirs, core, cwd: deps.cwd, mode: o.mode, signal, warn: (line) => deps.io.stderr(`${terminalLine(line)}\n`), afterClaim }),
         );
-        deps.io.stderr(`file-drop: ${result.results} result(s), ${result.errors} error(s), ${result.recovered} recovered, ${result.duplicates} already answered, ${result.failed} failed\n`);
+        deps.io.stderr(
+          `file-drop: ${result.results} result(s), ${result.errors} error(s), ${result.recovered} recovered, ${result.duplicates} already answered, ${result.failed} failed\n`,
+        );
         return result.exitCode;
       }),
     );

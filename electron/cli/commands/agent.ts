@@ -27,7 +27,12 @@ const showText = (a: AgentView) =>
     ['server CA', a.client_tls?.ca_file ?? undefined],
     ['tags', a.tags],
     ['notes', a.notes],
-    ['card', a.card.cached ? `${a.card.name ?? '(unnamed)'}, fetched ${a.card.fetched_at}, validated ${a.card.validated_at}` : 'not fetched yet (missive agent inspect ' + a.alias + ')'],
+    [
+      'card',
+      a.card.cached
+        ? `${a.card.name ?? '(unnamed)'}, fetched ${a.card.fetched_at}, validated ${a.card.validated_at}`
+        : 'not fetched yet (missive agent inspect ' + a.alias + ')',
+    ],
   ]);
 
 const CREDENTIALS_TEXT: Record<InspectView['origin_pinning']['decision'], string> = {
@@ -48,7 +53,10 @@ const versionText = (n: InspectView['negotiation']['version']) => {
   if (!n.spoken) return undefined;
   const sides = `agent offers ${n.agent_offers.join(', ') || 'no declared version'}; missive speaks ${n.missive_speaks.join(', ')}`;
   const how = n.forced ? 'forced by --protocol-version' : 'the highest both speak';
-  const card = n.card_requested_with && n.card_requested_with !== n.missive_speaks[0] ? `; card asked for with A2A-Version ${n.card_requested_with} after ${n.missive_speaks[0]} was refused` : '';
+  const card =
+    n.card_requested_with && n.card_requested_with !== n.missive_speaks[0]
+      ? `; card asked for with A2A-Version ${n.card_requested_with} after ${n.missive_speaks[0]} was refused`
+      : '';
   return `${n.spoken}: ${how} (${sides})${card}`;
 };
 
@@ -67,7 +75,10 @@ const inspectText = (v: InspectView) => {
       ['agent', `${v.agent.alias} → ${v.card.name}${v.card.version ? ` v${v.card.version}` : ''}`],
       ['description', v.card.description],
       ['provider', (v.card.provider as { organization?: string } | null)?.organization ?? null],
-      ['card format', `A2A ${v.card.format}${v.card.declared_protocol_version ? ` (declares protocolVersion ${v.card.declared_protocol_version})` : ''}, from ${v.cache.url}`],
+      [
+        'card format',
+        `A2A ${v.card.format}${v.card.declared_protocol_version ? ` (declares protocolVersion ${v.card.declared_protocol_version})` : ''}, from ${v.cache.url}`,
+      ],
       ['protocol versions', v.card.protocol_versions],
       ['streaming', String((v.card.capabilities as { streaming?: boolean }).streaming === true)],
       ['push notifications', String((v.card.capabilities as { pushNotifications?: boolean }).pushNotifications === true)],
@@ -75,22 +86,48 @@ const inspectText = (v: InspectView) => {
       ['output modes', v.card.default_output_modes],
       ['selected', selectedText(v)],
       ['A2A version', versionText(v.negotiation.version)],
-      ['credentials', v.origin_pinning.configured.length ? `${v.origin_pinning.configured.join(', ')}: ${CREDENTIALS_TEXT[v.origin_pinning.decision]}` : CREDENTIALS_TEXT.none],
+      [
+        'credentials',
+        v.origin_pinning.configured.length
+          ? `${v.origin_pinning.configured.join(', ')}: ${CREDENTIALS_TEXT[v.origin_pinning.decision]}`
+          : CREDENTIALS_TEXT.none,
+      ],
       ['client certificate', clientCertText(v.client_tls)],
       ['card signature', signatureText(v.signature)],
-      ['card cache', `${v.cache.status}${v.cache.etag ? `, etag ${v.cache.etag}` : ''}${v.cache.last_modified ? `, last-modified ${v.cache.last_modified}` : ''}`],
+      [
+        'card cache',
+        `${v.cache.status}${v.cache.etag ? `, etag ${v.cache.etag}` : ''}${v.cache.last_modified ? `, last-modified ${v.cache.last_modified}` : ''}`,
+      ],
     ]),
   ];
   const warnings = cardWarningsText(v.card_warnings);
   if (warnings) lines.push('', warnings);
   if (v.card.supported_interfaces.length) {
-    lines.push('', 'Interfaces', table(['binding', 'version', 'url'], v.card.supported_interfaces.map((i) => [i.protocol_binding, i.protocol_version ?? '-', i.url])));
+    lines.push(
+      '',
+      'Interfaces',
+      table(
+        ['binding', 'version', 'url'],
+        v.card.supported_interfaces.map((i) => [i.protocol_binding, i.protocol_version ?? '-', i.url]),
+      ),
+    );
   }
   const skills = v.card.skills as Array<{ id: string; name?: string; tags?: string[] }>;
   if (v.security) lines.push('', securityText(v.security));
-  if (skills.length) lines.push('', 'Skills', table(['id', 'name', 'tags'], skills.map((k) => [k.id, k.name ?? '', (k.tags ?? []).join(', ')])));
+  if (skills.length)
+    lines.push(
+      '',
+      'Skills',
+      table(
+        ['id', 'name', 'tags'],
+        skills.map((k) => [k.id, k.name ?? '', (k.tags ?? []).join(', ')]),
+      ),
+    );
   if (!v.negotiation.ok) {
-    lines.push('', `missive cannot talk to this agent: it offers ${v.negotiation.offered_bindings.join(', ') || 'no interface'}; missive speaks ${v.negotiation.supported_bindings.map((b) => BINDING_LABEL[b] ?? b).join(', ')}.`);
+    lines.push(
+      '',
+      `missive cannot talk to this agent: it offers ${v.negotiation.offered_bindings.join(', ') || 'no interface'}; missive speaks ${v.negotiation.supported_bindings.map((b) => BINDING_LABEL[b] ?? b).join(', ')}.`,
+    );
   }
   return lines.join('\n');
 };
@@ -120,7 +157,10 @@ export function registerAgentCommands(program: Command, action: Action): void {
   agent
     .command('add <alias> [base-url]')
     .description("register an agent by alias and base URL, or by its card's URL (one ending in agent-card.json or agent.json: the card is fetched now)")
-    .option('--card-url <url>', 'where the agent serves its Agent Card, when not at <base-url>/.well-known/agent-card.json (fetched now; the base URL defaults to its first HTTP interface)')
+    .option(
+      '--card-url <url>',
+      'where the agent serves its Agent Card, when not at <base-url>/.well-known/agent-card.json (fetched now; the base URL defaults to its first HTTP interface)',
+    )
     .option('--interface <binding=url>', 'explicit interface URL, e.g. json-rpc=http://host/rpc or grpc=host:50051 (repeatable)', collect, [])
     .option('--binding-preference <binding>', 'preferred binding order (repeatable; default http+json, json-rpc, grpc)', collect, [])
     .option('--trust-origin <origin>', "another origin that may receive this agent's credentials, e.g. https://api.example.com (repeatable)", collect, [])
@@ -139,7 +179,12 @@ export function registerAgentCommands(program: Command, action: Action): void {
         const cardSource = await import('../../core/agents/card-source.js');
         const cardUrl: string | undefined = opts.cardUrl ?? (given && cardSource.isCardUrl(given) ? given : undefined);
         const baseUrl = given === cardUrl ? undefined : given;
-        if (!baseUrl && !cardUrl) throw usageError('missing_base_url', `agent add ${alias} needs the agent's base URL or its card URL`, `Give one: missive agent add ${alias} https://agent.example.com  (or --card-url https://host/path/agent-card.json)`);
+        if (!baseUrl && !cardUrl)
+          throw usageError(
+            'missing_base_url',
+            `agent add ${alias} needs the agent's base URL or its card URL`,
+            `Give one: missive agent add ${alias} https://agent.example.com  (or --card-url https://host/path/agent-card.json)`,
+          );
         const input = {
           alias,
           interfaces: opts.interface,
@@ -152,7 +197,9 @@ export function registerAgentCommands(program: Command, action: Action): void {
           clientTls: { certFile: opts.clientCert, keyFile: opts.clientKey, caFile: opts.caCert, passphraseRef: opts.keyPassphraseRef, baseDir: deps.cwd },
           cardKeys: { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd },
         };
-        const view = cardUrl ? await cardSource.addAgentFromCard(core, { ...input, baseUrl, cardUrl }) : await (await registry()).addAgent(core, { ...input, baseUrl: baseUrl! });
+        const view = cardUrl
+          ? await cardSource.addAgentFromCard(core, { ...input, baseUrl, cardUrl })
+          : await (await registry()).addAgent(core, { ...input, baseUrl: baseUrl! });
         out.result('agent_add', { agent: view }, (d) => `added agent ${d.agent.alias} (${d.agent.base_url})\nnext: missive agent inspect ${d.agent.alias}`);
       }),
     );
@@ -175,14 +222,21 @@ export function registerAgentCommands(program: Command, action: Action): void {
         const authChange = opts.authRef !== undefined || opts.clearAuthRef === true;
         const tlsChange = [opts.clientCert, opts.clientKey, opts.caCert, opts.keyPassphraseRef].some((v) => v !== undefined) || opts.clearClientTls === true;
         const keysChange = opts.jwksUrl !== undefined || opts.jwksFile !== undefined || opts.clearJwks === true;
-        if (opts.authRef !== undefined && opts.clearAuthRef) throw usageError('conflicting_options', '--auth-ref and --clear-auth-ref contradict each other: give one');
-        if (opts.clearJwks && (opts.jwksUrl !== undefined || opts.jwksFile !== undefined)) throw usageError('conflicting_options', '--clear-jwks removes the card keys: give it without --jwks-url / --jwks-file');
+        if (opts.authRef !== undefined && opts.clearAuthRef)
+          throw usageError('conflicting_options', '--auth-ref and --clear-auth-ref contradict each other: give one');
+        if (opts.clearJwks && (opts.jwksUrl !== undefined || opts.jwksFile !== undefined))
+          throw usageError('conflicting_options', '--clear-jwks removes the card keys: give it without --jwks-url / --jwks-file');
         if (!authChange && !tlsChange && !keysChange) {
-          throw usageError('nothing_to_set', `nothing to set on agent "${alias}"`, 'Give --auth-ref NAME, --clear-auth-ref, --client-cert FILE --client-key FILE, --ca-cert FILE, --clear-client-tls, --jwks-url URL, --jwks-file FILE or --clear-jwks.');
+          throw usageError(
+            'nothing_to_set',
+            `nothing to set on agent "${alias}"`,
+            'Give --auth-ref NAME, --clear-auth-ref, --client-cert FILE --client-key FILE, --ca-cert FILE, --clear-client-tls, --jwks-url URL, --jwks-file FILE or --clear-jwks.',
+          );
         }
         const { setAgentAuthRef, setAgentCardKeys, setAgentClientTls } = await registry();
         let view = authChange ? await setAgentAuthRef(core, alias, opts.clearAuthRef ? null : opts.authRef) : undefined;
-        if (keysChange) view = await setAgentCardKeys(core, alias, opts.clearJwks ? null : { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd });
+        if (keysChange)
+          view = await setAgentCardKeys(core, alias, opts.clearJwks ? null : { jwksUrl: opts.jwksUrl, jwksFile: opts.jwksFile, baseDir: deps.cwd });
         if (tlsChange) {
           view = await setAgentClientTls(core, alias, {
             clientTls: { certFile: opts.clientCert, keyFile: opts.clientKey, caFile: opts.caCert, passphraseRef: opts.keyPassphraseRef, baseDir: deps.cwd },
@@ -222,14 +276,18 @@ export function registerAgentCommands(program: Command, action: Action): void {
 
   agent
     .command('inspect <alias>')
-    .description('show the Agent Card and the selected interface (fetches the card when none is cached); <alias> may also be a URL (no registration needed) or a card file')
+    .description(
+      'show the Agent Card and the selected interface (fetches the card when none is cached); <alias> may also be a URL (no registration needed) or a card file',
+    )
     .option('--refresh', 'revalidate the cached card first (If-None-Match / If-Modified-Since)')
-    .option('--extended', 'also fetch the extended Agent Card (GetExtendedAgentCard, sent with the agent\'s auth)')
+    .option('--extended', "also fetch the extended Agent Card (GetExtendedAgentCard, sent with the agent's auth)")
     .addOption(bindingOption())
     .action(
       action(async ({ core, out, deps }, alias: string, opts: { refresh?: boolean; binding?: Binding; extended?: boolean }) => {
         const view = await inspectTarget(core, alias, opts, deps.cwd);
-        out.result('agent_inspect', view, (v: InspectView & { extended_card?: ExtendedCardView }) => (v.extended_card ? `${inspectText(v)}\n\n${extendedCardText(v.extended_card)}` : inspectText(v)));
+        out.result('agent_inspect', view, (v: InspectView & { extended_card?: ExtendedCardView }) =>
+          v.extended_card ? `${inspectText(v)}\n\n${extendedCardText(v.extended_card)}` : inspectText(v),
+        );
       }),
     );
 
@@ -264,7 +322,11 @@ export function registerAgentCommands(program: Command, action: Action): void {
   agent
     .command('remove <alias>')
     .description('remove a locally registered agent')
-    .action(action(async ({ core, out }, alias: string) => out.result('agent_remove', await (await registry()).removeAgent(core, alias), () => `removed agent ${alias}`)));
+    .action(
+      action(async ({ core, out }, alias: string) =>
+        out.result('agent_remove', await (await registry()).removeAgent(core, alias), () => `removed agent ${alias}`),
+      ),
+    );
 
   agent
     .command('rename <old> <new>')

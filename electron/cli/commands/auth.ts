@@ -37,7 +37,9 @@ export function registerAuthCommands(program: Command, action: Action): void {
         out.result('auth_list', data, (d) =>
           [
             `keyring: ${d.keyring.available ? `${d.keyring.backend} available` : `unavailable (${d.keyring.reason})`}`,
-            d.auth_refs.length ? table(['name', 'flow', 'kind', 'location', 'header', 'present'], d.auth_refs.map(refRow)) : 'no auth refs yet: missive auth add <name> --env VAR',
+            d.auth_refs.length
+              ? table(['name', 'flow', 'kind', 'location', 'header', 'present'], d.auth_refs.map(refRow))
+              : 'no auth refs yet: missive auth add <name> --env VAR',
           ].join('\n'),
         );
       }),
@@ -94,7 +96,12 @@ export function registerAuthCommands(program: Command, action: Action): void {
     .action(
       action(async ({ core, out }, name: string, o: { env?: string; keyringService?: string; keyringAccount?: string }) => {
         const ref = await bindAuth(core, name, { env: o.env, keyringService: o.keyringService, keyringAccount: o.keyringAccount });
-        out.result('auth_bind', { auth_ref: ref }, (d) => `auth ref ${d.auth_ref.name} reads its secret on this host from ${d.auth_ref.kind === 'env' ? `$${d.auth_ref.env}` : `the keyring entry ${d.auth_ref.keyring_service}/${d.auth_ref.keyring_account}`}`);
+        out.result(
+          'auth_bind',
+          { auth_ref: ref },
+          (d) =>
+            `auth ref ${d.auth_ref.name} reads its secret on this host from ${d.auth_ref.kind === 'env' ? `$${d.auth_ref.env}` : `the keyring entry ${d.auth_ref.keyring_service}/${d.auth_ref.keyring_account}`}`,
+        );
       }),
     );
 
@@ -115,7 +122,7 @@ export function registerAuthCommands(program: Command, action: Action): void {
 
   auth
     .command('login <target>')
-    .description('run the flow of an auth ref (or of an agent\'s auth ref): fetch an OAuth2 token, or the device-code login')
+    .description("run the flow of an auth ref (or of an agent's auth ref): fetch an OAuth2 token, or the device-code login")
     .action(
       action(async ({ core, out, deps }, target: string) => {
         // The device code must reach the user in every output mode: stderr, whatever --quiet / --json say.
@@ -142,11 +149,18 @@ export function registerAuthCommands(program: Command, action: Action): void {
           if (!s.token_status) return '-';
           if (!s.token_status.cached) return 'no token';
           if (s.token_status.expires_in === null) return `cached (${s.token_status.where}), no expiry`;
-          return s.token_status.fresh ? `cached (${s.token_status.where}), expires in ${s.token_status.expires_in} s` : `expired${s.token_status.refreshable ? ' (refreshable)' : ''}`;
+          return s.token_status.fresh
+            ? `cached (${s.token_status.where}), expires in ${s.token_status.expires_in} s`
+            : `expired${s.token_status.refreshable ? ' (refreshable)' : ''}`;
         };
         const secretText = (s: AuthStatusView) => (s.secret_present === null ? 'keyring unavailable' : s.secret_present ? 'yes' : 'no');
         out.result('auth_status', data, (d) =>
-          d.auth_refs.length ? table(['name', 'flow', 'secret', 'token'], d.auth_refs.map((s: AuthStatusView) => [s.name, s.flow, secretText(s), tokenText(s)])) : 'no auth refs yet: missive auth add <name> --env VAR',
+          d.auth_refs.length
+            ? table(
+                ['name', 'flow', 'secret', 'token'],
+                d.auth_refs.map((s: AuthStatusView) => [s.name, s.flow, secretText(s), tokenText(s)]),
+              )
+            : 'no auth refs yet: missive auth add <name> --env VAR',
         );
       }),
     );
@@ -154,10 +168,20 @@ export function registerAuthCommands(program: Command, action: Action): void {
   auth
     .command('logout <target>')
     .description('forget the cached OAuth2 tokens of an auth ref (memory and keyring); its secret stays')
-    .action(action(async ({ core, out }, target: string) => out.result('auth_logout', await logoutAuth(core, target), (d) => (d.dropped ? `logged out: forgot the token of ${d.name}` : `no token cached for ${d.name}`))));
+    .action(
+      action(async ({ core, out }, target: string) =>
+        out.result('auth_logout', await logoutAuth(core, target), (d) =>
+          d.dropped ? `logged out: forgot the token of ${d.name}` : `no token cached for ${d.name}`,
+        ),
+      ),
+    );
 
   auth
     .command('delete-secret <name>')
     .description('delete the keyring secret of an auth ref')
-    .action(action(async ({ core, out }, name: string) => out.result('auth_delete_secret', await deleteSecret(core, name), (d) => (d.deleted ? `deleted the secret of ${name}` : `no secret stored for ${name}`))));
+    .action(
+      action(async ({ core, out }, name: string) =>
+        out.result('auth_delete_secret', await deleteSecret(core, name), (d) => (d.deleted ? `deleted the secret of ${name}` : `no secret stored for ${name}`)),
+      ),
+    );
 }

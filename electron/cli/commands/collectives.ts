@@ -15,7 +15,15 @@ import { collect, integer } from '../options.js';
 import { barrierText, fanOutText, reduceText, stepText } from '../collective-text.js';
 import { MemberProgress } from '../progress.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
-import { addContextTargetOptions, addFanOutOptions, addReduceOptions, addReduceTargetOptions, addViaJobsOption, fanOutFlags, reduceInputOf } from '../collective-options.js';
+import {
+  addContextTargetOptions,
+  addFanOutOptions,
+  addReduceOptions,
+  addReduceTargetOptions,
+  addViaJobsOption,
+  fanOutFlags,
+  reduceInputOf,
+} from '../collective-options.js';
 import { collectiveContextId } from '../../core/collectives/bcast-document.js';
 
 function fanOutRun(ctx: CommandContext) {
@@ -56,7 +64,13 @@ async function targetContext(ctx: CommandContext, command: string, group: string
 }
 
 export function registerCollectiveCommands(program: Command, action: Action): void {
-  addViaJobsOption(addFanOutOptions(addMessageInputOptions(program.command('bcast <group> [message]').description('send one message to every member (one shared context, a fresh message id each)')))).action(
+  addViaJobsOption(
+    addFanOutOptions(
+      addMessageInputOptions(
+        program.command('bcast <group> [message]').description('send one message to every member (one shared context, a fresh message id each)'),
+      ),
+    ),
+  ).action(
     action(async (ctx, name: string, message: string | undefined, o: OptionValues) => {
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
@@ -65,19 +79,26 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     }),
   );
 
-  addViaJobsOption(addFanOutOptions(
-    program
-      .command('scatter <group>')
-      .description('deal inputs out: input i goes to member i mod N, one shared context')
-      .requiredOption('--inputs <file>', 'JSON array (strings → text, other values → data parts) or one input per line')
-      .option('--context <id>', 'A2A contextId to continue')
-      .option('--metadata <k=v>', 'non-secret message metadata (repeatable)', collect, [])
-      .option('--accepted-output-mode <mime>', 'acceptable output media type (repeatable)', collect, []),
-  )).action(
+  addViaJobsOption(
+    addFanOutOptions(
+      program
+        .command('scatter <group>')
+        .description('deal inputs out: input i goes to member i mod N, one shared context')
+        .requiredOption('--inputs <file>', 'JSON array (strings → text, other values → data parts) or one input per line')
+        .option('--context <id>', 'A2A contextId to continue')
+        .option('--metadata <k=v>', 'non-secret message metadata (repeatable)', collect, [])
+        .option('--accepted-output-mode <mime>', 'acceptable output media type (repeatable)', collect, []),
+    ),
+  ).action(
     action(async (ctx, name: string, o: OptionValues) => {
       const run = fanOutRun(ctx);
       const items = readScatterInputs(o.inputs, ctx.deps.cwd, ctx.core.config.qos.maxRequestBytes);
-      const result = await scatter(ctx.core, items, { cwd: ctx.deps.cwd, metadata: o.metadata, acceptedOutputModes: o.acceptedOutputMode }, { group: name, contextId: o.context, ...fanOutFlags(o), onMember: run.onMember }).finally(run.done);
+      const result = await scatter(
+        ctx.core,
+        items,
+        { cwd: ctx.deps.cwd, metadata: o.metadata, acceptedOutputModes: o.acceptedOutputMode },
+        { group: name, contextId: o.context, ...fanOutFlags(o), onMember: run.onMember },
+      ).finally(run.done);
       return ctx.out.outcome('scatter_result', result, fanOutText, fanOutError);
     }),
   );
@@ -89,7 +110,9 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     .option('--from-bcast <path|->', 'take task ids from a `bcast --json` document')
     .option('--state <state>', 'target and success state (repeatable; default: terminal states, only completed succeeds)', collect, [])
     .option('--required <n>', 'quorum, 1 to 10000 (default: every member)', integer('--required', 1, 10_000))
-    .addOption(new Option('--failure-policy <policy>', 'stop: any failure decides; continue: only the quorum does').choices(['stop', 'continue']).default('stop'))
+    .addOption(
+      new Option('--failure-policy <policy>', 'stop: any failure decides; continue: only the quorum does').choices(['stop', 'continue']).default('stop'),
+    )
     .option('--interval <duration>', 'poll interval, at most 5s (default 1s)')
     .option('--history-length <n>', 'history messages to ask for on GetTask (0 to 1000000)', integer('--history-length', 0, 1_000_000))
     .option('--local', 'read the store only, no GetTask')
@@ -111,24 +134,40 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
       }),
     );
 
-  addContextTargetOptions(program.command('gather <group>').description("collect each member's latest output in a context from the local journal (no network)"), 'gather', { fromBcast: true })
+  addContextTargetOptions(
+    program.command('gather <group>').description("collect each member's latest output in a context from the local journal (no network)"),
+    'gather',
+    { fromBcast: true },
+  )
     .option('--output-dir <dir>', 'also export the artifacts, rank-prefixed')
     .option('--force', 'overwrite existing files in --output-dir')
     .action(
       action(async (ctx, name: string, o: { context?: string; fromBcast?: string; outputDir?: string; force?: boolean }) => {
         const contextId = await targetContext(ctx, 'gather', name, o);
-        return ctx.out.result('gather_result', await gather(ctx.core, { group: name, contextId, outputDir: o.outputDir, force: o.force, cwd: ctx.deps.cwd }), (r: GatherResult) => gatherMarkdown(r));
+        return ctx.out.result(
+          'gather_result',
+          await gather(ctx.core, { group: name, contextId, outputDir: o.outputDir, force: o.force, cwd: ctx.deps.cwd }),
+          (r: GatherResult) => gatherMarkdown(r),
+        );
       }),
     );
 
-  addReduceTargetOptions(program.command('reduce <group>').description("reduce the members' outputs in a context to one result, recorded as a local message"), { fromBcast: true }).action(
+  addReduceTargetOptions(program.command('reduce <group>').description("reduce the members' outputs in a context to one result, recorded as a local message"), {
+    fromBcast: true,
+  }).action(
     action(async (ctx, name: string, o: OptionValues) => {
       const contextId = await targetContext(ctx, 'reduce', name, o);
       return ctx.out.result('reduce_result', await reduce(ctx.core, { ...reduceInputOf(name, o, ctx.deps.cwd), contextId }), reduceText);
     }),
   );
 
-  addReduceOptions(addViaJobsOption(addFanOutOptions(addMessageInputOptions(program.command('round <group> [message]').description('bcast → barrier → gather → reduce in one context, with one summary'))))).action(
+  addReduceOptions(
+    addViaJobsOption(
+      addFanOutOptions(
+        addMessageInputOptions(program.command('round <group> [message]').description('bcast → barrier → gather → reduce in one context, with one summary')),
+      ),
+    ),
+  ).action(
     action(async (ctx, name: string, message: string | undefined, o: OptionValues) => {
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
@@ -145,7 +184,12 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
           ctx.out.event('round_step', { step, result: r }, (d) => `== ${d.step} ==\n${stepText(d.step, d.result)}\n`);
         },
       }).finally(run.done);
-      return ctx.out.outcome('round_result', result, (r: RoundResult) => `round ${r.status} in context ${r.context_id}${r.error ? `: ${r.error.message}` : ''}`, roundError);
+      return ctx.out.outcome(
+        'round_result',
+        result,
+        (r: RoundResult) => `round ${r.status} in context ${r.context_id}${r.error ? `: ${r.error.message}` : ''}`,
+        roundError,
+      );
     }),
   );
 }

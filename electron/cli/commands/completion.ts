@@ -15,7 +15,10 @@ export function registerCompletionCommands(program: Command, action: Action): vo
     .command('completion')
     .description('print a shell completion script (bash, zsh, fish, powershell), generated from the command tree')
     .addArgument(new Argument('<shell>', 'the shell to complete for').choices([...SHELLS]))
-    .addHelpText('after', '\nLoad it: bash: source <(missive completion bash); zsh: source <(missive completion zsh);\nfish: missive completion fish | source; PowerShell: missive completion powershell | Out-String | Invoke-Expression')
+    .addHelpText(
+      'after',
+      '\nLoad it: bash: source <(missive completion bash); zsh: source <(missive completion zsh);\nfish: missive completion fish | source; PowerShell: missive completion powershell | Out-String | Invoke-Expression',
+    )
     .action(
       action.withoutCore(({ out }, shell: Shell) => {
         const script = completionScript(shell, commandTree(program));

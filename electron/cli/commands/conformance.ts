@@ -9,7 +9,13 @@ import { runConformance, type ConformanceReport, type ProbeCell } from '../../co
 import type { Action } from '../command-context.js';
 import { table } from '../human.js';
 
-const LABEL: Record<ProbeCell['status'], string> = { ok: 'ok', failed: 'FAIL', skipped: 'skipped', not_advertised: 'not advertised', 'not_in_0.3': 'not in 0.3' };
+const LABEL: Record<ProbeCell['status'], string> = {
+  ok: 'ok',
+  failed: 'FAIL',
+  skipped: 'skipped',
+  not_advertised: 'not advertised',
+  'not_in_0.3': 'not in 0.3',
+};
 
 /** The short reason of a stable code (`missive::transport::http_status` → `http_status`). */
 const reason = (code: string | null) => (code ? code.split('::').pop()! : '');
@@ -23,12 +29,29 @@ function cellText(c: ProbeCell | undefined): string {
 export function conformanceText(r: ConformanceReport): string {
   const columns = r.interfaces.filter((i) => i.probed);
   const lines = [`Conformance of "${r.alias}": card "${r.card.name}" (A2A ${r.card.format} card, ${r.card.status} in ${r.card.latency_ms} ms)`, ''];
-  lines.push(table(['operation', ...columns.map((c) => c.id)], r.operations.map((op) => [op, ...columns.map((c) => cellText(c.cells.find((x) => x.operation === op)))])));
-  lines.push('', 'Interfaces', table(['column', 'binding', 'version', 'url'], r.interfaces.map((i) => [i.probed ? i.id : `${i.id} (not probed: missive does not speak it)`, i.protocol_binding, i.protocol_version, i.url])));
-  const failures = columns.flatMap((c) => c.cells.filter((x) => x.status === 'failed').map((x) => `  ${c.id} ${x.operation}: ${x.code} ${x.message ?? ''}`.trimEnd()));
+  lines.push(
+    table(
+      ['operation', ...columns.map((c) => c.id)],
+      r.operations.map((op) => [op, ...columns.map((c) => cellText(c.cells.find((x) => x.operation === op)))]),
+    ),
+  );
+  lines.push(
+    '',
+    'Interfaces',
+    table(
+      ['column', 'binding', 'version', 'url'],
+      r.interfaces.map((i) => [i.probed ? i.id : `${i.id} (not probed: missive does not speak it)`, i.protocol_binding, i.protocol_version, i.url]),
+    ),
+  );
+  const failures = columns.flatMap((c) =>
+    c.cells.filter((x) => x.status === 'failed').map((x) => `  ${c.id} ${x.operation}: ${x.code} ${x.message ?? ''}`.trimEnd()),
+  );
   if (failures.length) lines.push('', 'Failures', ...failures);
   const s = r.summary;
-  lines.push('', `${s.ok} ok, ${s.failed} failed, ${s.skipped} skipped, ${s.not_advertised} not advertised, ${s['not_in_0.3']} not in 0.3${r.include_send ? '' : ' (sends skipped: --include-send probes them)'}`);
+  lines.push(
+    '',
+    `${s.ok} ok, ${s.failed} failed, ${s.skipped} skipped, ${s.not_advertised} not advertised, ${s['not_in_0.3']} not in 0.3${r.include_send ? '' : ' (sends skipped: --include-send probes them)'}`,
+  );
   return lines.join('\n');
 }
 

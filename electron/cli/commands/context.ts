@@ -1,6 +1,15 @@
 /** `missive context …`: local names, forks, closing and redacted export of A2A contexts. */
 import type { Command } from 'commander';
-import { closeContext, createContext, exportContext, forkContext, listContextSummaries, nameContext, showContext, type ContextListItem } from '../../core/contexts/service.js';
+import {
+  closeContext,
+  createContext,
+  exportContext,
+  forkContext,
+  listContextSummaries,
+  nameContext,
+  showContext,
+  type ContextListItem,
+} from '../../core/contexts/service.js';
 import type { ContextRow } from '../../core/store/rows/contexts.js';
 import { contextThread, type ThreadArtifact, type ThreadMessage } from '../../core/contexts/thread.js';
 import { terminalBlock, terminalLine } from '../terminal-text.js';
@@ -37,7 +46,10 @@ export function registerContextCommands(program: Command, action: Action): void 
       action(async ({ core, out }, o: { limit?: number }) =>
         out.result('context_list', { contexts: await listContextSummaries(core, o.limit) }, (d: { contexts: ContextListItem[] }) =>
           d.contexts.length
-            ? table(['CONTEXT', 'NAME', 'STATE', 'TASKS', 'MESSAGES', 'UPDATED'], d.contexts.map((c) => [c.context_id, c.name ?? '-', c.state, String(c.tasks), String(c.messages), c.updated_at]))
+            ? table(
+                ['CONTEXT', 'NAME', 'STATE', 'TASKS', 'MESSAGES', 'UPDATED'],
+                d.contexts.map((c) => [c.context_id, c.name ?? '-', c.state, String(c.tasks), String(c.messages), c.updated_at]),
+              )
             : 'No contexts yet: missive context create --name <name>, or send with --context.',
         ),
       ),
@@ -48,7 +60,15 @@ export function registerContextCommands(program: Command, action: Action): void 
     .action(
       action(async ({ core, out }, ref: string) =>
         out.result('context_show', await showContext(core, ref), (d: Awaited<ReturnType<typeof showContext>>) =>
-          [contextText(d.context), `counts     ${d.counts.messages} messages, ${d.counts.tasks} tasks, ${d.counts.artifacts} artifacts, ${d.counts.events} events`, '', table(['TASK', 'AGENT', 'STATE'], d.tasks.map((t) => [String(t.task_id), String(t.agent_alias), String(t.state)]))].join('\n'),
+          [
+            contextText(d.context),
+            `counts     ${d.counts.messages} messages, ${d.counts.tasks} tasks, ${d.counts.artifacts} artifacts, ${d.counts.events} events`,
+            '',
+            table(
+              ['TASK', 'AGENT', 'STATE'],
+              d.tasks.map((t) => [String(t.task_id), String(t.agent_alias), String(t.state)]),
+            ),
+          ].join('\n'),
         ),
       ),
     );
@@ -58,7 +78,11 @@ export function registerContextCommands(program: Command, action: Action): void 
     .action(
       action(async ({ core, out }, ref: string) =>
         out.result('context_thread', await contextThread(core, ref), (d: Awaited<ReturnType<typeof contextThread>>) =>
-          [contextText(d.context), '', ...(d.items.length ? d.items.map((item) => threadItemText(item as ThreadMessage | ThreadArtifact)) : ['(nothing in this context yet)'])].join('\n'),
+          [
+            contextText(d.context),
+            '',
+            ...(d.items.length ? d.items.map((item) => threadItemText(item as ThreadMessage | ThreadArtifact)) : ['(nothing in this context yet)']),
+          ].join('\n'),
         ),
       ),
     );

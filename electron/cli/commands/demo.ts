@@ -51,8 +51,10 @@ export function registerDemoCommand(program: Command, action: Action): void {
         if (human) deps.io.stdout(`• ${terminalBlock(describe(step))}\n`);
         else if (out.mode === 'ndjson') out.result('demo_step', step, () => '');
       });
-      out.result('demo_result', { missive_home: env.MISSIVE_HOME, steps: result.steps }, (d) =>
-        `\ndone. The demo state is in MISSIVE_HOME=${d.missive_home}\nkeep the agents up for manual tries with:  missive demo serve`,
+      out.result(
+        'demo_result',
+        { missive_home: env.MISSIVE_HOME, steps: result.steps },
+        (d) => `\ndone. The demo state is in MISSIVE_HOME=${d.missive_home}\nkeep the agents up for manual tries with:  missive demo serve`,
       );
     }),
   );
@@ -71,7 +73,13 @@ export function registerDemoCommand(program: Command, action: Action): void {
           throw error;
         }
         out.result('demo_serve', { agents: agents.agents.map((a) => ({ alias: a.alias, base_url: a.agent.baseUrl })), state: core.paths.state }, (d) =>
-          [table(['alias', 'base url'], d.agents.map((a: { alias: string; base_url: string }) => [a.alias, a.base_url])), `registered in ${d.state}; press Ctrl-C to stop`].join('\n'),
+          [
+            table(
+              ['alias', 'base url'],
+              d.agents.map((a: { alias: string; base_url: string }) => [a.alias, a.base_url]),
+            ),
+            `registered in ${d.state}; press Ctrl-C to stop`,
+          ].join('\n'),
         );
         await new Promise<void>((resolve) => {
           const stop = () => resolve();

@@ -5,13 +5,21 @@ import type { Action } from '../command-context.js';
 import { collect } from '../options.js';
 import { diffText } from '../diff-text.js';
 
-const list = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const list = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 export function registerDiffCommand(program: Command, action: Action): void {
   program
     .command('diff')
-    .description("diff gathered outputs: each member's output in round A vs round B, or two members of one round (text lines and JSON data parts; local journal only)")
-    .requiredOption('--context <id>', 'a round\'s context, id or name: twice for two rounds, once with --members', collect)
+    .description(
+      "diff gathered outputs: each member's output in round A vs round B, or two members of one round (text lines and JSON data parts; local journal only)",
+    )
+    .requiredOption('--context <id>', "a round's context, id or name: twice for two rounds, once with --members", collect)
     .option('--member <alias>', 'two rounds: only this member')
     .option('--members <a,b>', 'one round: compare these two members', list)
     .option('--group <name>', "take the members from this group (default: the round's bcast/scatter in the journal)")

@@ -27,7 +27,15 @@ export function registerDoctorCommand(program: Command, action: Action): void {
           core = createCore(coreOptions(flags, deps, (message) => out.warning(message)));
         } catch (error) {
           if (!isMissiveError(error) || error.category !== 'config') throw error;
-          const report = await runDoctorWithoutConfig({ error, env: deps.env, cwd: deps.cwd, configFlag: flags.config, profileFlag: flags.profile, storeFlag: flags.store, secrets: deps.secrets ?? createKeytarStore() });
+          const report = await runDoctorWithoutConfig({
+            error,
+            env: deps.env,
+            cwd: deps.cwd,
+            configFlag: flags.config,
+            profileFlag: flags.profile,
+            storeFlag: flags.store,
+            secrets: deps.secrets ?? createKeytarStore(),
+          });
           out.result('doctor', report, human);
           return report.exit_code;
         }
@@ -42,4 +50,3 @@ export function registerDoctorCommand(program: Command, action: Action): void {
       }),
     );
 }
-

@@ -16,7 +16,12 @@ const filterOptions = (cmd: Command) =>
     .option('--task <id>', 'only events of this task')
     .option('--since <timestamp>', 'only events at or after this ISO-8601 time')
     .option('--search <text>', 'only events whose type, agent, ids or (redacted) payload contain this text, any case')
-    .addOption(new Option('--outcome <outcome>', 'failed: only failures (failed calls and runs, refused callbacks, tasks that ended failed or rejected, collectives that did not succeed)').choices([...EVENT_OUTCOMES]));
+    .addOption(
+      new Option(
+        '--outcome <outcome>',
+        'failed: only failures (failed calls and runs, refused callbacks, tasks that ended failed or rejected, collectives that did not succeed)',
+      ).choices([...EVENT_OUTCOMES]),
+    );
 
 const filterOf = (o: Record<string, string | undefined>, limit?: number): EventFilter => ({
   type: o.type,
@@ -31,7 +36,13 @@ const filterOf = (o: Record<string, string | undefined>, limit?: number): EventF
 
 type Record_ = ReturnType<typeof eventRecord>;
 /** A row changed outside missive that cannot be read shows `[corrupt]` after its type (its error is warned on stderr). */
-const row = (e: Record_) => [String(e.sequence), e.timestamp, 'corrupt' in e ? `${e.type} [corrupt]` : e.type, e.agent ?? '-', e.task_id ?? e.context_id ?? '-'];
+const row = (e: Record_) => [
+  String(e.sequence),
+  e.timestamp,
+  'corrupt' in e ? `${e.type} [corrupt]` : e.type,
+  e.agent ?? '-',
+  e.task_id ?? e.context_id ?? '-',
+];
 
 export function registerEventsCommands(program: Command, action: Action): void {
   const events = program.command('events').description('the local event journal (redacted)');
@@ -84,7 +95,13 @@ export function registerEventsCommands(program: Command, action: Action): void {
 
   events
     .command('replay')
-    .description('rebuild the bcast/barrier/gather/reduce summaries of a context from the journal alone and check them against the stored results; exit 0 all match, 65 a mismatch')
+    .description(
+      'rebuild the bcast/barrier/gather/reduce summaries of a context from the journal alone and check them against the stored results; exit 0 all match, 65 a mismatch',
+    )
     .requiredOption('--context <id>', 'the context (id or name) to replay')
-    .action(action(async ({ core, out }, o: OptionValues) => out.outcome('events_replay', await replayContext(core, { contextId: o.context }), replayText, replayError)));
+    .action(
+      action(async ({ core, out }, o: OptionValues) =>
+        out.outcome('events_replay', await replayContext(core, { contextId: o.context }), replayText, replayError),
+      ),
+    );
 }

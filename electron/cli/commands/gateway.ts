@@ -86,11 +86,16 @@ export function registerGatewayCommands(program: Command, action: Action): void 
   const gateway = program.command('gateway').description('follow in-flight tasks in the background: SubscribeToTask or GetTask polling, durable jobs');
   gateway
     .command('run')
-    .description('run the gateway for this profile until Ctrl-C / SIGTERM (or --timeout); one per profile on SQLite, a pool of any number on a shared PostgreSQL store')
+    .description(
+      'run the gateway for this profile until Ctrl-C / SIGTERM (or --timeout); one per profile on SQLite, a pool of any number on a shared PostgreSQL store',
+    )
     .option('--once', 'one scan: follow every due job once, then exit')
     .option('--interval <duration>', 'scan and poll interval (default 2s)')
     .option('--concurrency <n>', 'jobs run at once, follow and operator jobs together, 1 to 256 (default 16)', integer('--concurrency', 1, 256))
-    .option('--claim-ttl <duration>', 'how long the profile lease (or pool row) and each job claim last without renewal; a gateway that dies frees them this late (default 30s)')
+    .option(
+      '--claim-ttl <duration>',
+      'how long the profile lease (or pool row) and each job claim last without renewal; a gateway that dies frees them this late (default 30s)',
+    )
     .action(
       action(async ({ core, out, flags }, o: { once?: boolean; interval?: string; concurrency?: number; claimTtl?: string }) => {
         const stop = new AbortController();
@@ -102,10 +107,20 @@ export function registerGatewayCommands(program: Command, action: Action): void 
           claimTtlMs: o.claimTtl ? parseDuration(o.claimTtl, '--claim-ttl') : undefined,
           signal: stop.signal,
           onRecord: (kind, data) =>
-            out.event(kind, data, (d) => `${kind.replace(/_/g, ' ')}${d.job_id ? ` ${String(d.job_id).slice(0, 8)}` : ''}${d.task_id ? ` ${d.task_id}` : ''}${d.state ? ` → ${d.state}` : ''}${d.error ? `: ${typeof d.error === 'string' ? d.error : JSON.stringify(d.error)}` : ''}`),
+            out.event(
+              kind,
+              data,
+              (d) =>
+                `${kind.replace(/_/g, ' ')}${d.job_id ? ` ${String(d.job_id).slice(0, 8)}` : ''}${d.task_id ? ` ${d.task_id}` : ''}${d.state ? ` → ${d.state}` : ''}${d.error ? `: ${typeof d.error === 'string' ? d.error : JSON.stringify(d.error)}` : ''}`,
+            ),
         });
         stop.abort();
-        out.result('gateway_stopped', result, (r) => `stopped after ${r.scans} scan(s): ${r.settled} settled, ${r.retried} retried, ${r.failed} failed, ${r.jobs_succeeded} job(s) succeeded, ${r.jobs_failed} job(s) failed, ${r.unfinished} unfinished`);
+        out.result(
+          'gateway_stopped',
+          result,
+          (r) =>
+            `stopped after ${r.scans} scan(s): ${r.settled} settled, ${r.retried} retried, ${r.failed} failed, ${r.jobs_succeeded} job(s) succeeded, ${r.jobs_failed} job(s) failed, ${r.unfinished} unfinished`,
+        );
       }),
     );
   addServiceOptions(gateway.command('status'))
@@ -117,23 +132,51 @@ export function registerGatewayCommands(program: Command, action: Action): void 
         // Without --system, a system-wide service is reported when no user one is installed.
         const spec = o.system || existsSync(user.path) ? user : specOf(ctx, { ...o, system: true });
         const service = await serviceStatus(existsSync(spec.path) ? spec : user, { runner: runnerOf(ctx) });
-        return out.result('gateway_status', { ...(await gatewayStatus(core)), service }, (s: Awaited<ReturnType<typeof gatewayStatus>> & { service: typeof service }) =>
-          [
-            keyValues([
-              ['running', runningText(s.running, s.lease, s.gateways)],
-              ['jobs', Object.entries(s.jobs).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
-              ['service', s.service.installed ? `${s.service.name} (${s.service.scope}) ${Object.entries(s.service.state ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')}`.trim() : 'not installed'],
-              ['service file', s.service.path],
-            ]),
-            s.unfinished.length ? `\n${table(['JOB', 'KIND', 'STATE', 'TASK', 'RETRIES', 'NEXT RUN', 'LAST ERROR'], s.unfinished.map((j) => [j.job_id.slice(0, 8), j.kind, j.state, j.task_id ?? j.target_task_id ?? '-', String(j.retry_count), j.next_run_at ?? '-', j.last_error ?? '-']))}` : '',
-          ].join(''),
+        return out.result(
+          'gateway_status',
+          { ...(await gatewayStatus(core)), service },
+          (s: Awaited<ReturnType<typeof gatewayStatus>> & { service: typeof service }) =>
+            [
+              keyValues([
+                ['running', runningText(s.running, s.lease, s.gateways)],
+                [
+                  'jobs',
+                  Object.entries(s.jobs)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(', ') || 'none',
+                ],
+                [
+                  'service',
+                  s.service.installed
+                    ? `${s.service.name} (${s.service.scope}) ${Object.entries(s.service.state ?? {})
+                        .map(([k, v]) => `${k}=${v}`)
+                        .join(' ')}`.trim()
+                    : 'not installed',
+                ],
+                ['service file', s.service.path],
+              ]),
+              s.unfinished.length
+                ? `\n${table(
+                    ['JOB', 'KIND', 'STATE', 'TASK', 'RETRIES', 'NEXT RUN', 'LAST ERROR'],
+                    s.unfinished.map((j) => [
+                      j.job_id.slice(0, 8),
+                      j.kind,
+                      j.state,
+                      j.task_id ?? j.target_task_id ?? '-',
+                      String(j.retry_count),
+                      j.next_run_at ?? '-',
+                      j.last_error ?? '-',
+                    ]),
+                  )}`
+                : '',
+            ].join(''),
         );
       }),
     );
   addServiceOptions(gateway.command('install'))
     .description('install `gateway run` as a systemd user unit (Linux) or launchd agent (macOS), with this profile and state location, and start it')
     .option('--dry-run', 'print the file and the commands; write and run nothing')
-    .option('--bin <path>', 'the missive to run (default: this installation\'s bin/missive.js)')
+    .option('--bin <path>', "the missive to run (default: this installation's bin/missive.js)")
     .option('--env <NAME=VALUE>', 'an environment variable for the service (repeatable; secret-looking names or values are refused)', collect, [])
     .action(
       action(async (ctx, o: ServiceFlags & { dryRun?: boolean }) => {
@@ -141,7 +184,10 @@ export function registerGatewayCommands(program: Command, action: Action): void 
         ctx.out.result('gateway_install', report, (r) => serviceText(r, 'install'));
       }),
     );
-  for (const [verb, text] of [['start', 'start the installed gateway service'], ['stop', 'stop the installed gateway service (SIGTERM: a clean stop)']] as const) {
+  for (const [verb, text] of [
+    ['start', 'start the installed gateway service'],
+    ['stop', 'stop the installed gateway service (SIGTERM: a clean stop)'],
+  ] as const) {
     addServiceOptions(gateway.command(verb))
       .description(text)
       .action(

@@ -1,7 +1,18 @@
 /** `missive group …` and `missive route explain`: presentation only. */
 import { Option, type Command } from 'commander';
 import type { Core } from '../../core/handle.js';
-import { addMember, createGroup, deleteGroup, groupCapabilities, listGroups, MAX_RANK, removeMember, requireGroup, updateGroup, type GroupView } from '../../core/collectives/groups.js';
+import {
+  addMember,
+  createGroup,
+  deleteGroup,
+  groupCapabilities,
+  listGroups,
+  MAX_RANK,
+  removeMember,
+  requireGroup,
+  updateGroup,
+  type GroupView,
+} from '../../core/collectives/groups.js';
 import { explainRoute, ROUTE_POLICIES, type RouteExplanation } from '../../core/collectives/route.js';
 import type { Action } from '../command-context.js';
 import { collect, integer } from '../options.js';
@@ -16,16 +27,32 @@ const isRoutePolicy = (p: string | undefined): p is string => (ROUTE_POLICIES as
  */
 function withPolicy<G extends { routing_policy: string }>(core: Core, g: G): G & { routing_policy_source: PolicySource } {
   const configured = core.config.routing.defaultPolicy;
-  const [routing_policy, routing_policy_source]: [string, PolicySource] = isRoutePolicy(g.routing_policy) ? [g.routing_policy, 'group'] : isRoutePolicy(configured) ? [configured, 'config'] : ['first', 'default'];
+  const [routing_policy, routing_policy_source]: [string, PolicySource] = isRoutePolicy(g.routing_policy)
+    ? [g.routing_policy, 'group']
+    : isRoutePolicy(configured)
+      ? [configured, 'config']
+      : ['first', 'default'];
   return { ...g, routing_policy, routing_policy_source };
 }
 
 const policyText = (g: { routing_policy: string; routing_policy_source: PolicySource }) =>
-  g.routing_policy_source === 'group' ? g.routing_policy : `${g.routing_policy} (${g.routing_policy_source === 'config' ? '[routing].default_policy' : 'default'})`;
+  g.routing_policy_source === 'group'
+    ? g.routing_policy
+    : `${g.routing_policy} (${g.routing_policy_source === 'config' ? '[routing].default_policy' : 'default'})`;
 
 const groupText = (g: GroupView & { routing_policy_source: PolicySource }) =>
-  `${keyValues([['group', g.group_name], ['policy', policyText(g)], ['notes', g.notes], ['members', g.members.length]])}${
-    g.members.length ? `\n\n${table(['RANK', 'AGENT'], g.members.map((m) => [String(m.rank), m.agent_alias]))}` : '\n\nNo members yet: missive group add <group> <alias>'
+  `${keyValues([
+    ['group', g.group_name],
+    ['policy', policyText(g)],
+    ['notes', g.notes],
+    ['members', g.members.length],
+  ])}${
+    g.members.length
+      ? `\n\n${table(
+          ['RANK', 'AGENT'],
+          g.members.map((m) => [String(m.rank), m.agent_alias]),
+        )}`
+      : '\n\nNo members yet: missive group add <group> <alias>'
   }`;
 
 /** Candidates routed without a card get a line saying how to cache one. */
@@ -41,30 +68,62 @@ export function registerGroupCommands(program: Command, action: Action): void {
     .description('create a group; members as ALIAS or ALIAS@RANK (others take the smallest free ranks in order)')
     .option('--member <alias[@rank]>', 'member (repeatable)', collect, [])
     .option('--notes <text>', 'free-form notes')
-    .addOption(new Option('--routing-policy <policy>', "the policy route explain uses for this group (else [routing].default_policy, then first)").choices([...ROUTE_POLICIES]))
-    .action(action(async ({ core, out }, name: string, o: { member: string[]; notes?: string; routingPolicy?: string }) => out.result('group_create', withPolicy(core, await createGroup(core, name, { members: o.member, notes: o.notes, routingPolicy: o.routingPolicy })), groupText)));
+    .addOption(
+      new Option('--routing-policy <policy>', 'the policy route explain uses for this group (else [routing].default_policy, then first)').choices([
+        ...ROUTE_POLICIES,
+      ]),
+    )
+    .action(
+      action(async ({ core, out }, name: string, o: { member: string[]; notes?: string; routingPolicy?: string }) =>
+        out.result(
+          'group_create',
+          withPolicy(core, await createGroup(core, name, { members: o.member, notes: o.notes, routingPolicy: o.routingPolicy })),
+          groupText,
+        ),
+      ),
+    );
   group
     .command('add <name> <alias>')
     .description('add a member (or move it to --rank)')
     .option('--rank <n>', `rank, 0 to ${MAX_RANK}; default the smallest free one`, integer('--rank', 0, MAX_RANK))
-    .action(action(async ({ core, out }, name: string, alias: string, o: { rank?: number }) => out.result('group_add', withPolicy(core, await addMember(core, name, alias, o.rank)), groupText)));
+    .action(
+      action(async ({ core, out }, name: string, alias: string, o: { rank?: number }) =>
+        out.result('group_add', withPolicy(core, await addMember(core, name, alias, o.rank)), groupText),
+      ),
+    );
   group
     .command('remove <name> <alias>')
     .description('remove a member')
-    .action(action(async ({ core, out }, name: string, alias: string) => out.result('group_remove', withPolicy(core, await removeMember(core, name, alias)), groupText)));
+    .action(
+      action(async ({ core, out }, name: string, alias: string) =>
+        out.result('group_remove', withPolicy(core, await removeMember(core, name, alias)), groupText),
+      ),
+    );
   group
     .command('set <name>')
     .description("change a group's routing policy or notes (members: group add / group remove)")
     .addOption(new Option('--routing-policy <policy>', 'the policy route explain uses for this group').choices([...ROUTE_POLICIES]))
     .option('--notes <text>', "free-form notes ('' clears them)")
-    .action(action(async ({ core, out }, name: string, o: { routingPolicy?: string; notes?: string }) => out.result('group_set', withPolicy(core, await updateGroup(core, name, { routingPolicy: o.routingPolicy, notes: o.notes })), groupText)));
+    .action(
+      action(async ({ core, out }, name: string, o: { routingPolicy?: string; notes?: string }) =>
+        out.result('group_set', withPolicy(core, await updateGroup(core, name, { routingPolicy: o.routingPolicy, notes: o.notes })), groupText),
+      ),
+    );
   group
     .command('list')
     .description('list groups')
     .action(
       action(async ({ core, out }) =>
-        out.result('group_list', { groups: (await listGroups(core)).map((g) => withPolicy(core, g)) }, (d: { groups: Array<Awaited<ReturnType<typeof listGroups>>[number] & { routing_policy_source: PolicySource }> }) =>
-          d.groups.length ? table(['GROUP', 'MEMBERS', 'POLICY'], d.groups.map((g) => [g.group_name, String(g.members), policyText(g)])) : 'No groups yet: missive group create <name> --member <alias>...',
+        out.result(
+          'group_list',
+          { groups: (await listGroups(core)).map((g) => withPolicy(core, g)) },
+          (d: { groups: Array<Awaited<ReturnType<typeof listGroups>>[number] & { routing_policy_source: PolicySource }> }) =>
+            d.groups.length
+              ? table(
+                  ['GROUP', 'MEMBERS', 'POLICY'],
+                  d.groups.map((g) => [g.group_name, String(g.members), policyText(g)]),
+                )
+              : 'No groups yet: missive group create <name> --member <alias>...',
         ),
       ),
     );
@@ -84,7 +143,10 @@ export function registerGroupCommands(program: Command, action: Action): void {
       action(async ({ core, out }, name: string, o: { refresh?: boolean }) =>
         out.result('group_capabilities', await groupCapabilities(core, name, o.refresh), (d: Awaited<ReturnType<typeof groupCapabilities>>) =>
           [
-            table(['RANK', 'AGENT', 'LABELS'], d.members.map((m) => [String(m.rank), m.alias, m.error ? `error: ${m.error}` : m.labels.join(', ')])),
+            table(
+              ['RANK', 'AGENT', 'LABELS'],
+              d.members.map((m) => [String(m.rank), m.alias, m.error ? `error: ${m.error}` : m.labels.join(', ')]),
+            ),
             '',
             `shared: ${d.common_labels.join(', ') || '-'}`,
           ].join('\n'),
@@ -100,23 +162,41 @@ export function registerGroupCommands(program: Command, action: Action): void {
     .option('--agents <a,b,...>', 'candidates instead of a group')
     .option('--policy <policy>', `${ROUTE_POLICIES.join(' | ')} (default: the group's, then [routing].default_policy, then first)`)
     .option('--need <label>', 'required capability label (repeatable)', collect, [])
-    .option('--cursor <n>', 'round-robin cursor (default: the group\'s stored cursor)', integer('--cursor', 0, Number.MAX_SAFE_INTEGER))
-    .option('--refresh-capabilities', 'revalidate the candidates\' cards first')
+    .option('--cursor <n>', "round-robin cursor (default: the group's stored cursor)", integer('--cursor', 0, Number.MAX_SAFE_INTEGER))
+    .option('--refresh-capabilities', "revalidate the candidates' cards first")
     .action(
-      action(async ({ core, out }, name: string | undefined, o: { agents?: string; policy?: string; need: string[]; cursor?: number; refreshCapabilities?: boolean }) =>
-        out.result(
-          'route_explain',
-          await explainRoute(core, { group: name, agents: o.agents?.split(',').map((s) => s.trim()).filter(Boolean), policy: o.policy, needs: o.need, cursor: o.cursor, refresh: o.refreshCapabilities }),
-          (r: RouteExplanation) =>
-            [
-              `policy ${r.policy} (${r.policy_source})${r.needs.length ? `, needs ${r.needs.join(', ')}` : ''}`,
-              `chosen: ${r.chosen.join(', ') || 'none'}`,
-              '',
-              table(['', 'RANK', 'AGENT', 'CARD', 'WHY'], r.candidates.map((c) => [c.chosen ? '→' : ' ', String(c.rank), c.alias, c.card, c.reason])),
-              ...(r.next_round_robin_cursor !== null ? ['', `next round-robin cursor: ${r.next_round_robin_cursor}`] : []),
-              ...missingCardsHint(r),
-            ].join('\n'),
-        ),
+      action(
+        async (
+          { core, out },
+          name: string | undefined,
+          o: { agents?: string; policy?: string; need: string[]; cursor?: number; refreshCapabilities?: boolean },
+        ) =>
+          out.result(
+            'route_explain',
+            await explainRoute(core, {
+              group: name,
+              agents: o.agents
+                ?.split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+              policy: o.policy,
+              needs: o.need,
+              cursor: o.cursor,
+              refresh: o.refreshCapabilities,
+            }),
+            (r: RouteExplanation) =>
+              [
+                `policy ${r.policy} (${r.policy_source})${r.needs.length ? `, needs ${r.needs.join(', ')}` : ''}`,
+                `chosen: ${r.chosen.join(', ') || 'none'}`,
+                '',
+                table(
+                  ['', 'RANK', 'AGENT', 'CARD', 'WHY'],
+                  r.candidates.map((c) => [c.chosen ? '→' : ' ', String(c.rank), c.alias, c.card, c.reason]),
+                ),
+                ...(r.next_round_robin_cursor !== null ? ['', `next round-robin cursor: ${r.next_round_robin_cursor}`] : []),
+                ...missingCardsHint(r),
+              ].join('\n'),
+          ),
       ),
     );
 }

@@ -31,7 +31,15 @@ export function registerHistoryCommands(program: Command, action: Action): void 
             ? [
                 table(
                   ['STARTED', 'OP', 'AGENT', 'OUTCOME', 'REQUEST', 'ANSWER', 'MESSAGE ID'],
-                  d.entries.map((e) => [e.started_at, e.operation, e.agent_alias ?? '-', outcome(e), e.request_text, e.answer_text ?? (e.error ? e.error.code : '-'), e.message_id]),
+                  d.entries.map((e) => [
+                    e.started_at,
+                    e.operation,
+                    e.agent_alias ?? '-',
+                    outcome(e),
+                    e.request_text,
+                    e.answer_text ?? (e.error ? e.error.code : '-'),
+                    e.message_id,
+                  ]),
                 ),
                 ...(d.next_before_sequence ? [`more: missive history list --before ${d.next_before_sequence}`] : []),
               ].join('\n')

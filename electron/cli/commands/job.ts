@@ -75,7 +75,16 @@ function listText(jobs: JobView[], state: string | undefined): string {
   if (jobs.length === 0) return state ? `No ${state} jobs.` : 'No jobs yet. Start one with `missive job start send <agent> <message>`.';
   return table(
     ['JOB', 'KIND', 'STATE', 'TARGET', 'TASK', 'ATTEMPTS', 'OUTCOME', 'CREATED'],
-    jobs.map((j) => [shortId(j.job_id), j.kind, j.state, targetOf(j), j.task_id ?? '-', `${j.attempts}/${j.max_attempts}`, j.outcome ? `${j.outcome} (${jobExitCode(j)})` : '-', j.created_at]),
+    jobs.map((j) => [
+      shortId(j.job_id),
+      j.kind,
+      j.state,
+      targetOf(j),
+      j.task_id ?? '-',
+      `${j.attempts}/${j.max_attempts}`,
+      j.outcome ? `${j.outcome} (${jobExitCode(j)})` : '-',
+      j.created_at,
+    ]),
   );
 }
 
@@ -126,7 +135,9 @@ async function follow(ctx: CommandContext, jobId: string, kind: string): Promise
     });
     out.result(kind, { ...result.job, attach: { finished: result.finished, stopped: result.stopped } }, jobText);
     if (result.stopped === 'signal') {
-      out.warning(`stopped following job ${result.job.job_id}; it keeps running in the gateway (\`missive job wait ${shortId(result.job.job_id)}\` follows it again, \`missive job cancel\` stops it)`);
+      out.warning(
+        `stopped following job ${result.job.job_id}; it keeps running in the gateway (\`missive job wait ${shortId(result.job.job_id)}\` follows it again, \`missive job cancel\` stops it)`,
+      );
       return INTERRUPTED;
     }
     if (result.stopped === 'deadline') {
@@ -145,11 +156,21 @@ async function follow(ctx: CommandContext, jobId: string, kind: string): Promise
 /** Records the job; prints it, or follows it with `--attach`. A profile without a running gateway gets a warning. */
 async function start(ctx: CommandContext, request: JobInput, o: OptionValues): Promise<number | void> {
   const { core, out } = ctx;
-  if (ctx.flags.header.length > 0 || ctx.flags.bearerTokenEnv) out.warning('--header and --bearer-token-env are not stored with a job: the gateway authenticates with the agent\'s auth ref');
+  if (ctx.flags.header.length > 0 || ctx.flags.bearerTokenEnv)
+    out.warning("--header and --bearer-token-env are not stored with a job: the gateway authenticates with the agent's auth ref");
   const job = await startCheckedJob(core, request, { maxAttempts: o.maxAttempts });
-  if (!(await gatewayRuns(core))) out.warning('no gateway runs for this profile: the job waits until `missive gateway run` (or the installed service) executes it');
+  if (!(await gatewayRuns(core)))
+    out.warning('no gateway runs for this profile: the job waits until `missive gateway run` (or the installed service) executes it');
   if (!o.attach) {
-    return out.result('job_started', job, (j: JobView) => `${jobLine(j)}\n${keyValues([['job', j.job_id], ['follow', `missive job wait ${shortId(j.job_id)}`]])}`);
+    return out.result(
+      'job_started',
+      job,
+      (j: JobView) =>
+        `${jobLine(j)}\n${keyValues([
+          ['job', j.job_id],
+          ['follow', `missive job wait ${shortId(j.job_id)}`],
+        ])}`,
+    );
   }
   out.event('job_started', job, jobLine);
   return follow(ctx, job.job_id, 'job_finished');
@@ -159,8 +180,14 @@ export function registerJobCommands(program: Command, action: Action): void {
   const job = program.command('job').description('durable jobs the gateway executes: start send|stream|wait|reduce|bcast, list, show, cancel, wait');
   const begin = job.command('start').description('record a job and return at once (the gateway executes it; --attach follows it)');
 
-  startOptions(addMessageInputOptions(begin.command('send <agent> [message]').description('a send (SendMessage) executed by the gateway, then waited on until its task settles'))).action(
-    action(async (ctx, agent: string, message: string | undefined, o: OptionValues) => start(ctx, { kind: 'send', input: await sendJobInput(ctx, agent, message, o) }, o)),
+  startOptions(
+    addMessageInputOptions(
+      begin.command('send <agent> [message]').description('a send (SendMessage) executed by the gateway, then waited on until its task settles'),
+    ),
+  ).action(
+    action(async (ctx, agent: string, message: string | undefined, o: OptionValues) =>
+      start(ctx, { kind: 'send', input: await sendJobInput(ctx, agent, message, o) }, o),
+    ),
   );
 
   startOptions(
@@ -170,20 +197,33 @@ export function registerJobCommands(program: Command, action: Action): void {
         .description('a stream (SendStreamingMessage) executed by the gateway, every event recorded')
         .option('--force', 'stream even when the Agent Card does not advertise streaming'),
     ),
-  ).action(action(async (ctx, agent: string, message: string | undefined, o: OptionValues) => start(ctx, { kind: 'stream', input: await sendJobInput(ctx, agent, message, o), ...(o.force ? { force: true } : {}) }, o)));
-
-  startOptions(begin.command('wait <task-id>').description('wait on a task with GetTask until it settles').option('--agent <alias>', 'agent to ask when the task is not in the journal')).action(
-    action(async (ctx, taskId: string, o: OptionValues) => start(ctx, { kind: 'wait', taskId, ...(o.agent ? { agent: o.agent } : {}) }, o)),
+  ).action(
+    action(async (ctx, agent: string, message: string | undefined, o: OptionValues) =>
+      start(ctx, { kind: 'stream', input: await sendJobInput(ctx, agent, message, o), ...(o.force ? { force: true } : {}) }, o),
+    ),
   );
+
+  startOptions(
+    begin
+      .command('wait <task-id>')
+      .description('wait on a task with GetTask until it settles')
+      .option('--agent <alias>', 'agent to ask when the task is not in the journal'),
+  ).action(action(async (ctx, taskId: string, o: OptionValues) => start(ctx, { kind: 'wait', taskId, ...(o.agent ? { agent: o.agent } : {}) }, o)));
 
   startOptions(
     addReduceTargetOptions(begin.command('reduce <group>').description("reduce the members' outputs in a context, as `missive reduce` does")).option(
       '--gateway-command <name>',
       "pipe the prompt to the gateway's own command NAME ([gateway.commands] in the gateway's config); --command is refused for jobs",
     ),
-  ).action(action(async (ctx, group: string, o: OptionValues) => start(ctx, { kind: 'reduce', input: { ...reduceInputOf(group, o, ctx.deps.cwd), ...(o.gatewayCommand ? { gatewayCommand: o.gatewayCommand } : {}) } }, o)));
+  ).action(
+    action(async (ctx, group: string, o: OptionValues) =>
+      start(ctx, { kind: 'reduce', input: { ...reduceInputOf(group, o, ctx.deps.cwd), ...(o.gatewayCommand ? { gatewayCommand: o.gatewayCommand } : {}) } }, o),
+    ),
+  );
 
-  startOptions(addFanOutOptions(addMessageInputOptions(begin.command('bcast <group> [message]').description('send one message to every member, as `missive bcast` does')))).action(
+  startOptions(
+    addFanOutOptions(addMessageInputOptions(begin.command('bcast <group> [message]').description('send one message to every member, as `missive bcast` does'))),
+  ).action(
     action(async (ctx, group: string, message: string | undefined, o: OptionValues) => {
       const { agent: _agent, contextId, wire: _wire, deadline: _deadline, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
       return start(ctx, { kind: 'bcast', group, contextId, inputs, ...fanOutFlags(o) }, o);
@@ -195,7 +235,11 @@ export function registerJobCommands(program: Command, action: Action): void {
     .description('operator jobs, newest first')
     .option('--state <state>', `only jobs in this state (${JOB_STATES.join(', ')})`)
     .option('--limit <n>', 'at most this many, 1 to 10000 (default 50)', integer('--limit', 1, 10_000))
-    .action(action(async ({ core, out }, o: { state?: string; limit?: number }) => out.result('job_list', { jobs: await listJobs(core, { state: o.state, limit: o.limit }) }, (d: { jobs: JobView[] }) => listText(d.jobs, o.state))));
+    .action(
+      action(async ({ core, out }, o: { state?: string; limit?: number }) =>
+        out.result('job_list', { jobs: await listJobs(core, { state: o.state, limit: o.limit }) }, (d: { jobs: JobView[] }) => listText(d.jobs, o.state)),
+      ),
+    );
 
   job
     .command('show <id>')
@@ -206,10 +250,14 @@ export function registerJobCommands(program: Command, action: Action): void {
     .command('cancel <id>')
     .description('cancel a queued, retrying or running job; --remote also sends CancelTask for its task')
     .option('--remote', "also ask the agent to cancel the job's task (CancelTask)")
-    .action(action(async ({ core, out }, id: string, o: { remote?: boolean }) => out.result('job_cancel', await cancelJob(core, id, { remote: o.remote }), cancelText)));
+    .action(
+      action(async ({ core, out }, id: string, o: { remote?: boolean }) =>
+        out.result('job_cancel', await cancelJob(core, id, { remote: o.remote }), cancelText),
+      ),
+    );
 
   job
     .command('wait <id>')
-    .description('follow a job until it finishes; exit with its exit code (0, 80–85, or its error\'s)')
+    .description("follow a job until it finishes; exit with its exit code (0, 80–85, or its error's)")
     .action(action(async (ctx, id: string) => follow(ctx, id, 'job_finished')));
 }

@@ -24,7 +24,11 @@ export function registerLogsCommand(program: Command, action: Action): void {
   program
     .command('logs')
     .description('the newest log records of the profile (log files or the event journal), redacted')
-    .addOption(new Option('--source <source>', 'profile-files: <state>/logs/*.{log,txt,ndjson,jsonl,json}; event-journal: the newest journal events').choices([...LOG_SOURCES]).default('profile-files'))
+    .addOption(
+      new Option('--source <source>', 'profile-files: <state>/logs/*.{log,txt,ndjson,jsonl,json}; event-journal: the newest journal events')
+        .choices([...LOG_SOURCES])
+        .default('profile-files'),
+    )
     .option('--limit <n>', 'how many records, 1 to 100000', integer('--limit', 1, 100_000), 50)
     .action(
       action(async ({ core, out }, o: { source: string; limit: number }) => {

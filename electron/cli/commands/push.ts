@@ -4,7 +4,14 @@ import { usageError } from '../../../shared/errors.js';
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, type PushCallOptions } from '../../core/push/service.js';
 import { BINDINGS } from '../../core/config/schema.js';
 import { callbackStore } from '../../core/webhook/callback-store.js';
-import { createReceiver, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY, isLoopbackHost, type Arrival } from '../../core/webhook/receiver.js';
+import {
+  createReceiver,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_BODY,
+  isLoopbackHost,
+  type Arrival,
+} from '../../core/webhook/receiver.js';
 import { parseDuration } from '../../core/config/duration.js';
 import { webhookAuth } from '../../core/webhook/auth.js';
 import type { Action } from '../command-context.js';
@@ -42,7 +49,8 @@ const callOf = (o: OptionValues): PushCallOptions => ({ binding: o.binding, forc
 export function registerPushCommands(program: Command, action: Action): void {
   const push = program.command('push').description('A2A push notification configs of a task (credentials are sent to the agent and stored redacted)');
   callOptions(
-    push.command('create <agent> <task-id>')
+    push
+      .command('create <agent> <task-id>')
       .description('register a callback URL for a task (CreateTaskPushNotificationConfig)')
       .requiredOption('--url <url>', 'callback URL, e.g. the one `missive webhook run` prints')
       .option('--config-id <id>', 'config id (default: a new UUID)')
@@ -50,43 +58,60 @@ export function registerPushCommands(program: Command, action: Action): void {
       .option('--token-env <env>', 'env var holding that token')
       .option('--auth-scheme <scheme>', 'authentication scheme for callbacks, e.g. Bearer')
       .option('--auth-credentials-env <env>', 'env var holding the credentials for --auth-scheme'),
-  )
-    .action(
-      action(async ({ core, out }, agent: string, taskId: string, o: OptionValues) =>
-        out.result(
-          'push_create',
-          await createPushConfig(core, { agent, taskId, url: o.url, configId: o.configId, token: o.token, tokenEnv: o.tokenEnv, authScheme: o.authScheme, authCredentialsEnv: o.authCredentialsEnv, ...callOf(o) }),
-          configText,
-        ),
+  ).action(
+    action(async ({ core, out }, agent: string, taskId: string, o: OptionValues) =>
+      out.result(
+        'push_create',
+        await createPushConfig(core, {
+          agent,
+          taskId,
+          url: o.url,
+          configId: o.configId,
+          token: o.token,
+          tokenEnv: o.tokenEnv,
+          authScheme: o.authScheme,
+          authCredentialsEnv: o.authCredentialsEnv,
+          ...callOf(o),
+        }),
+        configText,
       ),
-    );
+    ),
+  );
+  callOptions(push.command('get <agent> <task-id> <config-id>').description('fetch one config (GetTaskPushNotificationConfig)')).action(
+    action(async ({ core, out }, agent: string, taskId: string, id: string, o: OptionValues) =>
+      out.result('push_get', await getPushConfig(core, agent, taskId, id, callOf(o)), configText),
+    ),
+  );
   callOptions(
-    push.command('get <agent> <task-id> <config-id>')
-      .description('fetch one config (GetTaskPushNotificationConfig)'),
-  )
-    .action(action(async ({ core, out }, agent: string, taskId: string, id: string, o: OptionValues) => out.result('push_get', await getPushConfig(core, agent, taskId, id, callOf(o)), configText)));
-  callOptions(
-    push.command('list <agent> <task-id>')
+    push
+      .command('list <agent> <task-id>')
       .description("list a task's configs (ListTaskPushNotificationConfigs)")
       .option('--page-size <n>', 'configs per page, 1 to 1000', integer('--page-size', 1, 1000))
       .option('--page-token <token>', 'continue from a previous page'),
-  )
-    .action(
-      action(async ({ core, out }, agent: string, taskId: string, o: { pageSize?: number; pageToken?: string } & OptionValues) =>
-        out.result('push_list', await listPushConfigs(core, agent, taskId, { pageSize: o.pageSize, pageToken: o.pageToken, ...callOf(o) }), (d: Awaited<ReturnType<typeof listPushConfigs>>) =>
-          d.configs.length ? table(['CONFIG', 'URL', 'AUTH'], d.configs.map((c) => [String(c.id ?? ''), String(c.url ?? ''), String((c.authentication as PushAuth)?.scheme ?? (c.token ? 'token' : '-'))])) : `No push configs for task ${d.task_id}.`,
-        ),
+  ).action(
+    action(async ({ core, out }, agent: string, taskId: string, o: { pageSize?: number; pageToken?: string } & OptionValues) =>
+      out.result(
+        'push_list',
+        await listPushConfigs(core, agent, taskId, { pageSize: o.pageSize, pageToken: o.pageToken, ...callOf(o) }),
+        (d: Awaited<ReturnType<typeof listPushConfigs>>) =>
+          d.configs.length
+            ? table(
+                ['CONFIG', 'URL', 'AUTH'],
+                d.configs.map((c) => [String(c.id ?? ''), String(c.url ?? ''), String((c.authentication as PushAuth)?.scheme ?? (c.token ? 'token' : '-'))]),
+              )
+            : `No push configs for task ${d.task_id}.`,
       ),
-    );
+    ),
+  );
   callOptions(
-    push.command('delete <agent> <task-id> <config-id>')
+    push
+      .command('delete <agent> <task-id> <config-id>')
       .description('remove a config (DeleteTaskPushNotificationConfig); the local row is kept, marked deleted'),
-  )
-    .action(
-      action(async ({ core, out }, agent: string, taskId: string, id: string, o: OptionValues) =>
-        out.result('push_delete', await deletePushConfig(core, agent, taskId, id, callOf(o)), (d) => `deleted ${d.config_id}`),
-      ),
-    );
+  ).action(
+    action(async ({ core, out }, agent: string, taskId: string, id: string, o: OptionValues) =>
+      out.result('push_delete', await deletePushConfig(core, agent, taskId, id, callOf(o)), (d) => `deleted ${d.config_id}`),
+    ),
+  );
 
   program
     .command('webhook')
@@ -99,7 +124,11 @@ export function registerPushCommands(program: Command, action: Action): void {
     .option('--auth-token-env <env>', 'require this token on every callback')
     .option('--auth-header <name>', 'header carrying it (default X-A2A-Notification-Token, or Authorization with --auth-scheme)')
     .option('--auth-scheme <scheme>', 'expect "<scheme> <token>", e.g. Bearer')
-    .option('--max-body-bytes <n>', `largest accepted body, 1 to ${MAX_BODY_LIMIT} (default ${DEFAULT_MAX_BODY})`, integer('--max-body-bytes', 1, MAX_BODY_LIMIT))
+    .option(
+      '--max-body-bytes <n>',
+      `largest accepted body, 1 to ${MAX_BODY_LIMIT} (default ${DEFAULT_MAX_BODY})`,
+      integer('--max-body-bytes', 1, MAX_BODY_LIMIT),
+    )
     .option('--headers-timeout <duration>', `408 and close when the request headers take longer (default ${DEFAULT_HEADERS_TIMEOUT_MS / 1000}s)`)
     .option('--body-timeout <duration>', `408 and close when the body takes longer, once the headers are in (default ${DEFAULT_BODY_TIMEOUT_MS / 1000}s)`)
     .option('--allow-remote', 'allow a non-loopback --host (put TLS in front of it)')
@@ -112,21 +141,35 @@ export function registerPushCommands(program: Command, action: Action): void {
           if (!token) throw usageError('token_env_missing', `--auth-token-env ${o.authTokenEnv} is not set in the environment`);
           auth = webhookAuth(token, { header: o.authHeader, scheme: o.authScheme });
         } else if (o.authHeader || o.authScheme) throw usageError('token_required', '--auth-header and --auth-scheme need --auth-token-env');
-        const receiver = createReceiver(callbackStore(() => core.storage()), {
-          host: o.host,
-          port: o.port,
-          path: o.path,
-          auth,
-          maxBodyBytes: o.maxBodyBytes,
-          headersTimeoutMs: o.headersTimeout === undefined ? undefined : parseDuration(o.headersTimeout, '--headers-timeout'),
-          bodyTimeoutMs: o.bodyTimeout === undefined ? undefined : parseDuration(o.bodyTimeout, '--body-timeout'),
-          allowRemote: o.allowRemote,
-          warn: (message) => core.warn(message),
-        });
-        if (!isLoopbackHost(o.host)) deps.io.stderr(`missive: warning: listening on ${terminalLine(o.host)}; callbacks are plain HTTP, put TLS in front of this port\n`);
+        const receiver = createReceiver(
+          callbackStore(() => core.storage()),
+          {
+            host: o.host,
+            port: o.port,
+            path: o.path,
+            auth,
+            maxBodyBytes: o.maxBodyBytes,
+            headersTimeoutMs: o.headersTimeout === undefined ? undefined : parseDuration(o.headersTimeout, '--headers-timeout'),
+            bodyTimeoutMs: o.bodyTimeout === undefined ? undefined : parseDuration(o.bodyTimeout, '--body-timeout'),
+            allowRemote: o.allowRemote,
+            warn: (message) => core.warn(message),
+          },
+        );
+        if (!isLoopbackHost(o.host))
+          deps.io.stderr(`missive: warning: listening on ${terminalLine(o.host)}; callbacks are plain HTTP, put TLS in front of this port\n`);
         const address = await receiver.start();
-        out.event('webhook_listening', { ...address, auth: auth ? auth.header : null }, (d) => `listening on ${d.url}${d.auth ? ` (auth: ${d.auth})` : ' (no auth)'}; Ctrl-C to stop`);
-        receiver.onArrival((a: Arrival) => out.event('webhook_arrival', a, (d: Arrival) => `${d.at} ${d.status} ${d.event_type}${d.task_id ? ` task ${d.task_id}` : ''}${d.reason ? `: ${d.reason}` : ''}`));
+        out.event(
+          'webhook_listening',
+          { ...address, auth: auth ? auth.header : null },
+          (d) => `listening on ${d.url}${d.auth ? ` (auth: ${d.auth})` : ' (no auth)'}; Ctrl-C to stop`,
+        );
+        receiver.onArrival((a: Arrival) =>
+          out.event(
+            'webhook_arrival',
+            a,
+            (d: Arrival) => `${d.at} ${d.status} ${d.event_type}${d.task_id ? ` task ${d.task_id}` : ''}${d.reason ? `: ${d.reason}` : ''}`,
+          ),
+        );
         await untilSignal(flags.timeout ? core.timeoutMs : undefined);
         await receiver.stop();
         out.result('webhook_stopped', receiver.stats(), (s) => `stopped: ${s.accepted} accepted, ${s.rejected} rejected`);

@@ -10,7 +10,9 @@ import { resolveAgentTarget } from '../../core/agents/ad-hoc.js';
 const eventLine = (e: StreamEventView): string => {
   const head = `#${e.sequence} ${e.variant}`;
   const state = e.state ? ` ${e.state}` : '';
-  const artifact = e.artifact ? ` ${e.artifact.artifact_id} v${e.artifact.version}${e.artifact.append ? ' +append' : ''}${e.artifact.last_chunk ? ' (last chunk)' : ''}` : '';
+  const artifact = e.artifact
+    ? ` ${e.artifact.artifact_id} v${e.artifact.version}${e.artifact.append ? ' +append' : ''}${e.artifact.last_chunk ? ' (last chunk)' : ''}`
+    : '';
   const text = e.text ? `: ${e.text.length > 160 ? `${e.text.slice(0, 157)}...` : e.text}` : '';
   return `${head}${state}${artifact}${text}`;
 };
@@ -40,8 +42,16 @@ export function registerStreamCommand(program: Command, action: Action): void {
           '',
           keyValues([
             ['via', `${d.selected_interface.binding} ${d.selected_interface.url}`],
-            ['events', `${d.events} (task ${d.counts.task}, message ${d.counts.message}, status ${d.counts.status_update}, artifact ${d.counts.artifact_update})`],
-            ...(d.task ? ([['task', `${d.task.task_id} (${d.task.state ?? 'unknown'})`], ['artifacts', d.task.artifacts.map((a) => `${a.artifact_id} v${a.version}`)]] as Array<[string, unknown]>) : []),
+            [
+              'events',
+              `${d.events} (task ${d.counts.task}, message ${d.counts.message}, status ${d.counts.status_update}, artifact ${d.counts.artifact_update})`,
+            ],
+            ...(d.task
+              ? ([
+                  ['task', `${d.task.task_id} (${d.task.state ?? 'unknown'})`],
+                  ['artifacts', d.task.artifacts.map((a) => `${a.artifact_id} v${a.version}`)],
+                ] as Array<[string, unknown]>)
+              : []),
             ['context', d.context_id],
             ['answer', d.answer_text ?? undefined],
           ]),

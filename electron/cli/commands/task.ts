@@ -40,7 +40,8 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .addOption(bindingOption())
     .action(
       action(async ({ core, out }, id: string, o: { remote?: boolean; agent?: string; historyLength?: number; binding?: (typeof BINDINGS)[number] }) => {
-        const v = o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength, binding: o.binding }) : await localTask(core, id);
+        const v =
+          o.remote || o.agent ? await remoteTask(core, id, { agent: o.agent, historyLength: o.historyLength, binding: o.binding }) : await localTask(core, id);
         out.result('task_get', await answered(core, v), taskText);
       }),
     );
@@ -71,7 +72,8 @@ export function registerTaskCommands(program: Command, action: Action): void {
           binding: o.binding,
         });
         out.result('task_list', result, (r: TaskListResult) => {
-          if (r.tasks.length === 0) return r.source === 'local' ? 'No tasks in the journal yet. Send one with `missive send <agent> ...`.' : `Agent ${r.agent} lists no tasks.`;
+          if (r.tasks.length === 0)
+            return r.source === 'local' ? 'No tasks in the journal yet. Send one with `missive send <agent> ...`.' : `Agent ${r.agent} lists no tasks.`;
           const rows = r.tasks.map((t) => [t.task_id, t.agent_alias, t.state, t.context_id ?? '-', 'updated_at' in t ? t.updated_at : '-']);
           const next = r.next_page_token ? `\nnext page: --page-token ${r.next_page_token}` : '';
           return `${table(['TASK', 'AGENT', 'STATE', 'CONTEXT', 'UPDATED'], rows)}${next}`;
@@ -99,7 +101,12 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .addOption(bindingOption())
     .action(
       action(async ({ core, out }, id: string, o: { local?: boolean; interval?: string; agent?: string; binding?: (typeof BINDINGS)[number] }) => {
-        const result = await waitForTask(core, id, { local: o.local, agent: o.agent, binding: o.binding, intervalMs: o.interval ? parseDuration(o.interval, '--interval') : undefined });
+        const result = await waitForTask(core, id, {
+          local: o.local,
+          agent: o.agent,
+          binding: o.binding,
+          intervalMs: o.interval ? parseDuration(o.interval, '--interval') : undefined,
+        });
         return out.outcome('task_wait', result, (r: WaitResult) => `${taskText(r)}\noutcome    ${r.outcome} after ${r.attempts} poll(s)`, waitError);
       }),
     );
@@ -114,7 +121,14 @@ export function registerTaskCommands(program: Command, action: Action): void {
           r.artifacts.length
             ? table(
                 ['ARTIFACT', 'NAME', 'KIND', 'MEDIA TYPE', 'VERSION', 'CHUNKS'],
-                r.artifacts.map((a) => [a.artifact_id, a.name ?? '-', a.kind, a.mime_type ?? '-', String(a.version), `${a.chunks}${a.last_chunk ? ' (complete)' : ''}`]),
+                r.artifacts.map((a) => [
+                  a.artifact_id,
+                  a.name ?? '-',
+                  a.kind,
+                  a.mime_type ?? '-',
+                  String(a.version),
+                  `${a.chunks}${a.last_chunk ? ' (complete)' : ''}`,
+                ]),
               )
             : `Task ${r.task_id} has no artifacts.`,
         ),
@@ -128,9 +142,20 @@ export function registerTaskCommands(program: Command, action: Action): void {
         out.result('artifact_show', await showArtifact(core, taskId, artifactId), (a: StoredArtifact) => {
           const parts = (a.content.parts as Array<Record<string, unknown>> | undefined) ?? [];
           const body = parts.map((p) =>
-            typeof p.text === 'string' ? p.text : 'raw' in p ? `[bytes: ${Buffer.from(String(p.raw), 'base64').length} B ${p.mediaType ?? ''}]` : 'url' in p ? `[url: ${p.url}]` : `[data] ${JSON.stringify(p.data)}`,
+            typeof p.text === 'string'
+              ? p.text
+              : 'raw' in p
+                ? `[bytes: ${Buffer.from(String(p.raw), 'base64').length} B ${p.mediaType ?? ''}]`
+                : 'url' in p
+                  ? `[url: ${p.url}]`
+                  : `[data] ${JSON.stringify(p.data)}`,
           );
-          return `${keyValues([['artifact', a.artifact_id], ['name', a.name], ['kind', a.kind], ['version', a.version]])}\n\n${body.join('')}`;
+          return `${keyValues([
+            ['artifact', a.artifact_id],
+            ['name', a.name],
+            ['kind', a.kind],
+            ['version', a.version],
+          ])}\n\n${body.join('')}`;
         }),
       ),
     );
@@ -141,7 +166,11 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .option('--force', 'overwrite an existing file')
     .action(
       action(async ({ core, out, deps }, taskId: string, artifactId: string, o: { output: string; force?: boolean }) =>
-        out.result('artifact_save', await saveArtifact(core, taskId, artifactId, o.output, { force: o.force, cwd: deps.cwd }), (r) => `saved ${r.bytes} bytes to ${r.path}`),
+        out.result(
+          'artifact_save',
+          await saveArtifact(core, taskId, artifactId, o.output, { force: o.force, cwd: deps.cwd }),
+          (r) => `saved ${r.bytes} bytes to ${r.path}`,
+        ),
       ),
     );
   artifact
@@ -153,7 +182,10 @@ export function registerTaskCommands(program: Command, action: Action): void {
     .action(
       action(async ({ core, out, deps }, taskId: string, o: { outputDir: string; artifact: string[]; force?: boolean }) =>
         out.result('artifact_export', await exportArtifacts(core, taskId, o.outputDir, { force: o.force, cwd: deps.cwd, artifactIds: o.artifact }), (r) =>
-          [`exported ${r.files.length} file(s) to ${r.directory}`, ...r.files.map((f: { file: string; kind: string; bytes: number }) => `  ${f.file}  (${f.kind}, ${f.bytes} B)`)].join('\n'),
+          [
+            `exported ${r.files.length} file(s) to ${r.directory}`,
+            ...r.files.map((f: { file: string; kind: string; bytes: number }) => `  ${f.file}  (${f.kind}, ${f.bytes} B)`),
+          ].join('\n'),
         ),
       ),
     );

@@ -30,7 +30,12 @@ async function openDesktop({ core, out, flags, deps }: CommandContext, o: UiFlag
     );
   }
   const root = installation()?.root;
-  if (!root) throw unavailable('ui_unavailable', 'cannot find the missive installation this command runs from', 'Run missive from a checkout (`node bin/missive.js`) or the packaged app.');
+  if (!root)
+    throw unavailable(
+      'ui_unavailable',
+      'cannot find the missive installation this command runs from',
+      'Run missive from a checkout (`node bin/missive.js`) or the packaged app.',
+    );
   const appArgs = [
     ...(o.tray ? ['--tray'] : []),
     ...(flags.profile ? [`--profile=${flags.profile}`] : []),
@@ -39,7 +44,8 @@ async function openDesktop({ core, out, flags, deps }: CommandContext, o: UiFlag
   const log = openDesktopLog(core.paths.logs);
   try {
     // A slow first-launch step: a line on stderr for a person, an event for a program (ndjson), nothing when quiet.
-    const progress = (line: string) => (out.mode === 'human' ? deps.io.stderr(`missive: ${line}\n`) : out.event('ui_progress', { message: line }, (d) => d.message));
+    const progress = (line: string) =>
+      out.mode === 'human' ? deps.io.stderr(`missive: ${line}\n`) : out.event('ui_progress', { message: line }, (d) => d.message);
     const command = await desktopCommand({ env: deps.env, root, appArgs, progress, log: log.write });
     const started = await launchDesktop(command, log);
     out.result('ui_started', { pid: started.pid, existing: started.existing, tray: o.tray === true, log: log.path }, (d) =>
@@ -68,7 +74,11 @@ export function registerUiCommand(program: Command, action: Action): void {
           return runWebConsole(ctx, { port: o.port, host: o.host, allowRemote: o.allowRemote === true, open: o.open === true });
         }
         const stray = WEB_FLAGS.filter((f) => o[f] !== undefined);
-        if (stray.length > 0) throw usageError('web_flag_without_web', `${stray.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only go with --web`);
+        if (stray.length > 0)
+          throw usageError(
+            'web_flag_without_web',
+            `${stray.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only go with --web`,
+          );
         return openDesktop(ctx, o);
       }),
     );

@@ -103,7 +103,7 @@ export const A2A_ERROR_SPECS: readonly A2AErrorSpec[] = [
     jsonRpcCode: -32008,
     code: 'extension_support_required',
     says: 'the agent requires an A2A extension the request did not activate',
-    help: "Activate the extension its card requires (capabilities.extensions in missive agent inspect <agent>) with --a2a-extension URI.",
+    help: 'Activate the extension its card requires (capabilities.extensions in missive agent inspect <agent>) with --a2a-extension URI.',
   },
   {
     name: 'VersionNotSupported',

@@ -92,7 +92,12 @@ const challengeText = (challenge: Challenge): string => `${quote(challenge.schem
 /** What the agent asks for, in words: `a "Bearer" token (realm "a2a")`. */
 function askedText(challenge: Challenge): string {
   const scheme = challenge.scheme.toLowerCase();
-  const what = scheme === 'bearer' ? `a ${quote('Bearer')} token` : scheme === 'basic' ? `a user name and password (${quote('Basic')})` : `${quote(challenge.scheme)} credentials`;
+  const what =
+    scheme === 'bearer'
+      ? `a ${quote('Bearer')} token`
+      : scheme === 'basic'
+        ? `a user name and password (${quote('Basic')})`
+        : `${quote(challenge.scheme)} credentials`;
   return `${what}${paramsText(challenge)}`;
 }
 
@@ -101,7 +106,11 @@ function targetScheme(challenges: Challenge[], declared: readonly SchemeView[]):
   const asked = challenges[0]?.scheme.toLowerCase();
   if (asked === 'basic') return declared.find((s) => s.type === 'http' && s.http_scheme === 'basic');
   if (asked === 'bearer') {
-    return declared.find((s) => s.type === 'http' && s.http_scheme === 'bearer') ?? declared.find((s) => s.type === 'oauth2') ?? declared.find((s) => s.type === 'openid_connect');
+    return (
+      declared.find((s) => s.type === 'http' && s.http_scheme === 'bearer') ??
+      declared.find((s) => s.type === 'oauth2') ??
+      declared.find((s) => s.type === 'openid_connect')
+    );
   }
   return declared[0];
 }
@@ -112,14 +121,17 @@ const OIDC_SUFFIX = /\/\.well-known\/openid-configuration\/?$/;
 function authAddCommand(challenges: Challenge[], declared: readonly SchemeView[], agent: string): string {
   const scheme = targetScheme(challenges, declared);
   const env = '--env <VAR>';
-  if (scheme?.type === 'api_key') return `missive auth add <name> --flow api_key --in ${scheme.in ?? 'header'} --key-name ${scheme.param_name ?? '<name>'} ${env}`;
+  if (scheme?.type === 'api_key')
+    return `missive auth add <name> --flow api_key --in ${scheme.in ?? 'header'} --key-name ${scheme.param_name ?? '<name>'} ${env}`;
   if (scheme?.type === 'oauth2') {
     const device = scheme.flows.find((f) => f.flow === 'device_code');
     const client = scheme.flows.find((f) => f.flow === 'client_credentials');
-    if (client || !device) return `missive auth add <name> --flow oauth2_client_credentials --token-url ${client?.token_url ?? '<url>'} --client-id <id> ${env}`;
+    if (client || !device)
+      return `missive auth add <name> --flow oauth2_client_credentials --token-url ${client?.token_url ?? '<url>'} --client-id <id> ${env}`;
     return `missive auth add <name> --flow oauth2_device_code --device-authorization-url ${device.device_authorization_url ?? '<url>'} --token-url ${device.token_url ?? '<url>'} --client-id <id>, then missive auth login ${agent}`;
   }
-  if (scheme?.type === 'openid_connect') return `missive auth add <name> --flow oauth2_client_credentials --issuer ${scheme.openid_connect_url?.replace(OIDC_SUFFIX, '') ?? '<url>'} --client-id <id> ${env}`;
+  if (scheme?.type === 'openid_connect')
+    return `missive auth add <name> --flow oauth2_client_credentials --issuer ${scheme.openid_connect_url?.replace(OIDC_SUFFIX, '') ?? '<url>'} --client-id <id> ${env}`;
   if (scheme?.type === 'mtls') return `a client certificate: missive agent set ${agent} --client-cert <file> --client-key <file>`;
   const basic = challenges[0]?.scheme.toLowerCase() === 'basic' || (scheme?.type === 'http' && scheme.http_scheme === 'basic');
   // `--flow basic` last: redaction would blank the word after a bare `basic `.
@@ -169,7 +181,9 @@ export function authRejectedError(r: AuthRejection): MissiveError {
   const declared = hint.declared ?? [];
   const detail = r.detail ? redactText(oneLine(r.detail), r.secrets) : '';
   const asks = challenges.length ? ` (WWW-Authenticate: ${challenges.map(challengeText).join('; ')})` : '';
-  const answered = r.grpc ? `was refused with gRPC ${status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED'}` : `answered HTTP ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}`;
+  const answered = r.grpc
+    ? `was refused with gRPC ${status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED'}`
+    : `answered HTTP ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}`;
   const message = `${r.what} at ${redactUrl(r.url)} ${answered}${detail ? `: ${detail}` : ''}${asks}`;
   const help: string[] = [];
   if (challenges.length) help.push(`the agent asks for ${challenges.map(askedText).join(' or ')}`);

@@ -107,11 +107,15 @@ const parseJwks = (text: string, where: string): unknown =>
 async function fetchJwks(ctx: VerifyContext, url: string): Promise<unknown> {
   checkJwksUrl(url);
   const where = `the JWKS at ${redactUrl(url)}`;
-  const res = await httpRequest({ url, headers: { Accept: 'application/jwk-set+json, application/json' }, timeoutMs: ctx.timeoutMs, maxResponseBytes: JWKS_MAX_BYTES, dispatcher: ctx.dispatcher }).catch(
-    (error: Error) => {
-      throw new KeyLookupError(`${where} cannot be fetched: ${oneLine(error.message)}`);
-    },
-  );
+  const res = await httpRequest({
+    url,
+    headers: { Accept: 'application/jwk-set+json, application/json' },
+    timeoutMs: ctx.timeoutMs,
+    maxResponseBytes: JWKS_MAX_BYTES,
+    dispatcher: ctx.dispatcher,
+  }).catch((error: Error) => {
+    throw new KeyLookupError(`${where} cannot be fetched: ${oneLine(error.message)}`);
+  });
   if (res.status !== 200) throw new KeyLookupError(`${where} answered HTTP ${res.status}`);
   return parseJwks(res.body, where);
 }
@@ -155,7 +159,9 @@ function checkJkuOrigin(ctx: VerifyContext, jku: string): void {
   const fix = 'configure the JWKS for the agent if you trust it (jwks_url or jwks_file)';
   if (!home) throw new KeyLookupError(`the signature's jku ${oneLine(redactUrl(jku), 120)} is not followed for a card that did not come over http(s): ${fix}`);
   if (originOf(jku) !== home) {
-    throw new KeyLookupError(`the signature's jku ${oneLine(redactUrl(jku), 120)} is not on the card's origin ${oneLine(home, 120)}: missive fetches a JWKS only from there; ${fix}`);
+    throw new KeyLookupError(
+      `the signature's jku ${oneLine(redactUrl(jku), 120)} is not on the card's origin ${oneLine(home, 120)}: missive fetches a JWKS only from there; ${fix}`,
+    );
   }
 }
 
@@ -206,11 +212,18 @@ async function quietly<T>(fn: () => Promise<T>): Promise<T> {
 /** Long enough for what missive says plus the (each cut) bits the card chose; still one line. */
 const REASON_MAX = 400;
 
-const invalid = (reason: string, kid: string | null, source: KeySource | null): SignatureView => ({ status: 'invalid', kid, reason: oneLine(reason, REASON_MAX), key_source: source });
+const invalid = (reason: string, kid: string | null, source: KeySource | null): SignatureView => ({
+  status: 'invalid',
+  kid,
+  reason: oneLine(reason, REASON_MAX),
+  key_source: source,
+});
 
 /** The reason of an `invalid` card, saying which signatures the bounds left unchecked (never silently accepted). */
 function invalidReason(first: string, total: number, beyondUrls: number): string {
-  const urls = beyondUrls ? `; ${beyondUrls} named a JWKS URL beyond the first ${MAX_JKU_URLS} (missive fetches at most ${MAX_JKU_URLS} per card) and were not checked` : '';
+  const urls = beyondUrls
+    ? `; ${beyondUrls} named a JWKS URL beyond the first ${MAX_JKU_URLS} (missive fetches at most ${MAX_JKU_URLS} per card) and were not checked`
+    : '';
   if (total <= MAX_SIGNATURES_CHECKED) return `${first}${urls}`;
   return `none of the first ${MAX_SIGNATURES_CHECKED} of its ${total} signatures verifies (${oneLine(first, 120)})${urls}; the other ${total - MAX_SIGNATURES_CHECKED} were not checked (missive checks at most ${MAX_SIGNATURES_CHECKED} per card)`;
 }
@@ -257,7 +270,9 @@ export async function verifyCardSignature(card: ParsedCard, raw: unknown, ctx: V
   } catch (error) {
     const legacy = card.format === '1.0' ? '' : ` (a v${card.format} card is checked over its A2A 1.0 form)`;
     if (lookupFailures.length === entries.length) return invalid(invalidReason(lookupFailures[0]!, all.length, beyondUrls), firstKid, lastSource);
-    const why = /No signatures|No valid signatures/.test((error as Error).message) ? 'the signature does not match the card: it was changed after signing, or signed with another key' : oneLine((error as Error).message);
+    const why = /No signatures|No valid signatures/.test((error as Error).message)
+      ? 'the signature does not match the card: it was changed after signing, or signed with another key'
+      : oneLine((error as Error).message);
     return invalid(invalidReason(`${why}${legacy}`, all.length, beyondUrls), lastKid ?? firstKid, lastSource);
   }
 }

@@ -64,14 +64,10 @@ const wireCard = z.looseObject({
   description: z.string().optional(),
   version: z.string().optional(),
   supportedInterfaces: z.array(wireInterface),
-  capabilities: z
-    .looseObject({ streaming: z.boolean().optional(), pushNotifications: z.boolean().optional() })
-    .optional(),
+  capabilities: z.looseObject({ streaming: z.boolean().optional(), pushNotifications: z.boolean().optional() }).optional(),
   defaultInputModes: z.array(z.string()).optional(),
   defaultOutputModes: z.array(z.string()).optional(),
-  skills: z
-    .array(z.looseObject({ id: z.string(), name: z.string().optional(), tags: z.array(z.string()).optional() }))
-    .optional(),
+  skills: z.array(z.looseObject({ id: z.string(), name: z.string().optional(), tags: z.array(z.string()).optional() })).optional(),
 });
 
 export type WireCard = z.infer<typeof wireCard>;

@@ -64,12 +64,15 @@ export const versionNotSupportedError = (version: string, detail?: string): Miss
 export function a2aErrorOfBody(body: unknown, what: string, url: string, protocolVersion: string, context: AuthContext = {}): MissiveError | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const holder = body as { error?: unknown; code?: unknown; message?: unknown };
-  const error = (holder.error && typeof holder.error === 'object' ? holder.error : undefined) as { message?: unknown; details?: unknown; data?: unknown } | undefined;
+  const error = (holder.error && typeof holder.error === 'object' ? holder.error : undefined) as
+    { message?: unknown; details?: unknown; data?: unknown } | undefined;
   const spec = error ? specOfErrorObject(error) : typeof holder.message === 'string' ? specByJsonRpcCode(holder.code) : undefined;
   if (!spec) return undefined;
   const message = error ? error.message : holder.message;
   const metadata = errorInfoMetadata(error?.details) ?? errorInfoMetadata(error?.data);
-  const said = [typeof message === 'string' ? oneLine(message) : '', metadata ? oneLine(JSON.stringify(redactValue(metadata, context.secrets)), 120) : ''].filter(Boolean).join('; ');
+  const said = [typeof message === 'string' ? oneLine(message) : '', metadata ? oneLine(JSON.stringify(redactValue(metadata, context.secrets)), 120) : '']
+    .filter(Boolean)
+    .join('; ');
   return a2aError(spec, { method: what, url, alias: context.alias, protocolVersion, detail: redactText(said, context.secrets) || undefined });
 }
 
@@ -101,18 +104,19 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
  * first-use set-up (its HTTP parser is compiled on the first connection) is timed as if it were the agent.
  */
 export function timedDispatcher(dispatcher: Dispatcher, onWrite: () => void): Dispatcher {
-  return dispatcher.compose((dispatch) => (options, handler) =>
-    dispatch(options, {
-      onRequestStart: (controller, context) => {
-        onWrite();
-        handler.onRequestStart?.(controller, context);
-      },
-      onRequestUpgrade: (controller, status, headers, socket) => handler.onRequestUpgrade?.(controller, status, headers, socket),
-      onResponseStart: (controller, status, headers, message) => handler.onResponseStart?.(controller, status, headers, message),
-      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
-      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
-      onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
-    }),
+  return dispatcher.compose(
+    (dispatch) => (options, handler) =>
+      dispatch(options, {
+        onRequestStart: (controller, context) => {
+          onWrite();
+          handler.onRequestStart?.(controller, context);
+        },
+        onRequestUpgrade: (controller, status, headers, socket) => handler.onRequestUpgrade?.(controller, status, headers, socket),
+        onResponseStart: (controller, status, headers, message) => handler.onResponseStart?.(controller, status, headers, message),
+        onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+        onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+        onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+      }),
   );
 }
 
@@ -131,7 +135,11 @@ async function recordedRequest(req: HttpRequest, capture: WireCapture): Promise<
   const method = req.method ?? 'GET';
   // Loaded first: the wire view times the exchange, not the loading of undici on the first request.
   const sender = await senderFor(req.dispatcher);
-  const wire = capture.begin(req.operation ?? method, { protocol: 'http', method, url: withQuery(req.url, req.query), headers: req.headers ?? {}, body: req.body }, req.secrets);
+  const wire = capture.begin(
+    req.operation ?? method,
+    { protocol: 'http', method, url: withQuery(req.url, req.query), headers: req.headers ?? {}, body: req.body },
+    req.secrets,
+  );
   try {
     const res = await exchange(req, { ...sender, dispatcher: timedDispatcher(sender.dispatcher, wire.sent) });
     wire.response(res.status, res.headers);
@@ -229,17 +237,16 @@ export const timeoutError = (where: string, timeoutMs: number): MissiveError =>
 
 /** A stream that stopped before its end: what arrived is kept, and the message says how much. */
 export const streamBrokenError = (where: string, received: number, cause: MissiveError): MissiveError =>
-  transportError('stream_broken', `the stream from ${where} broke after ${received} event(s): ${cause.message}`, 'Events received so far are kept in the journal.');
+  transportError(
+    'stream_broken',
+    `the stream from ${where} broke after ${received} event(s): ${cause.message}`,
+    'Events received so far are kept in the journal.',
+  );
 
 export function networkError(error: unknown, where: string, timeoutMs: number, secrets: readonly string[] = []): MissiveError {
   const err = error as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code;
-  if (
-    err.name === 'TimeoutError' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT'
-  ) {
+  if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return timeoutError(where, timeoutMs);
   }
   if (code === 'ECONNREFUSED') return transportError('connection_refused', `${where} refused the connection`, 'Is the agent running on that host and port?');

@@ -68,7 +68,11 @@ export function negotiateInterface({ card, baseUrl, interfaceUrls, preference, r
       'Register one with: missive agent add <alias> <base-url> --interface json-rpc=<url>',
     );
   }
-  const advertised = card.wire.supportedInterfaces.map((iface) => ({ ...iface, canonical: canonicalBinding(iface.protocolBinding), dialect: dialectFor(iface.protocolVersion) }));
+  const advertised = card.wire.supportedInterfaces.map((iface) => ({
+    ...iface,
+    canonical: canonicalBinding(iface.protocolBinding),
+    dialect: dialectFor(iface.protocolVersion),
+  }));
   type Advertised = (typeof advertised)[number];
   /** The candidate speaking the wanted version (forced, else the highest among them), else the first. */
   const best = (candidates: Advertised[]): Advertised | undefined => {
@@ -124,12 +128,23 @@ const majorMinor = (version: string | undefined): string | null => {
   return match ? `${Number(match[1])}.${Number(match[2])}` : null;
 };
 
-export function versionNegotiation(card: ParsedCard, selected: SelectedInterface | null, forcedVersion: string | undefined, cardRequestedWith: string | null): VersionNegotiation {
+export function versionNegotiation(
+  card: ParsedCard,
+  selected: SelectedInterface | null,
+  forcedVersion: string | undefined,
+  cardRequestedWith: string | null,
+): VersionNegotiation {
   const offers = [...new Set(card.wire.supportedInterfaces.map((i) => majorMinor(i.protocolVersion)).filter((v): v is string => v !== null))];
   offers.sort((a, b) => {
     const [am, an] = a.split('.').map(Number);
     const [bm, bn] = b.split('.').map(Number);
     return bm! - am! || bn! - an!;
   });
-  return { spoken: selected?.dialect ?? null, agent_offers: offers, missive_speaks: MISSIVE_VERSIONS, forced: forcedVersion !== undefined, card_requested_with: cardRequestedWith };
+  return {
+    spoken: selected?.dialect ?? null,
+    agent_offers: offers,
+    missive_speaks: MISSIVE_VERSIONS,
+    forced: forcedVersion !== undefined,
+    card_requested_with: cardRequestedWith,
+  };
 }

@@ -57,11 +57,25 @@ const REST_ROUTES: { [M in UnaryMethod]: (params: ParamsOf<M>) => Route } = {
   GetExtendedAgentCard: () => ({ method: 'GET', path: 'extendedAgentCard' }),
 };
 
-const restRoute = <M extends UnaryMethod>(method: M, params: ParamsOf<M>): RestRoute => ({ ...(REST_ROUTES[method] as (p: ParamsOf<M>) => Route)(params), contentType: A2A_JSON });
+const restRoute = <M extends UnaryMethod>(method: M, params: ParamsOf<M>): RestRoute => ({
+  ...(REST_ROUTES[method] as (p: ParamsOf<M>) => Route)(params),
+  contentType: A2A_JSON,
+});
 
 /** The options every request of the call carries. */
-function carried(call: BindingCall, operation: string): Pick<HttpRequest, 'query' | 'timeoutMs' | 'dispatcher' | 'secrets' | 'maxResponseBytes' | 'wire' | 'operation'> {
-  return { query: call.query, timeoutMs: call.timeoutMs, dispatcher: call.dispatcher, secrets: call.secrets, maxResponseBytes: call.maxResponseBytes, wire: call.wire, operation };
+function carried(
+  call: BindingCall,
+  operation: string,
+): Pick<HttpRequest, 'query' | 'timeoutMs' | 'dispatcher' | 'secrets' | 'maxResponseBytes' | 'wire' | 'operation'> {
+  return {
+    query: call.query,
+    timeoutMs: call.timeoutMs,
+    dispatcher: call.dispatcher,
+    secrets: call.secrets,
+    maxResponseBytes: call.maxResponseBytes,
+    wire: call.wire,
+    operation,
+  };
 }
 
 /** The HTTP request of a route under the interface URL. */

@@ -81,7 +81,8 @@ export function jsonRpcFailure(call: JsonRpcErrorCall, method: string, url: stri
   return agentJsonRpcError(method, error, sequence, secrets);
 }
 
-const idText = (id: unknown): string => (id === null || id === undefined ? 'null' : oneLine(typeof id === 'string' ? JSON.stringify(id) : JSON.stringify(id) ?? String(id), 80));
+const idText = (id: unknown): string =>
+  id === null || id === undefined ? 'null' : oneLine(typeof id === 'string' ? JSON.stringify(id) : (JSON.stringify(id) ?? String(id)), 80);
 
 /** An answer carrying another id than the request's (null included): the agent broke JSON-RPC 2.0. */
 export function jsonRpcIdMismatch(method: string, url: string, sent: unknown, answered: unknown): MissiveError {

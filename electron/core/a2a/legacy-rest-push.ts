@@ -26,7 +26,9 @@ export async function createLegacyRestPushConfig(call: BindingCall, v1: CreatePu
       id,
       url: v1.url,
       ...(v1.token ? { token: v1.token } : {}),
-      ...(v1.authentication ? { authentication: { schemes: v1.authentication.scheme ? [v1.authentication.scheme] : [], credentials: v1.authentication.credentials } } : {}),
+      ...(v1.authentication
+        ? { authentication: { schemes: v1.authentication.scheme ? [v1.authentication.scheme] : [], credentials: v1.authentication.credentials } }
+        : {}),
     },
   };
   const body = { parent: `tasks/${taskId}`, configId: id, config, ...config };
@@ -40,7 +42,7 @@ export async function createLegacyRestPushConfig(call: BindingCall, v1: CreatePu
     taskId: answeredTask ? decodeURIComponent(answeredTask) : taskId,
     id: created?.id || id,
     url: created?.url ?? v1.url,
-    ...(created?.token ?? v1.token ? { token: created?.token ?? v1.token } : {}),
+    ...((created?.token ?? v1.token) ? { token: created?.token ?? v1.token } : {}),
     ...(created?.authentication
       ? { authentication: { scheme: created.authentication.schemes?.[0] ?? '', credentials: created.authentication.credentials ?? '' } }
       : v1.authentication

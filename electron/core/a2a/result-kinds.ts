@@ -49,7 +49,7 @@ function ambiguous(origin: ResultOrigin, allowed: readonly ResultKind[], candida
   return protocolError(
     'ambiguous_result',
     `agent ${origin.agent} ${what} that has no "kind" and ${why}; A2A 0.3 requires "kind", so missive cannot tell what it is`,
-    "The fault is the agent's: report it to the agent's operator (every result and stream event needs its \"kind\").",
+    'The fault is the agent\'s: report it to the agent\'s operator (every result and stream event needs its "kind").',
   );
 }
 

@@ -23,7 +23,15 @@ import { JSONRPC_METHOD_NOT_FOUND, versionMismatchError } from './version-mismat
 import { grpcMessageTooLargeError } from './wire-limits.js';
 
 /** gRPC status codes missive treats specially. */
-const GRPC = { CANCELLED: 1, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+const GRPC = {
+  CANCELLED: 1,
+  DEADLINE_EXCEEDED: 4,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
 
 /** grpc-js's status detail for a message over its receive limit: `Received message larger than max (N vs MAX)`. */
 const TOO_LARGE = /^Received message larger than max \(\d+ vs (\d+)\)/;
@@ -114,7 +122,8 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
   if (isStackOverflow(error)) return tooDeepError(`the ${method} answer from ${where}`);
   const dialect = ctx.call.iface.dialect;
   const timeout = () => timeoutError(where, ctx.call.timeoutMs);
-  const mismatch = (answer: string) => versionMismatchError({ method: ctx.wireMethod ? `${method} (${ctx.wireMethod})` : method, url: ctx.url, dialect, alias: ctx.call.alias, answer });
+  const mismatch = (answer: string) =>
+    versionMismatchError({ method: ctx.wireMethod ? `${method} (${ctx.wireMethod})` : method, url: ctx.url, dialect, alias: ctx.call.alias, answer });
 
   const named = (spec: A2AErrorSpec, said = text) => {
     const metadata = e.metadata && typeof e.metadata === 'object' && Object.keys(e.metadata).length > 0 ? oneLineData(e.metadata, secrets, 120) : '';
@@ -137,21 +146,48 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
     if (byStatus) return named(byStatus, detail === undefined ? text : redactText(oneLine(detail), secrets));
     const tooLarge = grpcStatus === GRPC.RESOURCE_EXHAUSTED ? TOO_LARGE.exec(detail ?? '') : null;
     if (tooLarge) return grpcMessageTooLargeError(ctx.call, method, Number(tooLarge[1]));
-    if (grpcStatus === GRPC.UNAVAILABLE) return transportError('connection_refused', `${method} at ${where} is unavailable: ${text}`, 'Is the agent running on that host and port, and does it speak gRPC there?');
+    if (grpcStatus === GRPC.UNAVAILABLE)
+      return transportError(
+        'connection_refused',
+        `${method} at ${where} is unavailable: ${text}`,
+        'Is the agent running on that host and port, and does it speak gRPC there?',
+      );
     if (grpcStatus === GRPC.UNIMPLEMENTED) return mismatch('gRPC UNIMPLEMENTED');
     if (grpcStatus === GRPC.UNAUTHENTICATED || grpcStatus === GRPC.PERMISSION_DENIED) {
       // As HTTP 401 / 403: the same codes, help and one renewal of an OAuth2 token (reauth.ts).
       const status = grpcStatus === GRPC.UNAUTHENTICATED ? 401 : 403;
-      return authRejectedError({ status, what: method, url: ctx.url, headers: {}, detail: text, alias: ctx.call.alias, hint: ctx.call.auth, secrets, grpc: true });
+      return authRejectedError({
+        status,
+        what: method,
+        url: ctx.url,
+        headers: {},
+        detail: text,
+        alias: ctx.call.alias,
+        hint: ctx.call.auth,
+        secrets,
+        grpc: true,
+      });
     }
-    return protocolError('grpc_error', `${method} failed with gRPC status ${grpcStatus}: ${detail === undefined ? text : redactText(oneLine(detail), secrets) || 'no detail'}`);
+    return protocolError(
+      'grpc_error',
+      `${method} failed with gRPC status ${grpcStatus}: ${detail === undefined ? text : redactText(oneLine(detail), secrets) || 'no detail'}`,
+    );
   }
   if (ctx.timedOut) return timeout();
   if (typeof e.envelopeCode === 'number') return agentJsonRpcError(method, { code: e.envelopeCode, message: text, data: e.data }, undefined, secrets);
   // An HTTP error status without a JSON-RPC error is a transport error, as on the 1.0 wire; the SDK's message stays.
   const httpStatus = e.statusCode ?? ctx.trace.status;
   if (ctx.call.iface.binding !== 'grpc' && httpStatus && isAuthStatus(httpStatus)) {
-    return authRejectedError({ status: httpStatus, what: method, url: ctx.trace.url ?? ctx.url, headers: {}, detail: text, alias: ctx.call.alias, hint: ctx.call.auth, secrets });
+    return authRejectedError({
+      status: httpStatus,
+      what: method,
+      url: ctx.trace.url ?? ctx.url,
+      headers: {},
+      detail: text,
+      alias: ctx.call.alias,
+      hint: ctx.call.auth,
+      secrets,
+    });
   }
   if (ctx.call.iface.binding !== 'grpc' && httpStatus) {
     return transportError('http_status', `${method} at ${redactUrl(ctx.trace.url ?? ctx.url)} answered HTTP ${httpStatus}: ${text}`);

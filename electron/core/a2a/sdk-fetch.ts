@@ -79,7 +79,10 @@ function idleLimited(body: ReadableStream<Uint8Array>, ms: number, abort: (reaso
  * holding too many JSON objects (too_many_objects), leaves an event unfinished past MAX_EVENT_BYTES (event_too_large),
  * or spends the stream's budget of bytes (stream_too_large). The SDK's own parser, after this one, never holds more.
  */
-function eventLimited(body: ReadableStream<Uint8Array>, limits: { what: string; call: BindingCall; method: string; budget?: StreamBudget }): ReadableStream<Uint8Array> {
+function eventLimited(
+  body: ReadableStream<Uint8Array>,
+  limits: { what: string; call: BindingCall; method: string; budget?: StreamBudget },
+): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   let failure: MissiveError | null = null;
   let events = 0;
@@ -159,7 +162,12 @@ function wireTapped(body: ReadableStream<Uint8Array>, wire: WireRecorder, failur
 }
 
 /** Each SSE record re-emitted with the kinds its JSON-RPC result lacks completed; an ambiguous one errors the stream. */
-function kindCompleted(body: ReadableStream<Uint8Array>, allowed: readonly ResultKind[], origin: ResultOrigin, onCompleted: () => void): ReadableStream<Uint8Array> {
+function kindCompleted(
+  body: ReadableStream<Uint8Array>,
+  allowed: readonly ResultKind[],
+  origin: ResultOrigin,
+  onCompleted: () => void,
+): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let event = 0;
@@ -180,7 +188,12 @@ function kindCompleted(body: ReadableStream<Uint8Array>, allowed: readonly Resul
           return;
         }
       }
-      out.push(`${record.event ? `event: ${record.event}\n` : ''}${record.id ? `id: ${record.id}\n` : ''}${data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`);
+      out.push(
+        `${record.event ? `event: ${record.event}\n` : ''}${record.id ? `id: ${record.id}\n` : ''}${data
+          .split('\n')
+          .map((line) => `data: ${line}`)
+          .join('\n')}\n\n`,
+      );
     },
   });
   const flushTo = (controller: TransformStreamDefaultController<Uint8Array>) => {
@@ -216,7 +229,11 @@ export interface SdkFetchOptions {
 }
 
 /** Where results may lack `kind`: the v0.3 JSON-RPC answers of the operations that carry tasks, messages and events. */
-function kindCompletion(call: BindingCall, method: string, url: string): { allowed: readonly ResultKind[]; origin: ResultOrigin; completed: () => void } | null {
+function kindCompletion(
+  call: BindingCall,
+  method: string,
+  url: string,
+): { allowed: readonly ResultKind[]; origin: ResultOrigin; completed: () => void } | null {
   const allowed = RESULT_KINDS[method];
   if (!allowed || call.iface.binding !== 'json-rpc' || call.iface.dialect !== '0.3') return null;
   const agent = call.alias ? `"${call.alias}"` : `at ${redactUrl(url)}`;
@@ -249,7 +266,18 @@ export function sdkFetch({ call, method, trace, budget }: SdkFetchOptions): type
     const dispatcher = call.dispatcher ?? (await sharedDispatcher());
     // Unary: the whole answer within the timeout. Stream: the headers within it, then each gap between chunks.
     const deadline = setTimeout(() => abort(timeoutReason(call.timeoutMs)), call.timeoutMs);
-    const wire = call.wire?.begin(method, { protocol: 'http', method: init.method ?? 'GET', url: withQuery(url, call.query), headers: headerPairs(init.headers), body: typeof init.body === 'string' ? init.body : null, stream: streaming }, call.secrets);
+    const wire = call.wire?.begin(
+      method,
+      {
+        protocol: 'http',
+        method: init.method ?? 'GET',
+        url: withQuery(url, call.query),
+        headers: headerPairs(init.headers),
+        body: typeof init.body === 'string' ? init.body : null,
+        stream: streaming,
+      },
+      call.secrets,
+    );
     // A stream's exchange is ended by its body (wireTapped), every other one here.
     let handedOff = false;
     let res: Response;
@@ -284,10 +312,18 @@ export function sdkFetch({ call, method, trace, budget }: SdkFetchOptions): type
         clearTimeout(deadline);
         const raw = res.body as ReadableStream<Uint8Array>;
         // Closed on purpose (the reader is done, Ctrl-C): the exchange just ends; anything else is its failure.
-        const failure = (error: unknown) => ((controller.signal.reason as Error | undefined)?.name === 'AbortError' ? null : networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets));
+        const failure = (error: unknown) =>
+          (controller.signal.reason as Error | undefined)?.name === 'AbortError'
+            ? null
+            : networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
         const tapped = wire ? wireTapped(raw, wire, failure) : raw;
         handedOff = true;
-        const limited = eventLimited(idleLimited(tapped, call.timeoutMs, abort), { what: `an event of the ${method} stream from ${where}`, call, method, budget });
+        const limited = eventLimited(idleLimited(tapped, call.timeoutMs, abort), {
+          what: `an event of the ${method} stream from ${where}`,
+          call,
+          method,
+          budget,
+        });
         const kinds = kindCompletion(call, method, url);
         const body = kinds ? kindCompleted(limited, kinds.allowed, kinds.origin, kinds.completed) : limited;
         return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
@@ -302,14 +338,25 @@ export function sdkFetch({ call, method, trace, budget }: SdkFetchOptions): type
         // A 401/403 is an auth error whatever its body: the SDK never sees it.
         assertAuthorized({ status: res.status, headers: Object.fromEntries(res.headers.entries()), body: text }, method, url, call);
         if (isMissingRoute(res.status, text)) {
-          throw versionMismatchError({ method, url, dialect: call.iface.dialect, alias: call.alias, answer: `HTTP ${res.status}${text.trim() ? ` (${oneLine(text, 80)})` : ''}` });
+          throw versionMismatchError({
+            method,
+            url,
+            dialect: call.iface.dialect,
+            alias: call.alias,
+            answer: `HTTP ${res.status}${text.trim() ? ` (${oneLine(text, 80)})` : ''}`,
+          });
         }
-        if (tryJson(text) === undefined) throw transportError('http_status', `${method} at ${where} answered HTTP ${res.status}${text.trim() ? `: ${oneLine(text)}` : ''}`);
+        if (tryJson(text) === undefined)
+          throw transportError('http_status', `${method} at ${where} answered HTTP ${res.status}${text.trim() ? `: ${oneLine(text)}` : ''}`);
       }
       const kinds = res.ok ? kindCompletion(call, method, url) : null;
       const completed = kinds ? completeJsonRpcBody(text, kinds.allowed, kinds.origin) : null;
       if (completed?.changed) kinds!.completed();
-      return new Response(NULL_BODY.has(res.status) ? null : (completed?.text ?? text), { status: res.status, statusText: res.statusText, headers: res.headers });
+      return new Response(NULL_BODY.has(res.status) ? null : (completed?.text ?? text), {
+        status: res.status,
+        statusText: res.statusText,
+        headers: res.headers,
+      });
     } catch (error) {
       const failure = error instanceof MissiveError ? error : networkError(controller.signal.reason ?? error, where, call.timeoutMs, call.secrets);
       wire?.fail(failure);

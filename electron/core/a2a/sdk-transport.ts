@@ -52,8 +52,10 @@ const UNARY: { [M in UnaryMethod]: (t: Transport, p: ParamsOf<M>, o: RequestOpti
   GetTask: async (t, p, o) => Task.toJSON(await t.getTask(GetTaskRequest.fromJSON(p), o)),
   CancelTask: async (t, p, o) => Task.toJSON(await t.cancelTask(CancelTaskRequest.fromJSON(p), o)),
   ListTasks: async (t, p, o) => ListTasksResponse.toJSON(await t.listTasks(ListTasksRequest.fromJSON(p), o)),
-  CreateTaskPushNotificationConfig: async (t, p, o) => TaskPushNotificationConfig.toJSON(await t.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON(p), o)),
-  GetTaskPushNotificationConfig: async (t, p, o) => TaskPushNotificationConfig.toJSON(await t.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON(p), o)),
+  CreateTaskPushNotificationConfig: async (t, p, o) =>
+    TaskPushNotificationConfig.toJSON(await t.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON(p), o)),
+  GetTaskPushNotificationConfig: async (t, p, o) =>
+    TaskPushNotificationConfig.toJSON(await t.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON(p), o)),
   ListTaskPushNotificationConfigs: async (t, p, o) =>
     ListTaskPushNotificationConfigsResponse.toJSON(await t.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON(p), o)),
   DeleteTaskPushNotificationConfig: async (t, p, o) => {
@@ -103,7 +105,11 @@ export function grpcMethodPath(call: Pick<BindingCall, 'iface'>, method: string)
 /** A gRPC call as the wire view shows it, when the call is recorded: method path, target, metadata, request JSON. */
 function grpcWire(call: BindingCall, method: string, params: Params, stream: boolean): WireRecorder | undefined {
   if (!call.wire || call.iface.binding !== 'grpc') return undefined;
-  return call.wire.begin(method, { protocol: 'grpc', method: grpcMethodPath(call, method), url: call.iface.url, headers: serviceParameters(call), body: JSON.stringify(params), stream }, call.secrets);
+  return call.wire.begin(
+    method,
+    { protocol: 'grpc', method: grpcMethodPath(call, method), url: call.iface.url, headers: serviceParameters(call), body: JSON.stringify(params), stream },
+    call.secrets,
+  );
 }
 
 /** gRPC status OK: what a recorded gRPC exchange shows as its status once results arrive. */
@@ -167,7 +173,11 @@ async function prepare(call: BindingCall, method: string, signal?: AbortSignal, 
 function refuseMissing(call: BindingCall, method: string): void {
   const instead = call.iface.dialect === '0.3' ? NOT_IN_03[method] : undefined;
   if (instead) {
-    throw protocolError('not_in_dialect', `${method} is not part of A2A 0.3, which ${call.alias ? `"${call.alias}"` : 'this agent'} speaks`, instead.replace('<alias>', call.alias ?? '<alias>'));
+    throw protocolError(
+      'not_in_dialect',
+      `${method} is not part of A2A 0.3, which ${call.alias ? `"${call.alias}"` : 'this agent'} speaks`,
+      instead.replace('<alias>', call.alias ?? '<alias>'),
+    );
   }
 }
 
@@ -210,7 +220,14 @@ export async function callViaSdk<M extends UnaryMethod>(call: BindingCall, metho
     wire?.end();
     return result;
   } catch (error) {
-    const failure = fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: prepared.trace, timedOut: prepared.timedOut() });
+    const failure = fromSdkError(error, {
+      call,
+      method,
+      wireMethod: wireName(call, method),
+      url: call.iface.url,
+      trace: prepared.trace,
+      timedOut: prepared.timedOut(),
+    });
     wire?.fail(failure);
     throw failure;
   } finally {
@@ -224,7 +241,9 @@ function isNetworkFailure(error: unknown): boolean {
   if (!e) return false;
   if (e.name === 'AbortError' || e.name === 'TimeoutError') return true;
   const code = typeof e.cause?.code === 'string' ? e.cause.code : '';
-  return code.startsWith('UND_ERR') || code.startsWith('ECONN') || (e.name === 'TypeError' && /terminated|fetch failed|other side closed/i.test(e.message ?? ''));
+  return (
+    code.startsWith('UND_ERR') || code.startsWith('ECONN') || (e.name === 'TypeError' && /terminated|fetch failed|other side closed/i.test(e.message ?? ''))
+  );
 }
 
 /** Why a stream over the SDK stopped: a broken connection (with how many events arrived), else the SDK error mapped. */
@@ -240,10 +259,19 @@ function streamFailure(error: unknown, call: BindingCall, method: StreamMethod, 
  * A stream over the SDK: yields each StreamResponse as v1.0 JSON. Breaking out of the loop closes it. `budget` counts
  * the bytes received: sdkFetch counts them on the HTTP wires, here each gRPC event's JSON.
  */
-export async function* streamViaSdk<M extends StreamMethod>(call: BindingCall, method: M, params: StreamOperations[M], signal?: AbortSignal, budget?: StreamBudget): AsyncGenerator<unknown> {
+export async function* streamViaSdk<M extends StreamMethod>(
+  call: BindingCall,
+  method: M,
+  params: StreamOperations[M],
+  signal?: AbortSignal,
+  budget?: StreamBudget,
+): AsyncGenerator<unknown> {
   const prepared = await prepare(call, method, signal, budget);
   const { transport, options } = prepared;
-  const events = method === 'SendStreamingMessage' ? transport.sendMessageStream(SendMessageRequest.fromJSON(params), options) : transport.resubscribeTask(SubscribeToTaskRequest.fromJSON(params), options);
+  const events =
+    method === 'SendStreamingMessage'
+      ? transport.sendMessageStream(SendMessageRequest.fromJSON(params), options)
+      : transport.resubscribeTask(SubscribeToTaskRequest.fromJSON(params), options);
   const wire = grpcWire(call, method, params, true);
   let received = 0;
   try {
@@ -279,7 +307,11 @@ export async function* streamViaSdk<M extends StreamMethod>(call: BindingCall, m
  * The HTTP request the SDK's v0.3 transport (JSON-RPC or HTTP+JSON) writes for a send or stream, caught before it
  * leaves: nothing is sent. What requests.preview renders for a v0.3 agent.
  */
-export async function legacyHttpRequest(call: BindingCall, method: 'SendMessage' | 'SendStreamingMessage', params: ParamsOf<'SendMessage'>): Promise<OutgoingRequest> {
+export async function legacyHttpRequest(
+  call: BindingCall,
+  method: 'SendMessage' | 'SendStreamingMessage',
+  params: ParamsOf<'SendMessage'>,
+): Promise<OutgoingRequest> {
   let captured: OutgoingRequest | undefined;
   const held = new Error('held back: a preview sends nothing');
   const fetchImpl = (async (input: string | URL | Request, init: RequestInit = {}) => {
@@ -288,14 +320,18 @@ export async function legacyHttpRequest(call: BindingCall, method: 'SendMessage'
     captured = { protocol: 'http', method: init.method ?? 'GET', url, headers, body: typeof init.body === 'string' ? init.body : null };
     throw held;
   }) as unknown as typeof fetch;
-  const transport = call.iface.binding === 'json-rpc' ? new LegacyJsonRpcTransport({ endpoint: call.iface.url, fetchImpl }) : new LegacyRestTransport({ endpoint: call.iface.url, fetchImpl });
+  const transport =
+    call.iface.binding === 'json-rpc'
+      ? new LegacyJsonRpcTransport({ endpoint: call.iface.url, fetchImpl })
+      : new LegacyRestTransport({ endpoint: call.iface.url, fetchImpl });
   const options: RequestOptions = { serviceParameters: serviceParameters(call) };
   const request = SendMessageRequest.fromJSON(params);
   try {
     if (method === 'SendMessage') await transport.sendMessage(request, options);
     else for await (const _ of transport.sendMessageStream(request, options)) break;
   } catch (error) {
-    if (!captured) throw fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: { status: null, url: null }, timedOut: false });
+    if (!captured)
+      throw fromSdkError(error, { call, method, wireMethod: wireName(call, method), url: call.iface.url, trace: { status: null, url: null }, timedOut: false });
   }
   if (!captured) throw new MissiveError('internal', 'preview_not_captured', `the SDK wrote no ${method} request for ${redactUrl(call.iface.url)}`);
   return captured;

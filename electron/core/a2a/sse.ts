@@ -60,7 +60,13 @@ function checked(value: unknown, sequence: number): StreamRecord {
  * Decodes one SSE data field into a StreamResponse record, unwrapping JSON-RPC; data nested too deep is refused (exit 76).
  * `requestId`: the JSON-RPC id of the request that opened the stream, which every result event must carry.
  */
-export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias' | 'maxAnswerObjects'>, method: string, sequence: number, requestId?: string): StreamRecord {
+export function decodeStreamData(
+  data: string,
+  call: Pick<BindingCall, 'iface' | 'protocolVersion' | 'alias' | 'maxAnswerObjects'>,
+  method: string,
+  sequence: number,
+  requestId?: string,
+): StreamRecord {
   assertFewObjects(data, `event #${sequence} of the ${method} stream`, call);
   let value = parseBoundedJson(data, `stream event #${sequence}`, (error) => {
     throw protocolError('malformed_stream_event', `stream event #${sequence} is not valid JSON: ${error.message}`);
@@ -80,7 +86,12 @@ export function decodeStreamData(data: string, call: Pick<BindingCall, 'iface' |
 }
 
 /** The v0.3 dialect and gRPC: the SDK speaks the wire, each event arrives as v1.0 JSON and is checked like ours. */
-async function* sdkStream<M extends StreamMethod>(call: StreamCall, method: M, params: StreamOperations[M], budget: StreamBudget): AsyncGenerator<SequencedRecord> {
+async function* sdkStream<M extends StreamMethod>(
+  call: StreamCall,
+  method: M,
+  params: StreamOperations[M],
+  budget: StreamBudget,
+): AsyncGenerator<SequencedRecord> {
   const { streamViaSdk } = await import('./sdk-transport.js');
   let sequence = 0;
   for await (const value of streamViaSdk(call, method, params, call.signal, budget)) {
@@ -91,7 +102,12 @@ async function* sdkStream<M extends StreamMethod>(call: StreamCall, method: M, p
 }
 
 /** The POST that opens a stream on the 1.0 wire: HTTP+JSON route or JSON-RPC envelope (also what requests.preview renders). */
-export function streamRequest<M extends StreamMethod>(call: Pick<BindingCall, 'iface' | 'headers'>, method: M, params: StreamOperations[M], id: string = randomUUID()): { url: string; headers: Record<string, string>; body: string } {
+export function streamRequest<M extends StreamMethod>(
+  call: Pick<BindingCall, 'iface' | 'headers'>,
+  method: M,
+  params: StreamOperations[M],
+  id: string = randomUUID(),
+): { url: string; headers: Record<string, string>; body: string } {
   const { iface } = call;
   const rest = iface.binding === 'http+json';
   return {
@@ -124,13 +140,23 @@ export function openStreamOnce<M extends StreamMethod>(call: StreamCall, method:
 }
 
 /** The wire view of a 1.0 stream: the exchange ends when the stream does (or the caller stops reading), or fails with it. */
-async function* recordedStream(call: StreamCall, method: StreamMethod, req: StreamHttpRequest, capture: WireCapture, budget: StreamBudget): AsyncGenerator<SequencedRecord> {
+async function* recordedStream(
+  call: StreamCall,
+  method: StreamMethod,
+  req: StreamHttpRequest,
+  capture: WireCapture,
+  budget: StreamBudget,
+): AsyncGenerator<SequencedRecord> {
   // Loaded first: the wire view times the exchange, not the loading of undici on the first request.
   const { request } = await loadUndici();
   // Our own undici's pooled agent, never the process's global dispatcher: that one may belong to another undici copy
   // (Node's built-in fetch sets it) that does not take the timing interceptor's handler.
   const base = call.dispatcher ?? (await sharedDispatcher());
-  const wire = capture.begin(method, { protocol: 'http', method: 'POST', url: withQuery(req.url, call.query), headers: req.headers, body: req.body, stream: true }, call.secrets);
+  const wire = capture.begin(
+    method,
+    { protocol: 'http', method: 'POST', url: withQuery(req.url, call.query), headers: req.headers, body: req.body, stream: true },
+    call.secrets,
+  );
   try {
     const dispatcher = timedDispatcher(base, wire.sent);
     yield* httpStream({ ...call, dispatcher }, method, req, budget, wire, request);
@@ -183,7 +209,8 @@ async function* httpStream(
       const parsed = tryJson(text) as { error?: JsonRpcErrorObject } | undefined;
       if (parsed?.error) throw jsonRpcFailure(call, method, url, parsed as { error: JsonRpcErrorObject });
     }
-    if (isMissingRoute(res.statusCode, text)) throw versionMismatchError({ method, url, dialect: iface.dialect, alias: call.alias, answer: `HTTP ${res.statusCode}` });
+    if (isMissingRoute(res.statusCode, text))
+      throw versionMismatchError({ method, url, dialect: iface.dialect, alias: call.alias, answer: `HTTP ${res.statusCode}` });
     assertOk(flat, method, url, call.protocolVersion, call);
     throw protocolError('not_event_stream', `${method} at ${where} answered ${type || 'no content type'} instead of text/event-stream`);
   }

@@ -11,14 +11,22 @@ const variants = {
   task: z.looseObject({ id: z.string().min(1), status: status.optional() }),
   message: z.looseObject({ messageId: z.string().min(1), parts: z.array(z.record(z.string(), z.unknown())) }),
   statusUpdate: z.looseObject({ taskId: z.string().min(1), status }),
-  artifactUpdate: z.looseObject({ taskId: z.string().min(1), artifact: z.looseObject({ artifactId: z.string().min(1), parts: z.array(z.record(z.string(), z.unknown())) }) }),
+  artifactUpdate: z.looseObject({
+    taskId: z.string().min(1),
+    artifact: z.looseObject({ artifactId: z.string().min(1), parts: z.array(z.record(z.string(), z.unknown())) }),
+  }),
 } as const;
 
 export type StreamVariant = keyof typeof variants;
 export const STREAM_VARIANTS = Object.keys(variants) as StreamVariant[];
 
 /** The journal suffix of each variant: `a2a.stream.status_update`, `a2a.push.artifact_update`, … */
-export const VARIANT_EVENT: Record<StreamVariant, string> = { task: 'task', message: 'message', statusUpdate: 'status_update', artifactUpdate: 'artifact_update' };
+export const VARIANT_EVENT: Record<StreamVariant, string> = {
+  task: 'task',
+  message: 'message',
+  statusUpdate: 'status_update',
+  artifactUpdate: 'artifact_update',
+};
 
 export interface StreamRecord {
   variant: StreamVariant;

@@ -37,7 +37,8 @@ export function eventTooLargeError(call: Who, method: string, sequence: number |
  * large; as a unary answer, what an HTTP answer over the cap is.
  */
 export function grpcMessageTooLargeError(call: Who, method: string, max: number): MissiveError {
-  if (method === 'SendStreamingMessage' || method === 'SubscribeToTask') return eventTooLargeError(call, method, null, max, "(grpc-js's limit for one message)");
+  if (method === 'SendStreamingMessage' || method === 'SubscribeToTask')
+    return eventTooLargeError(call, method, null, max, "(grpc-js's limit for one message)");
   return transportError('response_too_large', `the ${method} answer from ${agentName(call)} exceeds ${size(max)}, grpc-js's limit for one message`);
 }
 
@@ -90,5 +91,7 @@ export function assertFewObjects(text: string, what: string, call: Who & Pick<Bi
  * The errors of these bounds: the agent did answer (too much), so another attempt would send the message again and
  * get as much; jobs and the gateway's follows fail at once on them rather than retry.
  */
-const WIRE_LIMIT_CODES: ReadonlySet<string> = new Set(['event_too_large', 'stream_too_large', 'too_many_objects'].map((reason) => `missive::protocol::${reason}`));
+const WIRE_LIMIT_CODES: ReadonlySet<string> = new Set(
+  ['event_too_large', 'stream_too_large', 'too_many_objects'].map((reason) => `missive::protocol::${reason}`),
+);
 export const isWireLimit = (error: MissiveError): boolean => WIRE_LIMIT_CODES.has(error.code);

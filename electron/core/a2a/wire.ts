@@ -218,6 +218,7 @@ export function createWireCapture(options: WireCaptureOptions = {}): WireCapture
         },
       };
     },
-    exchanges: () => all.map((e) => ({ ...e, request: { ...e.request }, response: e.response && { ...e.response }, ...(e.frames ? { frames: e.frames.slice() } : {}) })),
+    exchanges: () =>
+      all.map((e) => ({ ...e, request: { ...e.request }, response: e.response && { ...e.response }, ...(e.frames ? { frames: e.frames.slice() } : {}) })),
   };
 }

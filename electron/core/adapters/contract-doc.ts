@@ -18,17 +18,22 @@ export const REGENERATE_COMMAND = 'npm run docs:automation';
 export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'app.info': 'Version, active profile, known profiles and where config, state and the database live (the About panel).',
   'agents.list': 'The registered agents of the profile (the Agents view).',
-  'agents.add': 'Registers an agent by alias and base URL (or card URL) with its auth ref, trusted origins, interfaces, mutual TLS files and card keys; the card is fetched first and a card that cannot be fetched or read registers nothing. Answers the agent as listed.',
+  'agents.add':
+    'Registers an agent by alias and base URL (or card URL) with its auth ref, trusted origins, interfaces, mutual TLS files and card keys; the card is fetched first and a card that cannot be fetched or read registers nothing. Answers the agent as listed.',
   'agents.set': 'Changes what `agent set` changes: the auth ref (null: none), the mutual TLS files (null: removed), the card-signing keys (null: removed).',
   'agents.rawCard': 'The card exactly as the agent (or a URL) serves it, read or refused: every issue missive finds and the raw JSON.',
   'agents.remove': 'Forgets a registered agent (its journal rows stay).',
-  'agents.trust': 'Shared store: this host confirms the agent\'s origins and auth ref as the store has them now; until then (and after a change by someone else) no credential of this host goes to it.',
-  'agents.inspect': "Fetches (or, without `refresh`, reuses the cached) agent card, the interface missive would pick and the protocol negotiation; `extended` asks for the authenticated extended card.",
+  'agents.trust':
+    "Shared store: this host confirms the agent's origins and auth ref as the store has them now; until then (and after a change by someone else) no credential of this host goes to it.",
+  'agents.inspect':
+    'Fetches (or, without `refresh`, reuses the cached) agent card, the interface missive would pick and the protocol negotiation; `extended` asks for the authenticated extended card.',
   'agents.refreshAll': 'Re-fetches the card of every registered agent, at most 4 at once; one failure does not stop the others.',
   'agents.health': 'What missive knows of each agent without contacting it: card cache age, last good call, last error.',
   'agents.conformance': 'Probes every advertised operation on every card interface (`missive conformance`); read-only unless `includeSend`.',
-  'messages.send': 'Sends a message (the Compose view, `missive send`) and answers the response: a message or a task. `wire: true` adds every HTTP/gRPC exchange of the call.',
-  'messages.stream': 'Streams a message (`missive stream`): each stream event goes out as a `messages.stream.event` event while the call runs; the reply counts them.',
+  'messages.send':
+    'Sends a message (the Compose view, `missive send`) and answers the response: a message or a task. `wire: true` adds every HTTP/gRPC exchange of the call.',
+  'messages.stream':
+    'Streams a message (`missive stream`): each stream event goes out as a `messages.stream.event` event while the call runs; the reply counts them.',
   'requests.preview': 'Builds the request(s) a send, stream or collective would make without sending anything (Copy as curl).',
   'history.list': 'Past sends and streams, newest first, paged by `beforeSequence` (the History view).',
   'history.get': 'One past send or stream with its journaled request and answer; `wire` when this adapter session captured it.',
@@ -50,7 +55,8 @@ export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'tasks.wait': 'Waits until a task reaches a final (or input-required) state; `exit_code` says how it ended.',
   'artifacts.show': 'One artifact of a task with its parts.',
   'artifacts.export': 'Writes the artifacts of a task as files into a directory (relative paths resolve against the adapter’s working directory).',
-  'events.query': 'The journal (the Events view): one bounded page of the newest rows (or of rows before or after a sequence), filtered by type, context, task or free text, and `next` to read on; payloads are redacted.',
+  'events.query':
+    'The journal (the Events view): one bounded page of the newest rows (or of rows before or after a sequence), filtered by type, context, task or free text, and `next` to read on; payloads are redacted.',
   'contexts.list': 'The conversation contexts with their names and state (the Contexts view).',
   'contexts.create': 'Creates a named context to send into.',
   'contexts.fork': 'Copies a context (its history) into a new one.',
@@ -62,7 +68,7 @@ export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'auth.list': 'The auth refs (where each secret comes from, never the secret) and the state of the keyring.',
   'auth.add': 'Defines an auth ref (like `missive auth add`): where its secret lives and its flow; never the secret.',
   'auth.update': 'Replaces the settings of a local auth ref under the same name; the agents using it follow.',
-  'auth.bind': 'Shared store: on this host, the auth ref\'s secret comes from this env var or keyring entry (the shared row never decides which).',
+  'auth.bind': "Shared store: on this host, the auth ref's secret comes from this env var or keyring entry (the shared row never decides which).",
   'auth.remove': 'Removes a local auth ref; the agents that used it are unlinked (`unlinked_agents`).',
   'auth.setSecret': 'Stores the secret of a keyring auth ref in the keyring; nothing of it is echoed back.',
   'auth.deleteSecret': 'Deletes the secret of a keyring auth ref from the keyring.',
@@ -79,7 +85,8 @@ export const EVENT_DESCRIPTIONS: Record<EventChannel, string> = {
   'collectives.member': 'One member’s outcome during `collectives.bcast` or `collectives.round`; the frame carries the request’s `id`.',
   'webhook.arrival': 'A push notification reached the receiver started by `webhook.start` (accepted or rejected).',
   'auth.deviceCode': 'A device-code `auth.login` waits for the user: open `verification_uri` and enter `user_code`; the frame carries the request’s `id`.',
-  'app.notice': 'A warning of the core that stopped nothing (e.g. credentials sent over plain http, a result without a kind); the desktop shows it as a notice.',
+  'app.notice':
+    'A warning of the core that stopped nothing (e.g. credentials sent over plain http, a result without a kind); the desktop shows it as a notice.',
   'events.appended': 'New journal rows, batched (at most 1000 per tick); only with `adapter stdio --follow-events`.',
 };
 
@@ -135,20 +142,39 @@ export function compactJson(value: unknown, indent = '', width = 100): string {
   return `{\n${entries.join(',\n')}\n${indent}}`;
 }
 
-const schemaBlock = (title: string, schema: JsonSchema) => [`<details><summary>${title} JSON Schema</summary>`, '', '```json', compactJson(schema), '```', '', '</details>'].join('\n');
+const schemaBlock = (title: string, schema: JsonSchema) =>
+  [`<details><summary>${title} JSON Schema</summary>`, '', '```json', compactJson(schema), '```', '', '</details>'].join('\n');
 
 /** The Markdown of one request channel. */
 export function renderChannel(channel: Channel): string {
   const spec = CHANNELS[channel];
   const input = toSchema(spec.input, 'input');
   const output = toSchema(spec.output, 'output');
-  return [`### \`${channel}\``, '', CHANNEL_DESCRIPTIONS[channel], '', '**Input**', '', fieldTable(input), '', schemaBlock('Input', input), '', '**Output** (`value` of the reply)', '', fieldTable(output), '', schemaBlock('Output', output)].join('\n');
+  return [
+    `### \`${channel}\``,
+    '',
+    CHANNEL_DESCRIPTIONS[channel],
+    '',
+    '**Input**',
+    '',
+    fieldTable(input),
+    '',
+    schemaBlock('Input', input),
+    '',
+    '**Output** (`value` of the reply)',
+    '',
+    fieldTable(output),
+    '',
+    schemaBlock('Output', output),
+  ].join('\n');
 }
 
 /** The Markdown of one event channel. */
 export function renderEventChannel(channel: EventChannel): string {
   const payload = toSchema(EVENT_CHANNELS[channel], 'output');
-  return [`### \`${channel}\` (event)`, '', EVENT_DESCRIPTIONS[channel], '', '**Payload**', '', fieldTable(payload), '', schemaBlock('Payload', payload)].join('\n');
+  return [`### \`${channel}\` (event)`, '', EVENT_DESCRIPTIONS[channel], '', '**Payload**', '', fieldTable(payload), '', schemaBlock('Payload', payload)].join(
+    '\n',
+  );
 }
 
 /** The whole generated section (without the markers): an index, then every request channel, then every event channel. */
@@ -178,7 +204,10 @@ export function generatedSection(document: string): string | null {
   const begin = document.indexOf(GENERATED_BEGIN);
   const end = document.indexOf(GENERATED_END);
   if (begin === -1 || end === -1 || end < begin) return null;
-  return document.slice(begin + GENERATED_BEGIN.length, end).replace(/^\n/, '').replace(/\n$/, '');
+  return document
+    .slice(begin + GENERATED_BEGIN.length, end)
+    .replace(/^\n/, '')
+    .replace(/\n$/, '');
 }
 
 /** The document with its generated section replaced by `section`; throws when the markers are missing. */

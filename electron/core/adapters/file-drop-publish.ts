@@ -99,10 +99,10 @@ export async function exists(path: string): Promise<boolean> {
 /** Copies an open file to another, from the start to its end (one read per MiB, so the loop ends with the file). */
 async function copyTo(from: FileHandle, to: FileHandle): Promise<void> {
   const buffer = Buffer.allocUnsafe(1 << 20);
-  for (let position = 0; ; ) {
+  for (let position = 0; ;) {
     const { bytesRead } = await from.read(buffer, 0, buffer.length, position);
     if (bytesRead === 0) return;
-    for (let written = 0; written < bytesRead; ) written += (await to.write(buffer, written, bytesRead - written)).bytesWritten;
+    for (let written = 0; written < bytesRead;) written += (await to.write(buffer, written, bytesRead - written)).bytesWritten;
     position += bytesRead;
   }
 }

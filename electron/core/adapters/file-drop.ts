@@ -94,9 +94,14 @@ interface RequestScope {
 }
 
 const interrupted = (channel: string) =>
-  new MissiveError('orchestration', 'file_drop_interrupted', `the adapter stopped after claiming this ${channel} frame and before answering it; it was not run again because it may already have taken effect`, {
-    help: 'Check `missive history list` and `missive task list` for what reached the agent, then resubmit the frame if it did not.',
-  });
+  new MissiveError(
+    'orchestration',
+    'file_drop_interrupted',
+    `the adapter stopped after claiming this ${channel} frame and before answering it; it was not run again because it may already have taken effect`,
+    {
+      help: 'Check `missive history list` and `missive task list` for what reached the agent, then resubmit the frame if it did not.',
+    },
+  );
 
 const nameTooLong = () =>
   frameError(
@@ -136,7 +141,11 @@ export async function runFileDropAdapter(options: FileDropOptions): Promise<File
   const readFrame = async (path: string): Promise<{ ok: true; frame: unknown } | { ok: false; reply: ReplyFrame; refused?: true }> => {
     const opened = await openRegularFile(path);
     if (!opened.ok) {
-      return { ok: false, refused: true, reply: frameError(null, 'not_a_regular_file', `the claimed inbox file is ${opened.what}, not a regular file; it was not read`) };
+      return {
+        ok: false,
+        refused: true,
+        reply: frameError(null, 'not_a_regular_file', `the claimed inbox file is ${opened.what}, not a regular file; it was not read`),
+      };
     }
     try {
       const tooLarge = frameError(null, 'frame_too_large', `a frame file is at most ${MAX_FRAME_BYTES} bytes (this one has ${opened.size})`);
@@ -172,7 +181,9 @@ export async function runFileDropAdapter(options: FileDropOptions): Promise<File
       // Answered already (a crash between reply and archive, or a reused stem): never run twice.
       if (!recovered) {
         result.duplicates++;
-        warn(`file-drop: ${claim.stem}.json: the outbox already has a reply for "${claim.stem}"; the input was archived without running (remove the reply before reusing a name)`);
+        warn(
+          `file-drop: ${claim.stem}.json: the outbox already has a reply for "${claim.stem}"; the input was archived without running (remove the reply before reusing a name)`,
+        );
       }
       await archive(path, options.errorDir ?? options.processed, `${claim.stem}.json`);
       return;
@@ -343,7 +354,9 @@ export async function prepareDirs(dirs: FileDropDirs): Promise<FileDropDirs> {
       if (!stat.isDirectory()) throw new Error('not a directory');
       real.set(flag, await fs.realpath(dir));
     } catch (error) {
-      throw new MissiveError('validation', 'invalid_directory', `${flag} ${dir}: ${(error as Error).message}`, { help: 'Each of --inbox, --outbox, --processed, --error-dir must be a directory missive can create or write.' });
+      throw new MissiveError('validation', 'invalid_directory', `${flag} ${dir}: ${(error as Error).message}`, {
+        help: 'Each of --inbox, --outbox, --processed, --error-dir must be a directory missive can create or write.',
+      });
     }
   }
   const flags = [...real.keys()];
@@ -352,7 +365,9 @@ export async function prepareDirs(dirs: FileDropDirs): Promise<FileDropDirs> {
       const [a, b] = [flags[i]!, flags[j]!];
       if (a === '--processed' && b === '--error-dir') continue;
       if (real.get(a) === real.get(b)) {
-        throw new MissiveError('validation', 'same_directory', `${a} and ${b} are the same directory (${real.get(a)})`, { help: 'The inbox, the outbox and the archive directories must differ (--processed and --error-dir may be the same).' });
+        throw new MissiveError('validation', 'same_directory', `${a} and ${b} are the same directory (${real.get(a)})`, {
+          help: 'The inbox, the outbox and the archive directories must differ (--processed and --error-dir may be the same).',
+        });
       }
     }
   }

@@ -56,7 +56,8 @@ export async function handleFrame(registry: Registry, frame: unknown, scope?: Ca
   if (id === null) return frameError(null, 'invalid_frame_id', 'a frame needs an "id": a non-empty string (at most 256 characters) or an integer');
   const extra = Object.keys(record).find((key) => !FRAME_KEYS.has(key));
   if (extra !== undefined) return frameError(id, 'invalid_frame', `unknown frame key "${extra.slice(0, 64)}" (a frame has only id, channel, input)`);
-  if (typeof record.channel !== 'string' || record.channel.length === 0) return frameError(id, 'invalid_frame', 'a frame needs a "channel": the name of a contract channel');
+  if (typeof record.channel !== 'string' || record.channel.length === 0)
+    return frameError(id, 'invalid_frame', 'a frame needs a "channel": the name of a contract channel');
   try {
     const channel = record.channel;
     const call = () => registry.invoke(channel, record.input ?? {});
@@ -73,7 +74,8 @@ export async function handleFrame(registry: Registry, frame: unknown, scope?: Ca
  * null; otherwise the parsed value (to pass to handleFrame).
  */
 export function parseFrameText(text: string): { ok: true; frame: unknown } | { ok: false; reply: ReplyFrame } {
-  if (Buffer.byteLength(text, 'utf8') > MAX_FRAME_BYTES) return { ok: false, reply: frameError(null, 'frame_too_large', `a frame is at most ${MAX_FRAME_BYTES} bytes`) };
+  if (Buffer.byteLength(text, 'utf8') > MAX_FRAME_BYTES)
+    return { ok: false, reply: frameError(null, 'frame_too_large', `a frame is at most ${MAX_FRAME_BYTES} bytes`) };
   if (isTooDeep(text)) return { ok: false, reply: frameError(null, 'frame_too_deep', `a frame nests JSON at most ${MAX_JSON_DEPTH} levels deep`) };
   try {
     return { ok: true, frame: JSON.parse(text) as unknown };

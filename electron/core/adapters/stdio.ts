@@ -49,7 +49,11 @@ export interface StdioAdapterResult {
  * Splits byte chunks into lines (LF, optional CR before it) without ever holding more than MAX_FRAME_BYTES of one line:
  * a longer line is dropped as it arrives and reported as `null` when its end comes.
  */
-export async function* frameLines(input: AsyncIterable<Buffer | string>, signal?: AbortSignal, maxBytes: number = MAX_FRAME_BYTES): AsyncGenerator<string | null> {
+export async function* frameLines(
+  input: AsyncIterable<Buffer | string>,
+  signal?: AbortSignal,
+  maxBytes: number = MAX_FRAME_BYTES,
+): AsyncGenerator<string | null> {
   let parts: Buffer[] = [];
   let size = 0;
   let overflow = false;
@@ -117,7 +121,10 @@ export async function runStdioAdapter(options: StdioAdapterOptions): Promise<Std
   });
   const result: StdioAdapterResult = { frames: 0, errors: 0, exitCode: 0 };
   const answer = async (line: string | null): Promise<ReplyFrame> => {
-    const reply = line === null ? frameError(null, 'frame_too_large', `a frame is one line of at most ${MAX_FRAME_BYTES} bytes`) : await handleFrameText(registry, line, (id, call) => requestIds.run(id, call));
+    const reply =
+      line === null
+        ? frameError(null, 'frame_too_large', `a frame is one line of at most ${MAX_FRAME_BYTES} bytes`)
+        : await handleFrameText(registry, line, (id, call) => requestIds.run(id, call));
     result.frames++;
     if (!reply.ok) result.errors++;
     // A store that failed for a moment keeps the names read last (the reply says what failed, if anything).

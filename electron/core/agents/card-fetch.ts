@@ -58,7 +58,8 @@ const refusesVersion = (res: HttpResponse) => res.status >= 400 && res.status !=
  * answers 404 at v0.2's `/.well-known/agent.json`. Every 404 → a protocol error (exit 76).
  */
 export async function requestCard(core: Core, baseUrl: string, req: CardRequest): Promise<{ res: HttpResponse; url: string; version: string | null }> {
-  const urls = req.only && req.knownUrl ? [req.knownUrl] : [...new Set([req.knownUrl, cardUrl(baseUrl), legacyCardUrl(baseUrl)].filter((u): u is string => !!u))];
+  const urls =
+    req.only && req.knownUrl ? [req.knownUrl] : [...new Set([req.knownUrl, cardUrl(baseUrl), legacyCardUrl(baseUrl)].filter((u): u is string => !!u))];
   const tlsDispatcher = (req.clientTls && (await clientTlsDispatcher(core, req.clientTls))) || core.dispatcher;
   for (const [index, url] of urls.entries()) {
     const withCredentials = req.credentialsFor?.(url) ?? true;
@@ -70,7 +71,15 @@ export async function requestCard(core: Core, baseUrl: string, req: CardRequest)
       if (req.validators.lastModified) headers['If-Modified-Since'] = req.validators.lastModified;
     }
     const ask = (version: string | undefined) =>
-      httpRequest({ url, headers: version ? { ...headers, 'A2A-Version': version } : headers, query: withCredentials ? req.query : undefined, timeoutMs: req.timeoutMs ?? core.timeoutMs, maxResponseBytes: CARD_MAX_BYTES, dispatcher, secrets: req.secrets });
+      httpRequest({
+        url,
+        headers: version ? { ...headers, 'A2A-Version': version } : headers,
+        query: withCredentials ? req.query : undefined,
+        timeoutMs: req.timeoutMs ?? core.timeoutMs,
+        maxResponseBytes: CARD_MAX_BYTES,
+        dispatcher,
+        secrets: req.secrets,
+      });
     let version: string | null = headers['A2A-Version'] ?? null;
     let res = await ask(undefined);
     if (req.versionFallback && version !== FALLBACK_VERSION && refusesVersion(res)) {
@@ -116,7 +125,8 @@ export async function fetchCard(core: Core, agent: AgentRow, conditional: boolea
     const report = toMissiveError(error).toReport();
     const storage = await core.storage();
     // An agent removed meanwhile has no row to journal against.
-    if (await storage.agents.get(agent.alias)) await storage.journal.append({ type: 'a2a.agent_card.failed', agentAlias: agent.alias, payload: { error: report } });
+    if (await storage.agents.get(agent.alias))
+      await storage.journal.append({ type: 'a2a.agent_card.failed', agentAlias: agent.alias, payload: { error: report } });
     throw error;
   }
 }
@@ -151,7 +161,11 @@ export async function downloadCard(core: Core, agent: AgentRow, options: { condi
   const renewed = res.status === 401 && outbound.reauth ? await outbound.reauth() : null;
   if (renewed) ({ res, url, version } = await ask({ ...outbound.headers, ...renewed.headers }));
   if (res.status === 304 && agent.card) return { outbound, res, url, version, raw: null, card: parseCard(agent.card.json) };
-  assertOk(res, 'Agent Card request', url, version ?? core.serviceParameters.version, { alias: agent.alias, auth: { authRef: agent.authRefName, sent: outbound.credentialSources }, secrets: outbound.secrets });
+  assertOk(res, 'Agent Card request', url, version ?? core.serviceParameters.version, {
+    alias: agent.alias,
+    auth: { authRef: agent.authRefName, sent: outbound.credentialSources },
+    secrets: outbound.secrets,
+  });
   const raw = parseCardText(res.body, redactUrl(url));
   return { outbound, res, url, version, raw, card: parseCard(raw, redactUrl(url)) };
 }
@@ -168,11 +182,16 @@ export async function keepCard(core: Core, alias: string, fetched: Awaited<Retur
     }
     await tx.agents.storeCard(alias, { json: raw, url, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null });
     await tx.journal.append(
-      { type: 'a2a.agent_card.fetched', agentAlias: alias, payload: { url, http_status: res.status, name: card.wire.name, format: card.format, etag: res.headers.etag ?? null, a2a_version: version } },
+      {
+        type: 'a2a.agent_card.fetched',
+        agentAlias: alias,
+        payload: { url, http_status: res.status, name: card.wire.name, format: card.format, etag: res.headers.etag ?? null, a2a_version: version },
+      },
       outbound.secrets,
     );
     return { agent: (await tx.agents.get(alias))!, card, status: 'fetched', url, http_status: res.status, requested_version: version };
   });
 }
 
-const fetchAndStoreCard = async (core: Core, agent: AgentRow, conditional: boolean): Promise<CardResult> => keepCard(core, agent.alias, await downloadCard(core, agent, { conditional }));
+const fetchAndStoreCard = async (core: Core, agent: AgentRow, conditional: boolean): Promise<CardResult> =>
+  keepCard(core, agent.alias, await downloadCard(core, agent, { conditional }));

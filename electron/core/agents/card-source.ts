@@ -46,7 +46,11 @@ export async function addAgentFromCard(core: Core, input: Omit<AddAgentInput, 'b
   validateAlias(input.alias);
   const cardUrl = validateBaseUrl(input.cardUrl, 'card URL');
   if (await (await core.storage()).agents.get(input.alias)) {
-    throw usageError('duplicate_agent', `an agent named "${input.alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${input.alias}`);
+    throw usageError(
+      'duplicate_agent',
+      `an agent named "${input.alias}" already exists`,
+      `Pick another alias, or remove it first: missive agent remove ${input.alias}`,
+    );
   }
   const provisional = unstoredAgentRow({
     alias: input.alias,
@@ -102,6 +106,11 @@ export function readCardFile(path: string): CardResult {
   const raw = parseCardText(text, path);
   const card = parseCard(raw, path);
   const baseUrl = baseUrlFromCard(card, 'http://card.file.invalid');
-  const agent = unstoredAgentRow({ alias: url, baseUrl, card: { json: raw, url, etag: null, lastModified: null, fetchedAt: null, validatedAt: null }, readOnly: true });
+  const agent = unstoredAgentRow({
+    alias: url,
+    baseUrl,
+    card: { json: raw, url, etag: null, lastModified: null, fetchedAt: null, validatedAt: null },
+    readOnly: true,
+  });
   return { agent, card, status: 'fetched', url, http_status: null, requested_version: null };
 }

@@ -52,7 +52,14 @@ export function signatureOf(core: Core, alias: string, card: ParsedCard, raw: un
     if (!cache) jwksCaches.set(core, (cache = createJwksCache()));
     const jwks = cache;
     // Cached at once (the promise), so concurrent checks of one card verify it once.
-    verdict = (async () => verifyCardSignature(card, raw, { keys: await configuredKeys(core, alias), cache: jwks, dispatcher: core.dispatcher, timeoutMs: core.timeoutMs, cardUrl: await servedFrom(core, alias) }))();
+    verdict = (async () =>
+      verifyCardSignature(card, raw, {
+        keys: await configuredKeys(core, alias),
+        cache: jwks,
+        dispatcher: core.dispatcher,
+        timeoutMs: core.timeoutMs,
+        cardUrl: await servedFrom(core, alias),
+      }))();
     verdicts.set(card, verdict);
     void verdict.then((view) => view.status === 'invalid' && verdicts.delete(card));
   }
@@ -60,7 +67,8 @@ export function signatureOf(core: Core, alias: string, card: ParsedCard, raw: un
 }
 
 /** The signature status of the agent's cached card. */
-export const cardSignature = (core: Core, agent: Pick<AgentRow, 'alias' | 'card'>, card: ParsedCard): Promise<SignatureView> => signatureOf(core, agent.alias, card, agent.card?.json ?? null);
+export const cardSignature = (core: Core, agent: Pick<AgentRow, 'alias' | 'card'>, card: ParsedCard): Promise<SignatureView> =>
+  signatureOf(core, agent.alias, card, agent.card?.json ?? null);
 
 const HELP = (alias: string) =>
   `Check it with: missive agent inspect ${alias} --refresh. Configure the agent's keys with missive agent set ${alias} --jwks-url URL (or --jwks-file FILE; jwks_url / jwks_file under [agents.${alias}] in the config), or run without --require-signed-card (and [protocol] require_signed_card).`;
@@ -74,6 +82,7 @@ export async function assertTrustedCard(core: Core, agent: Pick<AgentRow, 'alias
 /** `view` when it is `verified`; else the unsigned_card / invalid_card_signature error for `what` (e.g. "extended Agent Card"). */
 export function refuseUntrusted(alias: string, view: SignatureView, what: string): SignatureView {
   if (view.status === 'unsigned') throw protocolError('unsigned_card', `the ${what} of "${alias}" is not signed, and signed cards are required`, HELP(alias));
-  if (view.status === 'invalid') throw protocolError('invalid_card_signature', `the ${what} signature of "${alias}" does not verify: ${view.reason}`, HELP(alias));
+  if (view.status === 'invalid')
+    throw protocolError('invalid_card_signature', `the ${what} signature of "${alias}" does not verify: ${view.reason}`, HELP(alias));
   return view;
 }

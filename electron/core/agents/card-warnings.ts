@@ -51,7 +51,8 @@ const isHttpUrl = (text: string): boolean => {
 };
 
 /** gRPC targets are `host:port` or a grpc(s)/http(s) URL; a path is relative. */
-const isGrpcTarget = (text: string): boolean => !text.startsWith('/') && !text.startsWith('.') && (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^[^/\s]+:\d+$/.test(text));
+const isGrpcTarget = (text: string): boolean =>
+  !text.startsWith('/') && !text.startsWith('.') && (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^[^/\s]+:\d+$/.test(text));
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
 
@@ -59,12 +60,19 @@ export function cardWarnings(input: CardWarningInput): CardWarning[] {
   const { card } = input;
   const wire = card.wire as typeof card.wire & Record<string, unknown>;
   const out: CardWarning[] = [];
-  const add = (code: string, field: string | null, message: string, severity: CardWarning['severity'] = 'warning') => out.push({ code, severity, field, message });
+  const add = (code: string, field: string | null, message: string, severity: CardWarning['severity'] = 'warning') =>
+    out.push({ code, severity, field, message });
 
-  if (!text(wire.description)) add('missing_description', 'description', 'the card has no description: operators and routing policies cannot tell what this agent does');
+  if (!text(wire.description))
+    add('missing_description', 'description', 'the card has no description: operators and routing policies cannot tell what this agent does');
   if (!wire.skills?.length) add('missing_skills', 'skills', 'the card lists no skills: capability-based routing finds nothing for this agent');
-  if (!text(wire.version)) add('missing_version', 'version', "the card states no version of the agent", 'info');
-  if (card.interfacesMissing) add('missing_interfaces', 'supportedInterfaces', 'the card lists no interfaces: missive falls back to the base URL and the interfaces given at registration');
+  if (!text(wire.version)) add('missing_version', 'version', 'the card states no version of the agent', 'info');
+  if (card.interfacesMissing)
+    add(
+      'missing_interfaces',
+      'supportedInterfaces',
+      'the card lists no interfaces: missive falls back to the base URL and the interfaces given at registration',
+    );
 
   const cardOrigin = input.cardUrl && isHttpUrl(input.cardUrl) ? originOf(input.cardUrl) : null;
   const trusted = new Set((input.trustedOrigins ?? []).map((o) => originOf(o) ?? o));
@@ -73,40 +81,71 @@ export function cardWarnings(input: CardWarningInput): CardWarning[] {
     const binding = canonicalBinding(iface.protocolBinding);
     const supported = (SUPPORTED_BINDINGS as readonly string[]).includes(binding);
     if (!supported) {
-      add('unsupported_binding', `${field}.protocolBinding`, `interface ${index + 1} uses the ${iface.protocolBinding} binding, which missive does not speak (it speaks ${SUPPORTED_BINDINGS.map((b) => BINDING_LABEL[b] ?? b).join(', ')}): it is ignored`);
+      add(
+        'unsupported_binding',
+        `${field}.protocolBinding`,
+        `interface ${index + 1} uses the ${iface.protocolBinding} binding, which missive does not speak (it speaks ${SUPPORTED_BINDINGS.map((b) => BINDING_LABEL[b] ?? b).join(', ')}): it is ignored`,
+      );
     }
     const absolute = binding === 'grpc' ? isGrpcTarget(iface.url) : isHttpUrl(iface.url);
     if (!absolute) {
-      add('relative_url', `${field}.url`, `interface ${index + 1} has the URL "${iface.url}", which is not an absolute ${binding === 'grpc' ? 'host:port or URL' : 'http(s) URL'}: missive cannot call it`);
+      add(
+        'relative_url',
+        `${field}.url`,
+        `interface ${index + 1} has the URL "${iface.url}", which is not an absolute ${binding === 'grpc' ? 'host:port or URL' : 'http(s) URL'}: missive cannot call it`,
+      );
     } else if (cardOrigin && binding !== 'grpc') {
       const origin = originOf(iface.url);
       if (origin && origin !== cardOrigin) {
-        const credentials = trusted.has(origin) ? 'it is a trusted origin of this agent, so its credentials go there' : "the agent's credentials are not sent there unless that origin is trusted (--trust-origin)";
+        const credentials = trusted.has(origin)
+          ? 'it is a trusted origin of this agent, so its credentials go there'
+          : "the agent's credentials are not sent there unless that origin is trusted (--trust-origin)";
         add('cross_origin_url', `${field}.url`, `interface ${index + 1} is on ${origin}, another origin than the card's (${cardOrigin}): ${credentials}`);
       }
     }
     if (iface.protocolVersion !== undefined) {
       const version = majorMinor(iface.protocolVersion);
       if (!version || !KNOWN_VERSIONS.includes(version)) {
-        add('version_mismatch', `${field}.protocolVersion`, `interface ${index + 1} declares A2A ${iface.protocolVersion}; missive speaks ${KNOWN_VERSIONS.join(', ')}${supported ? ' and will try the closest it speaks' : ''}`);
+        add(
+          'version_mismatch',
+          `${field}.protocolVersion`,
+          `interface ${index + 1} declares A2A ${iface.protocolVersion}; missive speaks ${KNOWN_VERSIONS.join(', ')}${supported ? ' and will try the closest it speaks' : ''}`,
+        );
       }
     } else if (card.format === '1.0') {
       add('version_mismatch', `${field}.protocolVersion`, `interface ${index + 1} declares no protocolVersion: missive assumes A2A 1.0`, 'info');
     }
   });
   if (card.declaredVersion && card.format === '1.0') {
-    const offered = [...new Set(wire.supportedInterfaces.map((i) => (i.protocolVersion ? majorMinor(i.protocolVersion) : null)).filter((v): v is string => !!v))];
+    const offered = [
+      ...new Set(wire.supportedInterfaces.map((i) => (i.protocolVersion ? majorMinor(i.protocolVersion) : null)).filter((v): v is string => !!v)),
+    ];
     const declared = majorMinor(card.declaredVersion);
     if (offered.length && declared && !offered.includes(declared)) {
-      add('version_mismatch', 'protocolVersion', `the card declares protocolVersion ${card.declaredVersion} but its interfaces declare ${offered.join(', ')}: missive follows the interfaces`);
+      add(
+        'version_mismatch',
+        'protocolVersion',
+        `the card declares protocolVersion ${card.declaredVersion} but its interfaces declare ${offered.join(', ')}: missive follows the interfaces`,
+      );
     }
   }
-  for (const [field, value] of [['documentationUrl', wire.documentationUrl], ['iconUrl', wire.iconUrl], ['provider.url', (wire.provider as { url?: unknown } | undefined)?.url]] as const) {
+  for (const [field, value] of [
+    ['documentationUrl', wire.documentationUrl],
+    ['iconUrl', wire.iconUrl],
+    ['provider.url', (wire.provider as { url?: unknown } | undefined)?.url],
+  ] as const) {
     if (typeof value === 'string' && value && !isHttpUrl(value)) add('relative_url', field, `${field} "${value}" is not an absolute http(s) URL`);
   }
-  if (input.negotiated === false) add('no_usable_interface', 'supportedInterfaces', 'no interface of this card uses a binding missive speaks: calls to this agent fail until one is added (or give --interface at registration)');
-  if (input.signature?.status === 'invalid') add('signature_invalid', 'signatures', `the card's signature does not verify: ${input.signature.reason ?? 'no reason given'}`);
-  else if (input.signature?.status === 'unsigned') add('unsigned', 'signatures', 'the card is not signed: nothing proves it comes from the agent’s owner', 'info');
+  if (input.negotiated === false)
+    add(
+      'no_usable_interface',
+      'supportedInterfaces',
+      'no interface of this card uses a binding missive speaks: calls to this agent fail until one is added (or give --interface at registration)',
+    );
+  if (input.signature?.status === 'invalid')
+    add('signature_invalid', 'signatures', `the card's signature does not verify: ${input.signature.reason ?? 'no reason given'}`);
+  else if (input.signature?.status === 'unsigned')
+    add('unsigned', 'signatures', 'the card is not signed: nothing proves it comes from the agent’s owner', 'info');
   return out;
 }
 

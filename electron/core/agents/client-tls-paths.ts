@@ -30,7 +30,10 @@ const MIB = 1024 * 1024;
 export function clientTlsFileProblem(stats: Stats): { code: 'client_tls_not_a_file' | 'client_tls_file_too_large'; why: string } | null {
   if (stats.isFile()) {
     if (stats.size <= CLIENT_TLS_MAX_BYTES) return null;
-    return { code: 'client_tls_file_too_large', why: `is larger than ${CLIENT_TLS_MAX_BYTES / MIB} MiB (${Math.ceil(stats.size / MIB)} MiB): PEM files are a few KiB` };
+    return {
+      code: 'client_tls_file_too_large',
+      why: `is larger than ${CLIENT_TLS_MAX_BYTES / MIB} MiB (${Math.ceil(stats.size / MIB)} MiB): PEM files are a few KiB`,
+    };
   }
   const kind = stats.isDirectory()
     ? 'a folder'
@@ -51,7 +54,11 @@ export const CLIENT_TLS_FILES_HELP = 'Give regular PEM files (at most 1 MiB each
  * A file that does not exist yet passes: it is reported, naming the path, when a call first needs it.
  */
 export function checkClientTlsFiles(paths: ClientTlsPaths, names = { cert: '--client-cert', key: '--client-key', ca: '--ca-cert' }): void {
-  for (const [name, path] of [[names.cert, paths.certFile], [names.key, paths.keyFile], [names.ca, paths.caFile]] as const) {
+  for (const [name, path] of [
+    [names.cert, paths.certFile],
+    [names.key, paths.keyFile],
+    [names.ca, paths.caFile],
+  ] as const) {
     if (!path) continue;
     let stats: Stats;
     try {
@@ -104,16 +111,23 @@ function typedPaths(input: ClientTlsInput, baseDir: string, names = { cert: '--c
  * The registry form of `client_tls` in `[agents.ALIAS]`: relative paths are read from the config file's folder. The
  * files are not opened here (loading the config must not depend on them); they are checked when a call reads them.
  */
-export function configClientTls(config: Pick<EffectiveConfig, 'source' | 'authRefs'>, alias: string, section: AgentSection['client_tls']): ClientTlsPaths | null {
+export function configClientTls(
+  config: Pick<EffectiveConfig, 'source' | 'authRefs'>,
+  alias: string,
+  section: AgentSection['client_tls'],
+): ClientTlsPaths | null {
   if (!section) return null;
   if (section.passphrase_ref && !config.authRefs[section.passphrase_ref]) {
-    throw configError('unknown_auth_ref', `config agent "${alias}" names auth ref "${section.passphrase_ref}" for its client key passphrase, which is not defined`, `Add an [auth_refs.${section.passphrase_ref}] section.`);
+    throw configError(
+      'unknown_auth_ref',
+      `config agent "${alias}" names auth ref "${section.passphrase_ref}" for its client key passphrase, which is not defined`,
+      `Add an [auth_refs.${section.passphrase_ref}] section.`,
+    );
   }
   const baseDir = config.source.path ? dirname(config.source.path) : process.cwd();
   const key = `agents.${alias}.client_tls`;
-  return typedPaths(
-    { certFile: section.cert_file, keyFile: section.key_file, caFile: section.ca_file, passphraseRef: section.passphrase_ref },
-    baseDir,
-    { cert: `${key}.cert_file`, key: `${key}.key_file` },
-  );
+  return typedPaths({ certFile: section.cert_file, keyFile: section.key_file, caFile: section.ca_file, passphraseRef: section.passphrase_ref }, baseDir, {
+    cert: `${key}.cert_file`,
+    key: `${key}.key_file`,
+  });
 }

@@ -33,7 +33,12 @@ type FileRole = 'client certificate' | 'client key' | 'CA bundle';
 /** A file-system error as a config error naming the file. */
 function unreadable(alias: string, role: FileRole, path: string, error: unknown): never {
   const code = (error as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' || code === 'EPERM' ? 'is not readable (permission denied)' : `cannot be read (${code ?? (error as Error).message})`;
+  const why =
+    code === 'ENOENT'
+      ? 'does not exist'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'is not readable (permission denied)'
+        : `cannot be read (${code ?? (error as Error).message})`;
   throw configError('client_tls_file_unreadable', `the ${role} file ${path} of agent "${alias}" ${why}`, CONFIG_HELP(alias));
 }
 
@@ -59,12 +64,20 @@ async function readPem(alias: string, role: FileRole, path: string, timeoutMs: n
     read.catch(() => undefined); // after a timeout nobody awaits it
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(configError('client_tls_read_timeout', `the ${role} file ${path} of agent "${alias}" could not be read within ${timeoutMs} ms`, `${CONFIG_HELP(alias)} Files on a slow network share may need a longer --timeout.`)),
+        () =>
+          reject(
+            configError(
+              'client_tls_read_timeout',
+              `the ${role} file ${path} of agent "${alias}" could not be read within ${timeoutMs} ms`,
+              `${CONFIG_HELP(alias)} Files on a slow network share may need a longer --timeout.`,
+            ),
+          ),
         timeoutMs,
       );
     });
     const bytes = await Promise.race([read, late]);
-    if (bytes.length > CLIENT_TLS_MAX_BYTES) throw notAFile(alias, role, path, `is larger than ${CLIENT_TLS_MAX_BYTES / (1024 * 1024)} MiB: PEM files are a few KiB`, 'client_tls_file_too_large');
+    if (bytes.length > CLIENT_TLS_MAX_BYTES)
+      throw notAFile(alias, role, path, `is larger than ${CLIENT_TLS_MAX_BYTES / (1024 * 1024)} MiB: PEM files are a few KiB`, 'client_tls_file_too_large');
     return bytes.toString('utf8');
   } catch (error) {
     if (error instanceof MissiveError) throw error;
@@ -88,25 +101,44 @@ async function readUpTo(handle: FileHandle, limit: number): Promise<Buffer> {
   return buffer.subarray(0, filled);
 }
 
-const notAFile = (alias: string, role: FileRole, path: string, why: string, code: string) => configError(code, `the ${role} file ${path} of agent "${alias}" ${why}`, CONFIG_HELP(alias));
+const notAFile = (alias: string, role: FileRole, path: string, why: string, code: string) =>
+  configError(code, `the ${role} file ${path} of agent "${alias}" ${why}`, CONFIG_HELP(alias));
 
 /** The passphrase of the agent's key from its auth ref (env var or keyring); it is never stored or printed. */
 async function readPassphrase(core: Core, alias: string, refName: string): Promise<string> {
   const stored = await (await core.storage()).authRefs.get(refName);
   if (!stored) {
-    throw configError('unknown_auth_ref', `the client key passphrase of agent "${alias}" names auth ref "${refName}", which is not defined`, 'Define it under [auth_refs.<name>] in the config, or with: missive auth add');
+    throw configError(
+      'unknown_auth_ref',
+      `the client key passphrase of agent "${alias}" names auth ref "${refName}", which is not defined`,
+      'Define it under [auth_refs.<name>] in the config, or with: missive auth add',
+    );
   }
   const ref = boundRef(core, stored);
   if (ref.kind === 'env') {
     const value = core.env[ref.envVar!];
-    if (!value) throw authError('env_missing', `auth ref "${ref.name}" (the client key passphrase of agent "${alias}") reads environment variable ${ref.envVar}, which is not set`, `export ${ref.envVar}=<passphrase> and try again.`);
+    if (!value)
+      throw authError(
+        'env_missing',
+        `auth ref "${ref.name}" (the client key passphrase of agent "${alias}") reads environment variable ${ref.envVar}, which is not set`,
+        `export ${ref.envVar}=<passphrase> and try again.`,
+      );
     return value;
   }
   const available = await core.secrets.available();
-  if (!available.ok) throw authError('keyring_unavailable', `auth ref "${ref.name}" (the client key passphrase of agent "${alias}") needs the OS keyring: ${available.reason}`, KEYRING_FALLBACK_HELP);
+  if (!available.ok)
+    throw authError(
+      'keyring_unavailable',
+      `auth ref "${ref.name}" (the client key passphrase of agent "${alias}") needs the OS keyring: ${available.reason}`,
+      KEYRING_FALLBACK_HELP,
+    );
   const value = await core.secrets.get(ref.keyringService!, ref.keyringAccount!);
   if (!value) {
-    throw authError('keyring_missing', `auth ref "${ref.name}" (the client key passphrase of agent "${alias}") has no secret in the keyring`, `Store it with: missive auth set-secret ${ref.name} (reads the passphrase from stdin).`);
+    throw authError(
+      'keyring_missing',
+      `auth ref "${ref.name}" (the client key passphrase of agent "${alias}") has no secret in the keyring`,
+      `Store it with: missive auth set-secret ${ref.name} (reads the passphrase from stdin).`,
+    );
   }
   return value;
 }
@@ -134,7 +166,11 @@ function parseKey(alias: string, path: string, pem: string, passphrase: string |
         `Store the right passphrase: missive auth set-secret ${refName} (or set the auth ref's environment variable).`,
       );
     }
-    throw configError('client_tls_bad_key', `the client key file ${path} of agent "${alias}" is not a PEM private key${isEncryptedPem(pem) ? ' missive can decrypt' : ''}`, CONFIG_HELP(alias));
+    throw configError(
+      'client_tls_bad_key',
+      `the client key file ${path} of agent "${alias}" is not a PEM private key${isEncryptedPem(pem) ? ' missive can decrypt' : ''}`,
+      CONFIG_HELP(alias),
+    );
   }
 }
 
@@ -161,7 +197,14 @@ function checkCaBundle(alias: string, path: string, pem: string): void {
 /** The cache key of a certificate/key/CA set: paths, modification times and (hashed) passphrase. */
 async function cacheKey(paths: ClientTlsPaths, passphrase: string | undefined): Promise<string> {
   const files = [paths.certFile, paths.keyFile, paths.caFile].filter((p): p is string => !!p);
-  const stamps = await Promise.all(files.map((p) => stat(p).then((s) => `${s.mtimeMs}:${s.size}`, () => 'missing')));
+  const stamps = await Promise.all(
+    files.map((p) =>
+      stat(p).then(
+        (s) => `${s.mtimeMs}:${s.size}`,
+        () => 'missing',
+      ),
+    ),
+  );
   const secret = passphrase === undefined ? '' : createHash('sha256').update(passphrase).digest('hex');
   return JSON.stringify([paths.certFile, paths.keyFile, paths.caFile ?? null, stamps, secret]);
 }
@@ -179,7 +222,11 @@ async function buildSet(alias: string, paths: ClientTlsPaths, passphrase: string
     const certificate = parseCertificate(alias, certFile, certPem);
     const key = parseKey(alias, keyFile, keyPem, passphrase, paths.passphraseRef);
     if (!certificate.checkPrivateKey(key)) {
-      throw configError('client_tls_key_mismatch', `the client key ${keyFile} of agent "${alias}" does not belong to the certificate ${certFile}`, CONFIG_HELP(alias));
+      throw configError(
+        'client_tls_key_mismatch',
+        `the client key ${keyFile} of agent "${alias}" does not belong to the certificate ${certFile}`,
+        CONFIG_HELP(alias),
+      );
     }
     // grpc-js takes no passphrase: its channel gets the key decrypted, in memory only.
     clearKey = passphrase === undefined ? keyPem : (key.export({ type: 'pkcs8', format: 'pem' }) as string);
@@ -196,7 +243,11 @@ async function buildSet(alias: string, paths: ClientTlsPaths, passphrase: string
       ...(caPem !== undefined ? { ca: caPem } : {}),
     },
   });
-  const grpc: GrpcTls = { id, ...(certPem !== undefined && clearKey !== undefined ? { cert: certPem, key: clearKey } : {}), ...(caPem !== undefined ? { ca: caPem } : {}) };
+  const grpc: GrpcTls = {
+    id,
+    ...(certPem !== undefined && clearKey !== undefined ? { cert: certPem, key: clearKey } : {}),
+    ...(caPem !== undefined ? { ca: caPem } : {}),
+  };
   return { dispatcher, grpc };
 }
 
@@ -217,7 +268,8 @@ export async function clientTlsFor(core: Core, agent: Pick<AgentRow, 'alias' | '
 }
 
 /** Just the HTTP dispatcher of `clientTlsFor` (the card fetch), or undefined. */
-export const clientTlsDispatcher = async (core: Core, agent: Pick<AgentRow, 'alias' | 'clientTls'>): Promise<Dispatcher | undefined> => (await clientTlsFor(core, agent))?.dispatcher;
+export const clientTlsDispatcher = async (core: Core, agent: Pick<AgentRow, 'alias' | 'clientTls'>): Promise<Dispatcher | undefined> =>
+  (await clientTlsFor(core, agent))?.dispatcher;
 
 export type { ClientTlsView };
 
@@ -227,7 +279,13 @@ const oneLineDn = (dn: string) => dn.split('\n').filter(Boolean).join(', ');
 export function clientTlsView(agent: Pick<AgentRow, 'clientTls'>, now = new Date()): ClientTlsView | null {
   const paths = agent.clientTls;
   if (!paths) return null;
-  const base = { client_certificate: !!paths.certFile, cert_file: paths.certFile ?? null, key_file: paths.keyFile ?? null, ca_file: paths.caFile ?? null, passphrase_ref: paths.passphraseRef ?? null };
+  const base = {
+    client_certificate: !!paths.certFile,
+    cert_file: paths.certFile ?? null,
+    key_file: paths.keyFile ?? null,
+    ca_file: paths.caFile ?? null,
+    passphrase_ref: paths.passphraseRef ?? null,
+  };
   const unknown = { subject: null, issuer: null, valid_from: null, valid_to: null, expired: null, fingerprint_sha256: null };
   if (!paths.certFile) return { ...base, ...unknown, error: null };
   try {
@@ -248,8 +306,12 @@ export function clientTlsView(agent: Pick<AgentRow, 'clientTls'>, now = new Date
   } catch (error) {
     const { code, syscall } = error as NodeJS.ErrnoException;
     // File-system errors carry the system call; anything else is the certificate parser refusing the text.
-    const error_ = code === 'ENOENT' ? 'the certificate file does not exist' : syscall || code === 'EISDIR' ? `the certificate file cannot be read (${code})` : 'the file is not a PEM certificate';
+    const error_ =
+      code === 'ENOENT'
+        ? 'the certificate file does not exist'
+        : syscall || code === 'EISDIR'
+          ? `the certificate file cannot be read (${code})`
+          : 'the file is not a PEM certificate';
     return { ...base, ...unknown, error: error_ };
   }
 }
-

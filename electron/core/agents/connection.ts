@@ -50,7 +50,14 @@ function dialectHeaders(headers: Record<string, string>, iface: SelectedInterfac
   return out;
 }
 
-export const bindingCall = (core: Core, iface: SelectedInterface, outbound: Outbound, alias?: string, wire?: WireCapture, dispatcher = core.dispatcher): BindingCall => {
+export const bindingCall = (
+  core: Core,
+  iface: SelectedInterface,
+  outbound: Outbound,
+  alias?: string,
+  wire?: WireCapture,
+  dispatcher = core.dispatcher,
+): BindingCall => {
   const version = spokenVersion(core, iface);
   return {
     iface,

@@ -88,7 +88,15 @@ export function selectInterface(core: Core, result: CardResult, required?: Bindi
 
 export interface InspectView {
   agent: AgentView;
-  cache: { status: CardCacheStatus; url: string; http_status: number | null; fetched_at: string | null; validated_at: string | null; etag: string | null; last_modified: string | null };
+  cache: {
+    status: CardCacheStatus;
+    url: string;
+    http_status: number | null;
+    fetched_at: string | null;
+    validated_at: string | null;
+    etag: string | null;
+    last_modified: string | null;
+  };
   card: {
     name: string;
     description: string | null;
@@ -215,8 +223,19 @@ export async function inspectCardResult(core: Core, result: CardResult, options:
     client_tls: clientTlsView(result.agent),
     signature,
     // Credentials withheld from (or refused for) the selected interface satisfy nothing there.
-    security: await inspectSecurity(core, result.agent, result.agent.card?.json ?? result.card, !['withhold', 'refuse'].includes(credentialView(core, result.agent, selected).decision)),
-    card_warnings: cardWarnings({ card: result.card, cardUrl: result.url, trustedOrigins: result.agent.trustedOrigins, signature, negotiated: selected !== null || !!options.binding }),
+    security: await inspectSecurity(
+      core,
+      result.agent,
+      result.agent.card?.json ?? result.card,
+      !['withhold', 'refuse'].includes(credentialView(core, result.agent, selected).decision),
+    ),
+    card_warnings: cardWarnings({
+      card: result.card,
+      cardUrl: result.url,
+      trustedOrigins: result.agent.trustedOrigins,
+      signature,
+      negotiated: selected !== null || !!options.binding,
+    }),
     raw_card: redactValue(result.agent.card?.json ?? null),
   };
 }

@@ -63,7 +63,11 @@ export async function getExtendedCard(core: Core, alias: string, options: { bind
       description: wire.description ?? null,
       version: wire.version ?? null,
       capabilities: wire.capabilities ?? {},
-      supported_interfaces: wire.supportedInterfaces.map((i) => ({ protocol_binding: i.protocolBinding, url: i.url, protocol_version: i.protocolVersion ?? null })),
+      supported_interfaces: wire.supportedInterfaces.map((i) => ({
+        protocol_binding: i.protocolBinding,
+        url: i.url,
+        protocol_version: i.protocolVersion ?? null,
+      })),
       skills: wire.skills ?? [],
       security_schemes: redactValue((wire as Record<string, unknown>).securitySchemes ?? {}),
     },

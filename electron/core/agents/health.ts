@@ -51,7 +51,10 @@ export async function agentsHealth(core: Core): Promise<AgentHealth[]> {
   const agents = await storage.agents.list();
   // Each agent's newest event of each type: one index seek per (agent, type) pair.
   const calls = new Map<string, JournalRow[]>();
-  for (const row of await storage.callEvents.newest(agents.map((a) => a.alias), [...OK_TYPES, ...FAILED_TYPES])) {
+  for (const row of await storage.callEvents.newest(
+    agents.map((a) => a.alias),
+    [...OK_TYPES, ...FAILED_TYPES],
+  )) {
     const mine = calls.get(row.agentAlias!) ?? [];
     mine.push(row);
     calls.set(row.agentAlias!, mine);

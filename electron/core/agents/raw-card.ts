@@ -52,7 +52,11 @@ export async function fetchRawCard(core: Core, target: { alias?: string; url?: s
     clientTls: agent,
     versionFallback: !core.options.protocolVersion,
   });
-  assertOk(res, 'Agent Card request', url, version ?? core.serviceParameters.version, { alias: agent.alias, auth: { authRef: agent.authRefName, sent: outbound.credentialSources }, secrets: outbound.secrets });
+  assertOk(res, 'Agent Card request', url, version ?? core.serviceParameters.version, {
+    alias: agent.alias,
+    auth: { authRef: agent.authRefName, sent: outbound.credentialSources },
+    secrets: outbound.secrets,
+  });
   const where = redactUrl(url);
   try {
     const raw = parseCardText(res.body, where);

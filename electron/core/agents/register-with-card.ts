@@ -38,10 +38,15 @@ export async function registerAgentWithCard(core: Core, input: RegisterInput): P
   const baseUrl = validateBaseUrl(input.baseUrl);
   const storage = await core.storage();
   if (await storage.agents.get(input.alias)) {
-    throw usageError('duplicate_agent', `an agent named "${input.alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${input.alias}`);
+    throw usageError(
+      'duplicate_agent',
+      `an agent named "${input.alias}" already exists`,
+      `Pick another alias, or remove it first: missive agent remove ${input.alias}`,
+    );
   }
   for (const ref of [input.authRef, input.clientTls?.passphraseRef]) {
-    if (ref && !(await storage.authRefs.get(ref))) throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Create it first (Settings → Auth refs, or: missive auth add)');
+    if (ref && !(await storage.authRefs.get(ref)))
+      throw configError('unknown_auth_ref', `auth ref "${ref}" is not defined`, 'Create it first (Settings → Auth refs, or: missive auth add)');
   }
   const provisional = provisionalRow(input, baseUrl);
   // Registered on this host: where its credentials go is this host's decision (a shared store's rows are not).

@@ -46,7 +46,8 @@ export interface CardKeysInput {
 function parseInterface(text: string): [Binding, string] {
   const eq = text.indexOf('=');
   const binding = bindingName.safeParse(text.slice(0, eq).trim().toLowerCase());
-  if (eq <= 0 || !binding.success) throw usageError('invalid_interface', `--interface "${text}" must be BINDING=URL with BINDING one of ${BINDINGS.join(', ')}`);
+  if (eq <= 0 || !binding.success)
+    throw usageError('invalid_interface', `--interface "${text}" must be BINDING=URL with BINDING one of ${BINDINGS.join(', ')}`);
   const url = text.slice(eq + 1).trim();
   if (binding.data !== 'grpc') return [binding.data, validateBaseUrl(url, `--interface ${binding.data} URL`)];
   const result = interfaceUrl.safeParse(url);
@@ -78,7 +79,11 @@ export function wellKnownWarning(baseUrl: string): string | undefined {
 
 function refuseReadOnly(row: AgentRow, action: string) {
   if (row.readOnly) {
-    throw configError('read_only_agent', `agent "${row.alias}" comes from the config file and cannot be ${action} here`, `Edit [agents.${row.alias}] in ${'the config file'} instead.`);
+    throw configError(
+      'read_only_agent',
+      `agent "${row.alias}" comes from the config file and cannot be ${action} here`,
+      `Edit [agents.${row.alias}] in ${'the config file'} instead.`,
+    );
   }
 }
 
@@ -101,7 +106,8 @@ export async function addAgent(core: Core, input: AddAgentInput): Promise<AgentV
   const storage = await core.storage();
   for (const ref of [input.authRef, clientTls?.passphraseRef]) await requireAuthRef(storage, ref);
   const view = await storage.transaction(async (tx) => {
-    if (await tx.agents.get(alias)) throw usageError('duplicate_agent', `an agent named "${alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${alias}`);
+    if (await tx.agents.get(alias))
+      throw usageError('duplicate_agent', `an agent named "${alias}" already exists`, `Pick another alias, or remove it first: missive agent remove ${alias}`);
     await tx.agents.insert({
       alias,
       source: 'local',
@@ -117,7 +123,11 @@ export async function addAgent(core: Core, input: AddAgentInput): Promise<AgentV
       clientTls,
       cardKeys,
     });
-    await tx.journal.append({ type: 'missive.agent.added', agentAlias: alias, payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls, trusted_origins: trustedOrigins } });
+    await tx.journal.append({
+      type: 'missive.agent.added',
+      agentAlias: alias,
+      payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls, trusted_origins: trustedOrigins },
+    });
     return agentView((await tx.agents.get(alias))!);
   });
   // Added on this host: its origins and auth ref are this host's decision (on a shared store, recorded here only).
@@ -138,7 +148,11 @@ export async function removeAgent(core: Core, alias: string): Promise<{ alias: s
   refuseReadOnly(row, 'removed');
   const taskCount = await storage.agents.countTasks(alias);
   if (taskCount > 0) {
-    throw usageError('agent_has_tasks', `agent "${alias}" has ${taskCount} task(s) in the journal and is kept so their history stays linked`, 'Rename it instead, or keep it.');
+    throw usageError(
+      'agent_has_tasks',
+      `agent "${alias}" has ${taskCount} task(s) in the journal and is kept so their history stays linked`,
+      'Rename it instead, or keep it.',
+    );
   }
   await storage.transaction(async (tx) => {
     await tx.agents.remove(alias);
@@ -151,14 +165,23 @@ export async function removeAgent(core: Core, alias: string): Promise<{ alias: s
  * Sets the mutual TLS files of a local agent (a renewed certificate, a new CA), or with `clear` removes them. The
  * paths are checked like `agent add`'s; the files are read on the next call.
  */
-export async function setAgentClientTls(core: Core, alias: string, input: { clientTls?: ClientTlsInput & { baseDir?: string }; clear?: boolean }): Promise<AgentView> {
+export async function setAgentClientTls(
+  core: Core,
+  alias: string,
+  input: { clientTls?: ClientTlsInput & { baseDir?: string }; clear?: boolean },
+): Promise<AgentView> {
   const storage = await core.storage();
   const row = await requireAgent(core, alias);
   refuseReadOnly(row, 'changed');
   const given = clientTlsPaths(input.clientTls ?? {}, input.clientTls?.baseDir ?? process.cwd());
   if (input.clear && given) throw usageError('conflicting_options', '--clear-client-tls removes the mutual TLS files: give it alone');
   const clientTls = input.clear ? null : given;
-  if (!input.clear && !clientTls) throw usageError('nothing_to_set', `nothing to set on agent "${alias}"`, 'Give --client-cert FILE --client-key FILE, --ca-cert FILE, or --clear-client-tls.');
+  if (!input.clear && !clientTls)
+    throw usageError(
+      'nothing_to_set',
+      `nothing to set on agent "${alias}"`,
+      'Give --client-cert FILE --client-key FILE, --ca-cert FILE, or --clear-client-tls.',
+    );
   await requireAuthRef(storage, clientTls?.passphraseRef);
   return storage.transaction(async (tx) => {
     await tx.agents.setClientTls(alias, clientTls);
@@ -187,7 +210,11 @@ export async function setAgentCardKeys(core: Core, alias: string, input: CardKey
   const cardKeys = input ? cardKeysOf(input) : null;
   return storage.transaction(async (tx) => {
     await tx.agents.setCardKeys(alias, cardKeys);
-    await tx.journal.append({ type: 'missive.agent.card_keys_set', agentAlias: alias, payload: { alias, jwks_url: cardKeys?.jwksUrl ?? null, jwks_file: cardKeys?.jwksFile ?? null } });
+    await tx.journal.append({
+      type: 'missive.agent.card_keys_set',
+      agentAlias: alias,
+      payload: { alias, jwks_url: cardKeys?.jwksUrl ?? null, jwks_file: cardKeys?.jwksFile ?? null },
+    });
     return agentView((await tx.agents.get(alias))!);
   });
 }

@@ -22,6 +22,8 @@ export async function trustAgent(core: Core, alias: string): Promise<AgentTrustV
   const row = await requireAgent(core, alias);
   const before = confirmationOf(core, alias);
   const now = recordConfirmation(core, row)!;
-  await (await core.storage()).journal.append({ type: 'missive.agent.trusted', agentAlias: alias, payload: { alias, origins: now.origins, auth_ref: now.auth_ref } });
+  await (
+    await core.storage()
+  ).journal.append({ type: 'missive.agent.trusted', agentAlias: alias, payload: { alias, origins: now.origins, auth_ref: now.auth_ref } });
   return { alias, origins: now.origins, auth_ref: now.auth_ref, previous: before && { origins: before.origins, auth_ref: before.auth_ref } };
 }

@@ -45,7 +45,12 @@ export function agentView(row: AgentRow): AgentView {
     trusted_origins: row.trustedOrigins,
     allow_cross_origin_auth: row.allowCrossOriginAuth,
     client_tls: row.clientTls
-      ? { cert_file: row.clientTls.certFile ?? null, key_file: row.clientTls.keyFile ?? null, ca_file: row.clientTls.caFile ?? null, passphrase_ref: row.clientTls.passphraseRef ?? null }
+      ? {
+          cert_file: row.clientTls.certFile ?? null,
+          key_file: row.clientTls.keyFile ?? null,
+          ca_file: row.clientTls.caFile ?? null,
+          passphrase_ref: row.clientTls.passphraseRef ?? null,
+        }
       : null,
     card_keys: row.cardKeys ? { jwks_url: row.cardKeys.jwksUrl ?? null, jwks_file: row.cardKeys.jwksFile ?? null } : null,
     card: {

@@ -26,7 +26,10 @@ export const extensionFor = (mediaType: string | null | undefined, fallback = '.
 
 /** One safe path segment from an untrusted name, or `fallback` when nothing usable is left. */
 export function safeSegment(name: string | null | undefined, fallback: string): string {
-  const last = String(name ?? '').split(/[\\/]/).pop() ?? '';
+  const last =
+    String(name ?? '')
+      .split(/[\\/]/)
+      .pop() ?? '';
   let cleaned = last
     .normalize('NFKC')
     .replace(/[^A-Za-z0-9._-]+/g, '_')

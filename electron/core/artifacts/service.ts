@@ -10,7 +10,8 @@ import { writePrivateFile } from '../security/private-files.js';
 
 async function requireTask(core: Core, taskId: string) {
   const task = await (await core.storage()).conversation.getTask(taskId);
-  if (!task) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Run `missive task get <id> --remote --agent <alias>` to fetch it first.');
+  if (!task)
+    throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Run `missive task get <id> --remote --agent <alias>` to fetch it first.');
   return task;
 }
 
@@ -40,13 +41,24 @@ export async function saveArtifact(core: Core, taskId: string, artifactId: strin
 }
 
 /** Writes every artifact of the task (or the chosen ones) into a directory with a manifest. */
-export async function exportArtifacts(core: Core, taskId: string, outputDir: string, options: { force?: boolean; cwd: string; artifactIds?: string[] }): Promise<{ task_id: string; directory: string; files: ArtifactFile[] }> {
+export async function exportArtifacts(
+  core: Core,
+  taskId: string,
+  outputDir: string,
+  options: { force?: boolean; cwd: string; artifactIds?: string[] },
+): Promise<{ task_id: string; directory: string; files: ArtifactFile[] }> {
   const task = await requireTask(core, taskId);
   const storage = await core.storage();
   const ids = options.artifactIds?.length ? options.artifactIds : (await storage.conversation.listArtifactsOfTask(taskId)).map((a) => a.artifact_id);
   const sets = [];
   for (const id of ids) sets.push({ artifact: await showArtifact(core, taskId, id) });
   const written = writeArtifactFiles(resolve(options.cwd, outputDir), sets, options.force === true);
-  await storage.journal.append({ type: 'missive.artifact.exported', agentAlias: task.agent_alias, contextId: task.context_id, taskId, payload: { directory: written.directory, files: written.files.length } });
+  await storage.journal.append({
+    type: 'missive.artifact.exported',
+    agentAlias: task.agent_alias,
+    contextId: task.context_id,
+    taskId,
+    payload: { directory: written.directory, files: written.files.length },
+  });
   return { task_id: taskId, ...written };
 }

@@ -50,7 +50,8 @@ export function planArtifactFiles(sets: FileSet[]): Array<ArtifactFile & { data:
     parts.forEach((part, index) => {
       const content = partContent(part);
       const suffix = parts.length > 1 ? `.part${index + 1}` : '';
-      const extension = content.kind === 'url' || content.kind === 'unknown' ? content.defaultExtension : ext || extensionFor(content.mediaType, content.defaultExtension);
+      const extension =
+        content.kind === 'url' || content.kind === 'unknown' ? content.defaultExtension : ext || extensionFor(content.mediaType, content.defaultExtension);
       const file = name(`${prefix ? `${safeSegment(prefix, 'x')}-` : ''}${stem}${suffix}${extension}`);
       out.push({
         file,
@@ -82,7 +83,11 @@ export function writeArtifactFiles(dir: string, sets: FileSet[], force: boolean)
   if (!force) {
     const existing = targets.filter((t) => existsSync(t));
     if (existing.length) {
-      throw usageError('output_exists', `${existing.length} file(s) already exist in ${root}, e.g. ${existing[0]}; nothing was written`, 'Pass --force to overwrite, or choose another directory.');
+      throw usageError(
+        'output_exists',
+        `${existing.length} file(s) already exist in ${root}, e.g. ${existing[0]}; nothing was written`,
+        'Pass --force to overwrite, or choose another directory.',
+      );
     }
   }
   const files = planned.map(({ data: _, ...file }) => file);

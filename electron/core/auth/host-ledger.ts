@@ -49,7 +49,13 @@ interface LedgerFile {
 function ledgerSchema() {
   const binding = z.union([
     z.strictObject({ kind: z.literal('env'), env_var: z.string().min(1), settings: z.unknown(), bound_at: z.string() }),
-    z.strictObject({ kind: z.literal('keyring'), keyring_service: z.string().min(1), keyring_account: z.string().min(1), settings: z.unknown(), bound_at: z.string() }),
+    z.strictObject({
+      kind: z.literal('keyring'),
+      keyring_service: z.string().min(1),
+      keyring_account: z.string().min(1),
+      settings: z.unknown(),
+      bound_at: z.string(),
+    }),
   ]);
   const agent = z.strictObject({ origins: z.array(z.string()), auth_ref: z.string().nullable(), confirmed_at: z.string() });
   return z.strictObject({

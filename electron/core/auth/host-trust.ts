@@ -26,7 +26,9 @@ import { isSharedStore, type PostgresSelection } from '../store/selection.js';
 import { hostLedger, type AgentConfirmation, type RefBinding, type RefSettings, type SecretBinding, type StoreDecisions } from './host-ledger.js';
 
 /** The codes of this module's refusals: a queued job refused by them fails at once (no retry changes a decision). */
-export const TRUST_REFUSAL_CODES = ['agent_not_confirmed', 'shared_agent_changed', 'auth_ref_not_bound', 'shared_auth_ref_changed', 'auth_ref_not_allowed'].map((reason) => `missive::auth::${reason}`);
+export const TRUST_REFUSAL_CODES = ['agent_not_confirmed', 'shared_agent_changed', 'auth_ref_not_bound', 'shared_auth_ref_changed', 'auth_ref_not_allowed'].map(
+  (reason) => `missive::auth::${reason}`,
+);
 
 /** Whether `core` works on a store other people can write (team mode). */
 export const onSharedStore = (core: Core): boolean => isSharedStore(core.storeSelection);
@@ -48,13 +50,20 @@ const show = (value: unknown): string => (value === undefined || value === null 
 
 /** What differs between the settings a ref was bound with and its row now, one phrase per setting. */
 export function settingChanges(bound: RefSettings, now: RefSettings): string[] {
-  const flat = (s: RefSettings): Record<string, unknown> => ({ header: s.header, scheme: s.scheme, ...Object.fromEntries(Object.entries(s.flow).map(([k, v]) => [k === 'type' ? 'flow' : k, v])) });
+  const flat = (s: RefSettings): Record<string, unknown> => ({
+    header: s.header,
+    scheme: s.scheme,
+    ...Object.fromEntries(Object.entries(s.flow).map(([k, v]) => [k === 'type' ? 'flow' : k, v])),
+  });
   const a = flat(bound);
   const b = flat(now);
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).map((k) => `${k} ${show(a[k])} → ${show(b[k])}`);
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .map((k) => `${k} ${show(a[k])} → ${show(b[k])}`);
 }
 
-const bindHelp = (name: string) => `Bind it to a secret of yours on this host: missive auth bind ${name} --env VAR (or --keyring-service S --keyring-account A).`;
+const bindHelp = (name: string) =>
+  `Bind it to a secret of yours on this host: missive auth bind ${name} --env VAR (or --keyring-service S --keyring-account A).`;
 
 /** The gateway's allow-list (`[gateway] job_auth_refs`) refuses every other ref. */
 function refuseUnlisted(core: Core, name: string): void {
@@ -75,7 +84,11 @@ export function boundRef(core: Core, ref: AuthRefRow): AuthRefRow {
   refuseUnlisted(core, ref.name);
   const { ref: local, bound, changes } = localBindings(core)(ref);
   if (!bound) {
-    throw authError('auth_ref_not_bound', `auth ref "${ref.name}" is defined on the shared store, but this host has not said which of its secrets it uses; nothing was sent`, bindHelp(ref.name));
+    throw authError(
+      'auth_ref_not_bound',
+      `auth ref "${ref.name}" is defined on the shared store, but this host has not said which of its secrets it uses; nothing was sent`,
+      bindHelp(ref.name),
+    );
   }
   if (changes.length) {
     throw authError(
@@ -150,7 +163,8 @@ function confirmationGaps(agent: Pick<AgentRow, 'baseUrl' | 'trustedOrigins' | '
   const gaps: string[] = [];
   const fresh = credentialOrigins(agent).filter((o) => !confirmed.origins.includes(o));
   if (fresh.length) gaps.push(`its credentials would now go to ${fresh.join(', ')} (this host confirmed ${confirmed.origins.join(', ') || 'no origin'})`);
-  if ((agent.authRefName ?? null) !== confirmed.auth_ref) gaps.push(`its auth ref is now ${show(agent.authRefName)} (this host confirmed ${show(confirmed.auth_ref)})`);
+  if ((agent.authRefName ?? null) !== confirmed.auth_ref)
+    gaps.push(`its auth ref is now ${show(agent.authRefName)} (this host confirmed ${show(confirmed.auth_ref)})`);
   return gaps;
 }
 
@@ -165,7 +179,11 @@ export function confirmationHolds(core: Core, agent: AgentRow): boolean {
  * Refuses (exit 77) to send credentials of any kind to an agent of a shared store that this host never confirmed,
  * or whose row moved since: `sending` names what would go (`auth ref "prod"`, `--header X-Key`, a push token).
  */
-export function assertConfirmedAgent(core: Core, agent: Pick<AgentRow, 'alias' | 'baseUrl' | 'trustedOrigins' | 'authRefName'>, sending: readonly string[]): void {
+export function assertConfirmedAgent(
+  core: Core,
+  agent: Pick<AgentRow, 'alias' | 'baseUrl' | 'trustedOrigins' | 'authRefName'>,
+  sending: readonly string[],
+): void {
   if (!onSharedStore(core) || sending.length === 0) return;
   const confirmed = decisions(core).agents[agent.alias];
   const origins = credentialOrigins(agent).join(', ');
@@ -210,5 +228,9 @@ export function followConfirmation(core: Core, before: AgentRow, after: AgentRow
 /** The usage error of a command that only means something on a shared store. */
 export function requireSharedStore(core: Core, command: string): void {
   if (onSharedStore(core)) return;
-  throw usageError('store_not_shared', `${command} is for a shared store: the local SQLite store's rows are already this user's own decisions`, 'Select a shared store (--store, MISSIVE_STORE_URL or [store] url) to confirm its rows on this host.');
+  throw usageError(
+    'store_not_shared',
+    `${command} is for a shared store: the local SQLite store's rows are already this user's own decisions`,
+    'Select a shared store (--store, MISSIVE_STORE_URL or [store] url) to confirm its rows on this host.',
+  );
 }

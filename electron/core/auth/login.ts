@@ -50,7 +50,13 @@ async function cardOf(core: Core, agent: AgentRow): Promise<unknown | null> {
   if (agent.card) return agent.card.json;
   try {
     const url = cardUrl(agent.baseUrl);
-    const res = await httpRequest({ url, headers: { Accept: 'application/json' }, timeoutMs: core.timeoutMs, dispatcher: core.dispatcher, maxResponseBytes: 1024 * 1024 });
+    const res = await httpRequest({
+      url,
+      headers: { Accept: 'application/json' },
+      timeoutMs: core.timeoutMs,
+      dispatcher: core.dispatcher,
+      maxResponseBytes: 1024 * 1024,
+    });
     return res.status === 200 ? parseCardText(res.body, url) : null;
   } catch {
     return null;
@@ -61,7 +67,11 @@ async function cardOf(core: Core, agent: AgentRow): Promise<unknown | null> {
 async function noAuthRef(core: Core, agent: AgentRow): Promise<never> {
   const card = await cardOf(core, agent);
   const schemes = card ? securitySchemesOf(card).schemes : [];
-  const declared = schemes.length ? schemes.map((s) => `${s.name}: ${describeScheme(s)}`).join('; ') : card ? 'no security schemes' : 'nothing missive could read (its card did not load)';
+  const declared = schemes.length
+    ? schemes.map((s) => `${s.name}: ${describeScheme(s)}`).join('; ')
+    : card
+      ? 'no security schemes'
+      : 'nothing missive could read (its card did not load)';
   const hints = [...new Set(schemes.map((s) => SCHEME_HINT[s.type]).filter((h): h is string => !!h))];
   throw authError(
     'no_auth_ref',
@@ -111,7 +121,9 @@ export async function loginAuth(core: Core, target: string, options: LoginOption
   const ctx = oauthContext(core, options);
   const secret = await refSecret(ref, core.env, core.secrets, flow.type === 'oauth2_device_code');
   const { token, keyring } = await loginWith({ name: ref.name, flow }, { id: flow.client_id, secret }, ctx);
-  await (await core.storage()).journal.append({ type: 'missive.auth.login', payload: { name: ref.name, flow: flow.type, keyring } }, [token.access_token, ...(secret ? [secret] : [])]);
+  await (
+    await core.storage()
+  ).journal.append({ type: 'missive.auth.login', payload: { name: ref.name, flow: flow.type, keyring } }, [token.access_token, ...(secret ? [secret] : [])]);
   const expiresIn = token.expires_at === null ? null : Math.max(0, Math.round((token.expires_at - Date.now()) / 1000));
   return { ...base, logged_in: true, token_cached: true, keyring, expires_in: expiresIn, scope: token.scope };
 }
@@ -130,7 +142,12 @@ async function statusOf(core: Core, { ref, bound }: LocalBinding): Promise<AuthS
   const secret = bound ? await refSecret(ref, core.env, core.secrets, true).catch(() => null) : null;
   const optionalSecret = ref.flow.type === 'oauth2_device_code';
   const keyringDown = ref.kind === 'keyring' && !(await core.secrets.available()).ok;
-  const view: AuthStatusView = { name: ref.name, flow: ref.flow.type, secret_present: keyringDown ? null : optionalSecret && !secret ? false : !!secret, token_status: null };
+  const view: AuthStatusView = {
+    name: ref.name,
+    flow: ref.flow.type,
+    secret_present: keyringDown ? null : optionalSecret && !secret ? false : !!secret,
+    token_status: null,
+  };
   if (!isOAuthFlow(ref.flow)) return view;
   const cached = await readToken(core.secrets, tokenAccount(core.config.profile, ref.name));
   const now = Date.now();

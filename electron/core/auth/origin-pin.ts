@@ -42,7 +42,11 @@ export function pinnedOrigins(baseUrl: string, trusted: readonly string[]): Orig
 export function pinView(input: Pick<PinInput, 'baseUrl' | 'trustedOrigins' | 'target'>): Omit<PinDecision, 'outcome'> {
   const pinned = pinnedOrigins(input.baseUrl, input.trustedOrigins);
   const target = originKey(input.target);
-  return { pinned_origins: pinned.map(formatOrigin), target_origin: target ? formatOrigin(target) : null, same_origin: target !== null && pinned.some((o) => sameOrigin(o, target)) };
+  return {
+    pinned_origins: pinned.map(formatOrigin),
+    target_origin: target ? formatOrigin(target) : null,
+    same_origin: target !== null && pinned.some((o) => sameOrigin(o, target)),
+  };
 }
 
 export function decidePin(input: PinInput): PinDecision {

@@ -42,7 +42,11 @@ export async function refSecret(ref: AuthRefRow, env: NodeJS.ProcessEnv, secrets
     const secret = env[ref.envVar!];
     if (secret) return secret;
     if (optional) return null;
-    throw authError('env_missing', `auth ref "${ref.name}" reads environment variable ${ref.envVar}, which is not set`, `export ${ref.envVar}=<secret> and try again.`);
+    throw authError(
+      'env_missing',
+      `auth ref "${ref.name}" reads environment variable ${ref.envVar}, which is not set`,
+      `export ${ref.envVar}=<secret> and try again.`,
+    );
   }
   const available = await secrets.available();
   if (!available.ok) {

@@ -7,7 +7,6 @@ import type { SecretStore } from '../security/secret-store-port.js';
 
 export type { SecretStore };
 
-
 interface KeytarModule {
   getPassword(service: string, account: string): Promise<string | null>;
   setPassword(service: string, account: string, password: string): Promise<void>;

@@ -70,7 +70,13 @@ export async function listAuth(core: Core) {
   const refs = await Promise.all((await storage.authRefs.list()).map((r) => view(core, r, availability.ok, usedBy, bindingOf)));
   const persistence = await secretPersistence(core.secrets);
   return {
-    keyring: { backend: core.secrets.backend, available: availability.ok, reason: availability.ok ? null : availability.reason, session_only: !persistence.persistent, session_reason: persistence.reason },
+    keyring: {
+      backend: core.secrets.backend,
+      available: availability.ok,
+      reason: availability.ok ? null : availability.reason,
+      session_only: !persistence.persistent,
+      session_reason: persistence.reason,
+    },
     auth_refs: refs,
   };
 }
@@ -99,9 +105,15 @@ export interface AddAuthInput {
 function flowOfInput(input: AddAuthInput): AuthFlow {
   const flow = (input.flow ?? 'header') as AuthFlowName;
   if (!AUTH_FLOWS.includes(flow)) throw usageError('invalid_auth_ref', `--flow "${input.flow}" is not one of ${AUTH_FLOWS.join(', ')}`);
-  if (input.in !== undefined && !(API_KEY_PLACES as readonly string[]).includes(input.in)) throw usageError('invalid_auth_ref', `--in "${input.in}" is not one of ${API_KEY_PLACES.join(', ')}`);
-  for (const [flag, url] of [['--token-url', input.tokenUrl], ['--issuer', input.issuer], ['--device-authorization-url', input.deviceAuthorizationUrl]] as const) {
-    if (url !== undefined && !httpUrl.safeParse(url).success) throw usageError('invalid_auth_ref', `${flag} "${url}" is not an http(s) URL without credentials`);
+  if (input.in !== undefined && !(API_KEY_PLACES as readonly string[]).includes(input.in))
+    throw usageError('invalid_auth_ref', `--in "${input.in}" is not one of ${API_KEY_PLACES.join(', ')}`);
+  for (const [flag, url] of [
+    ['--token-url', input.tokenUrl],
+    ['--issuer', input.issuer],
+    ['--device-authorization-url', input.deviceAuthorizationUrl],
+  ] as const) {
+    if (url !== undefined && !httpUrl.safeParse(url).success)
+      throw usageError('invalid_auth_ref', `${flag} "${url}" is not an http(s) URL without credentials`);
   }
   if (input.username?.includes(':')) throw usageError('invalid_auth_ref', '--username must not contain ":"');
   if (input.keyName !== undefined && /[\s;=,]/.test(input.keyName)) throw usageError('invalid_auth_ref', '--key-name must not contain spaces, ; = or ,');
@@ -120,7 +132,11 @@ function flowOfInput(input: AddAuthInput): AuthFlow {
   };
   const issues = flowSettingIssues(flow, settings);
   if (issues.length) {
-    throw usageError('invalid_auth_ref', issues.join('; '), 'The flags: --username, --key-name and --in, --client-id, --token-url or --issuer, --device-authorization-url, --scope (see missive auth add --help).');
+    throw usageError(
+      'invalid_auth_ref',
+      issues.join('; '),
+      'The flags: --username, --key-name and --in, --client-id, --token-url or --issuer, --device-authorization-url, --scope (see missive auth add --help).',
+    );
   }
   return flowFromSection(settings);
 }
@@ -132,7 +148,8 @@ function secretSourceOf(input: SecretBindingInput): SecretBinding {
   const keyring = input.keyringService !== undefined || input.keyringAccount !== undefined;
   if (!!input.env === keyring) throw usageError('invalid_auth_ref', 'give either --env VAR or --keyring-service and --keyring-account');
   if (input.env && !envVarName.safeParse(input.env).success) throw usageError('invalid_auth_ref', `--env "${input.env}" is not an environment variable name`);
-  if (keyring && !(input.keyringService && input.keyringAccount)) throw usageError('invalid_auth_ref', 'keyring auth refs need both --keyring-service and --keyring-account');
+  if (keyring && !(input.keyringService && input.keyringAccount))
+    throw usageError('invalid_auth_ref', 'keyring auth refs need both --keyring-service and --keyring-account');
   return input.env ? { kind: 'env', env_var: input.env } : { kind: 'keyring', keyring_service: input.keyringService!, keyring_account: input.keyringAccount! };
 }
 
@@ -141,7 +158,8 @@ function rowOfInput(input: AddAuthInput): AuthRefRow {
   validateAlias(input.name, 'auth ref name');
   storedText(input.scheme, '--scheme');
   const secret = secretSourceOf(input);
-  if (input.header && !headerName.safeParse(input.header).success) throw usageError('invalid_auth_ref', `--header-name "${input.header}" is not a valid header name`);
+  if (input.header && !headerName.safeParse(input.header).success)
+    throw usageError('invalid_auth_ref', `--header-name "${input.header}" is not a valid header name`);
   const flow = flowOfInput(input);
   return {
     name: input.name,
@@ -177,12 +195,20 @@ export async function addAuth(core: Core, input: AddAuthInput): Promise<AuthRefV
  */
 export async function updateAuth(core: Core, input: AddAuthInput): Promise<AuthRefView> {
   const existing = await requireRef(core, input.name);
-  if (existing.source === 'config_seed') throw configError('read_only_auth_ref', `auth ref "${input.name}" comes from the config file and cannot be changed here`, `Edit [auth_refs.${input.name}] in the config file instead.`);
+  if (existing.source === 'config_seed')
+    throw configError(
+      'read_only_auth_ref',
+      `auth ref "${input.name}" comes from the config file and cannot be changed here`,
+      `Edit [auth_refs.${input.name}] in the config file instead.`,
+    );
   const row = rowOfInput(input);
   const storage = await core.storage();
   await storage.transaction(async (tx) => {
     await tx.authRefs.upsert(row);
-    await tx.journal.append({ type: 'missive.auth_ref.updated', payload: { name: row.name, kind: row.kind, flow: row.flow.type, previous_flow: existing.flow.type } });
+    await tx.journal.append({
+      type: 'missive.auth_ref.updated',
+      payload: { name: row.name, kind: row.kind, flow: row.flow.type, previous_flow: existing.flow.type },
+    });
   });
   recordBinding(core, row);
   return view(core, row, (await core.secrets.available()).ok);
@@ -211,7 +237,8 @@ export async function removeAuth(core: Core, name: string) {
 async function requireKeyringRef(core: Core, name: string): Promise<AuthRefRow> {
   // On a shared store, the keyring entry this host bound (never one a shared row names).
   const ref = boundRef(core, await requireRef(core, name));
-  if (ref.kind !== 'keyring') throw usageError('not_keyring_ref', `auth ref "${name}" reads ${ref.envVar} from the environment; only keyring refs hold stored secrets`);
+  if (ref.kind !== 'keyring')
+    throw usageError('not_keyring_ref', `auth ref "${name}" reads ${ref.envVar} from the environment; only keyring refs hold stored secrets`);
   const available = await core.secrets.available();
   if (!available.ok) throw authError('keyring_unavailable', `the OS keyring is unavailable: ${available.reason}`, KEYRING_FALLBACK_HELP);
   return ref;
@@ -220,7 +247,11 @@ async function requireKeyringRef(core: Core, name: string): Promise<AuthRefRow> 
 export async function setSecret(core: Core, name: string, secret: string) {
   const value = secret.replace(/\r?\n$/, '');
   if (!value) throw usageError('empty_secret', 'the secret is empty');
-  refuseControlCharacters(value, `the secret given for auth ref "${name}"`, `Give the secret on one line on stdin (one trailing newline is fine), e.g.: printf %s "$SECRET" | missive auth set-secret ${name}`);
+  refuseControlCharacters(
+    value,
+    `the secret given for auth ref "${name}"`,
+    `Give the secret on one line on stdin (one trailing newline is fine), e.g.: printf %s "$SECRET" | missive auth set-secret ${name}`,
+  );
   const ref = await requireKeyringRef(core, name);
   await core.secrets.set(ref.keyringService!, ref.keyringAccount!, value);
   const persistence = await secretPersistence(core.secrets);

@@ -39,7 +39,9 @@ export function withSessionFallback(primary: SecretStore): SessionSecretStore {
     async persistence() {
       const available = await primary.available();
       if (!available.ok) return { persistent: false, reason: `no OS keyring (${available.reason}): secrets are kept in memory until the app quits` };
-      return primary.backend === 'memory' ? { persistent: false, reason: 'secrets are kept in memory until the app quits' } : { persistent: true, reason: null };
+      return primary.backend === 'memory'
+        ? { persistent: false, reason: 'secrets are kept in memory until the app quits' }
+        : { persistent: true, reason: null };
     },
   };
 }

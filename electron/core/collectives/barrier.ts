@@ -68,7 +68,10 @@ const DECIDED: BarrierMemberStatus[] = ['satisfied', 'failed', 'cancelled', 'mis
 function parseStates(states: string[] | undefined): { targets: TaskStateName[]; successes: TaskStateName[] } {
   if (!states?.length) return { targets: ['completed', 'failed', 'cancelled'], successes: ['completed'] };
   const parsed = states.map((s) => {
-    const n = s.toLowerCase().replace(/-/g, '_').replace(/^canceled$/, 'cancelled') as TaskStateName;
+    const n = s
+      .toLowerCase()
+      .replace(/-/g, '_')
+      .replace(/^canceled$/, 'cancelled') as TaskStateName;
     if (!SELECTABLE_TASK_STATES.includes(n)) throw usageError('invalid_state', `unknown task state "${s}"`, `Use: ${SELECTABLE_TASK_STATES.join(', ')}.`);
     return n;
   });
@@ -84,16 +87,23 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
   const { targets, successes } = parseStates(input.states);
   const total = group.members.length;
   const required = input.required ?? total;
-  if (!Number.isInteger(required) || required < 1 || required > total) throw usageError('invalid_required', `--required must be from 1 to ${total} (the member count), not ${required}`);
+  if (!Number.isInteger(required) || required < 1 || required > total)
+    throw usageError('invalid_required', `--required must be from 1 to ${total} (the member count), not ${required}`);
   const failurePolicy = input.failurePolicy ?? 'stop';
   const interval = Math.min(Math.max(input.intervalMs ?? 1000, 10), 5000);
   const started = Date.now();
   const operationId = randomUUID();
   const storage = await core.storage();
   const { conversation } = storage;
-  await (await core.storage()).write(function* () {
+  await (
+    await core.storage()
+  ).write(function* () {
     yield* call('ensureContext', contextId, null);
-    yield* journal({ type: 'missive.barrier.started', contextId, payload: { operation_id: operationId, group: group.group_name, required, target_states: targets, success_states: successes, local: input.local === true } });
+    yield* journal({
+      type: 'missive.barrier.started',
+      contextId,
+      payload: { operation_id: operationId, group: group.group_name, required, target_states: targets, success_states: successes, local: input.local === true },
+    });
   });
 
   const members: BarrierMember[] = await Promise.all(
@@ -101,7 +111,16 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
       const known = fromBcast?.tasks.get(m.agent_alias);
       const taskId = fromBcast ? (known?.taskId ?? null) : ((await conversation.latestTaskOf(m.agent_alias, contextId))?.task_id ?? null);
       const direct = fromBcast ? known?.message === true : !taskId && (await conversation.directResponsesOf(m.agent_alias, contextId)).length > 0;
-      return { alias: m.agent_alias, rank: m.rank, task_id: taskId, state: direct ? 'message' : null, status: 'pending', interface: null, polls: 0, error: null };
+      return {
+        alias: m.agent_alias,
+        rank: m.rank,
+        task_id: taskId,
+        state: direct ? 'message' : null,
+        status: 'pending',
+        interface: null,
+        polls: 0,
+        error: null,
+      };
     }),
   );
 
@@ -180,7 +199,13 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
     await Promise.all(members.filter((m) => !decided(m)).map(observe));
     for (const m of members) {
       if (m.status !== before.get(m.alias) && decided(m)) {
-        await storage.journal.append({ type: `missive.barrier.member.${m.status}`, agentAlias: m.alias, contextId, taskId: m.task_id, payload: { operation_id: operationId, rank: m.rank, state: m.state, error: m.error } });
+        await storage.journal.append({
+          type: `missive.barrier.member.${m.status}`,
+          agentAlias: m.alias,
+          contextId,
+          taskId: m.task_id,
+          payload: { operation_id: operationId, rank: m.rank, state: m.state, error: m.error },
+        });
       }
     }
     outcome = decide();
@@ -190,12 +215,21 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
     await new Promise((r) => setTimeout(r, interval));
   }
   const result = snapshot(outcome);
-  await storage.journal.append({ type: 'missive.barrier.completed', contextId, payload: { operation_id: operationId, status: result.status, quorum: result.quorum, counts: result.counts, attempts } });
+  await storage.journal.append({
+    type: 'missive.barrier.completed',
+    contextId,
+    payload: { operation_id: operationId, status: result.status, quorum: result.quorum, counts: result.counts, attempts },
+  });
   return result;
 }
 
 export const barrierError = (r: BarrierResult) =>
-  new MissiveError('orchestration', `barrier_${r.status}`, `barrier on "${r.group}" ${r.status}: ${r.quorum.satisfied} of ${r.quorum.required} required satisfied after ${r.attempts} round(s)`, {
-    exitCode: r.exit_code,
-    help: r.status === 'timeout' ? 'Raise --timeout, or lower --required.' : undefined,
-  });
+  new MissiveError(
+    'orchestration',
+    `barrier_${r.status}`,
+    `barrier on "${r.group}" ${r.status}: ${r.quorum.satisfied} of ${r.quorum.required} required satisfied after ${r.attempts} round(s)`,
+    {
+      exitCode: r.exit_code,
+      help: r.status === 'timeout' ? 'Raise --timeout, or lower --required.' : undefined,
+    },
+  );

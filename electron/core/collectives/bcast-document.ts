@@ -13,11 +13,14 @@ export interface BcastDocument {
 /** Reads the envelope (or its data) for `group`; a `contextId` given too must be the document's. */
 export function readBcastDocument(doc: unknown, group: string, contextId: string | undefined): BcastDocument {
   const data = ((doc as { data?: unknown })?.data ?? doc) as Partial<FanOutResult> | undefined;
-  if (!data || !Array.isArray(data.members) || !data.request?.context_id) throw usageError('invalid_bcast_document', '--from-bcast needs the JSON printed by `missive bcast --json`');
+  if (!data || !Array.isArray(data.members) || !data.request?.context_id)
+    throw usageError('invalid_bcast_document', '--from-bcast needs the JSON printed by `missive bcast --json`');
   if (data.group !== group) throw usageError('bcast_group_mismatch', `--from-bcast is for group "${data.group}", not "${group}"`);
-  if (contextId && contextId !== data.request.context_id) throw usageError('bcast_context_mismatch', `--context ${contextId} does not match the bcast context ${data.request.context_id}`);
+  if (contextId && contextId !== data.request.context_id)
+    throw usageError('bcast_context_mismatch', `--context ${contextId} does not match the bcast context ${data.request.context_id}`);
   const tasks = new Map<string, { taskId: string | null; message: boolean }>();
-  for (const m of data.members) if (m.status === 'succeeded' || m.task_id) tasks.set(m.alias, { taskId: m.task_id ?? null, message: m.response_shape === 'message' });
+  for (const m of data.members)
+    if (m.status === 'succeeded' || m.task_id) tasks.set(m.alias, { taskId: m.task_id ?? null, message: m.response_shape === 'message' });
   return { contextId: data.request.context_id, tasks };
 }
 
@@ -28,6 +31,11 @@ export function readBcastDocument(doc: unknown, group: string, contextId: string
 export async function collectiveContextId(core: Core, command: string, group: string, input: { contextId?: string; fromBcast?: unknown }): Promise<string> {
   const named = input.contextId ? await contextIdOf(core, input.contextId) : undefined;
   if (input.fromBcast !== undefined) return readBcastDocument(input.fromBcast, group, named).contextId;
-  if (!named) throw usageError('context_required', `${command} needs --context ID or --from-bcast PATH|-`, `Pass the context a bcast used, or its \`bcast --json\` output: missive ${command} ${group} --from-bcast b.json`);
+  if (!named)
+    throw usageError(
+      'context_required',
+      `${command} needs --context ID or --from-bcast PATH|-`,
+      `Pass the context a bcast used, or its \`bcast --json\` output: missive ${command} ${group} --from-bcast b.json`,
+    );
   return named;
 }

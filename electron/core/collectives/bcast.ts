@@ -23,7 +23,8 @@ export function readScatterInputs(path: string, cwd: string, maxBytes: number): 
   } catch (error) {
     throw usageError('inputs_unreadable', `cannot read --inputs ${path}: ${(error as Error).message}`);
   }
-  if (Buffer.byteLength(text) > maxBytes) throw dataError('inputs_too_large', `--inputs ${path} is ${Buffer.byteLength(text)} bytes, over qos.max_request_bytes = ${maxBytes}`);
+  if (Buffer.byteLength(text) > maxBytes)
+    throw dataError('inputs_too_large', `--inputs ${path} is ${Buffer.byteLength(text)} bytes, over qos.max_request_bytes = ${maxBytes}`);
   const trimmed = text.trim();
   let items: unknown[];
   if (trimmed.startsWith('[')) {
@@ -39,5 +40,9 @@ export function readScatterInputs(path: string, cwd: string, maxBytes: number): 
   return items.map((item) => (typeof item === 'string' ? { text: item } : { jsonParts: [JSON.stringify(item)] }));
 }
 
-export const scatter = (core: Core, items: Array<Pick<SendInput, 'text' | 'jsonParts'>>, common: Pick<SendInput, 'cwd' | 'metadata' | 'acceptedOutputModes' | 'binding'>, options: FanOutOptions) =>
-  fanOut(core, 'scatter', { ...options, plan: (n) => items.map((item, i) => ({ member: i % n, inputIndex: i, input: { ...common, ...item } })) });
+export const scatter = (
+  core: Core,
+  items: Array<Pick<SendInput, 'text' | 'jsonParts'>>,
+  common: Pick<SendInput, 'cwd' | 'metadata' | 'acceptedOutputModes' | 'binding'>,
+  options: FanOutOptions,
+) => fanOut(core, 'scatter', { ...options, plan: (n) => items.map((item, i) => ({ member: i % n, inputIndex: i, input: { ...common, ...item } })) });

@@ -125,7 +125,10 @@ export async function fanOut(core: Core, kind: FanOutResult['kind'], input: FanO
 /** The group (never empty), the options with their defaults, the shared context and the sends in rank order. */
 async function planRun(core: Core, kind: FanOutResult['kind'], input: FanOutInput): Promise<FanOutRun> {
   const group = await requireGroup(core, input.group);
-  if (group.members.length === 0) throw new MissiveError('validation', 'empty_group', `group "${group.group_name}" has no members`, { help: `Add one with: missive group add ${group.group_name} <alias>` });
+  if (group.members.length === 0)
+    throw new MissiveError('validation', 'empty_group', `group "${group.group_name}" has no members`, {
+      help: `Add one with: missive group add ${group.group_name} <alias>`,
+    });
   const started = Date.now();
   const execution = input.execution ?? 'concurrent';
   const contextId = input.contextId ? await openContextId(core, input.contextId) : randomUUID();
@@ -177,7 +180,9 @@ function checkInputsOnce(run: FanOutRun): void {
 
 /** The shared context and `missive.<kind>.started`, in one transaction. */
 async function journalStart(run: FanOutRun): Promise<void> {
-  await (await run.core.storage()).write(function* () {
+  await (
+    await run.core.storage()
+  ).write(function* () {
     yield* call('ensureContext', run.contextId, null, { created_by: run.kind, group: run.group.group_name });
     yield* journal({
       type: `missive.${run.kind}.started`,
@@ -210,7 +215,9 @@ async function sendOneByOne(run: FanOutRun): Promise<void> {
 async function sendConcurrently(run: FanOutRun): Promise<void> {
   const limit = pLimit(run.maxConcurrency);
   const prepared = await Promise.all(run.members.map((m, i) => limit(async () => ((await mayStillSend(run, m)) ? prepareMember(run, i) : null))));
-  await (await run.core.storage()).write(function* () {
+  await (
+    await run.core.storage()
+  ).write(function* () {
     for (const p of prepared) if (p) yield* requestSteps(p);
   });
   await Promise.all(prepared.map((p, i) => (p ? limit(() => deliverToMember(run, i, p)) : undefined)));
@@ -261,7 +268,8 @@ async function deliverToMember(run: FanOutRun, index: number, prepared: Prepared
 /** False (and the member finished as skipped or timed out) once the run stopped or its deadline passed. */
 async function mayStillSend(run: FanOutRun, member: MemberResult): Promise<boolean> {
   if (run.stopped) await finishMember(run, member, 'skipped', null);
-  else if (Date.now() >= run.deadline) await finishMember(run, member, 'timeout', new MissiveError('transport', 'timeout', 'the deadline passed before this member was sent'));
+  else if (Date.now() >= run.deadline)
+    await finishMember(run, member, 'timeout', new MissiveError('transport', 'timeout', 'the deadline passed before this member was sent'));
   else return true;
   return false;
 }
@@ -287,7 +295,15 @@ function* outcomeSteps(run: FanOutRun, member: MemberResult, status: MemberStatu
     agentAlias: member.alias,
     contextId: run.contextId,
     taskId: member.task_id,
-    payload: { operation_id: run.operationId, rank: member.rank, input_index: member.input_index, state: member.state, latency_ms: member.latency_ms, request_message_id: member.request_message_id, error: member.error },
+    payload: {
+      operation_id: run.operationId,
+      rank: member.rank,
+      input_index: member.input_index,
+      state: member.state,
+      latency_ms: member.latency_ms,
+      request_message_id: member.request_message_id,
+      error: member.error,
+    },
   });
   if ((status === 'failed' || status === 'timeout') && run.failurePolicy === 'stop') run.stopped = true;
 }
@@ -297,7 +313,13 @@ async function collectOutcome(run: FanOutRun): Promise<FanOutResult> {
   const counts = { succeeded: 0, failed: 0, timeout: 0, skipped: 0 };
   for (const m of run.members) if (m.status in counts) counts[m.status as keyof typeof counts]++;
   const status: FanOutResult['status'] =
-    counts.timeout > 0 ? 'timeout' : counts.failed + counts.skipped === 0 ? 'succeeded' : run.failurePolicy === 'continue' && counts.succeeded > 0 ? 'partial_failure' : 'failed';
+    counts.timeout > 0
+      ? 'timeout'
+      : counts.failed + counts.skipped === 0
+        ? 'succeeded'
+        : run.failurePolicy === 'continue' && counts.succeeded > 0
+          ? 'partial_failure'
+          : 'failed';
   const result: FanOutResult = {
     operation_id: run.operationId,
     kind: run.kind,
@@ -312,15 +334,31 @@ async function collectOutcome(run: FanOutRun): Promise<FanOutResult> {
     elapsed_ms: Date.now() - run.started,
     exit_code: status === 'timeout' ? 82 : status === 'failed' ? 70 : 0,
   };
-  await (await run.core.storage()).journal.append({ type: `missive.${run.kind}.completed`, contextId: run.contextId, payload: { operation_id: run.operationId, status, counts, elapsed_ms: result.elapsed_ms } });
+  await (
+    await run.core.storage()
+  ).journal.append({
+    type: `missive.${run.kind}.completed`,
+    contextId: run.contextId,
+    payload: { operation_id: run.operationId, status, counts, elapsed_ms: result.elapsed_ms },
+  });
   return result;
 }
 
 /** The error that goes with a non-zero fan-out outcome (the summary itself is still printed). */
 export const fanOutError = (r: FanOutResult): MissiveError =>
   r.status === 'timeout'
-    ? new MissiveError('orchestration', `${r.kind}_timeout`, `${r.kind} to "${r.group}" hit the deadline: ${r.counts.succeeded} succeeded, ${r.counts.timeout} timed out`, { exitCode: 82, help: 'Raise --timeout; finished members are kept.' })
-    : new MissiveError('orchestration', `${r.kind}_failed`, `${r.kind} to "${r.group}" failed: ${r.counts.failed} failed, ${r.counts.skipped} skipped, ${r.counts.succeeded} succeeded`, {
-        exitCode: 70,
-        help: r.failure_policy === 'stop' ? 'Use --failure-policy continue to send to every member regardless.' : undefined,
-      });
+    ? new MissiveError(
+        'orchestration',
+        `${r.kind}_timeout`,
+        `${r.kind} to "${r.group}" hit the deadline: ${r.counts.succeeded} succeeded, ${r.counts.timeout} timed out`,
+        { exitCode: 82, help: 'Raise --timeout; finished members are kept.' },
+      )
+    : new MissiveError(
+        'orchestration',
+        `${r.kind}_failed`,
+        `${r.kind} to "${r.group}" failed: ${r.counts.failed} failed, ${r.counts.skipped} skipped, ${r.counts.succeeded} succeeded`,
+        {
+          exitCode: 70,
+          help: r.failure_policy === 'stop' ? 'Use --failure-policy continue to send to every member regardless.' : undefined,
+        },
+      );

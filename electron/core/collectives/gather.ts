@@ -22,7 +22,9 @@ export async function gather(core: Core, input: { group: string; contextId: stri
   const contextId = await contextIdOf(core, input.contextId);
   input = { ...input, contextId };
   const operationId = randomUUID();
-  await (await core.storage()).write(function* () {
+  await (
+    await core.storage()
+  ).write(function* () {
     yield* call('ensureContext', contextId, null);
     yield* journal({ type: 'missive.gather.started', contextId, payload: { operation_id: operationId, group: group.group_name } });
   });
@@ -49,13 +51,22 @@ export async function gather(core: Core, input: { group: string; contextId: stri
   const counts = { gathered: 0, missing_task: 0, empty_output: 0 };
   for (const o of outputs) counts[o.status]++;
   const members = outputs.map(({ stored_artifacts: _, ...rest }) => rest);
-  await storage.journal.append({ type: 'missive.gather.completed', contextId: input.contextId, payload: { operation_id: operationId, counts, exported_files: exported?.files.length ?? 0 } });
+  await storage.journal.append({
+    type: 'missive.gather.completed',
+    contextId: input.contextId,
+    payload: { operation_id: operationId, counts, exported_files: exported?.files.length ?? 0 },
+  });
   return { operation_id: operationId, group: group.group_name, context_id: input.contextId, counts, members, export: exported };
 }
 
 /** The markdown a person reads: one section per member in rank order. */
 export function gatherMarkdown(r: GatherResult): string {
-  const lines = [`# gather: ${r.group}`, '', `context \`${r.context_id}\` — ${r.counts.gathered} gathered, ${r.counts.missing_task} missing, ${r.counts.empty_output} empty`, ''];
+  const lines = [
+    `# gather: ${r.group}`,
+    '',
+    `context \`${r.context_id}\` — ${r.counts.gathered} gathered, ${r.counts.missing_task} missing, ${r.counts.empty_output} empty`,
+    '',
+  ];
   for (const m of r.members) {
     lines.push(`## ${m.rank} ${m.alias}${m.state ? ` (${m.state})` : ''}`, '');
     if (m.status === 'missing_task') lines.push('_no task or answer in this context_');

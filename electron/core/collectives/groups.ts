@@ -27,7 +27,8 @@ export const MAX_RANK = 1_000_000;
 /** `alias` or `alias@rank`. */
 export function parseMemberSpec(spec: string): MemberSpec {
   const match = /^([^@]+)(?:@(\d+))?$/.exec(spec.trim());
-  if (!match || (match[2] !== undefined && Number(match[2]) > MAX_RANK)) throw usageError('invalid_member', `member "${spec}" is not ALIAS or ALIAS@RANK (rank an integer from 0 to ${MAX_RANK})`);
+  if (!match || (match[2] !== undefined && Number(match[2]) > MAX_RANK))
+    throw usageError('invalid_member', `member "${spec}" is not ALIAS or ALIAS@RANK (rank an integer from 0 to ${MAX_RANK})`);
   return { alias: match[1]!, ...(match[2] !== undefined ? { rank: Number(match[2]) } : {}) };
 }
 
@@ -53,7 +54,8 @@ export function assignRanks(existing: MemberRow[], specs: MemberSpec[]): Array<{
     seen.add(s.alias);
     if (s.rank === undefined) continue;
     const holder = taken.get(s.rank);
-    if (holder !== undefined && holder !== s.alias) throw usageError('rank_taken', `rank ${s.rank} is already held by "${holder}"`, 'Pick another --rank, or remove that member first.');
+    if (holder !== undefined && holder !== s.alias)
+      throw usageError('rank_taken', `rank ${s.rank} is already held by "${holder}"`, 'Pick another --rank, or remove that member first.');
     taken.set(s.rank, s.alias);
   }
   let next = 0;
@@ -122,7 +124,8 @@ export interface GroupSettings {
 /** Changes a group's routing policy and/or notes (its members are changed with addMember/removeMember). */
 export async function updateGroup(core: Core, name: string, settings: GroupSettings): Promise<GroupView> {
   const group = await requireGroup(core, name);
-  if (settings.routingPolicy === undefined && settings.notes === undefined) throw usageError('nothing_to_update', `nothing to change in group "${name}"`, 'Pass --routing-policy and/or --notes.');
+  if (settings.routingPolicy === undefined && settings.notes === undefined)
+    throw usageError('nothing_to_update', `nothing to change in group "${name}"`, 'Pass --routing-policy and/or --notes.');
   const policy = settings.routingPolicy ?? group.routing_policy;
   if (settings.routingPolicy !== undefined && !(ROUTE_POLICIES as readonly string[]).includes(policy)) {
     throw usageError('invalid_routing_policy', `unknown routing policy "${policy}"`, `Use one of: ${ROUTE_POLICIES.join(', ')}.`);

@@ -133,4 +133,5 @@ function scoreOf(metadata: unknown): number | null {
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 }
 
-const dataParts = (parts: unknown): unknown[] => (Array.isArray(parts) ? parts.filter((p) => p && typeof p === 'object' && 'data' in p).map((p: { data: unknown }) => p.data) : []);
+const dataParts = (parts: unknown): unknown[] =>
+  Array.isArray(parts) ? parts.filter((p) => p && typeof p === 'object' && 'data' in p).map((p: { data: unknown }) => p.data) : [];

@@ -5,7 +5,11 @@ import { redactText } from '../security/redact.js';
 
 const MAX_OUTPUT = 16 * 1024 * 1024;
 
-export function runReducerCommand(command: string, prompt: string, options: { timeoutMs: number; cwd: string; env: NodeJS.ProcessEnv; secrets?: readonly string[] }): Promise<string> {
+export function runReducerCommand(
+  command: string,
+  prompt: string,
+  options: { timeoutMs: number; cwd: string; env: NodeJS.ProcessEnv; secrets?: readonly string[] },
+): Promise<string> {
   const [shell, flag] = process.platform === 'win32' ? ['cmd', '/C'] : ['sh', '-c'];
   return new Promise((resolvePromise, reject) => {
     const child = spawn(shell, [flag, command], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], timeout: options.timeoutMs });

@@ -21,11 +21,18 @@ export interface ReduceContext {
 }
 
 const shown = (m: MemberOutput) =>
-  m.text ?? (m.artifacts.length ? `[artifact output: ${m.artifacts.map((a) => a.artifact_id).join(', ')}]` : m.data.length ? `[data] ${JSON.stringify(m.data.length === 1 ? m.data[0] : m.data)}` : '[no text output]');
+  m.text ??
+  (m.artifacts.length
+    ? `[artifact output: ${m.artifacts.map((a) => a.artifact_id).join(', ')}]`
+    : m.data.length
+      ? `[data] ${JSON.stringify(m.data.length === 1 ? m.data[0] : m.data)}`
+      : '[no text output]');
 const who = (m: MemberOutput) => `${m.rank} (${m.alias}${m.task_id ? `, task ${m.task_id}` : ''})`;
 
 export function summarise(c: ReduceContext): string {
-  return [`Summary for group '${c.group}' in context '${c.contextId}':`, ...c.inputs.map((m) => `- ${who(m)}: ${shown(m).replace(/\s*\n\s*/g, ' ')}`)].join('\n');
+  return [`Summary for group '${c.group}' in context '${c.contextId}':`, ...c.inputs.map((m) => `- ${who(m)}: ${shown(m).replace(/\s*\n\s*/g, ' ')}`)].join(
+    '\n',
+  );
 }
 
 export const normaliseVote = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
@@ -39,7 +46,8 @@ export function vote(c: ReduceContext): string {
     entry.voters.push(m);
     tallies.set(key, entry);
   }
-  if (tallies.size === 0) throw usageError('no_votes', 'vote needs at least one member with text output', 'Use --strategy merge or summarise for artifact-only outputs.');
+  if (tallies.size === 0)
+    throw usageError('no_votes', 'vote needs at least one member with text output', 'Use --strategy merge or summarise for artifact-only outputs.');
   const ordered = [...tallies.entries()].sort(([ka, a], [kb, b]) => b.voters.length - a.voters.length || (ka < kb ? -1 : ka > kb ? 1 : 0));
   const [, winner] = ordered[0]!;
   const total = [...tallies.values()].reduce((n, t) => n + t.voters.length, 0);
@@ -66,7 +74,9 @@ export function merge(c: ReduceContext): string {
     const merged = c.inputs.flatMap((m) => m.data).reduce((acc, d) => deepMerge(acc, d));
     return JSON.stringify(merged, null, 2);
   }
-  return [`Merged outputs for group '${c.group}' in context '${c.contextId}':`, ...c.inputs.map((m) => `\n## ${m.rank} (${m.alias})\n\n${shown(m)}`)].join('\n');
+  return [`Merged outputs for group '${c.group}' in context '${c.contextId}':`, ...c.inputs.map((m) => `\n## ${m.rank} (${m.alias})\n\n${shown(m)}`)].join(
+    '\n',
+  );
 }
 
 const STATE_SCORE: Record<string, number> = { completed: 3, input_required: 2, auth_required: 2, working: 1, submitted: 1 };
@@ -74,7 +84,10 @@ export const scoreOf = (m: MemberOutput) => m.score ?? (m.task_id ? (STATE_SCORE
 
 export function rank(c: ReduceContext): string {
   const ordered = [...c.inputs].sort((a, b) => scoreOf(b) - scoreOf(a) || a.rank - b.rank || a.alias.localeCompare(b.alias));
-  return [`Ranking for group '${c.group}' in context '${c.contextId}':`, ...ordered.map((m, i) => `${i + 1}. ${m.rank} (${m.alias}) — score ${scoreOf(m)} — ${shown(m).replace(/\s*\n\s*/g, ' ')}`)].join('\n');
+  return [
+    `Ranking for group '${c.group}' in context '${c.contextId}':`,
+    ...ordered.map((m, i) => `${i + 1}. ${m.rank} (${m.alias}) — score ${scoreOf(m)} — ${shown(m).replace(/\s*\n\s*/g, ' ')}`),
+  ].join('\n');
 }
 
 export function localReduction(strategy: Strategy, c: ReduceContext): string {
@@ -93,7 +106,14 @@ export function localReduction(strategy: Strategy, c: ReduceContext): string {
 /** `{{inputs}}`: one block per member with its status, task, counts and text. */
 export function inputsBlock(c: ReduceContext): string {
   return c.inputs
-    .map((m) => [`### ${m.rank} (${m.alias})`, `status: ${m.status}; task: ${m.task_id ?? 'none'}; state: ${m.state ?? '-'}; messages: ${m.message_count}; artifacts: ${m.artifacts.length}`, '', shown(m)].join('\n'))
+    .map((m) =>
+      [
+        `### ${m.rank} (${m.alias})`,
+        `status: ${m.status}; task: ${m.task_id ?? 'none'}; state: ${m.state ?? '-'}; messages: ${m.message_count}; artifacts: ${m.artifacts.length}`,
+        '',
+        shown(m),
+      ].join('\n'),
+    )
     .join('\n\n');
 }
 

@@ -52,7 +52,8 @@ export interface ReduceResult {
 
 function parseStrategy(s: string | undefined): Strategy {
   const value = (s ?? 'summarise').toLowerCase().replace(/^summarize$/, 'summarise');
-  if (!(STRATEGIES as readonly string[]).includes(value)) throw usageError('invalid_strategy', `unknown reduce strategy "${s}"`, `Use one of: ${STRATEGIES.join(', ')}.`);
+  if (!(STRATEGIES as readonly string[]).includes(value))
+    throw usageError('invalid_strategy', `unknown reduce strategy "${s}"`, `Use one of: ${STRATEGIES.join(', ')}.`);
   return value as Strategy;
 }
 
@@ -78,7 +79,11 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
   }
   const gathered = outputs.filter((o) => o.status === 'gathered');
   if (gathered.length === 0) {
-    throw usageError('no_outputs', `no member of "${group.group_name}" has output in context ${input.contextId}`, `Run \`missive bcast ${group.group_name} ... --context ${input.contextId}\` first, or check the context id.`);
+    throw usageError(
+      'no_outputs',
+      `no member of "${group.group_name}" has output in context ${input.contextId}`,
+      `Run \`missive bcast ${group.group_name} ... --context ${input.contextId}\` first, or check the context id.`,
+    );
   }
 
   const operationId = randomUUID();
@@ -86,12 +91,25 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
   const defaultReduction = localReduction(strategy === 'custom' ? 'summarise' : strategy, ctx);
   const rendered = input.template ? renderTemplate(input.template, { ...ctx, strategy, defaultReduction }) : null;
   if (rendered !== null && !rendered.trim()) throw usageError('empty_template', 'the template rendered to nothing');
-  await (await core.storage()).write(function* () {
+  await (
+    await core.storage()
+  ).write(function* () {
     yield* call('ensureContext', contextId, null);
-    yield* journal({ type: 'missive.reduce.started', contextId, payload: { operation_id: operationId, group: group.group_name, strategy, reducer: input.reducerAgent ? 'agent' : input.command ? 'command' : 'local' } });
+    yield* journal({
+      type: 'missive.reduce.started',
+      contextId,
+      payload: { operation_id: operationId, group: group.group_name, strategy, reducer: input.reducerAgent ? 'agent' : input.command ? 'command' : 'local' },
+    });
   });
   const storage = await core.storage();
-  for (const o of outputs) await storage.journal.append({ type: `missive.reduce.input.${o.status}`, agentAlias: o.alias, contextId, taskId: o.task_id, payload: { operation_id: operationId, rank: o.rank, text_source: o.text_source } });
+  for (const o of outputs)
+    await storage.journal.append({
+      type: `missive.reduce.input.${o.status}`,
+      agentAlias: o.alias,
+      contextId,
+      taskId: o.task_id,
+      payload: { operation_id: operationId, rank: o.rank, text_source: o.text_source },
+    });
 
   const prompt = rendered ?? defaultPrompt({ ...ctx, strategy, defaultReduction });
   let method: ReduceResult['reducer']['method'] = 'local';
@@ -105,7 +123,13 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
         text: prompt,
         contextId: input.contextId,
         acceptedOutputModes: input.acceptedOutputModes?.length ? input.acceptedOutputModes : ['text/plain'],
-        metadata: [...(input.metadata ?? []), 'missive.collective=reduce', `missive.reduce.operation_id=${operationId}`, `missive.reduce.strategy=${strategy}`, `missive.group=${group.group_name}`],
+        metadata: [
+          ...(input.metadata ?? []),
+          'missive.collective=reduce',
+          `missive.reduce.operation_id=${operationId}`,
+          `missive.reduce.strategy=${strategy}`,
+          `missive.group=${group.group_name}`,
+        ],
         cwd: input.cwd,
       });
       reducerTask = sent.task?.task_id ?? null;
@@ -134,7 +158,9 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
     artifacts: o.artifacts.map((a) => ({ artifact_id: a.artifact_id, version: a.version })),
   }));
   const reducedMessageId = randomUUID();
-  await (await core.storage()).write(function* () {
+  await (
+    await core.storage()
+  ).write(function* () {
     yield* call('insertMessage', {
       messageId: reducedMessageId,
       agentAlias: input.reducerAgent ?? null,
@@ -146,14 +172,23 @@ export async function reduce(core: Core, input: ReduceInput): Promise<ReduceResu
       content: { parts: [{ text: reducedText }] },
       metadata: { 'missive.collective': 'reduce', operation_id: operationId, strategy, group: group.group_name, reducer: method, provenance },
     });
-    yield* journal({ type: 'missive.reduce.completed', contextId: input.contextId, payload: { operation_id: operationId, strategy, reducer: method, inputs: gathered.length, reduced_message_id: reducedMessageId } });
+    yield* journal({
+      type: 'missive.reduce.completed',
+      contextId: input.contextId,
+      payload: { operation_id: operationId, strategy, reducer: method, inputs: gathered.length, reduced_message_id: reducedMessageId },
+    });
   });
   return {
     operation_id: operationId,
     group: group.group_name,
     context_id: input.contextId,
     strategy,
-    counts: { members: outputs.length, inputs: gathered.length, missing_task: outputs.filter((o) => o.status === 'missing_task').length, empty_output: outputs.filter((o) => o.status === 'empty_output').length },
+    counts: {
+      members: outputs.length,
+      inputs: gathered.length,
+      missing_task: outputs.filter((o) => o.status === 'missing_task').length,
+      empty_output: outputs.filter((o) => o.status === 'empty_output').length,
+    },
     reducer: { method, agent: input.reducerAgent ?? null, prompt_bytes: Buffer.byteLength(prompt), template_applied: rendered !== null, task_id: reducerTask },
     reduced_text: reducedText,
     provenance,

@@ -59,10 +59,23 @@ export async function round(core: Core, input: RoundInput): Promise<RoundResult>
   }
   const exit = error?.exitCode ?? (waited.exit_code || sent.exit_code);
   const clean = !error && waited.exit_code === 0 && sent.status === 'succeeded';
-  return { ...base, barrier: waited, gather: gathered, reduce: reduced, error: error?.toReport() ?? null, status: clean ? 'succeeded' : reduced ? 'partial' : 'failed', exit_code: exit };
+  return {
+    ...base,
+    barrier: waited,
+    gather: gathered,
+    reduce: reduced,
+    error: error?.toReport() ?? null,
+    status: clean ? 'succeeded' : reduced ? 'partial' : 'failed',
+    exit_code: exit,
+  };
 }
 
 export const roundError = (r: RoundResult): MissiveError =>
-  new MissiveError('orchestration', `round_${r.status}`, r.error?.message ?? `round on "${r.group}" ${r.status}: bcast ${r.bcast.status}, barrier ${r.barrier?.status ?? 'not run'}`, {
-    exitCode: r.exit_code,
-  });
+  new MissiveError(
+    'orchestration',
+    `round_${r.status}`,
+    r.error?.message ?? `round on "${r.group}" ${r.status}: bcast ${r.bcast.status}, barrier ${r.barrier?.status ?? 'not run'}`,
+    {
+      exitCode: r.exit_code,
+    },
+  );

@@ -59,7 +59,8 @@ function pickPolicy(core: Core, input: RouteInput, groupPolicy: string | null): 
   ];
   for (const [value, source] of sources) {
     if (!value) continue;
-    if (!(ROUTE_POLICIES as readonly string[]).includes(value)) throw usageError('invalid_policy', `unknown routing policy "${value}"`, `Use one of: ${ROUTE_POLICIES.join(', ')}.`);
+    if (!(ROUTE_POLICIES as readonly string[]).includes(value))
+      throw usageError('invalid_policy', `unknown routing policy "${value}"`, `Use one of: ${ROUTE_POLICIES.join(', ')}.`);
     return { policy: value as RoutePolicy, policy_source: source };
   }
   return { policy: 'first', policy_source: 'default' };
@@ -101,7 +102,8 @@ export async function explainRoute(core: Core, input: RouteInput): Promise<Route
   const usable = (c: RouteCandidate) => c.card === 'cached' || c.card === 'fetched';
   if (policy === 'first') {
     const pick = candidates.find(usable);
-    for (const c of candidates) c.reason = !usable(c) ? `no usable card (${c.card})` : c === pick ? 'lowest rank with a usable card' : `rank ${c.rank} comes after rank ${pick?.rank}`;
+    for (const c of candidates)
+      c.reason = !usable(c) ? `no usable card (${c.card})` : c === pick ? 'lowest rank with a usable card' : `rank ${c.rank} comes after rank ${pick?.rank}`;
     if (pick) pick.chosen = true;
   } else if (policy === 'round-robin') {
     cursor = input.cursor ?? Number(group?.metadata.round_robin_cursor ?? 0);

@@ -15,11 +15,24 @@ export const API_KEY_PLACES = ['header', 'query', 'cookie'] as const;
 
 /** The stored flow's schema, built on first use (loading the store needs none of it; docs/performance.md). */
 function buildAuthFlow() {
-  const scopes = z.array(z.string().min(1).refine((s) => !/\s/.test(s), 'must not contain spaces')).max(64);
+  const scopes = z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((s) => !/\s/.test(s), 'must not contain spaces'),
+    )
+    .max(64);
 
   return z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('header') }),
-    z.strictObject({ type: z.literal('basic'), username: z.string().min(1).refine((u) => !u.includes(':'), 'must not contain ":"') }),
+    z.strictObject({
+      type: z.literal('basic'),
+      username: z
+        .string()
+        .min(1)
+        .refine((u) => !u.includes(':'), 'must not contain ":"'),
+    }),
     z.strictObject({ type: z.literal('api_key'), in: z.enum(API_KEY_PLACES), name: z.string().min(1).max(256) }),
     z.strictObject({
       type: z.literal('oauth2_client_credentials'),
@@ -78,7 +91,14 @@ export function flowFromSection(ref: FlowSettings): AuthFlow {
     case 'api_key':
       return { type: 'api_key', in: ref.in ?? 'header', name: ref.name! };
     case 'oauth2_client_credentials':
-      return { type: 'oauth2_client_credentials', token_url: ref.token_url ?? null, issuer: ref.issuer ?? null, client_id: ref.client_id!, scopes: ref.scopes ?? [], audience: ref.audience ?? null };
+      return {
+        type: 'oauth2_client_credentials',
+        token_url: ref.token_url ?? null,
+        issuer: ref.issuer ?? null,
+        client_id: ref.client_id!,
+        scopes: ref.scopes ?? [],
+        audience: ref.audience ?? null,
+      };
     case 'oauth2_device_code':
       return {
         type: 'oauth2_device_code',
@@ -101,7 +121,17 @@ const FLOW_KEYS: Record<AuthFlowName, Array<keyof FlowSettings>> = {
   oauth2_client_credentials: ['token_url', 'issuer', 'client_id', 'scopes', 'audience'],
   oauth2_device_code: ['device_authorization_url', 'token_url', 'issuer', 'client_id', 'scopes'],
 };
-const SETTING_KEYS: Array<keyof FlowSettings> = ['username', 'in', 'name', 'token_url', 'issuer', 'client_id', 'scopes', 'audience', 'device_authorization_url'];
+const SETTING_KEYS: Array<keyof FlowSettings> = [
+  'username',
+  'in',
+  'name',
+  'token_url',
+  'issuer',
+  'client_id',
+  'scopes',
+  'audience',
+  'device_authorization_url',
+];
 
 /**
  * What is wrong with a flow's settings, as messages (empty when complete): missing ones, and ones the flow does not
@@ -115,7 +145,8 @@ export function flowSettingIssues(flow: AuthFlowName, s: FlowSettings): string[]
   if (flow === 'api_key' && !s.name) issues.push('flow "api_key" needs name (the header, query parameter or cookie name)');
   if (flow === 'oauth2_client_credentials' || flow === 'oauth2_device_code') {
     if (!s.client_id) issues.push(`flow "${flow}" needs client_id`);
-    if (flow === 'oauth2_client_credentials' && !s.token_url && !s.issuer) issues.push('flow "oauth2_client_credentials" needs token_url or issuer (OpenID Connect discovery)');
+    if (flow === 'oauth2_client_credentials' && !s.token_url && !s.issuer)
+      issues.push('flow "oauth2_client_credentials" needs token_url or issuer (OpenID Connect discovery)');
     if (flow === 'oauth2_device_code' && !s.issuer && !(s.device_authorization_url && s.token_url)) {
       issues.push('flow "oauth2_device_code" needs device_authorization_url and token_url, or issuer (OpenID Connect discovery)');
     }

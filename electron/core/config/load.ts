@@ -178,14 +178,18 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
   const profiles = Object.keys(file.profiles ?? {});
   const defaultProfile = file.default_profile ?? DEFAULT_PROFILE;
   if (file.default_profile && !profiles.includes(file.default_profile) && file.default_profile !== DEFAULT_PROFILE) {
-    throw configError('unknown_profile', `${label}: default_profile "${file.default_profile}" has no [profiles.${file.default_profile}] section`, undefined, ['default_profile']);
+    throw configError('unknown_profile', `${label}: default_profile "${file.default_profile}" has no [profiles.${file.default_profile}] section`, undefined, [
+      'default_profile',
+    ]);
   }
   const profile = profileFlag ?? defaultProfile;
   if (profile !== DEFAULT_PROFILE && !profiles.includes(profile)) {
     throw configError(
       'unknown_profile',
       `profile "${profile}" is not defined in ${label}`,
-      profiles.length ? `Known profiles: ${[DEFAULT_PROFILE, ...profiles.filter((p) => p !== DEFAULT_PROFILE)].join(', ')}` : 'Add a [profiles.<name>] section.',
+      profiles.length
+        ? `Known profiles: ${[DEFAULT_PROFILE, ...profiles.filter((p) => p !== DEFAULT_PROFILE)].join(', ')}`
+        : 'Add a [profiles.<name>] section.',
     );
   }
   const over = file.profiles?.[profile] ?? {};
@@ -193,16 +197,29 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
   const authRefs = file.auth_refs ?? {};
   for (const [alias, agent] of Object.entries(agents)) {
     if (agent.auth_ref && !authRefs[agent.auth_ref]) {
-      throw configError('unknown_auth_ref', `${label}: agents.${alias}.auth_ref "${agent.auth_ref}" has no [auth_refs.${agent.auth_ref}] section`, undefined, ['agents', alias, 'auth_ref']);
+      throw configError('unknown_auth_ref', `${label}: agents.${alias}.auth_ref "${agent.auth_ref}" has no [auth_refs.${agent.auth_ref}] section`, undefined, [
+        'agents',
+        alias,
+        'auth_ref',
+      ]);
     }
   }
   const store = storeSettings(file, profile);
   if (store.passwordRef && !authRefs[store.passwordRef]) {
     const where = over.store?.password_ref ? ['profiles', profile, 'store', 'password_ref'] : ['store', 'password_ref'];
-    throw configError('unknown_auth_ref', `${label}: ${where.join('.')} "${store.passwordRef}" has no [auth_refs.${store.passwordRef}] section`, 'The store is opened before anything else: its password ref must be declared in the config file, not with auth add.', where);
+    throw configError(
+      'unknown_auth_ref',
+      `${label}: ${where.join('.')} "${store.passwordRef}" has no [auth_refs.${store.passwordRef}] section`,
+      'The store is opened before anything else: its password ref must be declared in the config file, not with auth add.',
+      where,
+    );
   }
   if (over.default_agent && !agents[over.default_agent]) {
-    throw configError('unknown_agent', `${label}: profiles.${profile}.default_agent "${over.default_agent}" is not a configured agent`, undefined, ['profiles', profile, 'default_agent']);
+    throw configError('unknown_agent', `${label}: profiles.${profile}.default_agent "${over.default_agent}" is not a configured agent`, undefined, [
+      'profiles',
+      profile,
+      'default_agent',
+    ]);
   }
 
   const protocol = { ...file.protocol, ...over.protocol };

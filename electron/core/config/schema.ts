@@ -27,14 +27,10 @@ export const STORE_SCHEMA = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
 
 function build() {
   const IDENTIFIER = /^[a-z0-9](?:[a-z0-9._-]{0,61}[a-z0-9])?$/;
-  const identifier = z
-    .string()
-    .regex(IDENTIFIER, 'must be lowercase letters and digits, with - _ . only in the middle, at most 63 characters');
+  const identifier = z.string().regex(IDENTIFIER, 'must be lowercase letters and digits, with - _ . only in the middle, at most 63 characters');
 
   const headerName = z.string().regex(HEADER_NAME, 'is not a valid HTTP header name');
-  const headerValue = z
-    .string()
-    .refine((v) => !/[\r\n\0]/.test(v), 'must not contain CR, LF or NUL');
+  const headerValue = z.string().refine((v) => !/[\r\n\0]/.test(v), 'must not contain CR, LF or NUL');
 
   const AUTH_HEADER_NAMES = ['authorization', 'proxy-authorization', 'cookie'];
 
@@ -77,7 +73,12 @@ function build() {
   const bindingName = z.enum(BINDINGS);
 
   /** An interface URL: absolute http(s), or for gRPC also grpc(s)://host:port or a bare host:port target. */
-  const interfaceUrl = urlString({ protocols: ANY_A2A_SCHEME, protocolMessage: 'must use http, https, grpc or grpcs', invalid: 'is not an absolute URL or host:port', bareScheme: 'grpc' });
+  const interfaceUrl = urlString({
+    protocols: ANY_A2A_SCHEME,
+    protocolMessage: 'must use http, https, grpc or grpcs',
+    invalid: 'is not an absolute URL or host:port',
+    bareScheme: 'grpc',
+  });
 
   /** An origin that may receive an agent's credentials besides its base URL's: scheme, host and optional port. */
   const trustedOrigin = urlString({
@@ -102,11 +103,19 @@ function build() {
   });
 
   const extensionList = z
-    .array(z.string().min(1).refine((e) => !e.includes(',') && !/\s/.test(e), 'must not contain commas or spaces'))
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((e) => !e.includes(',') && !/\s/.test(e), 'must not contain commas or spaces'),
+    )
     .refine((list) => new Set(list).size === list.length, 'must not repeat an extension');
 
   const protocolSection = z.strictObject({
-    protocol_version: z.string().regex(/^\d+\.\d+$/, 'must look like 1.0').optional(),
+    protocol_version: z
+      .string()
+      .regex(/^\d+\.\d+$/, 'must look like 1.0')
+      .optional(),
     extensions: extensionList.optional(),
     service_parameters: serviceParameters.optional(),
     /** Refuse agents whose Agent Card is unsigned or whose signature does not verify. */
@@ -139,10 +148,14 @@ function build() {
           if (value === '') return;
           const issue = storeUrlIssue(value);
           if (issue) ctx.addIssue({ code: 'custom', message: issue });
-          else if (urlHasPassword(value)) ctx.addIssue({ code: 'custom', message: 'must not embed a password; use password_env or password_ref (or MISSIVE_STORE_URL / --store)' });
+          else if (urlHasPassword(value))
+            ctx.addIssue({ code: 'custom', message: 'must not embed a password; use password_env or password_ref (or MISSIVE_STORE_URL / --store)' });
         })
         .optional(),
-      schema: z.string().regex(STORE_SCHEMA, 'must be a lower-case PostgreSQL identifier (a-z, 0-9, _), at most 63 characters, not starting with a digit or pg_').optional(),
+      schema: z
+        .string()
+        .regex(STORE_SCHEMA, 'must be a lower-case PostgreSQL identifier (a-z, 0-9, _), at most 63 characters, not starting with a digit or pg_')
+        .optional(),
       password_env: envVarName.optional(),
       password_ref: identifier.optional(),
     })
@@ -178,7 +191,10 @@ function build() {
     host: z.string().min(1).optional(),
     port: z.number().int().min(0).max(65535).optional(),
     path: z.string().startsWith('/').optional(),
-    auth_token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+    auth_token_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
     auth_header: headerName.optional(),
     auth_scheme: z.string().optional(),
     max_body_bytes: z.number().int().positive().optional(),
@@ -197,13 +213,30 @@ function build() {
       header: headerName.optional(),
       scheme: z.string().optional(),
       flow: z.enum(AUTH_FLOWS).optional(),
-      username: z.string().min(1).refine((u) => !u.includes(':'), 'must not contain ":"').optional(),
+      username: z
+        .string()
+        .min(1)
+        .refine((u) => !u.includes(':'), 'must not contain ":"')
+        .optional(),
       in: z.enum(API_KEY_PLACES).optional(),
-      name: z.string().min(1).max(256).refine((n) => !/[\s;=,\r\n\0]/.test(n), 'must not contain spaces, ; = or ,').optional(),
+      name: z
+        .string()
+        .min(1)
+        .max(256)
+        .refine((n) => !/[\s;=,\r\n\0]/.test(n), 'must not contain spaces, ; = or ,')
+        .optional(),
       token_url: httpUrl.optional(),
       issuer: httpUrl.optional(),
       client_id: z.string().min(1).optional(),
-      scopes: z.array(z.string().min(1).refine((s) => !/\s/.test(s), 'must not contain spaces')).max(64).optional(),
+      scopes: z
+        .array(
+          z
+            .string()
+            .min(1)
+            .refine((s) => !/\s/.test(s), 'must not contain spaces'),
+        )
+        .max(64)
+        .optional(),
       audience: z.string().min(1).optional(),
       device_authorization_url: httpUrl.optional(),
     })

@@ -99,7 +99,15 @@ async function targets(core: Core, alias: string, card: CardResult): Promise<Arr
     const binding = canonicalBinding(i.protocolBinding);
     const dialect = core.options.protocolVersion ? dialectFor(core.options.protocolVersion) : dialectFor(i.protocolVersion);
     return {
-      iface: { binding: binding as Binding, protocol_binding: i.protocolBinding, url: i.url, tenant: i.tenant || null, protocol_version: i.protocolVersion ?? 'unknown', dialect, source: 'agent_card' as const },
+      iface: {
+        binding: binding as Binding,
+        protocol_binding: i.protocolBinding,
+        url: i.url,
+        tenant: i.tenant || null,
+        protocol_version: i.protocolVersion ?? 'unknown',
+        dialect,
+        source: 'agent_card' as const,
+      },
       supported: (SUPPORTED_BINDINGS as string[]).includes(binding),
     };
   });
@@ -159,7 +167,15 @@ async function invoke(call: BindingCall, operation: ProbeOperation): Promise<num
   }
 }
 
-const cell = (operation: ProbeOperation, status: CellStatus, note: string | null, extra: Partial<ProbeCell> = {}): ProbeCell => ({ operation, status, code: null, message: null, note, latency_ms: null, ...extra });
+const cell = (operation: ProbeOperation, status: CellStatus, note: string | null, extra: Partial<ProbeCell> = {}): ProbeCell => ({
+  operation,
+  status,
+  code: null,
+  message: null,
+  note,
+  latency_ms: null,
+  ...extra,
+});
 
 /** The cell of one operation on one interface: decided from the card, or by making the call. */
 async function probeCell(target: Target, spec: OperationSpec, advertised: boolean, includeSend: boolean): Promise<ProbeCell> {
@@ -176,7 +192,11 @@ async function probeCell(target: Target, spec: OperationSpec, advertised: boolea
     const latency = elapsed(start);
     if (spec.expect === 'task_not_found') {
       const what = results ? 'answered with a result' : 'ended without an event or error';
-      return cell(spec.name, 'failed', 'expected TaskNotFound', { code: 'missive::protocol::task_not_found_expected', message: `${spec.name} of a task that cannot exist ${what} instead of TaskNotFound`, latency_ms: latency });
+      return cell(spec.name, 'failed', 'expected TaskNotFound', {
+        code: 'missive::protocol::task_not_found_expected',
+        message: `${spec.name} of a task that cannot exist ${what} instead of TaskNotFound`,
+        latency_ms: latency,
+      });
     }
     return cell(spec.name, 'ok', spec.name === 'SendStreamingMessage' ? `${results} event(s)` : null, { latency_ms: latency });
   } catch (error) {

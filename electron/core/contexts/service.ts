@@ -16,7 +16,8 @@ import { textOfParts } from '../a2a/part-text.js';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 function validateName(name: string): string {
-  if (!NAME.test(name)) throw usageError('invalid_context_name', `context name "${name}" must be 1–63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+  if (!NAME.test(name))
+    throw usageError('invalid_context_name', `context name "${name}" must be 1–63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
   return name;
 }
 
@@ -57,7 +58,8 @@ export async function knownContext(core: Core, ref: string): Promise<ContextRow>
 /** Refuses a name another context holds (the store's unique key backs it: another host may take it meanwhile). */
 async function refuseTakenName(tx: Repositories, name: string | undefined, self?: string): Promise<void> {
   const holder = name ? await tx.conversation.getContextByName(name) : undefined;
-  if (holder && holder.context_id !== self) throw usageError('context_name_taken', `the name "${name}" is already used${self ? ` by ${holder.context_id}` : ''}`);
+  if (holder && holder.context_id !== self)
+    throw usageError('context_name_taken', `the name "${name}" is already used${self ? ` by ${holder.context_id}` : ''}`);
 }
 
 export async function createContext(core: Core, options: { name?: string; id?: string } = {}): Promise<ContextRow> {
@@ -99,8 +101,11 @@ export interface ContextListItem extends ContextSummary {
 /** The first request's text (among the first few), on one line and shortened, with its message id; null when none has text. */
 async function firstMessage(storage: Storage, contextId: string): Promise<{ text: string; messageId: string; agent: string | null } | null> {
   for (const row of await storage.history.firstRequestsOfContext(contextId, 8)) {
-    const text = textOfParts((row.content as { parts?: unknown }).parts)?.replace(/\s+/g, ' ').trim();
-    if (text) return { text: text.length > CONTEXT_PREVIEW ? `${text.slice(0, CONTEXT_PREVIEW - 1)}…` : text, messageId: row.message_id, agent: row.agent_alias };
+    const text = textOfParts((row.content as { parts?: unknown }).parts)
+      ?.replace(/\s+/g, ' ')
+      .trim();
+    if (text)
+      return { text: text.length > CONTEXT_PREVIEW ? `${text.slice(0, CONTEXT_PREVIEW - 1)}…` : text, messageId: row.message_id, agent: row.agent_alias };
   }
   return null;
 }
@@ -158,12 +163,21 @@ export async function exportContext(core: Core, ref: string, options: { output?:
   const storage = await core.storage();
   const rows = await storage.history.contextRows(row.context_id);
   const artifacts: Array<(typeof rows.artifacts)[number]> = [];
-  for (const a of rows.artifacts) artifacts.push({ ...a, content: (await storage.conversation.getArtifact(String(a.task_id), String(a.artifact_id)))?.content ?? a.content });
+  for (const a of rows.artifacts)
+    artifacts.push({ ...a, content: (await storage.conversation.getArtifact(String(a.task_id), String(a.artifact_id)))?.content ?? a.content });
   const document = redactValue({ schema: 'missive.context_export.v1' as const, exported_at: new Date().toISOString(), context: row, ...rows, artifacts });
   if (!options.output) return { document, path: null };
   const path = resolve(options.cwd, options.output);
   if (existsSync(path) && !options.force) throw usageError('output_exists', `${path} already exists; nothing was written`, 'Pass --force to overwrite it.');
   writePrivateFile(path, `${JSON.stringify(document, null, 2)}\n`);
-  await storage.journal.append({ type: 'missive.context.exported', contextId: row.context_id, payload: { path, messages: rows.messages.length, tasks: rows.tasks.length, events: rows.events.length } });
-  return { document: null, path, counts: { messages: rows.messages.length, tasks: rows.tasks.length, artifacts: artifacts.length, events: rows.events.length } };
+  await storage.journal.append({
+    type: 'missive.context.exported',
+    contextId: row.context_id,
+    payload: { path, messages: rows.messages.length, tasks: rows.tasks.length, events: rows.events.length },
+  });
+  return {
+    document: null,
+    path,
+    counts: { messages: rows.messages.length, tasks: rows.tasks.length, artifacts: artifacts.length, events: rows.events.length },
+  };
 }

@@ -155,7 +155,8 @@ function merge(messages: ThreadMessage[], artifacts: ThreadArtifact[]): Array<Th
   const items: Array<ThreadMessage | ThreadArtifact> = [];
   let next = 0;
   for (const message of messages) {
-    while (next < artifacts.length && (artifacts[next]!.at < message.at || (artifacts[next]!.at === message.at && message.direction !== 'request'))) items.push(artifacts[next++]!);
+    while (next < artifacts.length && (artifacts[next]!.at < message.at || (artifacts[next]!.at === message.at && message.direction !== 'request')))
+      items.push(artifacts[next++]!);
     items.push(message);
   }
   return [...items, ...artifacts.slice(next)];

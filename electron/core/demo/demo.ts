@@ -19,9 +19,23 @@ export const DEMO_AGENTS: Array<{ alias: string; member: boolean } & EmbeddedAge
     behaviour: 'task',
     pushNotifications: true,
     failOnRequest: true,
-    skills: [{ id: 'summarise', name: 'Summarise', tags: ['text', 'artifacts'], description: 'A completed task with a text artifact; a message starting with "fail" gets a failed task.' }],
+    skills: [
+      {
+        id: 'summarise',
+        name: 'Summarise',
+        tags: ['text', 'artifacts'],
+        description: 'A completed task with a text artifact; a message starting with "fail" gets a failed task.',
+      },
+    ],
   },
-  { alias: 'demo-stream', member: true, name: 'Demo Streamer', behaviour: 'chunks', chunks: 4, skills: [{ id: 'write', name: 'Writer', tags: ['text', 'streaming'] }] },
+  {
+    alias: 'demo-stream',
+    member: true,
+    name: 'Demo Streamer',
+    behaviour: 'chunks',
+    chunks: 4,
+    skills: [{ id: 'write', name: 'Writer', tags: ['text', 'streaming'] }],
+  },
   {
     alias: 'demo-slow',
     member: true,
@@ -29,7 +43,14 @@ export const DEMO_AGENTS: Array<{ alias: string; member: boolean } & EmbeddedAge
     behaviour: 'slow',
     delayMs: 400,
     pushNotifications: true,
-    skills: [{ id: 'think', name: 'Thinker', tags: ['text', 'slow'], description: 'Works 400 ms, or as long as the message says ("take 60s", at most 10m); cancellable meanwhile.' }],
+    skills: [
+      {
+        id: 'think',
+        name: 'Thinker',
+        tags: ['text', 'slow'],
+        description: 'Works 400 ms, or as long as the message says ("take 60s", at most 10m); cancellable meanwhile.',
+      },
+    ],
   },
   { alias: 'demo-reducer', member: false, name: 'Demo Reducer', behaviour: 'reducer', skills: [{ id: 'reduce', name: 'Reducer', tags: ['text', 'reduce'] }] },
 ];

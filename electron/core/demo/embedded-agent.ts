@@ -8,7 +8,16 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  DefaultPushNotificationSender,
+  DefaultRequestHandler,
+  InMemoryPushNotificationStore,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 /**
@@ -132,25 +141,39 @@ class DemoExecutor implements AgentExecutor {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
     const agentMessage = (value: string) => ({ messageId: randomUUID(), ...ids, role: 'ROLE_AGENT', parts: [{ text: value }] });
     const status = (state: string, message?: string, final = false) =>
-      bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ ...ids, status: { state, ...(message ? { message: agentMessage(message) } : {}) }, final })));
+      bus.publish(
+        AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ ...ids, status: { state, ...(message ? { message: agentMessage(message) } : {}) }, final })),
+      );
     const delayMs = (this.behaviour === 'slow' ? requestedDelayMs(text) : null) ?? this.options.delayMs;
     if (delayMs > 0) {
       if (this.behaviour === 'slow') {
-        bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_WORKING' }, history: [Message.toJSON(ctx.userMessage)] })));
+        bus.publish(
+          AgentEvent.task(
+            Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_WORKING' }, history: [Message.toJSON(ctx.userMessage)] }),
+          ),
+        );
       }
       await this.#delay(ctx.taskId, ctx.contextId, delayMs);
       if (this.#cancelled.delete(ctx.taskId)) return bus.finished();
     }
     if (this.behaviour === 'reducer') {
-      bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: condense(text) }] })));
+      bus.publish(
+        AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: condense(text) }] })),
+      );
       return bus.finished();
     }
     if (this.behaviour === 'echo') {
-      bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${text}` }] })));
+      bus.publish(
+        AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), contextId: ctx.contextId, role: 'ROLE_AGENT', parts: [{ text: `echo: ${text}` }] })),
+      );
       return bus.finished();
     }
     if (this.behaviour !== 'slow' || delayMs <= 0) {
-      bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [Message.toJSON(ctx.userMessage)] })));
+      bus.publish(
+        AgentEvent.task(
+          Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [Message.toJSON(ctx.userMessage)] }),
+        ),
+      );
     }
     if (this.behaviour === 'input') {
       status('TASK_STATE_INPUT_REQUIRED', 'which file?', true);
@@ -166,7 +189,12 @@ class DemoExecutor implements AgentExecutor {
       const chunk = this.behaviour === 'chunks' ? `chunk ${i + 1} of ${pieces} for: ${text}\n` : `result for: ${text}`;
       bus.publish(
         AgentEvent.artifactUpdate(
-          TaskArtifactUpdateEvent.fromJSON({ ...ids, artifact: { artifactId: 'result', name: 'result.txt', parts: [{ text: chunk, mediaType: 'text/plain' }] }, append: i > 0, lastChunk: i === pieces - 1 }),
+          TaskArtifactUpdateEvent.fromJSON({
+            ...ids,
+            artifact: { artifactId: 'result', name: 'result.txt', parts: [{ text: chunk, mediaType: 'text/plain' }] },
+            append: i > 0,
+            lastChunk: i === pieces - 1,
+          }),
         ),
       );
     }
@@ -178,7 +206,11 @@ class DemoExecutor implements AgentExecutor {
     this.#cancelled.add(taskId);
     const waiting = this.#waiting.get(taskId);
     waiting?.wake();
-    bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ taskId, ...(waiting ? { contextId: waiting.contextId } : {}), status: { state: 'TASK_STATE_CANCELED' }, final: true })));
+    bus.publish(
+      AgentEvent.statusUpdate(
+        TaskStatusUpdateEvent.fromJSON({ taskId, ...(waiting ? { contextId: waiting.contextId } : {}), status: { state: 'TASK_STATE_CANCELED' }, final: true }),
+      ),
+    );
     bus.finished();
   }
 }
@@ -191,9 +223,10 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     requests.push({ method: req.method, path: req.path, headers: { ...req.headers } });
     next();
   });
-  const listen = (on: number) => new Promise<Server>((resolve) => {
-    const s = app.listen(on, host, () => resolve(s));
-  });
+  const listen = (on: number) =>
+    new Promise<Server>((resolve) => {
+      const s = app.listen(on, host, () => resolve(s));
+    });
   let server: Server | undefined = await listen(0);
   const { port } = server.address() as AddressInfo;
   const stopListening = () =>
@@ -272,7 +305,8 @@ async function startGrpcServer(host: string) {
   );
   return {
     target: `${host}:${port}`,
-    serve: async (requestHandler: DefaultRequestHandler) => void server.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication })),
+    serve: async (requestHandler: DefaultRequestHandler) =>
+      void server.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication })),
     stop: () => server.forceShutdown(),
   };
 }

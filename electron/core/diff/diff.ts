@@ -58,7 +58,16 @@ async function sideOf(core: Core, contextId: string, member: RoundMember | null,
   if (!member) return { context_id: contextId, alias, rank: null, status: 'absent', task_id: null, text_source: null, text: null, data: [] };
   const o = await (await core.storage()).read(memberOutput(member, contextId));
   // Redacted before diffing: a secret under a secret-looking key shows as [REDACTED] on both sides, never as a change's value.
-  return { context_id: contextId, alias, rank: member.rank, status: o.status, task_id: o.task_id, text_source: o.text_source, text: o.text === null ? null : redactText(o.text), data: redactValue(o.data) };
+  return {
+    context_id: contextId,
+    alias,
+    rank: member.rank,
+    status: o.status,
+    task_id: o.task_id,
+    text_source: o.text_source,
+    text: o.text === null ? null : redactText(o.text),
+    data: redactValue(o.data),
+  };
 }
 
 function pairOf(label: string, a: DiffSide, b: DiffSide): DiffPair {
@@ -84,13 +93,18 @@ export async function diffOutputs(core: Core, input: DiffInput): Promise<DiffRes
     if (!ranked.some((m) => m.alias === y)) pair.b.rank = null;
     result = { mode: 'members', a: { context_id: contexts[0]!, member: x }, b: { context_id: contexts[0]!, member: y }, pairs: [pair] };
   } else {
-    if (contexts.length !== 2) throw usageError('diff_needs_two_contexts', `diff compares two rounds: give --context A --context B (or one --context with --members a,b), not ${contexts.length} context(s)`);
+    if (contexts.length !== 2)
+      throw usageError(
+        'diff_needs_two_contexts',
+        `diff compares two rounds: give --context A --context B (or one --context with --members a,b), not ${contexts.length} context(s)`,
+      );
     const [ca, cb] = contexts as [string, string];
     const ma = await roundMembers(core, ca, input.group);
     const mb = await roundMembers(core, cb, input.group);
     const aliases = [...new Set([...ma, ...mb].map((m) => m.alias))];
     const chosen = input.member ? aliases.filter((a) => a === input.member) : aliases;
-    if (input.member && chosen.length === 0) throw usageError('diff_member_not_in_rounds', `"${input.member}" took part in neither round`, `Members: ${aliases.join(', ')}`);
+    if (input.member && chosen.length === 0)
+      throw usageError('diff_member_not_in_rounds', `"${input.member}" took part in neither round`, `Members: ${aliases.join(', ')}`);
     const pairs: DiffPair[] = [];
     for (const alias of chosen) {
       const a = await sideOf(core, ca, ma.find((m) => m.alias === alias) ?? null, alias);

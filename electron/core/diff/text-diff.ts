@@ -20,6 +20,12 @@ const asLines = (text: string | null) => (text === null || text === '' ? '' : te
 
 export function diffText(a: string | null, b: string | null): TextDiff {
   const patch = structuredPatch('a', 'b', asLines(a), asLines(b), undefined, undefined, { context: 3 });
-  const hunks = patch.hunks.map((h) => ({ old_start: h.oldStart, old_lines: h.oldLines, new_start: h.newStart, new_lines: h.newLines, lines: h.lines.filter((l) => !l.startsWith('\\')) }));
+  const hunks = patch.hunks.map((h) => ({
+    old_start: h.oldStart,
+    old_lines: h.oldLines,
+    new_start: h.newStart,
+    new_lines: h.newLines,
+    lines: h.lines.filter((l) => !l.startsWith('\\')),
+  }));
   return { changed: hunks.length > 0, hunks };
 }

@@ -50,7 +50,12 @@ type Section = 'output' | 'protocol' | 'qos' | 'storage' | 'gateway' | 'webhook'
 
 /** A duration as the config writes it: the largest unit that divides it. */
 export function formatDuration(ms: number): string {
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }
 
@@ -99,7 +104,9 @@ function sectionSettings(c: EffectiveConfig): Array<[Section, string, unknown, '
 /** The leaves of a table as dotted keys (arrays and empty tables are values), secret-like keys redacted. */
 function leaves(prefix: string[], value: unknown): Array<[string[], unknown]> {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length === 0) return [[prefix, value]];
-  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (isSecretKey(k) && typeof v === 'string' ? [[[...prefix, k], REDACTED] as [string[], unknown]] : leaves([...prefix, k], v)));
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    isSecretKey(k) && typeof v === 'string' ? [[[...prefix, k], REDACTED] as [string[], unknown]] : leaves([...prefix, k], v),
+  );
 }
 
 type Add = (key: string, value: unknown, source: ValueSource, from: string) => void;
@@ -127,7 +134,10 @@ function addStore(input: ShowInput, file: ConfigFile, inFile: (keys: string[]) =
   const schemaFrom = configured('schema');
   if (schemaFrom) add('store.schema', config.store.schema, ...schemaFrom);
   else add('store.schema', isSharedStore(selection) ? selection.schema : defaultSchema(config.profile), 'default', `${DEFAULT} (missive_<profile>)`);
-  for (const [key, value] of [['password_env', config.store.passwordEnv], ['password_ref', config.store.passwordRef]] as const) {
+  for (const [key, value] of [
+    ['password_env', config.store.passwordEnv],
+    ['password_ref', config.store.passwordRef],
+  ] as const) {
     const from = value !== undefined ? configured(key) : undefined;
     if (from) add(`store.${key}`, value, ...from);
     else add(`store.${key}`, null, 'default', DEFAULT);
@@ -151,8 +161,18 @@ export function showConfig(input: ShowInput): ConfigShow {
   if (options.profile) add('profile', config.profile, 'flag', '--profile');
   else if (file.default_profile) add('profile', config.profile, 'file', inFile(['default_profile']));
   else add('profile', config.profile ?? DEFAULT_PROFILE, 'default', DEFAULT);
-  add('state_dir', input.paths.state, 'env', input.paths.root === 'MISSIVE_HOME' ? 'MISSIVE_HOME' : env.XDG_STATE_HOME ? 'XDG_STATE_HOME' : 'XDG default (~/.local/state)');
-  add('database', input.paths.database, config.storage.databasePath ? 'file' : 'default', config.storage.databasePath ? 'storage.database_path' : 'state_dir/missive.sqlite3');
+  add(
+    'state_dir',
+    input.paths.state,
+    'env',
+    input.paths.root === 'MISSIVE_HOME' ? 'MISSIVE_HOME' : env.XDG_STATE_HOME ? 'XDG_STATE_HOME' : 'XDG default (~/.local/state)',
+  );
+  add(
+    'database',
+    input.paths.database,
+    config.storage.databasePath ? 'file' : 'default',
+    config.storage.databasePath ? 'storage.database_path' : 'state_dir/missive.sqlite3',
+  );
   addStore(input, file, inFile, add);
   if (over.default_agent) add('default_agent', over.default_agent, 'profile', inFile(['profiles', config.profile, 'default_agent']));
 
@@ -179,7 +199,10 @@ export function showConfig(input: ShowInput): ConfigShow {
   for (const [name, value] of Object.entries(params)) {
     const inOverride = over.protocol?.service_parameters?.[name] !== undefined;
     const source: ValueSource = fileParams[name] !== value ? 'flag' : inOverride ? 'profile' : 'file';
-    const where = source === 'flag' ? '--service-param' : inFile(inOverride ? ['profiles', config.profile, 'protocol', 'service_parameters', name] : ['protocol', 'service_parameters', name]);
+    const where =
+      source === 'flag'
+        ? '--service-param'
+        : inFile(inOverride ? ['profiles', config.profile, 'protocol', 'service_parameters', name] : ['protocol', 'service_parameters', name]);
     add(`protocol.service_parameters.${name}`, isSecretKey(name) ? REDACTED : value, source, where);
   }
 

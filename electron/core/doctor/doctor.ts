@@ -147,12 +147,7 @@ export async function runDoctorWithoutConfig(input: BrokenConfigInput): Promise<
 
 type ProbeTarget = Pick<AgentRow, 'alias' | 'baseUrl' | 'authRefName' | 'card'> & Partial<Pick<AgentRow, 'clientTls'>>;
 
-async function probeAgent(
-  core: Core,
-  agent: ProbeTarget,
-  authLookup: (name: string) => AuthRefRow | undefined,
-  fromStore: boolean,
-): Promise<DoctorCheck> {
+async function probeAgent(core: Core, agent: ProbeTarget, authLookup: (name: string) => AuthRefRow | undefined, fromStore: boolean): Promise<DoctorCheck> {
   const name = `a2a.endpoint.${agent.alias}`;
   let url = cardUrl(agent.baseUrl);
   try {

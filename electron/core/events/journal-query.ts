@@ -10,13 +10,18 @@ export function parseTypeFilter(type: string | undefined): { exact?: string; pre
   if (!type.includes('*')) return { exact: type };
   const prefix = type.slice(0, -1);
   if (!type.endsWith('.*') || prefix.includes('*') || prefix === '.') {
-    throw usageError('invalid_event_type', `--type "${type}" is neither an event type nor a prefix ending in ".*"`, 'Use an exact type (a2a.send.completed) or a prefix (a2a.send.*).');
+    throw usageError(
+      'invalid_event_type',
+      `--type "${type}" is neither an event type nor a prefix ending in ".*"`,
+      'Use an exact type (a2a.send.completed) or a prefix (a2a.send.*).',
+    );
   }
   return { prefix };
 }
 
 export function parseOutcome(outcome: string | undefined): EventOutcome | undefined {
   if (outcome === undefined) return undefined;
-  if (!(EVENT_OUTCOMES as readonly string[]).includes(outcome)) throw usageError('invalid_outcome', `--outcome "${outcome}" is not known`, `Use: ${EVENT_OUTCOMES.join(', ')}.`);
+  if (!(EVENT_OUTCOMES as readonly string[]).includes(outcome))
+    throw usageError('invalid_outcome', `--outcome "${outcome}" is not known`, `Use: ${EVENT_OUTCOMES.join(', ')}.`);
   return outcome as EventOutcome;
 }

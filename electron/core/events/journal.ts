@@ -54,7 +54,8 @@ function warnCorrupt(core: Core, rows: readonly EventRow[]): void {
 /** The repository query for a CLI filter; validates --since, --limit, --type and --outcome. */
 export function toQuery(filter: EventFilter): JournalQuery {
   if (filter.since && Number.isNaN(Date.parse(filter.since))) throw usageError('invalid_since', `--since "${filter.since}" is not an ISO-8601 timestamp`);
-  if (filter.limit !== undefined && (!Number.isInteger(filter.limit) || filter.limit < 1)) throw usageError('invalid_limit', '--limit must be a positive integer');
+  if (filter.limit !== undefined && (!Number.isInteger(filter.limit) || filter.limit < 1))
+    throw usageError('invalid_limit', '--limit must be a positive integer');
   const type = parseTypeFilter(filter.type);
   return {
     type: type.exact,

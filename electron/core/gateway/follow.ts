@@ -18,8 +18,6 @@ import { updateWriter } from '../tasks/update-writer.js';
 import { refreshTask } from '../tasks/service.js';
 import { SETTLED_STATES } from '../tasks/task-state.js';
 
-
-
 export type FollowOutcome = { settled: true; state: TaskStateName; events: number } | { settled: false; state: TaskStateName | null; events: number };
 
 export const dedupeKey = (taskId: string, record: StreamRecord) =>
@@ -32,7 +30,9 @@ export async function jobKindFor(core: Core, alias: string): Promise<FollowKind>
 
 export async function pollTask(core: Core, alias: string, taskId: string): Promise<FollowOutcome> {
   const refreshed = await refreshTask(core, taskId, alias, 'GetTask', 'gateway');
-  return SETTLED_STATES.includes(refreshed.state) ? { settled: true, state: refreshed.state, events: 0 } : { settled: false, state: refreshed.state, events: 0 };
+  return SETTLED_STATES.includes(refreshed.state)
+    ? { settled: true, state: refreshed.state, events: 0 }
+    : { settled: false, state: refreshed.state, events: 0 };
 }
 
 export async function subscribeTask(core: Core, alias: string, taskId: string, signal: AbortSignal): Promise<FollowOutcome> {
@@ -41,13 +41,19 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
   const meta = conn.meta;
   let events = 0;
   let state: TaskStateName | null = null;
-  await storage.journal.append({ type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } }, conn.outbound.secrets);
+  await storage.journal.append(
+    { type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } },
+    conn.outbound.secrets,
+  );
   // Events are applied as `missive stream` applies them (tasks/update-writer.ts).
   const writer = updateWriter(storage);
   const ensured = new Set<string>();
   try {
     try {
-      for await (const record of openStream({ ...conn.call, signal }, 'SubscribeToTask', { id: taskId, ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}) })) {
+      for await (const record of openStream({ ...conn.call, signal }, 'SubscribeToTask', {
+        id: taskId,
+        ...(conn.iface.tenant ? { tenant: conn.iface.tenant } : {}),
+      })) {
         const applied = await writer.apply(record, {
           eventPrefix: 'a2a.subscription',
           source: 'gateway',
@@ -79,4 +85,3 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
   await storage.journal.append({ type: 'a2a.subscription.closed', source: 'gateway', agentAlias: alias, taskId, payload: { events, state } });
   return { settled: false, state, events };
 }
-

@@ -81,36 +81,57 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
     wake?.();
   };
   let stopListening: (() => Promise<void>) | undefined;
-  const taken = membership.takenFrom ? { holder: membership.takenFrom.holder, pid: membership.takenFrom.pid, host: membership.takenFrom.host, expires_at: membership.takenFrom.expires_at } : null;
+  const taken = membership.takenFrom
+    ? { holder: membership.takenFrom.holder, pid: membership.takenFrom.pid, host: membership.takenFrom.host, expires_at: membership.takenFrom.expires_at }
+    : null;
   // SQLite: the profile's lease is this gateway's alone, so whatever was still running was left by a dead one and is
   // due again. PostgreSQL: other gateways run those jobs; a dead one's are due again once their claims expire.
   const reclaimed = membership.reclaimed;
   try {
     stopListening = await storage.onJobQueued(wakeUp);
-    await event('missive.gateway.started', { pid: process.pid, owner, host: membership.row.host, reclaimed_jobs: reclaimed, once: options.once === true, lease_taken_from: taken, store: storage.kind });
+    await event('missive.gateway.started', {
+      pid: process.pid,
+      owner,
+      host: membership.row.host,
+      reclaimed_jobs: reclaimed,
+      once: options.once === true,
+      lease_taken_from: taken,
+      store: storage.kind,
+    });
   } catch (error) {
     options.signal?.removeEventListener('abort', onAbort);
     await stopListening?.().catch(() => undefined);
     await membership.release().catch(() => undefined);
     throw error;
   }
-  record('gateway_started', { pid: process.pid, holder: owner, host: membership.row.host, lease_expires_at: membership.row.expires_at, reclaimed_jobs: reclaimed, lease_taken_from: taken, store: storage.kind });
+  record('gateway_started', {
+    pid: process.pid,
+    holder: owner,
+    host: membership.row.host,
+    lease_expires_at: membership.row.expires_at,
+    reclaimed_jobs: reclaimed,
+    lease_taken_from: taken,
+    store: storage.kind,
+  });
 
   // Renewed every third of its life; a lease another gateway took over (this one hung past its expiry) stops this one.
   let leaseLost = false;
-  const renewal = setInterval(() => {
-    if (leaseLost) return;
-    membership.renew().then(
-      (held) => {
-        if (held || leaseLost) return;
-        leaseLost = true;
-        record('gateway_lease_lost', { holder: owner });
-        stop.abort();
-      },
-      // A busy store: the next renewal tries again while the lease still runs.
-      (error: unknown) => record('gateway_error', { error: toMissiveError(error).toReport() }),
-    );
-  }, Math.max(20, Math.floor(ttl / 3)));
+  const renewal = setInterval(
+    () => {
+      if (leaseLost) return;
+      membership.renew().then(
+        (held) => {
+          if (held || leaseLost) return;
+          leaseLost = true;
+          record('gateway_lease_lost', { holder: owner });
+          stop.abort();
+        },
+        // A busy store: the next renewal tries again while the lease still runs.
+        (error: unknown) => record('gateway_error', { error: toMissiveError(error).toReport() }),
+      );
+    },
+    Math.max(20, Math.floor(ttl / 3)),
+  );
 
   const scan = async () => {
     for (const t of await jobs.tasksNeedingJobs()) {
@@ -204,9 +225,14 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
     if (!leaseLost) await membership.release().catch(() => undefined);
   }
   if (leaseLost) {
-    throw new MissiveError('orchestration', 'gateway_lease_lost', 'another gateway took over this profile: this one stopped (it did not renew its lease in time)', {
-      help: 'See `missive gateway status`. A gateway whose event loop stalls longer than --claim-ttl loses the profile.',
-    });
+    throw new MissiveError(
+      'orchestration',
+      'gateway_lease_lost',
+      'another gateway took over this profile: this one stopped (it did not renew its lease in time)',
+      {
+        help: 'See `missive gateway status`. A gateway whose event loop stalls longer than --claim-ttl loses the profile.',
+      },
+    );
   }
   return { ...totals, jobs: await jobs.counts(), unfinished: (await jobs.unfinished()).length };
 }
@@ -224,7 +250,8 @@ interface FollowContext {
 /** Follows one claimed in-flight task (a subscription, or one poll) and records how it went. */
 async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowContext): Promise<void> {
   const { jobs } = storage;
-  const event = (type: string, payload: Record<string, unknown>) => storage.journal.append({ type, source: 'gateway', agentAlias: job.agent_alias, taskId: job.task_id, payload });
+  const event = (type: string, payload: Record<string, unknown>) =>
+    storage.journal.append({ type, source: 'gateway', agentAlias: job.agent_alias, taskId: job.task_id, payload });
   c.totals.jobs_started++;
   c.record('job_started', { job_id: job.job_id, kind: job.kind, task_id: job.task_id, attempt: job.retry_count + 1 });
   let outcome: FollowOutcome | null = null;
@@ -232,7 +259,11 @@ async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowCon
   /** A subscription stopped at its bounds: following it again would take as much again (a2a/wire-limits.ts). */
   let final = false;
   const run = new AbortController();
-  const renewal = renewClaimWhileRunning(jobs, { jobId: job.job_id, owner: c.owner, ttlMs: c.ttl }, { lost: () => run.abort(), error: (e) => c.record('gateway_error', { job_id: job.job_id, error: e.toReport() }) });
+  const renewal = renewClaimWhileRunning(
+    jobs,
+    { jobId: job.job_id, owner: c.owner, ttlMs: c.ttl },
+    { lost: () => run.abort(), error: (e) => c.record('gateway_error', { job_id: job.job_id, error: e.toReport() }) },
+  );
   try {
     outcome =
       job.kind === 'task_subscription'
@@ -266,7 +297,19 @@ async function runFollow(core: Core, storage: Storage, job: JobRow, c: FollowCon
     return;
   }
   const delay = polling ? c.interval : backoffMs(attempts);
-  if (!(await jobs.retry(job.job_id, { error: error ?? (polling ? null : 'the subscription closed before the task settled'), backoffMs: delay, nextRunAt: until(delay), countAttempt: !polling }, c.owner))) return;
+  if (
+    !(await jobs.retry(
+      job.job_id,
+      {
+        error: error ?? (polling ? null : 'the subscription closed before the task settled'),
+        backoffMs: delay,
+        nextRunAt: until(delay),
+        countAttempt: !polling,
+      },
+      c.owner,
+    ))
+  )
+    return;
   if (!polling) {
     c.totals.retried++;
     await event('missive.gateway.job.retrying', { job_id: job.job_id, attempt: attempts, backoff_ms: delay, error });

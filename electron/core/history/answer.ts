@@ -50,7 +50,8 @@ function bounded(text: string | null, max: number): { text: string | null; trunc
   return { text: text.slice(0, max), truncated: true };
 }
 
-const statusMessageText = (task: Record<string, unknown> | null) => textOfParts((task?.status as { message?: { parts?: unknown } } | undefined)?.message?.parts);
+const statusMessageText = (task: Record<string, unknown> | null) =>
+  textOfParts((task?.status as { message?: { parts?: unknown } } | undefined)?.message?.parts);
 
 /** The task JSON as stored, with its artifacts as the artifact rows hold them now (streams append to those). */
 async function taskWithArtifacts(store: Repositories, taskId: string, json: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -79,7 +80,13 @@ async function directResponse(store: Repositories, completed: JournalRow, reques
 }
 
 /** The answer of a send (`end` is its completion or failure event, absent while it runs). */
-export async function sendAnswer(store: Repositories, end: JournalRow | undefined, request: MessageRow | undefined, taskId: string | null, bounds: AnswerBounds): Promise<Answer> {
+export async function sendAnswer(
+  store: Repositories,
+  end: JournalRow | undefined,
+  request: MessageRow | undefined,
+  taskId: string | null,
+  bounds: AnswerBounds,
+): Promise<Answer> {
   if (end?.type !== 'a2a.send.completed') return { text: null, truncated: false, response: null };
   if (end.payload.response_shape === 'message') {
     const row = await directResponse(store, end, request);
@@ -117,12 +124,14 @@ export async function streamAnswer(
       else if (event.type === 'a2a.stream.artifact_update') {
         const update = p.artifactUpdate as { append?: boolean; artifact?: { parts?: unknown } } | undefined;
         streamed.add(textOfParts(update?.artifact?.parts), update?.append ? 'direct' : 'line');
-      } else if (event.type === 'a2a.stream.status_update') streamed.add(textOfParts((p.statusUpdate as { status?: { message?: { parts?: unknown } } } | undefined)?.status?.message?.parts));
+      } else if (event.type === 'a2a.stream.status_update')
+        streamed.add(textOfParts((p.statusUpdate as { status?: { message?: { parts?: unknown } } } | undefined)?.status?.message?.parts));
       else if (event.type === 'a2a.stream.task') streamed.add(statusMessageText(p.task as Record<string, unknown>));
       return bounds.full || !streamed.truncated;
     });
   }
-  const response = json && taskId ? (bounds.full ? { task: await taskWithArtifacts(store, taskId, json) } : null) : lastMessage ? { message: lastMessage } : null;
+  const response =
+    json && taskId ? (bounds.full ? { task: await taskWithArtifacts(store, taskId, json) } : null) : lastMessage ? { message: lastMessage } : null;
   const messageText = textOfParts(lastMessage?.parts);
   if (messageText !== null) return { ...bounded(messageText, bounds.maxText), response };
   if (status !== null) return { ...bounded(status, bounds.maxText), response };

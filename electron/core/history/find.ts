@@ -9,10 +9,12 @@ import type { Core } from '../handle.js';
 /** The one request message id `text` names (a full id wins over being a prefix of a longer one), on either store. */
 export async function findRequestMessageId(core: Core, text: string): Promise<string> {
   const prefix = text.trim();
-  const unknown = () => usageError('unknown_request', `no send or stream with message id "${text}" in the journal`, 'List them with missive history list, or in the History view.');
+  const unknown = () =>
+    usageError('unknown_request', `no send or stream with message id "${text}" in the journal`, 'List them with missive history list, or in the History view.');
   if (!prefix) throw unknown();
   const ids = await (await core.storage()).history.requestIdsByPrefix(prefix);
   if (ids.length === 0) throw unknown();
-  if (ids.length > 1 && ids[0] !== prefix) throw usageError('ambiguous_request', `"${text}" names more than one send or stream`, 'Give more of the message id (missive history list shows them).');
+  if (ids.length > 1 && ids[0] !== prefix)
+    throw usageError('ambiguous_request', `"${text}" names more than one send or stream`, 'Give more of the message id (missive history list shows them).');
   return ids[0]!;
 }

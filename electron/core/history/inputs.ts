@@ -76,7 +76,10 @@ export function composeInputs(message: Record<string, unknown> | null, binding: 
     return list.slice(0, MAX_LIST);
   };
   const [text, ...more] = texts;
-  const extra = bounded('text parts', more.map((t) => `text=${t}`));
+  const extra = bounded(
+    'text parts',
+    more.map((t) => `text=${t}`),
+  );
   const urls = bounded('file URLs', fileUrls);
   const data = bounded('JSON parts', jsonParts);
   const metadata: string[] = [];

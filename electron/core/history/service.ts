@@ -68,7 +68,8 @@ async function buildEntry(
   const requestRow = await store.history.getMessageRow(messageId);
   const request = requestRow?.content ?? null;
   const taskId = end?.taskId ?? requestRow?.task_id ?? null;
-  const answer = operation === 'send' ? await sendAnswer(store, end, requestRow, taskId, bounds) : await streamAnswer(store, start, end, messageId, taskId, bounds);
+  const answer =
+    operation === 'send' ? await sendAnswer(store, end, requestRow, taskId, bounds) : await streamAnswer(store, start, end, messageId, taskId, bounds);
   const task = taskId ? await store.conversation.getTask(taskId) : undefined;
   const iface = (start.payload.interface ?? {}) as { binding?: unknown; url?: unknown; dialect?: unknown };
   const { inputs, omitted } = composeInputs(request, iface.binding);
@@ -130,7 +131,12 @@ export async function getHistoryEntry(
   const store = await core.storage();
   const events = await store.history.requestEvents([messageId]);
   const start = events.find((e) => e.type.endsWith('.started'));
-  if (!start) throw usageError('unknown_request', `no send or stream with message id "${messageId}" in the journal`, 'List them with missive history list, or in the History view.');
+  if (!start)
+    throw usageError(
+      'unknown_request',
+      `no send or stream with message id "${messageId}" in the journal`,
+      'List them with missive history list, or in the History view.',
+    );
   const { entry, answer, request } = await buildEntry(store, start, endsById(events).get(messageId), GET_BOUNDS);
   return redactValue({ entry, request, response: answer.response, wire: wire(messageId) });
 }

@@ -14,7 +14,12 @@ export const TAIL_BATCH = 250;
  * Starts following from the journal's end now; returns the function that stops it. A failing poll (the store out of
  * reach for a moment) is reported once per failure run and retried at the next interval.
  */
-export function tailEvents(reader: JournalReader, intervalMs: number, push: (events: EventRow[]) => void, onError: (error: unknown) => void = () => {}): () => void {
+export function tailEvents(
+  reader: JournalReader,
+  intervalMs: number,
+  push: (events: EventRow[]) => void,
+  onError: (error: unknown) => void = () => {},
+): () => void {
   let stopped = false;
   let failing = false;
   let cursor: JournalCursor | undefined;

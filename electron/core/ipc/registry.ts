@@ -3,7 +3,16 @@
  * same services as the CLI, and maps errors to the CLI's `{code, category, message, exit_code, help}` report.
  * Independent of Electron: the main process binds it to `ipcMain.handle`, the browser tests to `page.exposeBinding`.
  */
-import { CHANNELS, EVENT_CHANNELS, isChannel, type Channel, type ChannelOutput, type EventChannel, type EventPayload, type IpcResult } from '../../../shared/ipc/contract.js';
+import {
+  CHANNELS,
+  EVENT_CHANNELS,
+  isChannel,
+  type Channel,
+  type ChannelOutput,
+  type EventChannel,
+  type EventPayload,
+  type IpcResult,
+} from '../../../shared/ipc/contract.js';
 import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
@@ -59,7 +68,6 @@ export interface RegistryDeps {
   sessionSecrets?: boolean;
 }
 
-
 export interface Registry {
   readonly channels: Channel[];
   invoke<C extends Channel>(channel: C | string, input: unknown): Promise<IpcResult<C>>;
@@ -111,7 +119,15 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'agents.health': async () => ({ agents: await agentsHealth(core) }),
     'agents.conformance': (i) => runConformance(core, i.alias, { includeSend: i.includeSend }),
     'messages.send': (i) => wireCalls.run(i.wire, (wire) => sendMessage(core, { ...withCwd(i.agent, i.inputs), ...wire })),
-    'messages.stream': (i) => wireCalls.run(i.wire, (wire) => streamMessage(core, { ...withCwd(i.agent, i.inputs), ...wire, force: i.force, onEvent: (e, record) => emit('messages.stream.event', { ...e, ...streamRecordDetail(record) }) })),
+    'messages.stream': (i) =>
+      wireCalls.run(i.wire, (wire) =>
+        streamMessage(core, {
+          ...withCwd(i.agent, i.inputs),
+          ...wire,
+          force: i.force,
+          onEvent: (e, record) => emit('messages.stream.event', { ...e, ...streamRecordDetail(record) }),
+        }),
+      ),
     'requests.preview': (i) => previewRequests(core, { ...i, cwd }),
     'history.list': (i) => listHistory(core, i),
     'history.get': (i) => getHistoryEntry(core, i.messageId, (id) => wireLog.get(id)),
@@ -124,9 +140,28 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'groups.delete': (i) => deleteGroup(core, i.group),
     'collectives.bcast': (i) => {
       const { contextId, ...inputs } = i.inputs;
-      return bcast(timed(i.timeoutMs), { ...inputs, cwd }, { group: i.group, contextId, execution: i.execution, maxConcurrency: i.maxConcurrency, failurePolicy: i.failurePolicy, onMember: (m) => emit('collectives.member', m) });
+      return bcast(
+        timed(i.timeoutMs),
+        { ...inputs, cwd },
+        {
+          group: i.group,
+          contextId,
+          execution: i.execution,
+          maxConcurrency: i.maxConcurrency,
+          failurePolicy: i.failurePolicy,
+          onMember: (m) => emit('collectives.member', m),
+        },
+      );
     },
-    'collectives.barrier': (i) => barrier(timed(i.timeoutMs), { group: i.group, contextId: i.contextId, required: i.required, failurePolicy: i.failurePolicy, local: i.local, intervalMs: 250 }),
+    'collectives.barrier': (i) =>
+      barrier(timed(i.timeoutMs), {
+        group: i.group,
+        contextId: i.contextId,
+        required: i.required,
+        failurePolicy: i.failurePolicy,
+        local: i.local,
+        intervalMs: 250,
+      }),
     'collectives.gather': async (i) => gather(core, { group: i.group, contextId: i.contextId, cwd }),
     'collectives.reduce': (i) => reduce(core, { group: i.group, contextId: i.contextId, cwd, ...i.reduce }),
     'collectives.round': (i) => {
@@ -172,7 +207,10 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'auth.update': (i) => updateAuth(core, i),
     'auth.bind': (i) => bindAuth(core, i.name, i),
     'auth.remove': (i) => removeAuth(core, i.name),
-    'auth.setSecret': async (i) => (core.rememberSecrets([i.secret]), { ok: true as const, session_only: (await setSecret(core, i.name, i.secret)).session_only }),
+    'auth.setSecret': async (i) => (
+      core.rememberSecrets([i.secret]),
+      { ok: true as const, session_only: (await setSecret(core, i.name, i.secret)).session_only }
+    ),
     'auth.deleteSecret': async (i) => (await deleteSecret(core, i.name), { ok: true as const }),
     'auth.login': (i) => loginAuth(core, i.target, { onDeviceCode: (prompt) => emit('auth.deviceCode', prompt) }),
     'auth.status': (i) => authStatus(core, i.target),
@@ -193,8 +231,11 @@ export function createRegistry(deps: RegistryDeps): Registry {
       .storage()
       .then((storage) => {
         if (tailStopped) return;
-        stopTail = tailEvents(storage.journalReads, every, (events) => emit('events.appended', { events }), (error) =>
-          emit('app.notice', { level: 'warning', message: `the live journal tail could not read the store: ${toMissiveError(error).message}` }),
+        stopTail = tailEvents(
+          storage.journalReads,
+          every,
+          (events) => emit('events.appended', { events }),
+          (error) => emit('app.notice', { level: 'warning', message: `the live journal tail could not read the store: ${toMissiveError(error).message}` }),
         );
       })
       .catch(() => undefined);
@@ -213,7 +254,8 @@ export function createRegistry(deps: RegistryDeps): Registry {
         }
         const output = scrub(await withEventSource(deps.eventSource ?? 'gui', () => (handlers[channel] as (i: unknown) => unknown)(parsed.data)));
         const checked = spec.output.safeParse(output);
-        if (!checked.success) throw new MissiveError('internal', 'invalid_output', `${channel} produced output outside the contract: ${checked.error.issues[0]?.message}`);
+        if (!checked.success)
+          throw new MissiveError('internal', 'invalid_output', `${channel} produced output outside the contract: ${checked.error.issues[0]?.message}`);
         return { ok: true, data: checked.data as ChannelOutput<C> };
       } catch (error) {
         const report = scrub(toMissiveError(error).toReport());
@@ -231,4 +273,3 @@ export function createRegistry(deps: RegistryDeps): Registry {
     },
   };
 }
-

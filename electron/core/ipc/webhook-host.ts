@@ -21,7 +21,10 @@ export function createWebhookHost(core: Core, onArrival: (arrival: unknown) => v
   return {
     async start(port = 0) {
       if (!receiver) {
-        const started = createReceiver(callbackStore(() => core.storage()), { port, warn: (message) => core.warn(message) });
+        const started = createReceiver(
+          callbackStore(() => core.storage()),
+          { port, warn: (message) => core.warn(message) },
+        );
         started.onArrival(onArrival);
         await started.start();
         receiver = started;

@@ -92,11 +92,25 @@ export function jobError(job: JobView): MissiveError | null {
   if (stored) {
     const message = stored.message.startsWith(`${stored.category} error: `) ? stored.message.slice(stored.category.length + 8) : stored.message;
     const category = (stored.category in CATEGORY_EXIT_CODES ? stored.category : 'orchestration') as ErrorCategory;
-    return new MissiveError(category, stored.code.split('::').at(-1)!, `job ${job.job_id} failed after ${job.attempts} attempt(s): ${message}`, { help: stored.help ?? see, exitCode });
+    return new MissiveError(category, stored.code.split('::').at(-1)!, `job ${job.job_id} failed after ${job.attempts} attempt(s): ${message}`, {
+      help: stored.help ?? see,
+      exitCode,
+    });
   }
-  if (job.state === 'cancelled') return new MissiveError('orchestration', 'job_cancelled', `job ${job.job_id} was cancelled${job.last_error ? ` (${job.last_error})` : ''}`, { help: see, exitCode });
-  if (job.task_id) return new MissiveError('orchestration', 'job_outcome', `job ${job.job_id}: task ${job.task_id} ended ${job.outcome ?? job.state}`, { help: see, exitCode });
-  return new MissiveError('orchestration', 'job_failed', `job ${job.job_id} ${job.state}: ${job.last_error ?? job.outcome ?? 'no error recorded'}`, { help: see, exitCode });
+  if (job.state === 'cancelled')
+    return new MissiveError('orchestration', 'job_cancelled', `job ${job.job_id} was cancelled${job.last_error ? ` (${job.last_error})` : ''}`, {
+      help: see,
+      exitCode,
+    });
+  if (job.task_id)
+    return new MissiveError('orchestration', 'job_outcome', `job ${job.job_id}: task ${job.task_id} ended ${job.outcome ?? job.state}`, {
+      help: see,
+      exitCode,
+    });
+  return new MissiveError('orchestration', 'job_failed', `job ${job.job_id} ${job.state}: ${job.last_error ?? job.outcome ?? 'no error recorded'}`, {
+    help: see,
+    exitCode,
+  });
 }
 
 /** The error of a follow that ended before the job did (the job keeps running in the gateway). */

@@ -18,14 +18,17 @@ export function renewClaimWhileRunning(
   on: { lost: () => void; error: (error: MissiveError) => void },
 ): ClaimRenewal {
   let stopped = false;
-  const timer = setInterval(() => {
-    jobs.renewClaim(claim.jobId, claim.owner, new Date(Date.now() + claim.ttlMs).toISOString()).then(
-      (held) => {
-        if (!held && !stopped) on.lost();
-      },
-      (error: unknown) => on.error(toMissiveError(error)),
-    );
-  }, Math.max(20, Math.floor(claim.ttlMs / 3)));
+  const timer = setInterval(
+    () => {
+      jobs.renewClaim(claim.jobId, claim.owner, new Date(Date.now() + claim.ttlMs).toISOString()).then(
+        (held) => {
+          if (!held && !stopped) on.lost();
+        },
+        (error: unknown) => on.error(toMissiveError(error)),
+      );
+    },
+    Math.max(20, Math.floor(claim.ttlMs / 3)),
+  );
   return {
     stop: () => {
       stopped = true;

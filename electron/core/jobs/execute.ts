@@ -42,7 +42,8 @@ interface DispatchMark {
   message_id?: string;
 }
 
-const markOf = (job: StoredJob): DispatchMark | null => (job.dispatched === 1 ? (job.dispatch_message_id ? { message_id: job.dispatch_message_id } : {}) : null);
+const markOf = (job: StoredJob): DispatchMark | null =>
+  job.dispatched === 1 ? (job.dispatch_message_id ? { message_id: job.dispatch_message_id } : {}) : null;
 
 export const wasDispatched = (job: StoredJob) => markOf(job) !== null;
 
@@ -56,9 +57,14 @@ export const notActedOn = (error: MissiveError) =>
   ['missive::transport::connection_refused', 'missive::transport::dns', 'missive::transport::http_status'].includes(error.code);
 
 const unconfirmed = (job: StoredJob) =>
-  new MissiveError('orchestration', 'job_dispatch_unconfirmed', `job ${job.job_id}: the gateway stopped after sending and before the answer was recorded; it is not sent twice`, {
-    help: 'Check the agent (`missive history`, `missive task list`) and start the job again if it did not arrive.',
-  });
+  new MissiveError(
+    'orchestration',
+    'job_dispatch_unconfirmed',
+    `job ${job.job_id}: the gateway stopped after sending and before the answer was recorded; it is not sent twice`,
+    {
+      help: 'Check the agent (`missive history`, `missive task list`) and start the job again if it did not arrive.',
+    },
+  );
 
 /** Errors a retry cannot fix: the job fails at once whatever --max-attempts says. */
 /** An A2A error is the agent's answer (no such task, not cancelable, unsupported…): another attempt gets the same one. */
@@ -73,7 +79,8 @@ export const isPermanent = (error: MissiveError) =>
   TRUST_REFUSALS.has(error.code) ||
   // The agent answered, too much (a stream past its budget): another attempt sends the message again.
   isWireLimit(error) ||
-  A2A_ERROR_CODES.has(error.code) || ['validation', 'config', 'data'].includes(error.category);
+  A2A_ERROR_CODES.has(error.code) ||
+  ['validation', 'config', 'data'].includes(error.category);
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -127,12 +134,21 @@ async function sendJob(core: Core, job: StoredJob, request: Extract<JobRequest, 
   // The parts were captured where the job was queued: nothing is read on this host (cwd is never used for them).
   const sent = await sendMessage(core, { ...request.input, cwd: process.cwd(), messageId: point.messageId, returnImmediately: true });
   const delivery = deliveryOf(sent, t0);
-  if (!sent.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response), delivery };
+  if (!sent.task)
+    return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response), delivery };
   await storage.jobs.setTargetTask(job.job_id, sent.task.task_id, sent.task.context_id);
   const code = WAIT_OUTCOMES[sent.task.state];
   // Asked to return at once (`--return-immediately`): the job ends with the task as the agent first answered it.
   if (code !== undefined || request.input.returnImmediately) {
-    return { outcome: sent.task.state, exit_code: code ?? 0, task_id: sent.task.task_id, context_id: sent.task.context_id, state: sent.task.state, text: responseText(sent.response), delivery };
+    return {
+      outcome: sent.task.state,
+      exit_code: code ?? 0,
+      task_id: sent.task.task_id,
+      context_id: sent.task.context_id,
+      state: sent.task.state,
+      text: responseText(sent.response),
+      delivery,
+    };
   }
   return { ...(await settle(core, sent.task.task_id, agent, options)), delivery };
 }
@@ -192,7 +208,17 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
 async function bcastJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'bcast' }>): Promise<JobResult> {
   if (wasDispatched(job)) throw unconfirmed(job);
   await (await core.storage()).jobs.markDispatched(job.job_id);
-  const result = await bcast(core, { ...request.inputs, cwd: process.cwd() }, { group: request.group, contextId: request.contextId, execution: request.execution, maxConcurrency: request.maxConcurrency, failurePolicy: request.failurePolicy });
+  const result = await bcast(
+    core,
+    { ...request.inputs, cwd: process.cwd() },
+    {
+      group: request.group,
+      contextId: request.contextId,
+      execution: request.execution,
+      maxConcurrency: request.maxConcurrency,
+      failurePolicy: request.failurePolicy,
+    },
+  );
   return {
     outcome: result.status,
     exit_code: result.exit_code,

@@ -30,7 +30,7 @@ interface SendJobResult {
   delivery?: JobDelivery;
 }
 
-const timeoutError = () => new MissiveError('transport', 'timeout', 'the deadline passed before this member\'s job ended; it was cancelled');
+const timeoutError = () => new MissiveError('transport', 'timeout', "the deadline passed before this member's job ended; it was cancelled");
 
 export const sendThroughQueue: QueuedSends = async (run, hooks) => {
   const jobs = (await run.core.storage()).jobs;
@@ -42,7 +42,10 @@ export const sendThroughQueue: QueuedSends = async (run, hooks) => {
       if (!(await hooks.mayStillSend(run, member))) continue;
       const messageId = randomUUID();
       try {
-        const job = await startCheckedJob(run.core, { kind: 'send', input: { ...run.plan[i]!.input, agent: member.alias, contextId: run.contextId, messageId } });
+        const job = await startCheckedJob(run.core, {
+          kind: 'send',
+          input: { ...run.plan[i]!.input, agent: member.alias, contextId: run.contextId, messageId },
+        });
         member.request_message_id = messageId;
         member.status = 'running';
         run.onMember?.(member);
@@ -84,7 +87,12 @@ async function report(run: FanOutRun, hooks: MemberHooks, member: MemberResult, 
   member.state = result.state ?? null;
   member.response_shape = delivery?.response_shape ?? (result.response_shape === 'message' ? 'message' : member.task_id ? 'task' : null);
   if (job.state === 'cancelled') {
-    return hooks.finishMember(run, member, 'failed', new MissiveError('orchestration', 'job_cancelled', `the job of this member (${job.job_id}) was cancelled before it ended`));
+    return hooks.finishMember(
+      run,
+      member,
+      'failed',
+      new MissiveError('orchestration', 'job_cancelled', `the job of this member (${job.job_id}) was cancelled before it ended`),
+    );
   }
   if (result.error) {
     const error = errorFromReport(result.error);

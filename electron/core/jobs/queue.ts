@@ -77,7 +77,8 @@ export const startJob = (core: Core, input: JobInput, options: StartJobOptions =
 /** Checks a stored request against the registry (agent, group, context, parts) and records it, queued to run at once. */
 export async function recordJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
   const maxAttempts = options.maxAttempts ?? 1;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
+    throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
   const summary = await summarise(core, request);
   let agent: string | null = null;
   let group: string | null = null;
@@ -100,11 +101,29 @@ export async function recordJob(core: Core, request: JobRequest, options: StartJ
   }
   // Random (v4), not time-ordered: the 8-character short ids `job list` prints must tell jobs of the same minute apart.
   const jobId = randomUUID();
-  await (await core.storage()).transaction(async (tx) => {
+  await (
+    await core.storage()
+  ).transaction(async (tx) => {
     // A send may open a context of the caller's choosing: known from now on, as `missive send --context` makes it.
     if (contextId && request.kind !== 'reduce') await tx.conversation.ensureContext(contextId, agent);
-    await tx.jobs.insertOperator({ jobId, kind: request.kind, agentAlias: agent, groupName: group, contextId, targetTaskId: target, request, summary: { ...summary }, maxAttempts });
-    await tx.journal.append({ type: 'missive.job.started', source: 'cli', agentAlias: agent, contextId, payload: { job_id: jobId, ...summary, max_attempts: maxAttempts } });
+    await tx.jobs.insertOperator({
+      jobId,
+      kind: request.kind,
+      agentAlias: agent,
+      groupName: group,
+      contextId,
+      targetTaskId: target,
+      request,
+      summary: { ...summary },
+      maxAttempts,
+    });
+    await tx.journal.append({
+      type: 'missive.job.started',
+      source: 'cli',
+      agentAlias: agent,
+      contextId,
+      payload: { job_id: jobId, ...summary, max_attempts: maxAttempts },
+    });
   });
   return showJob(core, jobId);
 }
@@ -120,7 +139,8 @@ export async function findJob(core: Core, id: string): Promise<StoredJob> {
 export const showJob = async (core: Core, id: string): Promise<JobView> => jobView(await findJob(core, id));
 
 export async function listJobs(core: Core, options: { state?: string; limit?: number } = {}): Promise<JobView[]> {
-  if (options.state && !(JOB_STATES as readonly string[]).includes(options.state)) throw usageError('invalid_state', `unknown job state "${options.state}"`, `Use one of: ${JOB_STATES.join(', ')}.`);
+  if (options.state && !(JOB_STATES as readonly string[]).includes(options.state))
+    throw usageError('invalid_state', `unknown job state "${options.state}"`, `Use one of: ${JOB_STATES.join(', ')}.`);
   return (await (await core.storage()).jobs.listOperator({ state: options.state as JobState | undefined, limit: options.limit ?? 50 })).map(jobView);
 }
 
@@ -140,7 +160,14 @@ export async function cancelJob(core: Core, id: string, options: { remote?: bool
   const row = await findJob(core, id);
   const cancelled = await storage.transaction(async (tx) => {
     const changed = await tx.jobs.cancel(row.job_id);
-    if (changed) await tx.journal.append({ type: 'missive.job.cancelled', source: 'cli', agentAlias: row.agent_alias, contextId: row.context_id, payload: { job_id: row.job_id, kind: row.kind, remote: options.remote === true } });
+    if (changed)
+      await tx.journal.append({
+        type: 'missive.job.cancelled',
+        source: 'cli',
+        agentAlias: row.agent_alias,
+        contextId: row.context_id,
+        payload: { job_id: row.job_id, kind: row.kind, remote: options.remote === true },
+      });
     return changed;
   });
   if (!cancelled) {
@@ -151,7 +178,10 @@ export async function cancelJob(core: Core, id: string, options: { remote?: bool
   let remote: CancelResult['remote'] = null;
   if (options.remote) {
     const taskId = row.target_task_id ?? (await storage.jobs.getOperator(row.job_id))?.target_task_id ?? null;
-    if (!taskId) throw new MissiveError('orchestration', 'job_without_task', `job ${row.job_id} has no task to cancel remotely (the job itself is cancelled)`, { help: 'It has not reached an agent yet, or its agent answered with a message.' });
+    if (!taskId)
+      throw new MissiveError('orchestration', 'job_without_task', `job ${row.job_id} has no task to cancel remotely (the job itself is cancelled)`, {
+        help: 'It has not reached an agent yet, or its agent answered with a message.',
+      });
     const view = await cancelTask(core, taskId, row.agent_alias ?? undefined);
     remote = { task_id: taskId, state: view.task.state };
   }

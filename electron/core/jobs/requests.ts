@@ -100,7 +100,7 @@ function capture(core: Core, input: Omit<SendInput, 'agent'>): CapturedParts {
 const refuseCommand = (): never => {
   throw usageError(
     'command_in_job',
-    'a job cannot carry a command line: a gateway (maybe another user\'s, on another host) runs only the reducer commands its own config names',
+    "a job cannot carry a command line: a gateway (maybe another user's, on another host) runs only the reducer commands its own config names",
     'Name one in the gateway\'s config, [gateway.commands] NAME = "…", and queue it with --gateway-command NAME (or run `missive reduce --command` here).',
   );
 };
@@ -111,7 +111,13 @@ export function storedRequest(core: Core, job: JobInput): JobRequest {
     case 'send':
     case 'stream': {
       const { input } = job;
-      const stored: StoredSendInput = { agent: input.agent, messageId: input.messageId, ...(input.contextId ? { contextId: input.contextId } : {}), ...settingsOf(input), captured: capture(core, input) };
+      const stored: StoredSendInput = {
+        agent: input.agent,
+        messageId: input.messageId,
+        ...(input.contextId ? { contextId: input.contextId } : {}),
+        ...settingsOf(input),
+        captured: capture(core, input),
+      };
       return job.kind === 'send' ? { kind: 'send', input: stored } : { kind: 'stream', input: stored, ...(job.force ? { force: true } : {}) };
     }
     case 'bcast': {
@@ -163,7 +169,10 @@ function requestSchema() {
         group: name,
         contextId: name,
         strategy: z.string().max(64).optional(),
-        template: z.string().max(1024 * 1024).optional(),
+        template: z
+          .string()
+          .max(1024 * 1024)
+          .optional(),
         reducerAgent: name.optional(),
         gatewayCommand: name.optional(),
         acceptedOutputModes: z.array(z.string().max(256)).max(64).optional(),
@@ -200,11 +209,18 @@ export async function summarise(core: Core, request: JobRequest): Promise<JobSum
   switch (request.kind) {
     case 'send':
     case 'stream':
-      return { kind: request.kind, agent: request.input.agent, context_id: request.input.contextId ?? null, message_id: request.input.messageId, ...partsOf(request.input.captured) };
+      return {
+        kind: request.kind,
+        agent: request.input.agent,
+        context_id: request.input.contextId ?? null,
+        message_id: request.input.messageId,
+        ...partsOf(request.input.captured),
+      };
     case 'wait':
       return { kind: 'wait', task_id: request.taskId, ...(request.agent ? { agent: request.agent } : {}) };
     case 'reduce':
-      if (request.input.reducerAgent && request.input.gatewayCommand) throw usageError('conflicting_reducers', 'use --reducer-agent or --gateway-command, not both');
+      if (request.input.reducerAgent && request.input.gatewayCommand)
+        throw usageError('conflicting_reducers', 'use --reducer-agent or --gateway-command, not both');
       await checkReduceInput(core, request.input);
       return {
         kind: 'reduce',

@@ -42,7 +42,14 @@ export async function runOperatorJob(core: Core, claimed: JobRow, options: Opera
   const job = await jobs.getOperator(claimed.job_id);
   if (!job) return 'gone';
   const event = (type: string, payload: Record<string, unknown>) =>
-    storage.journal.append({ type: `missive.job.${type}`, source: 'gateway', agentAlias: job.agent_alias, contextId: job.context_id, taskId: job.target_task_id, payload: { job_id: job.job_id, kind: job.kind, ...payload } });
+    storage.journal.append({
+      type: `missive.job.${type}`,
+      source: 'gateway',
+      agentAlias: job.agent_alias,
+      contextId: job.context_id,
+      taskId: job.target_task_id,
+      payload: { job_id: job.job_id, kind: job.kind, ...payload },
+    });
   await event('attempt', { attempt: job.attempts, max_attempts: job.max_attempts, resumed: job.target_task_id !== null || wasDispatched(job) });
   options.record('job_started', { job_id: job.job_id, kind: job.kind, attempt: job.attempts });
 
@@ -50,13 +57,17 @@ export async function runOperatorJob(core: Core, claimed: JobRow, options: Opera
   const stopRun = () => run.abort();
   options.signal.addEventListener('abort', stopRun, { once: true });
   let lost = false;
-  const renewal = renewClaimWhileRunning(jobs, { jobId: job.job_id, owner, ttlMs: options.claimTtlMs }, {
-    lost: () => {
-      lost = true;
-      run.abort();
+  const renewal = renewClaimWhileRunning(
+    jobs,
+    { jobId: job.job_id, owner, ttlMs: options.claimTtlMs },
+    {
+      lost: () => {
+        lost = true;
+        run.abort();
+      },
+      error: (error) => options.record('gateway_error', { job_id: job.job_id, error: error.toReport() }),
     },
-    error: (error) => options.record('gateway_error', { job_id: job.job_id, error: error.toReport() }),
-  });
+  );
   try {
     const result = await executeJob(core, job, { signal: run.signal, pollMs: options.pollMs });
     const state = result.exit_code === 0 ? 'succeeded' : 'failed';

@@ -98,7 +98,8 @@ async function fromJournal(core: Core, limit: number): Promise<LogsResult> {
 /** The newest `limit` records of `source`, oldest first. */
 export async function readLogs(core: Core, options: { source?: string; limit?: number } = {}): Promise<LogsResult> {
   const source = (options.source ?? 'profile-files') as LogSource;
-  if (!LOG_SOURCES.includes(source)) throw usageError('invalid_log_source', `--source "${options.source}" is not a log source`, `Use one of: ${LOG_SOURCES.join(', ')}.`);
+  if (!LOG_SOURCES.includes(source))
+    throw usageError('invalid_log_source', `--source "${options.source}" is not a log source`, `Use one of: ${LOG_SOURCES.join(', ')}.`);
   const limit = options.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1) throw usageError('invalid_limit', '--limit must be a positive integer');
   return source === 'event-journal' ? fromJournal(core, limit) : fromFiles(core, limit);

@@ -49,7 +49,10 @@ export function tailLines(path: string, count: number): TailLine[] {
     const whole = position === 0;
     if (!whole) raw.shift(); // the first piece may start mid-line
     const lines = raw.map((b, i) => ({ number: whole ? i + 1 : undefined, text: shorten(b.toString('utf8').replace(/\r$/, '')) }));
-    return lines.filter((l) => l.text.trim() !== '').slice(-count).map((l) => (l.number === undefined ? { text: l.text } : l));
+    return lines
+      .filter((l) => l.text.trim() !== '')
+      .slice(-count)
+      .map((l) => (l.number === undefined ? { text: l.text } : l));
   } finally {
     closeSync(fd);
   }

@@ -42,7 +42,12 @@ function capturedParts(inputs: PartInputs, maxBytes: number): { parts: Record<st
   }
   const parts = captured!.parts;
   const inputBytes = parts.reduce((sum, part) => sum + partBytes(part), 0);
-  if (inputBytes > maxBytes) throw dataError('request_too_large', `the message's parts reach ${inputBytes} bytes, over qos.max_request_bytes = ${maxBytes}; nothing was sent`, 'Send less, or raise [qos].max_request_bytes.');
+  if (inputBytes > maxBytes)
+    throw dataError(
+      'request_too_large',
+      `the message's parts reach ${inputBytes} bytes, over qos.max_request_bytes = ${maxBytes}; nothing was sent`,
+      'Send less, or raise [qos].max_request_bytes.',
+    );
   if (parts.length === 0) throw usageError('empty_message', 'nothing to send');
   return { parts, inputBytes };
 }
@@ -86,7 +91,11 @@ export function buildParts(inputs: PartInputs, cwd: string, maxBytes: number): {
   const budget = (bytes: number, what: string) => {
     total += bytes;
     if (total > maxBytes) {
-      throw dataError('request_too_large', `local inputs reach ${total} bytes at ${what}, over qos.max_request_bytes = ${maxBytes}; nothing was sent`, 'Send less, or raise [qos].max_request_bytes.');
+      throw dataError(
+        'request_too_large',
+        `local inputs reach ${total} bytes at ${what}, over qos.max_request_bytes = ${maxBytes}; nothing was sent`,
+        'Send less, or raise [qos].max_request_bytes.',
+      );
     }
   };
   const text = (value: string, what: string) => {
@@ -138,6 +147,7 @@ export function buildParts(inputs: PartInputs, cwd: string, maxBytes: number): {
     }
     parts.push({ data, mediaType: 'application/json' });
   }
-  if (parts.length === 0) throw usageError('empty_message', 'nothing to send', 'Give a MESSAGE, --stdin, --part, --file, --file-url, --file-bytes or --json-part.');
+  if (parts.length === 0)
+    throw usageError('empty_message', 'nothing to send', 'Give a MESSAGE, --stdin, --part, --file, --file-url, --file-bytes or --json-part.');
   return { parts, inputBytes: total };
 }

@@ -39,9 +39,7 @@ async function targetAgents(core: Core, target: PreviewInput['target']): Promise
   if ('agent' in target) return [target.agent];
   const { groups } = await core.storage();
   if (!(await groups.get(target.group))) throw usageError('unknown_group', `no group named "${target.group}"`, 'List groups with: missive group list');
-  return (await groups.members(target.group))
-    .sort((a, b) => a.rank - b.rank)
-    .map((m) => m.agent_alias);
+  return (await groups.members(target.group)).sort((a, b) => a.rank - b.rank).map((m) => m.agent_alias);
 }
 
 /** The request the negotiated wire sends for this prepared send or stream (unredacted), or null for gRPC. */
@@ -59,8 +57,10 @@ async function previewOne(core: Core, agent: string, input: PreviewInput): Promi
   const prepared = await buildSend(core, { ...input.inputs, agent, cwd: input.cwd }, input.operation);
   const { iface } = prepared;
   const notes: string[] = [];
-  if (iface.binding === 'grpc') notes.push(`${prepared.alias} is spoken to over gRPC (${iface.url}), which curl cannot send; copy it as a missive command instead.`);
-  if (input.operation === 'stream' && !capabilityView(prepared.card.card).streaming) notes.push(`The Agent Card of ${prepared.alias} does not advertise streaming: \`missive stream\` needs --force.`);
+  if (iface.binding === 'grpc')
+    notes.push(`${prepared.alias} is spoken to over gRPC (${iface.url}), which curl cannot send; copy it as a missive command instead.`);
+  if (input.operation === 'stream' && !capabilityView(prepared.card.card).streaming)
+    notes.push(`The Agent Card of ${prepared.alias} does not advertise streaming: \`missive stream\` needs --force.`);
   const request = await outgoing(prepared);
   return {
     agent: prepared.alias,

@@ -101,7 +101,12 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   const max = core.config.qos.maxRequestBytes;
   const { parts, inputBytes } = buildParts(input, input.cwd, max);
   const push = inlinePush(core, input);
-  const connection = await connect(core, input.agent, { binding: input.binding, checkCard, bodySecrets: push?.token ? [`the push token of --push-token-env ${input.pushTokenEnv}`] : [], wire: input.wire });
+  const connection = await connect(core, input.agent, {
+    binding: input.binding,
+    checkCard,
+    bodySecrets: push?.token ? [`the push token of --push-token-env ${input.pushTokenEnv}`] : [],
+    wire: input.wire,
+  });
   const { card, iface, outbound } = connection;
   const call = connection.call;
   const messageId = input.messageId ?? randomUUID();
@@ -136,15 +141,51 @@ export async function buildSend(core: Core, input: SendInput, operation: 'send' 
   }
 
   const meta = connection.meta;
-  return { alias: card.agent.alias, card, iface, outbound, call, messageId, message, request, requestBytes, inputBytes, parts: parts.length, meta, contextId: input.contextId ?? null, operation, taskId: input.taskId ?? null, pushUrl: push ? redactUrl(push.url) : null, deadline: input.deadline ?? null };
+  return {
+    alias: card.agent.alias,
+    card,
+    iface,
+    outbound,
+    call,
+    messageId,
+    message,
+    request,
+    requestBytes,
+    inputBytes,
+    parts: parts.length,
+    meta,
+    contextId: input.contextId ?? null,
+    operation,
+    taskId: input.taskId ?? null,
+    pushUrl: push ? redactUrl(push.url) : null,
+    deadline: input.deadline ?? null,
+  };
 }
 
 /** The request row and `a2a.<op>.started` (a fan-out records every member's in one transaction). */
 export function* requestSteps(p: PreparedSend): Steps<void> {
   if (p.contextId) yield* call('ensureContext', p.contextId, p.alias);
   // The agent gets the message as typed; the journal never keeps our own credentials, even when typed into it.
-  yield* call('insertMessage', { messageId: p.messageId, agentAlias: p.alias, contextId: p.contextId, taskId: null, direction: 'request', role: 'user', protocolMessageId: p.messageId, content: scrubSecrets(p.message, p.outbound.secrets), metadata: p.meta });
-  yield* journal({ type: `a2a.${p.operation}.started`, agentAlias: p.alias, contextId: p.contextId, payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes, push_url: p.pushUrl } }, p.outbound.secrets);
+  yield* call('insertMessage', {
+    messageId: p.messageId,
+    agentAlias: p.alias,
+    contextId: p.contextId,
+    taskId: null,
+    direction: 'request',
+    role: 'user',
+    protocolMessageId: p.messageId,
+    content: scrubSecrets(p.message, p.outbound.secrets),
+    metadata: p.meta,
+  });
+  yield* journal(
+    {
+      type: `a2a.${p.operation}.started`,
+      agentAlias: p.alias,
+      contextId: p.contextId,
+      payload: { message_id: p.messageId, interface: p.iface, parts: p.parts, bytes: p.inputBytes, push_url: p.pushUrl },
+    },
+    p.outbound.secrets,
+  );
 }
 
 /** Builds and records the request in one step (send and stream), on either store. */
@@ -169,12 +210,10 @@ export async function deliverSend(core: Core, prepared: PreparedSend, along?: (r
   const answer = await callAgent(core, prepared);
   const responseMessageId = rowId();
   return (await core.storage()).write(function* () {
-      const sent = yield* answerSteps(prepared, answer, responseMessageId);
-      if (along) yield* along(sent);
-      return sent;
-    },
-    'group',
-  );
+    const sent = yield* answerSteps(prepared, answer, responseMessageId);
+    if (along) yield* along(sent);
+    return sent;
+  }, 'group');
 }
 
 /** What an answer leaves: the message or the task (and its artifacts), and `a2a.send.completed`. */
@@ -210,7 +249,12 @@ async function callAgent(core: Core, prepared: PreparedSend): Promise<SendAnswer
 
 /** Journals `a2a.send.failed` with the error report (autocommit: it must survive whatever the caller does next). */
 async function recordSendFailure(core: Core, prepared: PreparedSend, err: MissiveError): Promise<void> {
-  await (await core.storage()).journal.append({ type: 'a2a.send.failed', agentAlias: prepared.alias, contextId: prepared.contextId, payload: { message_id: prepared.messageId, error: err.toReport() } }, prepared.outbound.secrets);
+  await (
+    await core.storage()
+  ).journal.append(
+    { type: 'a2a.send.failed', agentAlias: prepared.alias, contextId: prepared.contextId, payload: { message_id: prepared.messageId, error: err.toReport() } },
+    prepared.outbound.secrets,
+  );
 }
 
 /** A direct message answer: its context (when it names one; the request joins it) and the response row. */
@@ -238,7 +282,12 @@ function* persistMessageAnswer(prepared: PreparedSend, message: JsonObject, resp
  * message (or, when it has none, a synthetic system row naming the state).
  */
 function* persistTaskAnswer(prepared: PreparedSend, task: TaskJson, responseMessageId: string): Steps<NonNullable<SendResult['task']>> {
-  const persisted = yield* persistTaskSteps(prepared.alias, task, { protocolVersion: prepared.iface.protocol_version, metadata: prepared.meta, lastMessageId: responseMessageId, fallbackContextId: prepared.contextId ?? undefined });
+  const persisted = yield* persistTaskSteps(prepared.alias, task, {
+    protocolVersion: prepared.iface.protocol_version,
+    metadata: prepared.meta,
+    lastMessageId: responseMessageId,
+    fallbackContextId: prepared.contextId ?? undefined,
+  });
   const contextId = persisted.context_id;
   yield* call('linkMessageToTask', prepared.messageId, task.id, contextId);
   const statusMessage = task.status?.message;

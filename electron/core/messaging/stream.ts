@@ -35,7 +35,12 @@ export interface StreamResult {
   request: { message_id: string; context_id: string | null; task_id: string | null; parts: number; bytes: number };
   events: number;
   counts: Record<'task' | 'message' | 'status_update' | 'artifact_update', number>;
-  task: { task_id: string; context_id: string | null; state: TaskStateName | null; artifacts: Array<{ artifact_id: string; version: number; last_chunk: boolean }> } | null;
+  task: {
+    task_id: string;
+    context_id: string | null;
+    state: TaskStateName | null;
+    artifacts: Array<{ artifact_id: string; version: number; last_chunk: boolean }>;
+  } | null;
   last_message_text: string | null;
   /** What the agent answered: the last message text, else its task's answer as journaled (artifacts included; answer-text.ts). */
   answer_text: string | null;
@@ -94,7 +99,12 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
       contextId = applied.context_id ?? contextId;
       if (applied.state) state = applied.state;
       if (applied.text && record.variant !== 'artifactUpdate') lastText = applied.text;
-      if (applied.artifact) artifacts.set(applied.artifact.artifact_id, { artifact_id: applied.artifact.artifact_id, version: applied.artifact.version, last_chunk: applied.artifact.last_chunk });
+      if (applied.artifact)
+        artifacts.set(applied.artifact.artifact_id, {
+          artifact_id: applied.artifact.artifact_id,
+          version: applied.artifact.version,
+          last_chunk: applied.artifact.last_chunk,
+        });
       input.onEvent?.({ ...applied, sequence: record.sequence }, record);
     }
   } catch (error) {
@@ -122,6 +132,9 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
     answer_text: lastText ?? (taskId ? await (await core.storage()).read(storedTaskAnswer(taskId)) : null),
     context_id: contextId,
   };
-  await storage.journal.append({ type: 'a2a.stream.completed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events, counts, state } }, outbound.secrets);
+  await storage.journal.append(
+    { type: 'a2a.stream.completed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events, counts, state } },
+    outbound.secrets,
+  );
   return result;
 }

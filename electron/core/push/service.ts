@@ -62,7 +62,13 @@ const requirePush = (force: boolean | undefined) => (card: CardResult) => {
 };
 
 /** The agent's connection for a push call, and a client that also redacts the secrets this request carries. */
-async function pushClient(core: Core, agent: string, options: PushCallOptions, extraSecrets: string[] = [], bodySecrets: string[] = []): Promise<{ conn: Connection; client: A2AClient }> {
+async function pushClient(
+  core: Core,
+  agent: string,
+  options: PushCallOptions,
+  extraSecrets: string[] = [],
+  bodySecrets: string[] = [],
+): Promise<{ conn: Connection; client: A2AClient }> {
   const conn = await connect(core, agent, { bodySecrets, binding: options.binding, checkCard: requirePush(options.force) });
   const client = extraSecrets.length ? a2aClient({ ...conn.call, secrets: [...(conn.call.secrets ?? []), ...extraSecrets] }) : conn.client;
   return { conn, client };
@@ -92,11 +98,16 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
   const answered = await client.createPushConfig(config);
   const remote = redactValue(redactPushConfig(answered ?? config), secrets);
   const id = String((remote as { id?: unknown }).id || config.id);
-  await (await core.storage()).write(function* () {
+  await (
+    await core.storage()
+  ).write(function* () {
     const placeholder = !(yield* call('getTask', input.taskId));
     if (placeholder) yield* call('ensurePlaceholderTask', input.taskId, conn.alias);
     yield* call('upsertPushConfig', { id, agentAlias: conn.alias, taskId: input.taskId, url: input.url, redactedJson: remote });
-    yield* journal({ type: 'a2a.push.config.created', agentAlias: conn.alias, taskId: input.taskId, payload: { config: remote, placeholder_task: placeholder } }, [...secrets, ...conn.outbound.secrets]);
+    yield* journal(
+      { type: 'a2a.push.config.created', agentAlias: conn.alias, taskId: input.taskId, payload: { config: remote, placeholder_task: placeholder } },
+      [...secrets, ...conn.outbound.secrets],
+    );
   });
   return { agent: conn.alias, task_id: input.taskId, config: remote };
 }
@@ -104,15 +115,24 @@ export async function createPushConfig(core: Core, input: PushCreateInput) {
 export async function getPushConfig(core: Core, agent: string, taskId: string, configId: string, options: PushCallOptions = {}) {
   const { conn, client } = await pushClient(core, agent, options);
   const config = redactPushConfig(await client.getPushConfig({ taskId, id: configId }));
-  await (await core.storage()).write(function* () {
-    yield* journal({ type: 'a2a.push.config.fetched', agentAlias: conn.alias, taskId: (yield* call('getTask', taskId)) ? taskId : null, payload: { config } }, conn.outbound.secrets);
+  await (
+    await core.storage()
+  ).write(function* () {
+    yield* journal(
+      { type: 'a2a.push.config.fetched', agentAlias: conn.alias, taskId: (yield* call('getTask', taskId)) ? taskId : null, payload: { config } },
+      conn.outbound.secrets,
+    );
   });
   return { agent: conn.alias, task_id: taskId, config };
 }
 
 export async function listPushConfigs(core: Core, agent: string, taskId: string, page: { pageSize?: number; pageToken?: string } & PushCallOptions = {}) {
   const { conn, client } = await pushClient(core, agent, page);
-  const answered = await client.listPushConfigs({ taskId, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) });
+  const answered = await client.listPushConfigs({
+    taskId,
+    ...(page.pageSize ? { pageSize: page.pageSize } : {}),
+    ...(page.pageToken ? { pageToken: page.pageToken } : {}),
+  });
   const configs = answered.configs.map(redactPushConfig);
   const local = await (await core.storage()).conversation.listPushConfigsOfTask(taskId);
   return { agent: conn.alias, task_id: taskId, configs, next_page_token: answered.nextPageToken, local };
@@ -121,9 +141,16 @@ export async function listPushConfigs(core: Core, agent: string, taskId: string,
 export async function deletePushConfig(core: Core, agent: string, taskId: string, configId: string, options: PushCallOptions = {}) {
   const { conn, client } = await pushClient(core, agent, options);
   await client.deletePushConfig({ taskId, id: configId });
-  await (await core.storage()).write(function* () {
+  await (
+    await core.storage()
+  ).write(function* () {
     yield* call('markPushConfigDeleted', taskId, configId);
-    yield* journal({ type: 'a2a.push.config.deleted', agentAlias: conn.alias, taskId: (yield* call('getTask', taskId)) ? taskId : null, payload: { task_id: taskId, config_id: configId } });
+    yield* journal({
+      type: 'a2a.push.config.deleted',
+      agentAlias: conn.alias,
+      taskId: (yield* call('getTask', taskId)) ? taskId : null,
+      payload: { task_id: taskId, config_id: configId },
+    });
   });
   return { agent: conn.alias, task_id: taskId, config_id: configId, deleted: true as const };
 }

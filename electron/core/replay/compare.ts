@@ -16,7 +16,8 @@ export function compareSummaries(rebuilt: unknown, stored: unknown, path = ''): 
   if (Array.isArray(stored)) {
     const other = Array.isArray(rebuilt) ? rebuilt : [];
     const out: FieldDifference[] = [];
-    if (other.length !== stored.length) out.push({ field: `${path}.length`, rebuilt: Array.isArray(rebuilt) ? other.length : (rebuilt ?? null), stored: stored.length });
+    if (other.length !== stored.length)
+      out.push({ field: `${path}.length`, rebuilt: Array.isArray(rebuilt) ? other.length : (rebuilt ?? null), stored: stored.length });
     for (let i = 0; i < Math.min(other.length, stored.length); i++) out.push(...compareSummaries(other[i], stored[i], `${path}[${i}]`));
     return out;
   }

@@ -12,7 +12,15 @@ export interface FanOutSummary {
   group: string | null;
   status: string | null;
   counts: Record<'succeeded' | 'failed' | 'timeout' | 'skipped', number>;
-  members: Array<{ alias: string | null; rank: number | null; input_index: number | null; status: string; request_message_id: string | null; task_id: string | null; answered: boolean }>;
+  members: Array<{
+    alias: string | null;
+    rank: number | null;
+    input_index: number | null;
+    status: string;
+    request_message_id: string | null;
+    task_id: string | null;
+    answered: boolean;
+  }>;
 }
 
 export interface BarrierSummary {

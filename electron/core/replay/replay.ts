@@ -78,16 +78,34 @@ function* replaySteps(contextId: string): Steps<ReplayResult> {
     });
   }
   if (steps.length === 0) {
-    throw usageError('nothing_to_replay', `context ${contextId} has no bcast, scatter, barrier, gather or reduce in the journal`, 'List contexts with: missive context list');
+    throw usageError(
+      'nothing_to_replay',
+      `context ${contextId} has no bcast, scatter, barrier, gather or reduce in the journal`,
+      'List contexts with: missive context list',
+    );
   }
   const matched = steps.filter((s) => s.match).length;
   const mismatched = steps.length - matched;
-  return { context_id: contextId, status: mismatched ? 'mismatched' : 'matched', exit_code: mismatched ? REPLAY_MISMATCH_EXIT : 0, counts: { steps: steps.length, matched, mismatched }, steps };
+  return {
+    context_id: contextId,
+    status: mismatched ? 'mismatched' : 'matched',
+    exit_code: mismatched ? REPLAY_MISMATCH_EXIT : 0,
+    counts: { steps: steps.length, matched, mismatched },
+    steps,
+  };
 }
 
 /** The error that goes with a mismatched replay (the report itself is still printed). */
 export const replayError = (r: ReplayResult): MissiveError =>
-  new MissiveError('data', 'replay_mismatch', `${r.counts.mismatched} of ${r.counts.steps} step(s) in context ${r.context_id} do not match what is stored: ${r.steps.filter((s) => !s.match).map((s) => `${s.step} ${s.operation_id}`).join(', ')}`, {
-    exitCode: REPLAY_MISMATCH_EXIT,
-    help: 'The stored rows were changed after the step ran, or the step did not finish; see each step\'s differences.',
-  });
+  new MissiveError(
+    'data',
+    'replay_mismatch',
+    `${r.counts.mismatched} of ${r.counts.steps} step(s) in context ${r.context_id} do not match what is stored: ${r.steps
+      .filter((s) => !s.match)
+      .map((s) => `${s.step} ${s.operation_id}`)
+      .join(', ')}`,
+    {
+      exitCode: REPLAY_MISMATCH_EXIT,
+      help: "The stored rows were changed after the step ran, or the step did not finish; see each step's differences.",
+    },
+  );

@@ -41,7 +41,8 @@ export function* storedBarrier(op: JournaledOperation, rebuilt: BarrierSummary, 
   for (const [i, e] of op.members.entries()) {
     const state = rebuilt.members[i]!.state;
     if (!state || !STABLE_STATES.includes(state)) members.push({ alias: e.agentAlias });
-    else if (state === 'message') members.push({ alias: e.agentAlias, state: e.agentAlias && (yield* call('directResponsesOf', e.agentAlias, contextId)).length ? 'message' : null });
+    else if (state === 'message')
+      members.push({ alias: e.agentAlias, state: e.agentAlias && (yield* call('directResponsesOf', e.agentAlias, contextId)).length ? 'message' : null });
     else members.push({ alias: e.agentAlias, state: (e.taskId && (yield* call('getTask', e.taskId))?.state) || null });
   }
   return {

@@ -45,7 +45,11 @@ export function countJsonObjects(text: string, stopAbove: number = Number.POSITI
 
 /** The error for a body nested deeper than missive accepts; `what` names the body ("the agent's answer"). */
 export function tooDeepError(what: string, max: number = MAX_JSON_DEPTH): MissiveError {
-  return protocolError('too_deeply_nested', `${what} nests JSON deeper than ${max} levels; missive refuses it.`, 'Such a body is malformed or hostile; report it to whoever runs the other side.');
+  return protocolError(
+    'too_deeply_nested',
+    `${what} nests JSON deeper than ${max} levels; missive refuses it.`,
+    'Such a body is malformed or hostile; report it to whoever runs the other side.',
+  );
 }
 
 /**
@@ -53,9 +57,13 @@ export function tooDeepError(what: string, max: number = MAX_JSON_DEPTH): Missiv
  * before it is parsed; text that is not JSON goes to `onInvalid` (its SyntaxError is thrown by default), whose result
  * is returned, so each reader keeps its own error code for malformed JSON.
  */
-export function parseBoundedJson(text: string, what: string, onInvalid: (error: SyntaxError) => unknown = (error) => {
-  throw error;
-}): unknown {
+export function parseBoundedJson(
+  text: string,
+  what: string,
+  onInvalid: (error: SyntaxError) => unknown = (error) => {
+    throw error;
+  },
+): unknown {
   if (isTooDeep(text)) throw tooDeepError(what);
   try {
     return JSON.parse(text);

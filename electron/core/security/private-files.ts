@@ -58,7 +58,9 @@ export function writePrivateDir(dir: string, files: Array<{ name: string; data: 
   for (const { name } of existed ? files : []) {
     const target = join(root, name);
     if (existsSync(target) && !lstatSync(target).isFile()) {
-      throw new MissiveError('validation', 'output_not_a_file', `${target} exists and is not a regular file; nothing was written`, { help: 'Move it away, or choose another directory.' });
+      throw new MissiveError('validation', 'output_not_a_file', `${target} exists and is not a regular file; nothing was written`, {
+        help: 'Move it away, or choose another directory.',
+      });
     }
   }
   let created: string | undefined;

@@ -102,9 +102,7 @@ export function redactText(text: string, knownSecrets: readonly string[] = []): 
 /** Scrubs `key=value` and `"key":"value"` fragments for secret-like keys (for log lines). */
 export function redactLogLine(line: string, knownSecrets: readonly string[] = []): string {
   const kv = line
-    .replace(/("([^"\\]+)"\s*:\s*)"((?:[^"\\]|\\.)*)"/g, (m, prefix: string, key: string) =>
-      isSecretKey(key) ? `${prefix}"${REDACTED}"` : m,
-    )
+    .replace(/("([^"\\]+)"\s*:\s*)"((?:[^"\\]|\\.)*)"/g, (m, prefix: string, key: string) => (isSecretKey(key) ? `${prefix}"${REDACTED}"` : m))
     .replace(/\b([A-Za-z0-9_.-]+)=([^\s&,;]+)/g, (m, key: string) => (isSecretKey(key) ? `${key}=${REDACTED}` : m));
   return redactText(kv, knownSecrets);
 }
@@ -162,7 +160,8 @@ function share(value: unknown, secrets: readonly string[], underHeaders: boolean
     const kind = kindOf(key);
     let copy: unknown;
     if (underHeaders && typeof inner === 'string') copy = kind.secret ? redactHeaderValue(inner) : redactText(inner, secrets);
-    else if (kind.secret && inner !== null && inner !== undefined) copy = typeof inner === 'string' && /^\s*\w+\s+\S/.test(inner) ? redactHeaderValue(inner) : REDACTED;
+    else if (kind.secret && inner !== null && inner !== undefined)
+      copy = typeof inner === 'string' && /^\s*\w+\s+\S/.test(inner) ? redactHeaderValue(inner) : REDACTED;
     else copy = share(inner, secrets, kind.headers);
     if (copy === inner) continue;
     // The first change copies the object (own enumerable keys, in order); `__proto__` stays data, as in `walk`.

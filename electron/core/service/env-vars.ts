@@ -28,10 +28,17 @@ export function parseServiceEnv(pairs: readonly string[]): Array<[string, string
     const eq = pair.indexOf('=');
     const name = eq > 0 ? pair.slice(0, eq) : '';
     const value = eq > 0 ? pair.slice(eq + 1) : '';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw usageError('invalid_env', `--env ${JSON.stringify(pair.split('=')[0])}: expected NAME=VALUE with NAME of letters, digits and _`);
-    if (RESERVED_ENV.includes(name)) throw usageError('reserved_env', `--env ${name}: set by gateway install from the current state location`, 'Run install with the environment the gateway should use (e.g. MISSIVE_HOME=/abs/path missive gateway install).');
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw usageError('invalid_env', `--env ${JSON.stringify(pair.split('=')[0])}: expected NAME=VALUE with NAME of letters, digits and _`);
+    if (RESERVED_ENV.includes(name))
+      throw usageError(
+        'reserved_env',
+        `--env ${name}: set by gateway install from the current state location`,
+        'Run install with the environment the gateway should use (e.g. MISSIVE_HOME=/abs/path missive gateway install).',
+      );
     if (isSecretKey(name)) throw usageError('secret_env', `--env ${name}: the name looks like a secret; refusing to write it into a service file`, SECRET_HELP);
-    if (valueLooksSecret(value)) throw usageError('secret_env', `--env ${name}: the value looks like a credential; refusing to write it into a service file`, SECRET_HELP);
+    if (valueLooksSecret(value))
+      throw usageError('secret_env', `--env ${name}: the value looks like a credential; refusing to write it into a service file`, SECRET_HELP);
     if (/[\n\r\0]/.test(value)) throw usageError('invalid_env', `--env ${name}: the value may not contain newlines or NUL`);
     out.set(name, value);
   }

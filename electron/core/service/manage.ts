@@ -35,10 +35,18 @@ async function runAll(runner: CommandRunner, commands: string[][], tolerate: (ar
     const record = { argv, exit_code: answer.exit_code, stdout: redactText(answer.stdout), stderr: redactText(answer.stderr) };
     records.push(record);
     if (answer.exit_code !== 0 && !tolerate(argv)) {
-      throw new MissiveError('io', 'service_command_failed', `\`${argv.join(' ')}\` exited ${answer.exit_code}: ${record.stderr.trim() || record.stdout.trim() || 'no output'}`, {
-        exitCode: 69,
-        help: argv[0] === 'systemctl' && argv[1] === '--user' ? 'A user unit needs a user session bus (log in, or `loginctl enable-linger $USER`).' : 'Run the command yourself to see the service manager\'s answer.',
-      });
+      throw new MissiveError(
+        'io',
+        'service_command_failed',
+        `\`${argv.join(' ')}\` exited ${answer.exit_code}: ${record.stderr.trim() || record.stdout.trim() || 'no output'}`,
+        {
+          exitCode: 69,
+          help:
+            argv[0] === 'systemctl' && argv[1] === '--user'
+              ? 'A user unit needs a user session bus (log in, or `loginctl enable-linger $USER`).'
+              : "Run the command yourself to see the service manager's answer.",
+        },
+      );
     }
   }
   return records;
@@ -63,7 +71,10 @@ export async function installService(spec: ServiceSpec, o: { dryRun?: boolean; r
 
 export async function uninstallService(spec: ServiceSpec, o: { dryRun?: boolean; runner: CommandRunner }): Promise<ServiceReport> {
   const installed = existsSync(spec.path);
-  if (!installed) throw new MissiveError('validation', 'service_not_installed', `no service file at ${spec.path}`, { help: 'Nothing to uninstall; `missive gateway status` shows where it looks.' });
+  if (!installed)
+    throw new MissiveError('validation', 'service_not_installed', `no service file at ${spec.path}`, {
+      help: 'Nothing to uninstall; `missive gateway status` shows where it looks.',
+    });
   const planned = serviceCommands(spec, 'uninstall');
   if (o.dryRun) return { ...base(spec, true), installed, commands: planned.map((argv) => ({ argv })) };
   // Stopping may fail when the service is already stopped or not loaded: the file goes anyway.
@@ -75,8 +86,15 @@ export async function uninstallService(spec: ServiceSpec, o: { dryRun?: boolean;
 }
 
 /** start / stop: refuses when nothing is installed. */
-export async function controlService(spec: ServiceSpec, action: Extract<ServiceAction, 'start' | 'stop'>, o: { runner: CommandRunner }): Promise<ServiceReport> {
-  if (!existsSync(spec.path)) throw new MissiveError('validation', 'service_not_installed', `no service file at ${spec.path}`, { help: 'Install it first: `missive gateway install` (`--dry-run` shows what it writes).' });
+export async function controlService(
+  spec: ServiceSpec,
+  action: Extract<ServiceAction, 'start' | 'stop'>,
+  o: { runner: CommandRunner },
+): Promise<ServiceReport> {
+  if (!existsSync(spec.path))
+    throw new MissiveError('validation', 'service_not_installed', `no service file at ${spec.path}`, {
+      help: 'Install it first: `missive gateway install` (`--dry-run` shows what it writes).',
+    });
   return { ...base(spec, false), installed: true, commands: await runAll(o.runner, serviceCommands(spec, action)) };
 }
 
@@ -87,7 +105,15 @@ export async function serviceStatus(spec: ServiceSpec, o: { runner: CommandRunne
   const answer = commands[0]!;
   const state =
     spec.platform === 'linux'
-      ? Object.fromEntries((answer.stdout ?? '').split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).trim()]))
-      : { loaded: answer.exit_code === 0 ? 'yes' : 'no', ...(/^\s*state = (.+)$/m.exec(answer.stdout ?? '') ? { state: /^\s*state = (.+)$/m.exec(answer.stdout ?? '')![1]!.trim() } : {}) };
+      ? Object.fromEntries(
+          (answer.stdout ?? '')
+            .split('\n')
+            .filter((l) => l.includes('='))
+            .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).trim()]),
+        )
+      : {
+          loaded: answer.exit_code === 0 ? 'yes' : 'no',
+          ...(/^\s*state = (.+)$/m.exec(answer.stdout ?? '') ? { state: /^\s*state = (.+)$/m.exec(answer.stdout ?? '')![1]!.trim() } : {}),
+        };
   return { ...base(spec, false), installed: true, commands, state };
 }

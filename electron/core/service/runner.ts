@@ -16,7 +16,12 @@ export const execRunner: CommandRunner = (argv) =>
     execFile(argv[0]!, argv.slice(1), { timeout: 30_000, encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = (error as NodeJS.ErrnoException | null)?.code;
       if (code === 'ENOENT') {
-        reject(new MissiveError('io', 'service_manager_missing', `${argv[0]} is not installed or not on PATH`, { exitCode: 69, help: 'gateway install needs systemd (Linux) or launchd (macOS); run `missive gateway run` under your own supervisor otherwise.' }));
+        reject(
+          new MissiveError('io', 'service_manager_missing', `${argv[0]} is not installed or not on PATH`, {
+            exitCode: 69,
+            help: 'gateway install needs systemd (Linux) or launchd (macOS); run `missive gateway run` under your own supervisor otherwise.',
+          }),
+        );
         return;
       }
       resolvePromise({ exit_code: error ? (typeof code === 'number' ? code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });

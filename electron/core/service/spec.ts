@@ -36,7 +36,11 @@ export interface SpecInput {
 
 export function servicePlatform(platform: string): ServicePlatform {
   if (platform === 'linux' || platform === 'darwin') return platform;
-  throw usageError('service_unsupported_platform', `gateway install supports systemd (linux) and launchd (darwin), not ${platform}`, 'Run `missive gateway run` under your own supervisor.');
+  throw usageError(
+    'service_unsupported_platform',
+    `gateway install supports systemd (linux) and launchd (darwin), not ${platform}`,
+    'Run `missive gateway run` under your own supervisor.',
+  );
 }
 
 /** The environment that makes the service see this invocation's state and config, with absolute paths only. */
@@ -44,7 +48,11 @@ function stateEnv(input: SpecInput): Array<[string, string]> {
   const env: Array<[string, string]> = [];
   if (input.env.MISSIVE_HOME) {
     if (!isAbsolute(input.env.MISSIVE_HOME)) {
-      throw usageError('relative_missive_home', `MISSIVE_HOME=${input.env.MISSIVE_HOME} is relative; a service has no working directory to resolve it against`, `Use an absolute path, e.g. MISSIVE_HOME=${resolve(input.cwd, input.env.MISSIVE_HOME)}.`);
+      throw usageError(
+        'relative_missive_home',
+        `MISSIVE_HOME=${input.env.MISSIVE_HOME} is relative; a service has no working directory to resolve it against`,
+        `Use an absolute path, e.g. MISSIVE_HOME=${resolve(input.cwd, input.env.MISSIVE_HOME)}.`,
+      );
     }
     env.push(['MISSIVE_HOME', input.env.MISSIVE_HOME]);
   } else {
@@ -75,7 +83,16 @@ export function serviceSpec(input: SpecInput): ServiceSpec {
   const label = `dev.missive.gateway${input.profile === 'default' ? '' : `.${input.profile}`}`;
   const at = (path: string) => (input.root ? join(input.root, path) : path);
   let path: string;
-  if (platform === 'linux') path = scope === 'system' ? at(`/etc/systemd/system/${name}`) : join(input.env.XDG_CONFIG_HOME && isAbsolute(input.env.XDG_CONFIG_HOME) ? input.env.XDG_CONFIG_HOME : join(input.home, '.config'), 'systemd', 'user', name);
+  if (platform === 'linux')
+    path =
+      scope === 'system'
+        ? at(`/etc/systemd/system/${name}`)
+        : join(
+            input.env.XDG_CONFIG_HOME && isAbsolute(input.env.XDG_CONFIG_HOME) ? input.env.XDG_CONFIG_HOME : join(input.home, '.config'),
+            'systemd',
+            'user',
+            name,
+          );
   else path = scope === 'system' ? at(`/Library/LaunchDaemons/${label}.plist`) : join(input.home, 'Library', 'LaunchAgents', `${label}.plist`);
   return {
     platform,
@@ -101,22 +118,47 @@ export function serviceCommands(spec: ServiceSpec, action: ServiceAction): strin
   if (spec.platform === 'linux') {
     const ctl = spec.scope === 'user' ? ['systemctl', '--user'] : ['systemctl'];
     switch (action) {
-      case 'install': return [[...ctl, 'daemon-reload'], [...ctl, 'enable', '--now', spec.name]];
-      case 'reinstall': return [[...ctl, 'daemon-reload'], [...ctl, 'enable', spec.name], [...ctl, 'restart', spec.name]];
-      case 'start': return [[...ctl, 'start', spec.name]];
-      case 'stop': return [[...ctl, 'stop', spec.name]];
-      case 'status': return [[...ctl, 'show', spec.name, '--no-pager', '--property=LoadState,ActiveState,SubState,MainPID,NRestarts,ExecMainStatus']];
-      case 'uninstall': return [[...ctl, 'disable', '--now', spec.name], [...ctl, 'daemon-reload']];
+      case 'install':
+        return [
+          [...ctl, 'daemon-reload'],
+          [...ctl, 'enable', '--now', spec.name],
+        ];
+      case 'reinstall':
+        return [
+          [...ctl, 'daemon-reload'],
+          [...ctl, 'enable', spec.name],
+          [...ctl, 'restart', spec.name],
+        ];
+      case 'start':
+        return [[...ctl, 'start', spec.name]];
+      case 'stop':
+        return [[...ctl, 'stop', spec.name]];
+      case 'status':
+        return [[...ctl, 'show', spec.name, '--no-pager', '--property=LoadState,ActiveState,SubState,MainPID,NRestarts,ExecMainStatus']];
+      case 'uninstall':
+        return [
+          [...ctl, 'disable', '--now', spec.name],
+          [...ctl, 'daemon-reload'],
+        ];
     }
   }
   const domain = spec.scope === 'user' ? `gui/${spec.uid}` : 'system';
   const target = `${domain}/${spec.label}`;
   switch (action) {
-    case 'install': return [['launchctl', 'bootstrap', domain, spec.path]];
-    case 'reinstall': return [['launchctl', 'bootout', target], ['launchctl', 'bootstrap', domain, spec.path]];
-    case 'start': return [['launchctl', 'kickstart', target]];
-    case 'stop': return [['launchctl', 'kill', 'SIGTERM', target]];
-    case 'status': return [['launchctl', 'print', target]];
-    case 'uninstall': return [['launchctl', 'bootout', target]];
+    case 'install':
+      return [['launchctl', 'bootstrap', domain, spec.path]];
+    case 'reinstall':
+      return [
+        ['launchctl', 'bootout', target],
+        ['launchctl', 'bootstrap', domain, spec.path],
+      ];
+    case 'start':
+      return [['launchctl', 'kickstart', target]];
+    case 'stop':
+      return [['launchctl', 'kill', 'SIGTERM', target]];
+    case 'status':
+      return [['launchctl', 'print', target]];
+    case 'uninstall':
+      return [['launchctl', 'bootout', target]];
   }
 }

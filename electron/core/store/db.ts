@@ -172,11 +172,7 @@ export function migrate(db: Db, migrations: Migration[] = MIGRATIONS) {
     ensureLedger(db);
     for (const migration of pending(verifyMigrations(db, migrations))) {
       db.exec(migration.sql);
-      db.prepare(`INSERT INTO schema_migrations (version, name, checksum) VALUES (?, ?, ?)`).run(
-        migration.version,
-        migration.name,
-        checksum(migration),
-      );
+      db.prepare(`INSERT INTO schema_migrations (version, name, checksum) VALUES (?, ?, ?)`).run(migration.version, migration.name, checksum(migration));
       db.pragma(`user_version = ${migration.version}`);
     }
   }).immediate();

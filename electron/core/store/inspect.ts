@@ -24,7 +24,10 @@ export interface StoreContents {
 }
 
 /** Reads the agents, and the auth refs they name, through `read`. */
-async function readContents(read: { agents: { list(): Promise<AgentRow[]> }; authRefs: { get(name: string): Promise<AuthRefRow | undefined> } }): Promise<StoreContents> {
+async function readContents(read: {
+  agents: { list(): Promise<AgentRow[]> };
+  authRefs: { get(name: string): Promise<AuthRefRow | undefined> };
+}): Promise<StoreContents> {
   const agents = await read.agents.list();
   const authRefs = new Map<string, AuthRefRow | undefined>();
   for (const name of new Set(agents.map((a) => a.authRefName).filter((n): n is string => !!n))) authRefs.set(name, await read.authRefs.get(name));
@@ -49,7 +52,15 @@ export async function inspectSqlite(path: string): Promise<StoreInspection> {
     import('./sqlite/storage.js'),
   ]);
   if (!existsSync(path)) {
-    return { check: { name, status: 'warn', message: `no database yet at ${path}; it is created on first use`, details: { schema_version: 0, expected: SCHEMA_VERSION } }, contents };
+    return {
+      check: {
+        name,
+        status: 'warn',
+        message: `no database yet at ${path}; it is created on first use`,
+        details: { schema_version: 0, expected: SCHEMA_VERSION },
+      },
+      contents,
+    };
   }
   let store: ReturnType<typeof openStore> | undefined;
   try {
@@ -85,10 +96,17 @@ async function inspectPostgres(selection: PostgresSelection, options: OpenPoolOp
     pool = await openPool(selection, options);
     const status = await postgresSchemaStatus(pool, selection.schema);
     const details = { ...base, schema_version: status.version, expected: status.expected };
-    if (status.problem) return { check: { name, status: 'fail', message: `${selection.display}, schema ${selection.schema}: ${status.problem}`, exit_code: 75, details }, contents };
+    if (status.problem)
+      return {
+        check: { name, status: 'fail', message: `${selection.display}, schema ${selection.schema}: ${status.problem}`, exit_code: 75, details },
+        contents,
+      };
     if (status.version !== status.expected) {
       const what = status.version === 0 ? `schema ${selection.schema} not created yet` : `schema ${selection.schema} at v${status.version}`;
-      return { check: { name, status: 'warn', message: `${selection.display} reachable; ${what}: v${status.expected} is applied on next use`, details }, contents };
+      return {
+        check: { name, status: 'warn', message: `${selection.display} reachable; ${what}: v${status.expected} is applied on next use`, details },
+        contents,
+      };
     }
     const { postgresStorage } = await import('./postgres/storage.js');
     contents = await readContents(postgresStorage(pool, selection.schema, selection.display));

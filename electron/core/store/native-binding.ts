@@ -58,7 +58,11 @@ export function sqliteBindingFor(runtime: RuntimeFacts): string | undefined {
   const electron = runtime.versions.electron;
   if (!electron || runtime.packaged) return undefined;
   if (!runtime.root) {
-    throw unavailable('native_build_missing', 'cannot find the missive installation, so not the better-sqlite3 build for Electron either', 'Start the desktop app from a missive checkout (`npm start`) or install the packaged app.');
+    throw unavailable(
+      'native_build_missing',
+      'cannot find the missive installation, so not the better-sqlite3 build for Electron either',
+      'Start the desktop app from a missive checkout (`npm start`) or install the packaged app.',
+    );
   }
   const path = electronSqliteBinding(runtime.root, { abi: runtime.versions.modules, platform: runtime.platform, arch: runtime.arch });
   if (!existsSync(path)) {

@@ -57,7 +57,11 @@ export function selectStore(input: SelectInput): StoreSelection {
   const [url, from] = picked;
   const issue = storeUrlIssue(url);
   if (issue) {
-    throw configError('invalid_store_url', `the store URL from ${from} ${issue}`, `Give postgres://user@host:port/database (see docs/config.md, [store]), or unset ${from} to use the SQLite file.`);
+    throw configError(
+      'invalid_store_url',
+      `the store URL from ${from} ${issue}`,
+      `Give postgres://user@host:port/database (see docs/config.md, [store]), or unset ${from} to use the SQLite file.`,
+    );
   }
   const schema = schemaOf(profile, config.store.schema);
   refuseSharedSchema(input, url, schema);

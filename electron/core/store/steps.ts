@@ -31,7 +31,9 @@ export async function runSteps<T>(repos: Repositories, steps: Steps<T>): Promise
   while (!next.done) {
     const step = next.value;
     const value =
-      step.op === 'append' ? await repos.journal.append(...step.args) : await (repos.conversation[step.op] as (...args: unknown[]) => Promise<unknown>)(...step.args);
+      step.op === 'append'
+        ? await repos.journal.append(...step.args)
+        : await (repos.conversation[step.op] as (...args: unknown[]) => Promise<unknown>)(...step.args);
     next = steps.next(value);
   }
   return next.value;

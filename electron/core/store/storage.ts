@@ -15,7 +15,17 @@ import type { EventRow, NewEvent } from './rows/events.js';
 import type { JournalQuery } from './rows/journal-query.js';
 import type { GroupRow, MemberRow } from './rows/groups.js';
 import type { CallEventType, JournalRow, MessageRow, StartsQuery, ThreadArtifactRow, ThreadMessageRow } from './rows/history.js';
-import type { ArtifactSummary, ArtifactWrite, NewMessage, StoredArtifact, StoredMessage, StoredTask, TaskQuery, TaskStatusWrite, TaskUpsert } from './rows/conversation.js';
+import type {
+  ArtifactSummary,
+  ArtifactWrite,
+  NewMessage,
+  StoredArtifact,
+  StoredMessage,
+  StoredTask,
+  TaskQuery,
+  TaskStatusWrite,
+  TaskUpsert,
+} from './rows/conversation.js';
 import type { ContextRow, ContextRows, ContextSummary } from './rows/contexts.js';
 import type { PushConfigRow } from './rows/push-configs.js';
 import type { MessageRecord } from './rows/collective-records.js';
@@ -309,7 +319,17 @@ export interface JobRepository {
   /** `owner`, when given, must still hold the running job. */
   finish(jobId: string, state: 'succeeded' | 'failed' | 'cancelled', result: unknown, error?: string | null, owner?: string | null): Promise<boolean>;
   retry(jobId: string, retry: { error: string | null; backoffMs: number; nextRunAt: string; countAttempt: boolean }, owner?: string | null): Promise<boolean>;
-  insertOperator(job: { jobId: string; kind: OperatorKind; agentAlias: string | null; groupName: string | null; contextId: string | null; targetTaskId: string | null; request: unknown; summary: Record<string, unknown>; maxAttempts: number }): Promise<void>;
+  insertOperator(job: {
+    jobId: string;
+    kind: OperatorKind;
+    agentAlias: string | null;
+    groupName: string | null;
+    contextId: string | null;
+    targetTaskId: string | null;
+    request: unknown;
+    summary: Record<string, unknown>;
+    maxAttempts: number;
+  }): Promise<void>;
   /** Operator jobs whose id is `id` or starts with it (at most 2). */
   findOperator(id: string): Promise<StoredJob[]>;
   getOperator(jobId: string): Promise<StoredJob | undefined>;
@@ -360,9 +380,20 @@ export interface HistoryRepository {
    * The events a stream applied, in order, between its start and its end (`beforeSequence`, or the journal's end
    * while it runs), among at most `maxScanned` journal rows after the start.
    */
-  scanStreamEvents(messageId: string, afterSequence: number, beforeSequence: number | null, maxScanned: number, visit: (event: JournalRow) => boolean | void): Promise<void>;
+  scanStreamEvents(
+    messageId: string,
+    afterSequence: number,
+    beforeSequence: number | null,
+    maxScanned: number,
+    visit: (event: JournalRow) => boolean | void,
+  ): Promise<void>;
   /** A task's artifact parts chunk by chunk (artifact id, then chunk order; one artifact's only with `artifactId`), at most `maxChunks`. */
-  scanArtifactChunks(taskId: string, maxChunks: number, artifactId: string | undefined, visit: (chunk: { artifactId: string; parts: unknown[] }) => boolean | void): Promise<void>;
+  scanArtifactChunks(
+    taskId: string,
+    maxChunks: number,
+    artifactId: string | undefined,
+    visit: (chunk: { artifactId: string; parts: unknown[] }) => boolean | void,
+  ): Promise<void>;
 }
 
 /** What one transaction (or the store outside any) offers. */

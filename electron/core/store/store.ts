@@ -67,8 +67,6 @@ interface TickValue {
   save: (value: unknown) => void;
 }
 
-
-
 interface Pending {
   fn: () => unknown;
   resolve: (value: unknown) => void;

@@ -108,7 +108,9 @@ export function storedJson<S extends keyof StoredShapes = 'any'>(value: unknown,
 
 /** A schema a caller brings (a zod schema, typically): only `safeParse` is called. */
 export interface StoredSchema<T> {
-  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } };
+  safeParse(
+    value: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } };
 }
 
 /**

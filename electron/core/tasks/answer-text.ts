@@ -34,7 +34,8 @@ export function answerOfParts(parts: unknown): string | null {
 }
 
 /** Each artifact's parts, in order. */
-const answerOfArtifacts = (artifacts: unknown[]): string | null => answerOfParts(artifacts.flatMap((a) => (isObject(a) && Array.isArray(a.parts) ? a.parts : [])));
+const answerOfArtifacts = (artifacts: unknown[]): string | null =>
+  answerOfParts(artifacts.flatMap((a) => (isObject(a) && Array.isArray(a.parts) ? a.parts : [])));
 
 /** A task's answer: its status message, else its artifacts. */
 export function answerOfTask(task: unknown): string | null {

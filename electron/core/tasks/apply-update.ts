@@ -63,11 +63,25 @@ export interface AppliedUpdate {
   final: boolean;
 }
 
-function* applyStatus(source: UpdateSource, tick: TickValues | undefined, update: StreamRecord['payload'], contextId: string | null, messageId: string): Steps<{ state: TaskStateName; remote: string | null }> {
+function* applyStatus(
+  source: UpdateSource,
+  tick: TickValues | undefined,
+  update: StreamRecord['payload'],
+  contextId: string | null,
+  messageId: string,
+): Steps<{ state: TaskStateName; remote: string | null }> {
   const taskId = String(update.taskId);
   const state = localTaskState(update.status?.state);
   const remoteState = (update.status?.state as string | undefined) ?? null;
-  const write: TaskStatusWrite = { taskId, contextId, state, remoteState, protocolVersion: source.protocolVersion, status: update.status, lastMessageId: messageId };
+  const write: TaskStatusWrite = {
+    taskId,
+    contextId,
+    state,
+    remoteState,
+    protocolVersion: source.protocolVersion,
+    status: update.status,
+    lastMessageId: messageId,
+  };
   // The status updates of one tick write the task row once, with the last of them, when the tick commits.
   if (tick && update.status !== undefined) tick.setStatus(write, (last) => saveStatus(source, last));
   else {
@@ -83,10 +97,24 @@ function* saveStatus(source: UpdateSource, write: TaskStatusWrite): Steps<void> 
   const previous = (yield* call('getTaskJson', write.taskId)) ?? { id: write.taskId, ...(write.contextId ? { contextId: write.contextId } : {}) };
   const json = { ...previous, status: write.status };
   const { taskId, contextId, state, remoteState, protocolVersion, lastMessageId } = write;
-  yield* call('upsertTask', { taskId, agentAlias: source.alias, contextId, state, remoteState, protocolVersion, remoteJson: json, lastMessageId, metadata: source.metadata });
+  yield* call('upsertTask', {
+    taskId,
+    agentAlias: source.alias,
+    contextId,
+    state,
+    remoteState,
+    protocolVersion,
+    remoteJson: json,
+    lastMessageId,
+    metadata: source.metadata,
+  });
 }
 
-function* applyArtifact(tick: TickValues | undefined, update: StreamRecord['payload'], contextId: string | null): Steps<NonNullable<AppliedUpdate['artifact']>> {
+function* applyArtifact(
+  tick: TickValues | undefined,
+  update: StreamRecord['payload'],
+  contextId: string | null,
+): Steps<NonNullable<AppliedUpdate['artifact']>> {
   const taskId = String(update.taskId);
   const incoming = update.artifact as StreamRecord['payload'];
   const artifactId = String(incoming.artifactId);
@@ -129,7 +157,19 @@ function* updateSteps(source: UpdateSource, record: StreamRecord, tick: TickValu
   const contextId: string | null = (p.contextId as string | undefined) || source.fallbackContextId || null;
   const eventType = `${source.eventPrefix}.${VARIANT_EVENT[record.variant]}`;
   if (source.dedupeKey && (yield* call('hasEventKey', source.dedupeKey))) {
-    return { variant: record.variant, event_type: eventType, message_id: messageId, task_id: taskId, context_id: contextId, duplicate: true, state: null, remote_state: null, artifact: null, text: null, final: false };
+    return {
+      variant: record.variant,
+      event_type: eventType,
+      message_id: messageId,
+      task_id: taskId,
+      context_id: contextId,
+      duplicate: true,
+      state: null,
+      remote_state: null,
+      artifact: null,
+      text: null,
+      final: false,
+    };
   }
 
   if (contextId) yield* once(source, contextKey(contextId), () => call('ensureContext', contextId, source.alias));
@@ -142,8 +182,14 @@ function* updateSteps(source: UpdateSource, record: StreamRecord, tick: TickValu
   if (record.variant === 'task') {
     // The task is rewritten from its JSON: what the tick holds for its row and its artifacts is saved first.
     tick?.settleTask(String(taskId));
-    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : []) tick?.settleArtifact(String(taskId), String(a.artifactId));
-    const persisted = yield* persistTaskSteps(source.alias, canonicalTask(p), { protocolVersion: source.protocolVersion, metadata: source.metadata, fallbackContextId: contextId, secrets: source.secrets });
+    for (const a of Array.isArray(p.artifacts) ? (p.artifacts as Array<{ artifactId?: unknown }>) : [])
+      tick?.settleArtifact(String(taskId), String(a.artifactId));
+    const persisted = yield* persistTaskSteps(source.alias, canonicalTask(p), {
+      protocolVersion: source.protocolVersion,
+      metadata: source.metadata,
+      fallbackContextId: contextId,
+      secrets: source.secrets,
+    });
     state = persisted.state;
     remote = persisted.remote_state;
     text = textOfParts(p.status?.message?.parts);
@@ -159,7 +205,20 @@ function* updateSteps(source: UpdateSource, record: StreamRecord, tick: TickValu
   // The journal's own fields first, then the update under its variant's key (`{sequence, …, artifactUpdate: {…}}`).
   const payload: Record<string, unknown> = { ...source.payload };
   payload[record.variant] = p;
-  yield* journal({ eventId: messageId, type: eventType, source: source.source, agentAlias: source.alias, contextId, taskId, dedupeKey: source.dedupeKey ?? null, payload, metadata: source.metadata }, secrets);
+  yield* journal(
+    {
+      eventId: messageId,
+      type: eventType,
+      source: source.source,
+      agentAlias: source.alias,
+      contextId,
+      taskId,
+      dedupeKey: source.dedupeKey ?? null,
+      payload,
+      metadata: source.metadata,
+    },
+    secrets,
+  );
   const terminal = state !== null && SETTLED_STATES.includes(state);
   return {
     variant: record.variant,

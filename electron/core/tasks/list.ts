@@ -33,8 +33,13 @@ const DEFAULT_PAGE = 50;
 
 function stateFilter(status: string | undefined): TaskStateName | undefined {
   if (!status) return undefined;
-  const normalized = status.toLowerCase().replace(/-/g, '_').replace(/^task_state_/, '').replace(/^canceled$/, 'cancelled') as TaskStateName;
-  if (!TASK_STATE_NAMES.includes(normalized)) throw usageError('invalid_status', `unknown task status "${status}"`, `Use one of: ${TASK_STATE_NAMES.join(', ')}.`);
+  const normalized = status
+    .toLowerCase()
+    .replace(/-/g, '_')
+    .replace(/^task_state_/, '')
+    .replace(/^canceled$/, 'cancelled') as TaskStateName;
+  if (!TASK_STATE_NAMES.includes(normalized))
+    throw usageError('invalid_status', `unknown task status "${status}"`, `Use one of: ${TASK_STATE_NAMES.join(', ')}.`);
   return normalized;
 }
 
@@ -61,7 +66,13 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
   if (!input.remote) {
     const offset = decodeOffset(input.pageToken);
     const rows = await (await core.storage()).conversation.listTasks({ agent: input.agent, contextId: input.contextId, state, limit: size + 1, offset });
-    return { source: 'local', agent: input.agent ?? null, tasks: rows.slice(0, size), next_page_token: rows.length > size ? encodeOffset(offset + size) : null, total_size: null };
+    return {
+      source: 'local',
+      agent: input.agent ?? null,
+      tasks: rows.slice(0, size),
+      next_page_token: rows.length > size ? encodeOffset(offset + size) : null,
+      total_size: null,
+    };
   }
   if (!input.agent) throw usageError('agent_required', '`task list --remote` needs --agent <alias>: ListTasks asks one agent');
   const { alias, iface, outbound, client, meta } = await connect(core, input.agent, { binding: input.binding });
@@ -73,13 +84,21 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
     ...(input.historyLength !== undefined ? { historyLength: input.historyLength } : {}),
     ...(input.includeArtifacts ? { includeArtifacts: true } : {}),
   });
-  const tasks = await (await core.storage()).write(function* () {
+  const tasks = await (
+    await core.storage()
+  ).write(function* () {
     const persistedTasks: Array<PersistedTask & { agent_alias: string }> = [];
     for (const t of page.tasks) {
       const persisted = yield* persistTaskSteps(alias, t, { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
       if (persisted.changed) {
         yield* journal(
-          { type: 'a2a.task.updated', agentAlias: alias, contextId: persisted.context_id, taskId: persisted.task_id, payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: 'task list' } },
+          {
+            type: 'a2a.task.updated',
+            agentAlias: alias,
+            contextId: persisted.context_id,
+            taskId: persisted.task_id,
+            payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: 'task list' },
+          },
           outbound.secrets,
         );
       }

@@ -39,7 +39,6 @@ export interface PersistOptions {
   secrets?: readonly string[];
 }
 
-
 /** The writes that persist a task (its context, its row, its artifacts), on either engine (store/steps.ts). */
 export function* persistTaskSteps(alias: string, task: WireTask, options: PersistOptions): Steps<PersistedTask> {
   if (options.secrets?.length) task = scrubSecrets(task, options.secrets);
@@ -72,5 +71,12 @@ export function* persistTaskSteps(alias: string, task: WireTask, options: Persis
     });
     artifacts.push({ artifact_id: String(a.artifactId), version });
   }
-  return { task_id: task.id, context_id: contextId, state, remote_state: task.status?.state ?? null, changed: before?.state !== state || before?.remote_state !== (task.status?.state ?? null), artifacts };
+  return {
+    task_id: task.id,
+    context_id: contextId,
+    state,
+    remote_state: task.status?.state ?? null,
+    changed: before?.state !== state || before?.remote_state !== (task.status?.state ?? null),
+    artifacts,
+  };
 }

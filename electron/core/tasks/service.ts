@@ -30,7 +30,8 @@ async function agentOf(core: Core, taskId: string, agent?: string): Promise<stri
 export const taskAnswer = async (core: Core, taskId: string): Promise<string | null> => (await core.storage()).read(storedTaskAnswer(taskId));
 
 export async function localTask(core: Core, taskId: string): Promise<TaskView> {
-  if (!(await (await core.storage()).conversation.getTask(taskId))) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Try --remote --agent <alias>.');
+  if (!(await (await core.storage()).conversation.getTask(taskId)))
+    throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Try --remote --agent <alias>.');
   return view(core, taskId, 'local');
 }
 
@@ -40,7 +41,14 @@ export interface TaskCallOptions {
   binding?: Binding;
 }
 
-export async function refreshTask(core: Core, taskId: string, agent: string | undefined, method: 'GetTask' | 'CancelTask', observedBy: string, options: TaskCallOptions = {}) {
+export async function refreshTask(
+  core: Core,
+  taskId: string,
+  agent: string | undefined,
+  method: 'GetTask' | 'CancelTask',
+  observedBy: string,
+  options: TaskCallOptions = {},
+) {
   const { historyLength, binding } = options;
   const alias = await agentOf(core, taskId, agent);
   const { iface, outbound, client, meta } = await connect(core, alias, { binding });
@@ -50,7 +58,13 @@ export async function refreshTask(core: Core, taskId: string, agent: string | un
     const persisted = yield* persistTaskSteps(alias, task, { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
     if (persisted.changed || method === 'CancelTask') {
       yield* journal(
-        { type: method === 'CancelTask' ? 'a2a.task.cancel_requested' : 'a2a.task.updated', agentAlias: alias, contextId: persisted.context_id, taskId: persisted.task_id, payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: observedBy } },
+        {
+          type: method === 'CancelTask' ? 'a2a.task.cancel_requested' : 'a2a.task.updated',
+          agentAlias: alias,
+          contextId: persisted.context_id,
+          taskId: persisted.task_id,
+          payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: observedBy },
+        },
         outbound.secrets,
       );
     }
@@ -85,22 +99,37 @@ export interface WaitResult extends TaskView {
   elapsed_ms: number;
 }
 
-export async function waitForTask(core: Core, taskId: string, options: { agent?: string; local?: boolean; intervalMs?: number; binding?: Binding } = {}): Promise<WaitResult> {
+export async function waitForTask(
+  core: Core,
+  taskId: string,
+  options: { agent?: string; local?: boolean; intervalMs?: number; binding?: Binding } = {},
+): Promise<WaitResult> {
   const started = Date.now();
   const interval = Math.min(options.intervalMs ?? 1000, 5000);
   let attempts = 0;
   for (;;) {
     attempts++;
-    const state = options.local ? (await localTask(core, taskId)).task.state : (await refreshTask(core, taskId, options.agent, 'GetTask', 'task wait', { binding: options.binding })).state;
+    const state = options.local
+      ? (await localTask(core, taskId)).task.state
+      : (await refreshTask(core, taskId, options.agent, 'GetTask', 'task wait', { binding: options.binding })).state;
     const code = WAIT_OUTCOMES[state];
     const elapsed = Date.now() - started;
-    if (code !== undefined) return { ...(await view(core, taskId, options.local ? 'local' : 'remote')), outcome: state, exit_code: code, attempts, elapsed_ms: elapsed };
+    if (code !== undefined)
+      return { ...(await view(core, taskId, options.local ? 'local' : 'remote')), outcome: state, exit_code: code, attempts, elapsed_ms: elapsed };
     if (elapsed + interval > core.timeoutMs) {
-      return { ...(await view(core, taskId, options.local ? 'local' : 'remote')), outcome: 'timeout', exit_code: OUTCOME_EXIT_CODES.timeout, attempts, elapsed_ms: elapsed };
+      return {
+        ...(await view(core, taskId, options.local ? 'local' : 'remote')),
+        outcome: 'timeout',
+        exit_code: OUTCOME_EXIT_CODES.timeout,
+        attempts,
+        elapsed_ms: elapsed,
+      };
     }
     await new Promise((r) => setTimeout(r, interval));
   }
 }
 
 export const waitError = (result: WaitResult) =>
-  new MissiveError('orchestration', `task_${result.outcome}`, `task ${result.task.task_id} ended ${result.outcome} after ${result.attempts} poll(s)`, { exitCode: result.exit_code });
+  new MissiveError('orchestration', `task_${result.outcome}`, `task ${result.task.task_id} ended ${result.outcome} after ${result.attempts} poll(s)`, {
+    exitCode: result.exit_code,
+  });

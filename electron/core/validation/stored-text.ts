@@ -8,7 +8,11 @@ import { usageError } from '../../../shared/errors.js';
 
 export function storedText<T extends string | null | undefined>(value: T, field: string): T {
   if (typeof value === 'string' && value.includes('\u0000')) {
-    throw usageError('invalid_text', `${field} contains a NUL character (U+0000), which missive does not store: nothing was changed`, `Give ${field} without it.`);
+    throw usageError(
+      'invalid_text',
+      `${field} contains a NUL character (U+0000), which missive does not store: nothing was changed`,
+      `Give ${field} without it.`,
+    );
   }
   return value;
 }

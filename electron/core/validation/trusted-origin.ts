@@ -7,6 +7,11 @@ import { formatOrigin, originKey } from '../../../shared/origins.js';
 export function parseTrustedOrigin(text: string): string {
   const result = trustedOrigin.safeParse(text.trim());
   const key = result.success ? originKey(text.trim()) : null;
-  if (!key) throw usageError('invalid_origin', `--trust-origin "${text}" ${result.success ? 'is not an origin' : result.error.issues[0]!.message}`, 'Give scheme://host[:port], e.g. https://api.example.com');
+  if (!key)
+    throw usageError(
+      'invalid_origin',
+      `--trust-origin "${text}" ${result.success ? 'is not an origin' : result.error.issues[0]!.message}`,
+      'Give scheme://host[:port], e.g. https://api.example.com',
+    );
   return formatOrigin(key);
 }

@@ -70,7 +70,8 @@ export function checkSource(headers: IncomingHttpHeaders, policy: Pick<GuardPoli
   const host = header(headers, 'host')?.toLowerCase();
   if (!host || !policy.hosts.has(host)) return { status: 403, reason: `this console does not answer to the host name "${host ?? ''}"` };
   const origin = header(headers, 'origin');
-  if (origin !== undefined && origin.toLowerCase() !== `http://${host}`) return { status: 403, reason: `requests from ${origin} are refused: only the console's own page may call it` };
+  if (origin !== undefined && origin.toLowerCase() !== `http://${host}`)
+    return { status: 403, reason: `requests from ${origin} are refused: only the console's own page may call it` };
   const site = header(headers, 'sec-fetch-site');
   if (api && site !== undefined && site !== 'same-origin' && site !== 'none') return { status: 403, reason: `a ${site} request to the console API is refused` };
   return null;
@@ -80,5 +81,10 @@ export function checkSource(headers: IncomingHttpHeaders, policy: Pick<GuardPoli
 export function checkToken(headers: IncomingHttpHeaders, policy: Pick<GuardPolicy, 'token'>): Refusal | null {
   const given = presentedToken(headers);
   if (tokenMatches(given, policy.token)) return null;
-  return { status: 401, reason: given ? 'wrong console token' : 'missing console token: open the URL `missive ui --web` printed (the token is in its #fragment) and call the API as that page does, with `Authorization: Bearer <token>`' };
+  return {
+    status: 401,
+    reason: given
+      ? 'wrong console token'
+      : 'missing console token: open the URL `missive ui --web` printed (the token is in its #fragment) and call the API as that page does, with `Authorization: Bearer <token>`',
+  };
 }

@@ -80,14 +80,20 @@ function machine(): { addresses: string[]; hostname: string } {
 }
 
 function externalAddress(): string {
-  const ipv4 = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((i) => i.family === 'IPv4' && !i.internal);
+  const ipv4 = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .find((i) => i.family === 'IPv4' && !i.internal);
   return ipv4?.address ?? '127.0.0.1';
 }
 
 function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) =>
-      reject(new MissiveError('transport', 'listen_failed', `the web console cannot listen on ${urlHost(host)}:${port}: ${error.code ?? error.message}`, { help: error.code === 'EADDRINUSE' ? 'Pick another --port, or leave it out for a free one.' : undefined }));
+      reject(
+        new MissiveError('transport', 'listen_failed', `the web console cannot listen on ${urlHost(host)}:${port}: ${error.code ?? error.message}`, {
+          help: error.code === 'EADDRINUSE' ? 'Pick another --port, or leave it out for a free one.' : undefined,
+        }),
+      );
     server.once('error', failed);
     server.listen(port, host, () => {
       server.off('error', failed);
@@ -99,10 +105,16 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   void res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 
-const sendError = (res: ServerResponse, status: number, error: MissiveError, headers: Record<string, string> = {}) => sendJson(res, status, { ok: false, error: error.toReport() }, headers);
+const sendError = (res: ServerResponse, status: number, error: MissiveError, headers: Record<string, string> = {}) =>
+  sendJson(res, status, { ok: false, error: error.toReport() }, headers);
 
 const refuse = (res: ServerResponse, refusal: Refusal) =>
-  void res.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', ...(refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="missive"' } : {}) }).end(`${refusal.status} ${refusal.reason}\n`);
+  void res
+    .writeHead(refusal.status, {
+      'content-type': 'text/plain; charset=utf-8',
+      ...(refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="missive"' } : {}),
+    })
+    .end(`${refusal.status} ${refusal.reason}\n`);
 
 export async function startWebConsole(options: WebConsoleOptions): Promise<WebConsole> {
   checkHost(options.host ?? '127.0.0.1', options.allowNonLoopback);
@@ -110,7 +122,8 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   // there at this port would get the page, fragment and all. So the console binds an address and prints that address.
   const host = !options.host || options.host === 'localhost' ? '127.0.0.1' : options.host;
   const requestedPort = options.port ?? 0;
-  if (!Number.isInteger(requestedPort) || requestedPort < 0 || requestedPort > 65535) throw usageError('invalid_port', `--port must be from 0 to 65535, not ${requestedPort}`);
+  if (!Number.isInteger(requestedPort) || requestedPort < 0 || requestedPort > 65535)
+    throw usageError('invalid_port', `--port must be from 0 to 65535, not ${requestedPort}`);
   const token = options.token ?? newToken();
   if (token.length < 16) throw usageError('weak_token', 'the console token must be at least 16 characters');
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -145,7 +158,8 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   async function invoke(req: IncomingMessage, res: ServerResponse) {
     if (req.method !== 'POST') return sendError(res, 405, usageError('method_not_allowed', 'invoke takes POST'), { allow: 'POST' });
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/json') return sendError(res, 415, usageError('unsupported_media_type', 'invoke takes a JSON body (content-type: application/json)'));
+    if (type !== 'application/json')
+      return sendError(res, 415, usageError('unsupported_media_type', 'invoke takes a JSON body (content-type: application/json)'));
     const body = await readBody(req, maxBody);
     if ('tooLarge' in body) return sendError(res, 413, usageError('body_too_large', `the request body is over ${maxBody} bytes`));
     let call: unknown;
@@ -155,7 +169,8 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       return sendError(res, 400, usageError('invalid_json', 'the request body is not JSON'));
     }
     const { channel, input } = (call ?? {}) as { channel?: unknown; input?: unknown };
-    if (typeof call !== 'object' || Array.isArray(call) || typeof channel !== 'string') return sendError(res, 400, usageError('invalid_call', 'the body must be {"channel": "<name>", "input": {…}}'));
+    if (typeof call !== 'object' || Array.isArray(call) || typeof channel !== 'string')
+      return sendError(res, 400, usageError('invalid_call', 'the body must be {"channel": "<name>", "input": {…}}'));
     const result = await registry.invoke(channel, input);
     sendJson(res, 200, result, { 'x-missive-event-id': String(events.lastId) });
   }
@@ -168,7 +183,8 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   }
 
   async function staticFile(req: IncomingMessage, res: ServerResponse, url: URL) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('405 method not allowed\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('405 method not allowed\n');
     const file = await files.read(url.pathname);
     if (!file) return void res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 not found\n');
     res.writeHead(200, { 'content-type': file.type, 'content-length': String(file.body.length) });
@@ -213,7 +229,10 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   }
   const port = address.port;
   policy.hosts = allowedHosts(host, port, isUnspecifiedHost(host) ? machine() : undefined);
-  if (!isLoopbackHost(host)) options.onWarning?.(`the web console listens on ${host}:${port}, beyond this machine: whoever has its URL can do everything missive can, over plain HTTP; put TLS in front of it`);
+  if (!isLoopbackHost(host))
+    options.onWarning?.(
+      `the web console listens on ${host}:${port}, beyond this machine: whoever has its URL can do everything missive can, over plain HTTP; put TLS in front of it`,
+    );
   const origin = `http://${urlHost(isUnspecifiedHost(host) ? externalAddress() : address.address)}:${port}`;
 
   let closing: Promise<void> | undefined;

@@ -22,18 +22,24 @@ const TYPES: Record<string, string> = {
 
 const META_CSP = /(<meta\s+http-equiv=["']Content-Security-Policy["']\s+content=")([^"]*)(")/i;
 /** The renderer's policy (renderer/index.html), used when a build carries none. */
-const FALLBACK_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+const FALLBACK_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 /** The page's policy with `connect-src 'self'` in place of whatever it said. */
 export function withConnectSelf(policy: string): string {
-  const directives = policy.split(';').map((d) => d.trim()).filter(Boolean);
+  const directives = policy
+    .split(';')
+    .map((d) => d.trim())
+    .filter(Boolean);
   const others = directives.filter((d) => !/^connect-src(\s|$)/i.test(d));
   return [...others, "connect-src 'self'"].join('; ');
 }
 
 /** The header policy: the page's, with connect-src 'self' and frame-ancestors 'none' (which a meta tag cannot set). */
 export function consolePolicy(pagePolicy: string): string {
-  const directives = withConnectSelf(pagePolicy).split('; ').filter((d) => !/^frame-ancestors(\s|$)/i.test(d));
+  const directives = withConnectSelf(pagePolicy)
+    .split('; ')
+    .filter((d) => !/^frame-ancestors(\s|$)/i.test(d));
   return [...directives, "frame-ancestors 'none'"].join('; ');
 }
 
@@ -70,7 +76,10 @@ export async function loadRenderer(dir: string): Promise<RendererFiles> {
   if (!existsSync(indexFile)) throw rendererMissing(root);
   const html = await readFile(indexFile, 'utf8');
   const pagePolicy = META_CSP.exec(html)?.[2] ?? FALLBACK_POLICY;
-  const index = Buffer.from(html.replace(META_CSP, (_m, open: string, policy: string, close: string) => `${open}${withConnectSelf(policy)}${close}`), 'utf8');
+  const index = Buffer.from(
+    html.replace(META_CSP, (_m, open: string, policy: string, close: string) => `${open}${withConnectSelf(policy)}${close}`),
+    'utf8',
+  );
   return {
     policy: consolePolicy(pagePolicy),
     async read(urlPath) {

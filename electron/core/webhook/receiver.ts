@@ -88,11 +88,14 @@ function checkTimeout(flag: string, ms: number): number {
   return ms;
 }
 
-
 export function createReceiver(store: CallbackStore, options: ReceiverOptions = {}): Receiver {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host) && !options.allowRemote) {
-    throw usageError('remote_bind', `refusing to listen on ${host}: callbacks would be reachable from the network`, 'Pass --allow-remote, and put TLS in front of it.');
+    throw usageError(
+      'remote_bind',
+      `refusing to listen on ${host}: callbacks would be reachable from the network`,
+      'Pass --allow-remote, and put TLS in front of it.',
+    );
   }
   if (host !== 'localhost' && !isIP(host)) throw usageError('invalid_host', `--host must be an IP address or localhost, not "${host}"`);
   const path = options.path ?? '/a2a/push';
@@ -135,7 +138,13 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
       source,
       status,
       reason,
-      payload: { status, reason, remote_address: source, content_length: req.headers['content-length'] ?? null, a2a_version: req.headers['a2a-version'] ?? null },
+      payload: {
+        status,
+        reason,
+        remote_address: source,
+        content_length: req.headers['content-length'] ?? null,
+        a2a_version: req.headers['a2a-version'] ?? null,
+      },
     });
     arrive({ status, variant: null, task_id: null, event_type: REJECTED_EVENT, reason });
     reply(res, status, { error: { code: status, message: reason } });
@@ -207,12 +216,26 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
       const owner = task?.agent_alias ?? null;
       if (task && owner) {
         yield* applyUpdateSteps(
-          { eventPrefix: 'a2a.push', source: 'webhook', alias: owner, protocolVersion: a2aVersion ?? dialect, metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect }, payload: { a2a_version: a2aVersion, dialect }, ensured: knownTaskRows(task) },
+          {
+            eventPrefix: 'a2a.push',
+            source: 'webhook',
+            alias: owner,
+            protocolVersion: a2aVersion ?? dialect,
+            metadata: { 'a2a.inbound_version': a2aVersion, 'a2a.dialect': dialect },
+            payload: { a2a_version: a2aVersion, dialect },
+            ensured: knownTaskRows(task),
+          },
           record,
         );
       } else {
         // Nothing links it to a known agent: journal it, unlinked, rather than drop it.
-        yield* journal({ type: eventType, source: 'webhook', contextId: null, taskId, payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload } });
+        yield* journal({
+          type: eventType,
+          source: 'webhook',
+          contextId: null,
+          taskId,
+          payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload },
+        });
       }
       return owner;
     };
@@ -257,7 +280,11 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
       server = createServer({ headersTimeout, requestTimeout: 0, connectionsCheckingInterval: Math.min(headersTimeout, 1000) }, handle);
       await new Promise<void>((resolve, rejectStart) => {
         server!.once('error', (error: NodeJS.ErrnoException) =>
-          rejectStart(error.code === 'EADDRINUSE' ? usageError('port_in_use', `port ${options.port} on ${host} is already in use`, 'Pick another --port, or 0 for any free one.') : error),
+          rejectStart(
+            error.code === 'EADDRINUSE'
+              ? usageError('port_in_use', `port ${options.port} on ${host} is already in use`, 'Pick another --port, or 0 for any free one.')
+              : error,
+          ),
         );
         server!.listen(options.port ?? 0, host, () => resolve());
       });

@@ -15,10 +15,24 @@ import '../agents.css';
 type Agent = ChannelOutput<'agents.list'>['agents'][number];
 
 const NEW_REF = '__new__';
-const lines = (text: string) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 const opt = (text: string) => text.trim() || undefined;
 
-export function AgentForm({ agent, onDone, onCancel, onAddFailed }: { agent?: Agent; onDone: (alias: string) => void; onCancel?: () => void; onAddFailed?: (url: string, error: IpcError) => void }) {
+export function AgentForm({
+  agent,
+  onDone,
+  onCancel,
+  onAddFailed,
+}: {
+  agent?: Agent;
+  onDone: (alias: string) => void;
+  onCancel?: () => void;
+  onAddFailed?: (url: string, error: IpcError) => void;
+}) {
   const editing = !!agent;
   const auth = useLoad(() => call('auth.list', {}), []);
   const [alias, setAlias] = useState(agent?.alias ?? '');
@@ -34,12 +48,17 @@ export function AgentForm({ agent, onDone, onCancel, onAddFailed }: { agent?: Ag
   const refs = auth.data?.auth_refs ?? [];
   const sessionOnly = auth.data?.keyring.session_only ?? false;
 
-  const clientTls = () => (certFile || keyFile || caFile ? { certFile: opt(certFile), keyFile: opt(keyFile), caFile: opt(caFile), passphraseRef: opt(passphraseRef) } : undefined);
+  const clientTls = () =>
+    certFile || keyFile || caFile ? { certFile: opt(certFile), keyFile: opt(keyFile), caFile: opt(caFile), passphraseRef: opt(passphraseRef) } : undefined;
   const cardKeys = () => (jwksUrl || jwksFile ? { jwksUrl: opt(jwksUrl), jwksFile: opt(jwksFile) } : undefined);
 
   const submit = useAction(async (fetchCard: boolean = true) => {
     if (agent) {
-      const tlsChanged = certFile !== (agent.client_tls?.cert_file ?? '') || keyFile !== (agent.client_tls?.key_file ?? '') || caFile !== (agent.client_tls?.ca_file ?? '') || passphraseRef !== (agent.client_tls?.passphrase_ref ?? '');
+      const tlsChanged =
+        certFile !== (agent.client_tls?.cert_file ?? '') ||
+        keyFile !== (agent.client_tls?.key_file ?? '') ||
+        caFile !== (agent.client_tls?.ca_file ?? '') ||
+        passphraseRef !== (agent.client_tls?.passphrase_ref ?? '');
       const keysChanged = jwksUrl !== (agent.card_keys?.jwks_url ?? '') || jwksFile !== (agent.card_keys?.jwks_file ?? '');
       const changes: ChannelInput<'agents.set'> = { alias: agent.alias, authRef: authRef || null };
       if (tlsChanged) changes.clientTls = clientTls() ?? null;

@@ -13,7 +13,9 @@ import { isAwaiting, textOfParts, type AnswerModel, type StreamEvent } from './a
 import type { ChannelOutput, SendInputs } from '../../../shared/ipc/contract';
 
 /** One call as Compose made it: what was sent and what came back. */
-export type Sent = { agent: string; inputs: SendInputs } & ({ mode: 'send'; result: ChannelOutput<'messages.send'> } | { mode: 'stream'; result: ChannelOutput<'messages.stream'> });
+export type Sent = { agent: string; inputs: SendInputs } & (
+  { mode: 'send'; result: ChannelOutput<'messages.send'> } | { mode: 'stream'; result: ChannelOutput<'messages.stream'> }
+);
 
 /** Timelines up to this many events render in full; longer ones scroll in a virtual list. */
 const FULL_TIMELINE = 300;
@@ -22,7 +24,8 @@ function TimelineItem({ e }: { e: StreamEvent }) {
   return (
     <>
       <span className="mono">#{e.sequence}</span> <strong>{e.variant}</strong> {e.state ? <span className={stateClass(e.state)}>{e.state}</span> : null}
-      {e.artifact ? <span className="chip">{`${e.artifact.artifact_id} v${e.artifact.version}${e.artifact.last_chunk ? ' ✓' : ''}`}</span> : null} {e.variant === 'artifactUpdate' ? '' : (e.text ?? '')}
+      {e.artifact ? <span className="chip">{`${e.artifact.artifact_id} v${e.artifact.version}${e.artifact.last_chunk ? ' ✓' : ''}`}</span> : null}{' '}
+      {e.variant === 'artifactUpdate' ? '' : (e.text ?? '')}
     </>
   );
 }

@@ -54,7 +54,13 @@ function PartView({ part }: { part: Part }) {
   if (isFile(part)) return <FilePart part={part} />;
   const text = typeof part.text === 'string' ? part.text : null;
   if (text === null) return <div className="muted">a part of unknown kind</div>;
-  return part.mediaType === 'text/markdown' ? <Markdown text={text} /> : <pre className="artifact-text" tabIndex={0}>{text}</pre>;
+  return part.mediaType === 'text/markdown' ? (
+    <Markdown text={text} />
+  ) : (
+    <pre className="artifact-text" tabIndex={0}>
+      {text}
+    </pre>
+  );
 }
 
 function SaveFiles({ taskId }: { taskId: string }) {

@@ -32,7 +32,17 @@ function kindOf(ref: AuthRef | undefined): Kind {
 
 const flowText = (ref: AuthRef | undefined, key: string) => stringOf(jsonAt(ref?.flow, key)) ?? '';
 
-export function AuthRefForm({ existing, sessionOnly, onSaved, onCancel }: { existing?: AuthRef; sessionOnly: boolean; onSaved: (name: string) => void; onCancel?: () => void }) {
+export function AuthRefForm({
+  existing,
+  sessionOnly,
+  onSaved,
+  onCancel,
+}: {
+  existing?: AuthRef;
+  sessionOnly: boolean;
+  onSaved: (name: string) => void;
+  onCancel?: () => void;
+}) {
   const editing = !!existing;
   const [name, setName] = useState(existing?.name ?? '');
   const [kind, setKind] = useState<Kind>(kindOf(existing));

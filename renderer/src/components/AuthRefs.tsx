@@ -77,7 +77,9 @@ export function AuthRefs() {
     <div data-testid="auth-refs">
       {keyring ? (
         <p className={sessionOnly ? 'session-note' : 'muted'} data-testid="keyring-status" role="status">
-          {sessionOnly ? `Secrets are kept for this session only: ${keyring.session_reason ?? 'no OS keyring'}. Set them again after a restart, or use env-var auth refs.` : `Secrets are stored in the OS keyring (${keyring.backend}).`}
+          {sessionOnly
+            ? `Secrets are kept for this session only: ${keyring.session_reason ?? 'no OS keyring'}. Set them again after a restart, or use env-var auth refs.`
+            : `Secrets are stored in the OS keyring (${keyring.backend}).`}
         </p>
       ) : null}
       {refs.length ? (
@@ -106,25 +108,54 @@ export function AuthRefs() {
                 <td>{presentText(r)}</td>
                 <td>{r.used_by.join(', ') || <span className="muted">no agent</span>}</td>
                 <td className="row-actions">
-                  <button type="button" className="small secondary" onClick={() => setMode({ edit: r.name })} disabled={r.source === 'config_seed'} aria-label={`Edit auth ref ${r.name}`}>
+                  <button
+                    type="button"
+                    className="small secondary"
+                    onClick={() => setMode({ edit: r.name })}
+                    disabled={r.source === 'config_seed'}
+                    aria-label={`Edit auth ref ${r.name}`}
+                  >
                     Edit
                   </button>
                   {r.kind === 'keyring' ? (
                     <>
-                      <button type="button" className="small secondary" onClick={() => setSecretFor(secretFor === r.name ? null : r.name)} aria-label={`Set the secret of ${r.name}`}>
+                      <button
+                        type="button"
+                        className="small secondary"
+                        onClick={() => setSecretFor(secretFor === r.name ? null : r.name)}
+                        aria-label={`Set the secret of ${r.name}`}
+                      >
                         Set secret
                       </button>
-                      <button type="button" className="small secondary" onClick={() => void dropSecret.run(r.name)} disabled={!r.present || dropSecret.busy} aria-label={`Delete the secret of ${r.name}`}>
+                      <button
+                        type="button"
+                        className="small secondary"
+                        onClick={() => void dropSecret.run(r.name)}
+                        disabled={!r.present || dropSecret.busy}
+                        aria-label={`Delete the secret of ${r.name}`}
+                      >
                         Delete secret
                       </button>
                     </>
                   ) : null}
                   {confirming === r.name ? (
-                    <button type="button" className="small danger" onClick={() => void remove.run(r.name)} disabled={remove.busy} aria-label={`Confirm removing auth ref ${r.name}`}>
+                    <button
+                      type="button"
+                      className="small danger"
+                      onClick={() => void remove.run(r.name)}
+                      disabled={remove.busy}
+                      aria-label={`Confirm removing auth ref ${r.name}`}
+                    >
                       Confirm remove{r.used_by.length ? ` (unlinks ${r.used_by.join(', ')})` : ''}
                     </button>
                   ) : (
-                    <button type="button" className="small secondary" onClick={() => setConfirming(r.name)} disabled={r.source === 'config_seed'} aria-label={`Remove auth ref ${r.name}`}>
+                    <button
+                      type="button"
+                      className="small secondary"
+                      onClick={() => setConfirming(r.name)}
+                      disabled={r.source === 'config_seed'}
+                      aria-label={`Remove auth ref ${r.name}`}
+                    >
                       Remove
                     </button>
                   )}

@@ -11,7 +11,11 @@ import type { ChannelOutput } from '../../../shared/ipc/contract';
 type InspectView = ChannelOutput<'agents.inspect'>;
 type Signature = InspectView['signature'];
 
-const SOURCE_TEXT: Record<NonNullable<Signature['key_source']>, string> = { jku: "the signature's jku", jwks_url: 'the configured jwks_url', jwks_file: 'the configured jwks_file' };
+const SOURCE_TEXT: Record<NonNullable<Signature['key_source']>, string> = {
+  jku: "the signature's jku",
+  jwks_url: 'the configured jwks_url',
+  jwks_file: 'the configured jwks_file',
+};
 
 /** One badge: ✓ verified (kid), ○ unsigned, ✗ invalid: reason. */
 export function SignatureBadge({ signature, testId = 'card-signature' }: { signature: Signature | undefined; testId?: string }) {
@@ -19,7 +23,11 @@ export function SignatureBadge({ signature, testId = 'card-signature' }: { signa
   const { status } = signature;
   const cls = status === 'verified' ? 'health ok' : status === 'invalid' ? 'health bad' : 'health warn';
   const detail =
-    status === 'verified' ? `kid ${signature.kid}${signature.key_source ? `, key from ${SOURCE_TEXT[signature.key_source]}` : ''}` : status === 'invalid' ? signature.reason : 'the card carries no signature';
+    status === 'verified'
+      ? `kid ${signature.kid}${signature.key_source ? `, key from ${SOURCE_TEXT[signature.key_source]}` : ''}`
+      : status === 'invalid'
+        ? signature.reason
+        : 'the card carries no signature';
   return (
     <span className={cls} data-testid={testId} data-status={status}>
       <span aria-hidden="true">{status === 'verified' ? '✓' : status === 'invalid' ? '✗' : '○'}</span> {status} <span className="muted">{detail}</span>

@@ -20,7 +20,8 @@ export function ClientCertificate({ view }: { view: ChannelOutput<'agents.inspec
           </span>
         ) : (
           <>
-            {tls.subject} <span className={tls.expired ? 'health bad' : 'health ok'}>{tls.expired ? `✗ expired ${tls.valid_to}` : `✓ valid until ${tls.valid_to}`}</span>
+            {tls.subject}{' '}
+            <span className={tls.expired ? 'health bad' : 'health ok'}>{tls.expired ? `✗ expired ${tls.valid_to}` : `✓ valid until ${tls.valid_to}`}</span>
             <div className="muted small-text">
               issued by {tls.issuer} · {tls.cert_file} · key {tls.key_file}
               {tls.passphrase_ref ? ` · passphrase from auth ref "${tls.passphrase_ref}"` : ''}

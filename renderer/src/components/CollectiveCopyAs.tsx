@@ -30,10 +30,19 @@ function commandOf(p: Props): CopyText {
   const line =
     p.op === 'bcast'
       ? missiveCommand({ operation: 'bcast', group: p.group, inputs, ...flags })
-      : missiveCommand({ operation: 'round', group: p.group, inputs, ...flags, reduce: { strategy: p.strategy, ...(p.reducer ? { reducerAgent: p.reducer } : {}) } });
+      : missiveCommand({
+          operation: 'round',
+          group: p.group,
+          inputs,
+          ...flags,
+          reduce: { strategy: p.strategy, ...(p.reducer ? { reducerAgent: p.reducer } : {}) },
+        });
   const text = timeoutMs && Number.isFinite(timeoutMs) ? line.replace(/^missive /, `missive --timeout ${timeoutMs}ms `) : line;
   const quorum = p.op === 'round' ? quorumOf(p.options) : undefined;
-  return { text, note: quorum !== undefined ? `missive round has no --required: for a quorum of ${quorum}, run bcast, then missive barrier --required ${quorum}.` : null };
+  return {
+    text,
+    note: quorum !== undefined ? `missive round has no --required: for a quorum of ${quorum}, run bcast, then missive barrier --required ${quorum}.` : null,
+  };
 }
 
 export function CollectiveCopyAs(props: Props) {

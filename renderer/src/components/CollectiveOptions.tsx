@@ -36,7 +36,17 @@ export function fanOutOptionsOf(o: CollectiveOptionsValue) {
 
 export const quorumOf = (o: CollectiveOptionsValue): number | undefined => numberOf(o.quorum);
 
-export function CollectiveOptions({ op, value, onChange, members }: { op: Operation; value: CollectiveOptionsValue; onChange: (v: CollectiveOptionsValue) => void; members: number }) {
+export function CollectiveOptions({
+  op,
+  value,
+  onChange,
+  members,
+}: {
+  op: Operation;
+  value: CollectiveOptionsValue;
+  onChange: (v: CollectiveOptionsValue) => void;
+  members: number;
+}) {
   if (!has(takes.failurePolicy, op) && !has(takes.timeout, op)) return null;
   const set = <K extends keyof CollectiveOptionsValue>(key: K, v: CollectiveOptionsValue[K]) => onChange({ ...value, [key]: v });
   return (
@@ -46,8 +56,15 @@ export function CollectiveOptions({ op, value, onChange, members }: { op: Operat
         <div className="option-group" role="radiogroup" aria-label="Failure policy">
           <span className="option-label">Failure policy</span>
           <label className="op-option">
-            <input type="radio" name="failure-policy" value="continue" checked={value.failurePolicy === 'continue'} onChange={() => set('failurePolicy', 'continue')} />
-            <strong>continue</strong> <span className="muted">{op === 'barrier' ? 'only the quorum decides' : 'send to every member; go on with those that answered'}</span>
+            <input
+              type="radio"
+              name="failure-policy"
+              value="continue"
+              checked={value.failurePolicy === 'continue'}
+              onChange={() => set('failurePolicy', 'continue')}
+            />
+            <strong>continue</strong>{' '}
+            <span className="muted">{op === 'barrier' ? 'only the quorum decides' : 'send to every member; go on with those that answered'}</span>
           </label>
           <label className="op-option">
             <input type="radio" name="failure-policy" value="stop" checked={value.failurePolicy === 'stop'} onChange={() => set('failurePolicy', 'stop')} />
@@ -68,13 +85,33 @@ export function CollectiveOptions({ op, value, onChange, members }: { op: Operat
         {has(takes.quorum, op) ? (
           <label className="field">
             <span>Quorum (members that must complete)</span>
-            <input name="quorum" type="number" min={1} max={Math.max(1, members)} step={1} inputMode="numeric" value={value.quorum} onChange={(e) => set('quorum', e.target.value)} placeholder={op === 'round' ? 'all reached' : `all (${members})`} />
+            <input
+              name="quorum"
+              type="number"
+              min={1}
+              max={Math.max(1, members)}
+              step={1}
+              inputMode="numeric"
+              value={value.quorum}
+              onChange={(e) => set('quorum', e.target.value)}
+              placeholder={op === 'round' ? 'all reached' : `all (${members})`}
+            />
           </label>
         ) : null}
         {has(takes.timeout, op) ? (
           <label className="field">
             <span>Timeout (seconds)</span>
-            <input name="timeout" type="number" min={1} max={3600} step={1} inputMode="numeric" value={value.timeoutSeconds} onChange={(e) => set('timeoutSeconds', e.target.value)} placeholder="profile default" />
+            <input
+              name="timeout"
+              type="number"
+              min={1}
+              max={3600}
+              step={1}
+              inputMode="numeric"
+              value={value.timeoutSeconds}
+              onChange={(e) => set('timeoutSeconds', e.target.value)}
+              placeholder="profile default"
+            />
           </label>
         ) : null}
       </div>

@@ -25,7 +25,17 @@ const matches = (entry: Entry, query: string) => {
     .every((word) => haystack.includes(word));
 };
 
-export function CommandPalette({ open, onClose, onToggleTheme, onShowShortcuts }: { open: boolean; onClose: () => void; onToggleTheme: () => void; onShowShortcuts: () => void }) {
+export function CommandPalette({
+  open,
+  onClose,
+  onToggleTheme,
+  onShowShortcuts,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onToggleTheme: () => void;
+  onShowShortcuts: () => void;
+}) {
   const { setView, navigate, openInCompose, notify } = useStore();
   const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
@@ -59,7 +69,12 @@ export function CommandPalette({ open, onClose, onToggleTheme, onShowShortcuts }
       ...VIEWS.map(([id, label]): Entry => ({ id: `view-${id}`, group: 'View', label: `Go to ${label}`, run: () => setView(id) })),
       ...agents.flatMap((alias): Entry[] => [
         { id: `agent-open-${alias}`, group: 'Agent', label: `${alias}: open in Agents`, run: () => navigate('agent', alias) },
-        { id: `agent-compose-${alias}`, group: 'Agent', label: `${alias}: compose a message`, run: () => openInCompose({ agent: alias, mode: 'send', inputs: {} }) },
+        {
+          id: `agent-compose-${alias}`,
+          group: 'Agent',
+          label: `${alias}: compose a message`,
+          run: () => openInCompose({ agent: alias, mode: 'send', inputs: {} }),
+        },
       ]),
       {
         id: 'action-demo',
@@ -75,7 +90,12 @@ export function CommandPalette({ open, onClose, onToggleTheme, onShowShortcuts }
           }
         },
       },
-      { id: 'action-new-conversation', group: 'Action', label: 'New conversation (Compose)', run: () => openInCompose({ agent: null, mode: 'send', inputs: {} }) },
+      {
+        id: 'action-new-conversation',
+        group: 'Action',
+        label: 'New conversation (Compose)',
+        run: () => openInCompose({ agent: null, mode: 'send', inputs: {} }),
+      },
       {
         id: 'action-refresh-cards',
         group: 'Action',
@@ -84,7 +104,10 @@ export function CommandPalette({ open, onClose, onToggleTheme, onShowShortcuts }
           try {
             const r = await call('agents.refreshAll', {});
             const failed = r.agents.filter((a) => !a.ok).map((a) => a.alias);
-            notify(failed.length ? 'warning' : 'info', failed.length ? `Cards refreshed; these failed: ${failed.join(', ')}` : `Cards refreshed (${r.agents.length})`);
+            notify(
+              failed.length ? 'warning' : 'info',
+              failed.length ? `Cards refreshed; these failed: ${failed.join(', ')}` : `Cards refreshed (${r.agents.length})`,
+            );
           } catch (e) {
             report('Refreshing the cards')(e);
           }

@@ -18,7 +18,13 @@ function CellView({ cell }: { cell: Cell | undefined }) {
   if (!cell) return <td className="muted">-</td>;
   const text = cell.status === 'failed' ? reason(cell.code) : LABEL[cell.status];
   return (
-    <td className={TONE[cell.status]} data-testid="conformance-cell" data-status={cell.status} data-operation={cell.operation} title={[cell.message, cell.note].filter(Boolean).join(' · ') || undefined}>
+    <td
+      className={TONE[cell.status]}
+      data-testid="conformance-cell"
+      data-status={cell.status}
+      data-operation={cell.operation}
+      title={[cell.message, cell.note].filter(Boolean).join(' · ') || undefined}
+    >
       {cell.status === 'failed' ? <strong>{text}</strong> : text}
       {cell.latency_ms !== null ? <span className="muted"> · {cell.latency_ms} ms</span> : null}
     </td>
@@ -36,7 +42,8 @@ export function ConformanceTable({ report }: { report: ConformanceReport }) {
         <caption>
           Conformance of {report.alias}: {report.passed ? 'every advertised operation answered as A2A says' : `${s.failed ?? 0} check(s) failed`}{' '}
           <span className="muted">
-            ({s.ok ?? 0} ok, {s.failed ?? 0} failed, {s.skipped ?? 0} skipped, {s.not_advertised ?? 0} not advertised{(s['not_in_0.3'] ?? 0) > 0 ? `, ${s['not_in_0.3']} not in 0.3` : ''})
+            ({s.ok ?? 0} ok, {s.failed ?? 0} failed, {s.skipped ?? 0} skipped, {s.not_advertised ?? 0} not advertised
+            {(s['not_in_0.3'] ?? 0) > 0 ? `, ${s['not_in_0.3']} not in 0.3` : ''})
           </span>
         </caption>
         <thead>
@@ -72,7 +79,9 @@ export function ConformanceTable({ report }: { report: ConformanceReport }) {
           ))}
         </ul>
       ) : null}
-      {unprobed.length ? <p className="muted">Not probed (missive does not speak the binding): {unprobed.map((i) => `${i.protocol_binding} ${i.url}`).join(', ')}</p> : null}
+      {unprobed.length ? (
+        <p className="muted">Not probed (missive does not speak the binding): {unprobed.map((i) => `${i.protocol_binding} ${i.url}`).join(', ')}</p>
+      ) : null}
       {!report.include_send ? <p className="muted">Sends are skipped: the probe is read-only unless sends are included.</p> : null}
     </div>
   );

@@ -36,7 +36,9 @@ export function Conversation({ agent, contextId, turn, onNew }: ConversationProp
             {name ? `${name} · ` : ''}context <IdLink kind="context" id={contextId} />
           </span>
         ) : (
-          <span className="muted" data-testid="conversation-new">new — {agent ? `${agent}'s` : "the agent's"} first answer starts a context</span>
+          <span className="muted" data-testid="conversation-new">
+            new — {agent ? `${agent}'s` : "the agent's"} first answer starts a context
+          </span>
         )}
         <button type="button" className="secondary small" onClick={onNew} disabled={!contextId} data-testid="new-conversation">
           New conversation

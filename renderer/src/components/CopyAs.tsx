@@ -58,12 +58,24 @@ export function CopyAs({ label, command, curl, testId }: { label: string; comman
     <div className="copy-as" data-testid={testId ?? 'copy-as'}>
       <div className="copy-buttons">
         {command ? (
-          <button type="button" className="secondary" disabled={busy} title={`Copy ${label} as a missive command line`} onClick={() => void copy('missive command', command)}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={busy}
+            title={`Copy ${label} as a missive command line`}
+            onClick={() => void copy('missive command', command)}
+          >
             Copy as missive command
           </button>
         ) : null}
         {curl ? (
-          <button type="button" className="secondary" disabled={busy} title={`Copy ${label} as a curl command line`} onClick={() => void copy('curl command', curl)}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={busy}
+            title={`Copy ${label} as a curl command line`}
+            onClick={() => void copy('curl command', curl)}
+          >
             Copy as curl
           </button>
         ) : null}

@@ -62,7 +62,11 @@ export function EventList<T extends ListedEvent>({
   const [atEnd, setAtEnd] = useState(true);
 
   const open = useMemo(
-    () => [...expanded].map((s) => indexOfSequence(rows, s)).filter((i) => i >= 0).sort((a, b) => a - b),
+    () =>
+      [...expanded]
+        .map((s) => indexOfSequence(rows, s))
+        .filter((i) => i >= 0)
+        .sort((a, b) => a - b),
     [expanded, rows],
   );
   const total = rows.length * ROW + open.length * PANEL;

@@ -78,7 +78,11 @@ export function GroupEditor({ group, agents, onChanged }: Props) {
                   className="small secondary"
                   disabled={change.busy || rankOf(m.agent_alias, m.rank) === String(m.rank)}
                   aria-label={`Set rank of ${m.agent_alias} to ${rankOf(m.agent_alias, m.rank)}`}
-                  onClick={() => void change.run(`moved ${m.agent_alias} to rank ${rankOf(m.agent_alias, m.rank)}`, () => call('groups.addMember', { group: name, alias: m.agent_alias, rank: Number(rankOf(m.agent_alias, m.rank)) }))}
+                  onClick={() =>
+                    void change.run(`moved ${m.agent_alias} to rank ${rankOf(m.agent_alias, m.rank)}`, () =>
+                      call('groups.addMember', { group: name, alias: m.agent_alias, rank: Number(rankOf(m.agent_alias, m.rank)) }),
+                    )
+                  }
                 >
                   Set rank
                 </button>{' '}
@@ -101,7 +105,9 @@ export function GroupEditor({ group, agents, onChanged }: Props) {
         onSubmit={(e) => {
           e.preventDefault();
           if (!pick) return;
-          void change.run(`added ${pick}`, () => call('groups.addMember', { group: name, alias: pick, ...(addRank.trim() ? { rank: Number(addRank) } : {}) })).then(() => setAddRank(''));
+          void change
+            .run(`added ${pick}`, () => call('groups.addMember', { group: name, alias: pick, ...(addRank.trim() ? { rank: Number(addRank) } : {}) }))
+            .then(() => setAddRank(''));
         }}
       >
         <Field label="Add member">
@@ -121,7 +127,11 @@ export function GroupEditor({ group, agents, onChanged }: Props) {
         onSubmit={(e) => {
           e.preventDefault();
           void change.run('saved the settings', () =>
-            call('groups.update', { group: name, ...(policy !== '' && policy !== group.routing_policy ? { routingPolicy: policy } : {}), ...(notes !== (group.notes ?? '') ? { notes } : {}) }),
+            call('groups.update', {
+              group: name,
+              ...(policy !== '' && policy !== group.routing_policy ? { routingPolicy: policy } : {}),
+              ...(notes !== (group.notes ?? '') ? { notes } : {}),
+            }),
           );
         }}
       >
@@ -144,7 +154,12 @@ export function GroupEditor({ group, agents, onChanged }: Props) {
         {confirming ? (
           <>
             <span>Delete group {name}? Its agents stay registered.</span>
-            <button type="button" className="small danger" disabled={change.busy} onClick={() => void change.run(`deleted ${name}`, async () => (await call('groups.delete', { group: name }), null))}>
+            <button
+              type="button"
+              className="small danger"
+              disabled={change.busy}
+              onClick={() => void change.run(`deleted ${name}`, async () => (await call('groups.delete', { group: name }), null))}
+            >
               Confirm delete
             </button>
             <button type="button" className="small secondary" onClick={() => setConfirming(false)}>

@@ -33,8 +33,14 @@ export function HealthCell({ health, failedCheck }: { health: AgentHealth | unde
   if (failedCheck) {
     const transport = failedCheck.error.category === 'transport';
     return (
-      <span className={transport ? 'health bad' : 'health warn'} data-testid="health" data-state={transport ? 'unreachable' : 'reachable'} title={failedCheck.error.message}>
-        <span aria-hidden="true">●</span> {transport ? 'unreachable' : 'reachable, card fetch failed'} <span className="error-code">{failedCheck.error.code}</span>{' '}
+      <span
+        className={transport ? 'health bad' : 'health warn'}
+        data-testid="health"
+        data-state={transport ? 'unreachable' : 'reachable'}
+        title={failedCheck.error.message}
+      >
+        <span aria-hidden="true">●</span> {transport ? 'unreachable' : 'reachable, card fetch failed'}{' '}
+        <span className="error-code">{failedCheck.error.code}</span>{' '}
         <span className="muted">
           <Time at={failedCheck.at} show="age" />
         </span>
@@ -61,7 +67,12 @@ export function HealthCell({ health, failedCheck }: { health: AgentHealth | unde
   }
   const failing = failedLast(health);
   return (
-    <span className={failing ? 'health warn' : 'health ok'} data-testid="health" data-state="reachable" title={failing ? health.last_error?.message : undefined}>
+    <span
+      className={failing ? 'health warn' : 'health ok'}
+      data-testid="health"
+      data-state="reachable"
+      title={failing ? health.last_error?.message : undefined}
+    >
       <span aria-hidden="true">●</span> reachable{' '}
       <span className="muted">
         {failing ? (

@@ -56,7 +56,8 @@ function ConformanceProbe({ alias, onProbed }: { alias: string; onProbed: (alias
         {probe.busy ? 'Probing…' : 'Run conformance probe'}
       </button>{' '}
       <label className="muted">
-        <input type="checkbox" checked={includeSend} onChange={(e) => setIncludeSend(e.target.checked)} data-testid="conformance-include-send" /> also send one short message per interface
+        <input type="checkbox" checked={includeSend} onChange={(e) => setIncludeSend(e.target.checked)} data-testid="conformance-include-send" /> also send one
+        short message per interface
       </label>
       <ErrorBox error={probe.error} />
       {report ? <ConformanceTable report={report} /> : null}
@@ -72,12 +73,21 @@ export function InterfaceTable({ view }: { view: InspectData }) {
   const declared = view.card.supported_interfaces;
   const isSelected = (i: DeclaredInterface) => !!selected && i.url === selected.url && canonical(i.protocol_binding) === selected.binding;
   // An interface negotiation took from the registry or the base URL is not in the card: it gets a row of its own.
-  const rows: Array<DeclaredInterface & { note?: string }> = declared.some(isSelected) || !selected ? [...declared] : [...declared, { protocol_binding: selected.protocol_binding, url: selected.url, protocol_version: null, tenant: null, note: selected.source.replace(/_/g, ' ') }];
+  const rows: Array<DeclaredInterface & { note?: string }> =
+    declared.some(isSelected) || !selected
+      ? [...declared]
+      : [
+          ...declared,
+          { protocol_binding: selected.protocol_binding, url: selected.url, protocol_version: null, tenant: null, note: selected.source.replace(/_/g, ' ') },
+        ];
   return (
     <div className="interface-table-wrap">
       <table className="table interface-table" data-testid="interfaces">
         <caption>
-          Interfaces the card declares, and what missive would do with each. <span className="muted">{probed ? 'Probed: the conformance table below shows what each answered.' : 'Not probed: no conformance check has run.'}</span>
+          Interfaces the card declares, and what missive would do with each.{' '}
+          <span className="muted">
+            {probed ? 'Probed: the conformance table below shows what each answered.' : 'Not probed: no conformance check has run.'}
+          </span>
         </caption>
         <thead>
           <tr>
@@ -91,7 +101,9 @@ export function InterfaceTable({ view }: { view: InspectData }) {
         <tbody>
           {rows.map((i) => {
             const chosen = isSelected(i) || (!!i.note && !!selected);
-            const credentials = chosen ? { text: DECISION_TEXT[view.origin_pinning.decision] ?? view.origin_pinning.decision, kind: view.origin_pinning.decision } : credentialsFor(i.url, view);
+            const credentials = chosen
+              ? { text: DECISION_TEXT[view.origin_pinning.decision] ?? view.origin_pinning.decision, kind: view.origin_pinning.decision }
+              : credentialsFor(i.url, view);
             const usable = supported.includes(canonical(i.protocol_binding));
             return (
               <tr key={`${i.protocol_binding} ${i.url}`} className={chosen ? 'selected' : undefined} data-testid="interface-row" data-selected={chosen}>
@@ -103,7 +115,15 @@ export function InterfaceTable({ view }: { view: InspectData }) {
                   {i.note ? <span className="muted"> · {i.note}</span> : null}
                 </td>
                 <td className={`cred cred-${credentials.kind}`}>{credentials.text}</td>
-                <td>{chosen && selected ? <strong>selected · speaks A2A {selected.dialect}</strong> : usable ? <span className="muted">not selected</span> : <span className="muted">binding not supported</span>}</td>
+                <td>
+                  {chosen && selected ? (
+                    <strong>selected · speaks A2A {selected.dialect}</strong>
+                  ) : usable ? (
+                    <span className="muted">not selected</span>
+                  ) : (
+                    <span className="muted">binding not supported</span>
+                  )}
+                </td>
               </tr>
             );
           })}

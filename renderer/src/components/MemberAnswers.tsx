@@ -125,7 +125,9 @@ function MemberAnswer({ member: m }: { member: MemberRow }) {
         </ul>
       ) : null}
       {!a ? (
-        <p className="muted">{m.error ? '' : m.status === 'running' || m.status === 'pending' ? 'No answer yet.' : 'Answers are gathered by a round or a gather in this context.'}</p>
+        <p className="muted">
+          {m.error ? '' : m.status === 'running' || m.status === 'pending' ? 'No answer yet.' : 'Answers are gathered by a round or a gather in this context.'}
+        </p>
       ) : a.status === 'missing_task' ? (
         <p className="muted">No task or answer from this member in this context.</p>
       ) : a.status === 'empty_output' ? (
@@ -147,7 +149,11 @@ function MemberArtifact({ taskId, artifact }: { taskId: string; artifact: Artifa
     <>
       <ErrorBox error={load.error} />
       {content ? (
-        <ArtifactView artifact={{ id: artifact.artifact_id, name: artifact.name, parts: partsOf(jsonAt(content, 'parts')), version: artifact.version, complete: true }} taskId={taskId} streaming={false} />
+        <ArtifactView
+          artifact={{ id: artifact.artifact_id, name: artifact.name, parts: partsOf(jsonAt(content, 'parts')), version: artifact.version, complete: true }}
+          taskId={taskId}
+          streaming={false}
+        />
       ) : load.busy ? (
         <p className="muted">Loading {artifact.name ?? artifact.artifact_id}…</p>
       ) : null}

@@ -31,7 +31,9 @@ export function RawCard({ target }: { target: RawCardTarget }) {
           <p className="muted small-text">
             from <span className="mono">{data.url}</span> (HTTP {data.http_status})
           </p>
-          <strong>{data.issues.length ? `${data.issues.length} issue${data.issues.length === 1 ? '' : 's'} missive refuses it for` : 'missive reads this card now'}</strong>
+          <strong>
+            {data.issues.length ? `${data.issues.length} issue${data.issues.length === 1 ? '' : 's'} missive refuses it for` : 'missive reads this card now'}
+          </strong>
           <ul data-testid="raw-card-issues">
             {data.issues.map((issue, i) => (
               <li key={i} data-testid="raw-card-issue">

@@ -37,7 +37,13 @@ function details(s: Scheme): string {
       return (
         s.flows
           .map((f) => {
-            const urls = [f.device_authorization_url && `device ${f.device_authorization_url}`, f.authorization_url && `authorize ${f.authorization_url}`, f.token_url && `token ${f.token_url}`].filter(Boolean).join(', ');
+            const urls = [
+              f.device_authorization_url && `device ${f.device_authorization_url}`,
+              f.authorization_url && `authorize ${f.authorization_url}`,
+              f.token_url && `token ${f.token_url}`,
+            ]
+              .filter(Boolean)
+              .join(', ');
             return `${FLOW_LABEL[f.flow] ?? f.flow}${urls ? ` (${urls})` : ''}${f.scopes.length ? `; scopes ${f.scopes.join(', ')}` : ''}`;
           })
           .join(' · ') || (s.oauth2_metadata_url ? `metadata ${s.oauth2_metadata_url}` : 'no flow listed')
@@ -51,7 +57,8 @@ function details(s: Scheme): string {
   }
 }
 
-const requirementText = (r: Security['requirements'][number]) => r.schemes.map((s) => `${s.name}${s.scopes.length ? ` (${s.scopes.join(', ')})` : ''}`).join(' + ');
+const requirementText = (r: Security['requirements'][number]) =>
+  r.schemes.map((s) => `${s.name}${s.scopes.length ? ` (${s.scopes.join(', ')})` : ''}`).join(' + ');
 
 function SendsText({ security }: { security: Security }) {
   const by = security.satisfied_by;
@@ -118,7 +125,13 @@ export function SecuritySchemes({ view }: { view: ChannelOutput<'agents.inspect'
       )}
       <dl className="kv">
         <dt>Requires</dt>
-        <dd data-testid="security-requirements">{security.requirements.length ? security.requirements.map(requirementText).join(' or ') : security.schemes.length ? 'no requirement stated' : 'nothing'}</dd>
+        <dd data-testid="security-requirements">
+          {security.requirements.length
+            ? security.requirements.map(requirementText).join(' or ')
+            : security.schemes.length
+              ? 'no requirement stated'
+              : 'nothing'}
+        </dd>
         <dt>missive sends</dt>
         <dd>
           <SendsText security={security} />

@@ -62,7 +62,12 @@ function MessageBubble({ item }: { item: ThreadMessage }) {
       <div className="bubble-head">
         <strong>{who}</strong>
         {item.direction === 'stream_event' ? <span className="chip">stream</span> : null}
-        {item.task_id ? <span className="mono muted" title={item.task_id}> task {item.task_id.slice(0, 8)}</span> : null}
+        {item.task_id ? (
+          <span className="mono muted" title={item.task_id}>
+            {' '}
+            task {item.task_id.slice(0, 8)}
+          </span>
+        ) : null}
         <span className="bubble-time">
           <Time at={item.at} />
         </span>
@@ -91,7 +96,13 @@ function ArtifactCard({ item }: { item: ThreadArtifact }) {
           <Time at={item.at} />
         </span>
       </div>
-      {text ? <pre className="artifact-text" tabIndex={0}>{text}</pre> : <div className="muted">{str(item.summary) ?? 'no text part'}</div>}
+      {text ? (
+        <pre className="artifact-text" tabIndex={0}>
+          {text}
+        </pre>
+      ) : (
+        <div className="muted">{str(item.summary) ?? 'no text part'}</div>
+      )}
       {item.text_truncated ? <div className="muted small-text">text shortened; Tasks → export artifacts has all of it</div> : null}
     </li>
   );

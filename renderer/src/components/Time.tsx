@@ -79,7 +79,11 @@ export function Time({ at, show = 'both', fallback = '—' }: { at: string | nul
   const iso = date.toISOString();
   return (
     <time className="time" dateTime={iso} title={iso}>
-      {show === 'age' ? age : show === 'local' ? local : (
+      {show === 'age' ? (
+        age
+      ) : show === 'local' ? (
+        local
+      ) : (
         <>
           {local} <span className="muted">· {age}</span>
         </>

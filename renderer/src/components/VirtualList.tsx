@@ -1,7 +1,19 @@
 /** A fixed-row-height virtual list: only the visible rows (plus overscan) are in the DOM, so 100,000 rows scroll smoothly. */
 import { useRef, useState, type ReactNode } from 'react';
 
-export function VirtualList<T>({ items, rowHeight, height, render, testId }: { items: T[]; rowHeight: number; height: number; render: (item: T, index: number) => ReactNode; testId?: string }) {
+export function VirtualList<T>({
+  items,
+  rowHeight,
+  height,
+  render,
+  testId,
+}: {
+  items: T[];
+  rowHeight: number;
+  height: number;
+  render: (item: T, index: number) => ReactNode;
+  testId?: string;
+}) {
   const [top, setTop] = useState(0);
   const ref = useRef<HTMLDivElement>(null);
   const overscan = 10;
@@ -16,7 +28,13 @@ export function VirtualList<T>({ items, rowHeight, height, render, testId }: { i
     );
   }
   return (
-    <div ref={ref} className="vlist" data-testid={testId} style={{ height, overflowY: 'auto', position: 'relative' }} onScroll={(e) => setTop(e.currentTarget.scrollTop)}>
+    <div
+      ref={ref}
+      className="vlist"
+      data-testid={testId}
+      style={{ height, overflowY: 'auto', position: 'relative' }}
+      onScroll={(e) => setTop(e.currentTarget.scrollTop)}
+    >
       <div style={{ height: items.length * rowHeight, position: 'relative' }}>{rows}</div>
     </div>
   );

@@ -170,7 +170,8 @@ function Exchange({ exchange, open }: { exchange: WireExchange; open: boolean })
           )}
           {x.response && rpc ? (
             <p className="wire-error" data-testid="wire-rpc-error">
-              <strong className="error-code">JSON-RPC error {rpc.code}</strong> {rpc.message} <span className="muted">(HTTP {x.response.status}: JSON-RPC reports errors in the body)</span>
+              <strong className="error-code">JSON-RPC error {rpc.code}</strong> {rpc.message}{' '}
+              <span className="muted">(HTTP {x.response.status}: JSON-RPC reports errors in the body)</span>
             </p>
           ) : null}
           {x.error ? (
@@ -190,7 +191,8 @@ export function WireView({ exchanges }: { exchanges: WireExchange[] | null | und
   return (
     <div className="wire" data-testid="wire">
       <p className="muted">
-        {exchanges.length} exchange(s) as they went over the wire; credentials are shown redacted. Open one for its headers, bodies{exchanges.some((x) => x.frames?.length) ? ' and stream frames' : ''}.
+        {exchanges.length} exchange(s) as they went over the wire; credentials are shown redacted. Open one for its headers, bodies
+        {exchanges.some((x) => x.frames?.length) ? ' and stream frames' : ''}.
       </p>
       {exchanges.map((x, i) => (
         <Exchange key={x.id} exchange={x} open={exchanges.length === 1 || i === exchanges.length - 1} />

@@ -72,7 +72,8 @@ export function streamEvent(e: EventPayload<'messages.stream.event'>): StreamEve
 }
 
 /** A text part's text when the part is only text (no file or data besides), else null. */
-const plainText = (p: Part): string | null => (typeof p.text === 'string' && p.data === undefined && p.url === undefined && p.raw === undefined ? p.text : null);
+const plainText = (p: Part): string | null =>
+  typeof p.text === 'string' && p.data === undefined && p.url === undefined && p.raw === undefined ? p.text : null;
 
 /** An appended chunk's parts after the artifact's: a text chunk continues a text part of the same media type. */
 export function appendParts(existing: Part[], chunk: Part[]): Part[] {

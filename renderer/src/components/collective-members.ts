@@ -44,11 +44,27 @@ export interface MemberRow {
   answer: MemberAnswer | null;
 }
 
-const answerOf = (m: GatheredMember): MemberAnswer => ({ status: m.status, task_id: m.task_id, text: m.text, text_source: m.text_source, artifacts: m.artifacts });
-const errorOf = (e: { code: string; message: string; help?: string | undefined } | null | undefined): MemberError | null => (e ? { code: e.code, message: e.message, ...(e.help ? { help: e.help } : {}) } : null);
+const answerOf = (m: GatheredMember): MemberAnswer => ({
+  status: m.status,
+  task_id: m.task_id,
+  text: m.text,
+  text_source: m.text_source,
+  artifacts: m.artifacts,
+});
+const errorOf = (e: { code: string; message: string; help?: string | undefined } | null | undefined): MemberError | null =>
+  e ? { code: e.code, message: e.message, ...(e.help ? { help: e.help } : {}) } : null;
 
 /** A member not heard from yet (the roster, before the first `collectives.member` event). */
-export const pendingRow = (m: { agent_alias: string; rank: number }): MemberRow => ({ alias: m.agent_alias, rank: m.rank, status: 'pending', state: null, latency_ms: null, task_id: null, error: null, answer: null });
+export const pendingRow = (m: { agent_alias: string; rank: number }): MemberRow => ({
+  alias: m.agent_alias,
+  rank: m.rank,
+  status: 'pending',
+  state: null,
+  latency_ms: null,
+  task_id: null,
+  error: null,
+  answer: null,
+});
 
 /** A `collectives.member` event as a row. */
 export const liveRow = (m: EventPayload<'collectives.member'>): MemberRow => ({
@@ -66,10 +82,28 @@ export const liveRow = (m: EventPayload<'collectives.member'>): MemberRow => ({
 export function rowsOf(out: Outcome): MemberRow[] {
   if (out.op === 'reduce') return [];
   if (out.op === 'gather') {
-    return out.result.members.map((m) => ({ alias: m.alias, rank: m.rank, status: m.status, state: m.state, latency_ms: null, task_id: m.task_id, error: null, answer: answerOf(m) }));
+    return out.result.members.map((m) => ({
+      alias: m.alias,
+      rank: m.rank,
+      status: m.status,
+      state: m.state,
+      latency_ms: null,
+      task_id: m.task_id,
+      error: null,
+      answer: answerOf(m),
+    }));
   }
   if (out.op === 'barrier') {
-    return out.result.members.map((m) => ({ alias: m.alias, rank: m.rank, status: m.status, state: m.state, latency_ms: null, task_id: m.task_id, error: errorOf(m.error), answer: null }));
+    return out.result.members.map((m) => ({
+      alias: m.alias,
+      rank: m.rank,
+      status: m.status,
+      state: m.state,
+      latency_ms: null,
+      task_id: m.task_id,
+      error: errorOf(m.error),
+      answer: null,
+    }));
   }
   const sent = out.op === 'bcast' ? out.result.members : out.result.bcast.members;
   const gathered = out.op === 'round' ? new Map((out.result.gather?.members ?? []).map((m) => [m.rank, m])) : new Map<number, GatheredMember>();

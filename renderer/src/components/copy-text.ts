@@ -39,7 +39,10 @@ export async function curlOfPreview(target: { agent: string } | { group: string 
   }
   if (commands.length === 0) return { text: null, note: notes.join(' ') || 'The group has no members.' };
   const skipped = notes.map((n) => `# not expressible as curl: ${n}`);
-  return { text: [...skipped, ...commands].join('\n\n'), note: notes.length ? `${notes.length} member(s) cannot be expressed as curl (see the comment lines).` : null };
+  return {
+    text: [...skipped, ...commands].join('\n\n'),
+    note: notes.length ? `${notes.length} member(s) cannot be expressed as curl (see the comment lines).` : null,
+  };
 }
 
 /** `missive send|stream <agent> …` for inputs as Compose or History holds them. */

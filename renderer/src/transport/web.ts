@@ -33,14 +33,30 @@ const failure = (category: string, reason: string, message: string, exitCode: nu
   ...(help ? { help } : {}),
 });
 
-const unreachable = () => failure('transport', 'console_unreachable', 'the web console does not answer', 69, 'Is `missive ui --web` still running? Start it again and open the URL it prints.');
+const unreachable = () =>
+  failure(
+    'transport',
+    'console_unreachable',
+    'the web console does not answer',
+    69,
+    'Is `missive ui --web` still running? Start it again and open the URL it prints.',
+  );
 const refused = (status: number) =>
   status === 401
-    ? failure('auth', 'console_token', 'the web console refused this page: its token is missing or from another launch', 77, 'Open the URL `missive ui --web` printed, in this tab (it carries this launch\'s token; a new tab or window needs it again).')
+    ? failure(
+        'auth',
+        'console_token',
+        'the web console refused this page: its token is missing or from another launch',
+        77,
+        "Open the URL `missive ui --web` printed, in this tab (it carries this launch's token; a new tab or window needs it again).",
+      )
     : failure('transport', 'console_refused', `the web console answered HTTP ${status}`, 69);
 
 const isResult = (value: unknown): value is IpcResult<Channel> =>
-  typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean' && ((value as { ok: boolean }).ok ? 'data' in value : typeof (value as { error?: unknown }).error === 'object');
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { ok?: unknown }).ok === 'boolean' &&
+  ((value as { ok: boolean }).ok ? 'data' in value : typeof (value as { error?: unknown }).error === 'object');
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -124,9 +140,7 @@ export function createWebTransport(options: WebTransportOptions = {}): Transport
 
   /** Resolves once event `id` was delivered, the stream gave up, or `orderWaitMs` passed. */
   const delivered = (id: number) =>
-    down || id <= seen
-      ? Promise.resolve()
-      : Promise.race([new Promise<void>((resolve) => waiters.add({ id, resolve })), sleep(orderWaitMs)]);
+    down || id <= seen ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => waiters.add({ id, resolve })), sleep(orderWaitMs)]);
 
   return {
     async invoke<C extends Channel>(channel: C, input: ChannelInput<C>): Promise<IpcResult<C>> {

@@ -64,7 +64,7 @@ export function AgentsView() {
   const view = inspect.data && inspect.data.agent.alias === inspected ? inspect.data : null;
   const failures = refreshAll.data?.agents.filter((a) => !a.ok).length ?? 0;
   const editAgent = agents.find((a) => a.alias === editing);
-  const showRefused = refused && (('url' in refused) || (inspect.error && REFUSED_CARD_CODES.includes(inspect.error.code) && !inspect.busy));
+  const showRefused = refused && ('url' in refused || (inspect.error && REFUSED_CARD_CODES.includes(inspect.error.code) && !inspect.busy));
   return (
     <section className="view" data-testid="view-agents">
       <h2>Agents</h2>
@@ -104,7 +104,9 @@ export function AgentsView() {
       {showRefused && refused && 'url' in refused ? <RawCard target={refused} /> : null}
       <ErrorBox error={demo.error ?? list.error ?? remove.error} />
       {agents.length === 0 ? (
-        <Empty title="No agents yet">Register one by alias and base URL (with its auth, when it needs some), or press “Start demo agents” to try everything with embedded agents.</Empty>
+        <Empty title="No agents yet">
+          Register one by alias and base URL (with its auth, when it needs some), or press “Start demo agents” to try everything with embedded agents.
+        </Empty>
       ) : (
         <>
           <div className="row toolbar">
@@ -176,15 +178,34 @@ export function AgentsView() {
                     <button type="button" className="small" onClick={() => runInspect(a.alias, !a.card.cached)} aria-label={`Inspect ${a.alias}`}>
                       Inspect
                     </button>
-                    <button type="button" className="small secondary" onClick={() => setEditing(a.alias)} disabled={a.read_only} aria-label={`Edit ${a.alias}`} title={a.read_only ? 'from the config file: edit it there' : undefined}>
+                    <button
+                      type="button"
+                      className="small secondary"
+                      onClick={() => setEditing(a.alias)}
+                      disabled={a.read_only}
+                      aria-label={`Edit ${a.alias}`}
+                      title={a.read_only ? 'from the config file: edit it there' : undefined}
+                    >
                       Edit
                     </button>
                     {confirming === a.alias ? (
-                      <button type="button" className="small danger" onClick={() => void remove.run(a.alias)} disabled={remove.busy} aria-label={`Confirm removing ${a.alias}`}>
+                      <button
+                        type="button"
+                        className="small danger"
+                        onClick={() => void remove.run(a.alias)}
+                        disabled={remove.busy}
+                        aria-label={`Confirm removing ${a.alias}`}
+                      >
                         Confirm remove
                       </button>
                     ) : (
-                      <button type="button" className="small secondary" onClick={() => setConfirming(a.alias)} disabled={a.read_only} aria-label={`Remove ${a.alias}`}>
+                      <button
+                        type="button"
+                        className="small secondary"
+                        onClick={() => setConfirming(a.alias)}
+                        disabled={a.read_only}
+                        aria-label={`Remove ${a.alias}`}
+                      >
                         Remove
                       </button>
                     )}
@@ -197,7 +218,11 @@ export function AgentsView() {
       )}
       <ErrorBox error={inspect.error} />
       {showRefused && refused && 'alias' in refused ? <RawCard target={refused} /> : null}
-      {inspect.busy && !view ? <p className="muted" role="status">Inspecting {inspected}…</p> : null}
+      {inspect.busy && !view ? (
+        <p className="muted" role="status">
+          Inspecting {inspected}…
+        </p>
+      ) : null}
       {view ? <AgentCardPanel view={view} busy={inspect.busy} onRefetch={() => runInspect(view.agent.alias, true)} /> : null}
     </section>
   );

@@ -91,9 +91,23 @@ export function CollectivesView() {
     const reduce = { strategy, ...(reducer ? { reducerAgent: reducer } : {}) };
     const fan = fanOutOptionsOf(options);
     const required = quorumOf(options);
-    if (op === 'round') return { op, result: await call('collectives.round', { group: target, inputs: { text }, ...fan, reduce, ...(required !== undefined ? { barrier: { required } } : {}) }) };
+    if (op === 'round')
+      return {
+        op,
+        result: await call('collectives.round', {
+          group: target,
+          inputs: { text },
+          ...fan,
+          reduce,
+          ...(required !== undefined ? { barrier: { required } } : {}),
+        }),
+      };
     if (op === 'bcast') return { op, result: await call('collectives.bcast', { group: target, inputs: { text, contextId: context || undefined }, ...fan }) };
-    if (op === 'barrier') return { op, result: await call('collectives.barrier', { group: target, contextId: context, required, failurePolicy: fan.failurePolicy, timeoutMs: fan.timeoutMs }) };
+    if (op === 'barrier')
+      return {
+        op,
+        result: await call('collectives.barrier', { group: target, contextId: context, required, failurePolicy: fan.failurePolicy, timeoutMs: fan.timeoutMs }),
+      };
     if (op === 'gather') return { op, result: await call('collectives.gather', { group: target, contextId: context }) };
     return { op, result: await call('collectives.reduce', { group: target, contextId: context, reduce }) };
   });
@@ -121,7 +135,17 @@ export function CollectivesView() {
           <input name="group-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. reviewers" />
         </Field>
         <Field label="Members (alias or alias@rank)">
-          <input name="group-members" value={members} onChange={(e) => setMembers(e.target.value)} placeholder={`e.g. ${(agents.data?.agents ?? []).map((a) => a.alias).slice(0, 3).join(' ') || 'planner critic@2'}`} />
+          <input
+            name="group-members"
+            value={members}
+            onChange={(e) => setMembers(e.target.value)}
+            placeholder={`e.g. ${
+              (agents.data?.agents ?? [])
+                .map((a) => a.alias)
+                .slice(0, 3)
+                .join(' ') || 'planner critic@2'
+            }`}
+          />
         </Field>
         <button type="submit">Create group</button>
       </form>
@@ -175,10 +199,14 @@ export function CollectivesView() {
                 ))}
               </tbody>
             </table>
-            <p className="muted small-text">Health is what the journal saw last (card fetches, sends, streams); “Check members” fetches each member’s card now.</p>
+            <p className="muted small-text">
+              Health is what the journal saw last (card fetches, sends, streams); “Check members” fetches each member’s card now.
+            </p>
             <ErrorBox error={roster.error ?? health.error} />
           </div>
-          {roster.data && roster.data.group_name === target ? <GroupEditor key={target} group={roster.data} agents={(agents.data?.agents ?? []).map((a) => a.alias)} onChanged={(next) => void edited(next)} /> : null}
+          {roster.data && roster.data.group_name === target ? (
+            <GroupEditor key={target} group={roster.data} agents={(agents.data?.agents ?? []).map((a) => a.alias)} onChanged={(next) => void edited(next)} />
+          ) : null}
           <fieldset className="op-picker" data-testid="operation-picker">
             <legend>Operation</legend>
             {OPERATIONS.map(([id, what]) => (
@@ -215,7 +243,12 @@ export function CollectivesView() {
               </Field>
             ) : null}
             <Field label="Context">
-              <input name="collective-context" value={context} onChange={(e) => setContext(e.target.value)} placeholder={op === 'round' || op === 'bcast' ? 'new context (set by the run)' : 'the context of a bcast'} />
+              <input
+                name="collective-context"
+                value={context}
+                onChange={(e) => setContext(e.target.value)}
+                placeholder={op === 'round' || op === 'bcast' ? 'new context (set by the run)' : 'the context of a bcast'}
+              />
             </Field>
             <button onClick={() => void run.run()} disabled={run.busy} data-testid="run-collective">
               Run {op}
@@ -229,7 +262,9 @@ export function CollectivesView() {
       {out ? <CollectiveSummary outcome={out} /> : null}
       {reduced ? (
         <div className="card" data-testid="reduced">
-          <h3>Reduced ({reduced.strategy} by {reduced.reducer.method})</h3>
+          <h3>
+            Reduced ({reduced.strategy} by {reduced.reducer.method})
+          </h3>
           <pre className="answer">{reduced.reduced_text}</pre>
           <ul className="provenance">
             {reduced.provenance.map((p) => (

@@ -42,7 +42,8 @@ function nextTurnOf(sent: Sent): { contextId: string | null; taskId: string | nu
 }
 
 /** The answer of a finished call: a send's from its result, a stream's assembled from its events. */
-const modelOf = (sent: Sent, timeline: StreamEvent[]) => (sent.mode === 'send' ? answerOfSend(sent.result) : assembleStream(timeline, sent.result.context_id ?? sent.result.request.context_id));
+const modelOf = (sent: Sent, timeline: StreamEvent[]) =>
+  sent.mode === 'send' ? answerOfSend(sent.result) : assembleStream(timeline, sent.result.context_id ?? sent.result.request.context_id);
 
 export function ComposeView() {
   const { composeRequest, noteJournalChanged } = useStore();
@@ -89,7 +90,10 @@ export function ComposeView() {
     streamingRun.current = req.mode === 'stream' ? run : null;
     try {
       const args = { agent: req.agent, inputs: req.inputs, wire: true };
-      const sent: Sent = req.mode === 'send' ? { ...req, mode: 'send', result: await call('messages.send', args) } : { ...req, mode: 'stream', result: await call('messages.stream', args) };
+      const sent: Sent =
+        req.mode === 'send'
+          ? { ...req, mode: 'send', result: await call('messages.send', args) }
+          : { ...req, mode: 'stream', result: await call('messages.stream', args) };
       if (send.runId() !== run) return sent;
       // Only the stream's own events stay, should a superseded stream have sent some meanwhile.
       const ctx = sent.mode === 'stream' ? (sent.result.context_id ?? sent.result.task?.context_id) : null;
@@ -133,7 +137,10 @@ export function ComposeView() {
   const request = { agent: target, mode, inputs };
   const sent = send.data;
   const streaming = send.busy && streamingRun.current !== null;
-  const model = useMemo(() => (sent ? modelOf(sent, timeline) : streaming ? assembleStream(timeline, inputs.contextId ?? null) : null), [sent, timeline, streaming, inputs.contextId]);
+  const model = useMemo(
+    () => (sent ? modelOf(sent, timeline) : streaming ? assembleStream(timeline, inputs.contextId ?? null) : null),
+    [sent, timeline, streaming, inputs.contextId],
+  );
   const failedWire = send.error?.wire;
   const submit = () => {
     if (target) void send.run(request);
@@ -179,15 +186,29 @@ export function ComposeView() {
       <div className="compose-top">
         <h2>Compose</h2>
         <div className="compose-switch" role="group" aria-label="pane">
-          <button type="button" className={pane === 'request' ? 'tab active' : 'tab'} aria-pressed={pane === 'request'} onClick={() => setPane('request')} data-testid="compose-show-request">
+          <button
+            type="button"
+            className={pane === 'request' ? 'tab active' : 'tab'}
+            aria-pressed={pane === 'request'}
+            onClick={() => setPane('request')}
+            data-testid="compose-show-request"
+          >
             Request
           </button>
-          <button type="button" className={pane === 'answer' ? 'tab active' : 'tab'} aria-pressed={pane === 'answer'} onClick={() => setPane('answer')} data-testid="compose-show-answer">
+          <button
+            type="button"
+            className={pane === 'answer' ? 'tab active' : 'tab'}
+            aria-pressed={pane === 'answer'}
+            onClick={() => setPane('answer')}
+            data-testid="compose-show-answer"
+          >
             Answer{send.busy ? ' …' : sent ? ' ✓' : send.error ? ' !' : ''}
           </button>
         </div>
       </div>
-      {agents.data && list.length === 0 ? <Empty title="No agents to talk to">Register an agent (or start the demo agents) in the Agents view first.</Empty> : null}
+      {agents.data && list.length === 0 ? (
+        <Empty title="No agents to talk to">Register an agent (or start the demo agents) in the Agents view first.</Empty>
+      ) : null}
       <ErrorBox error={agents.error} />
       <div className="compose-panes">
         <div className="compose-pane compose-request" data-testid="compose-request">
@@ -247,7 +268,9 @@ export function ComposeView() {
           ) : (
             answer
           )}
-          {!sent && !send.busy && !send.error ? <p className="muted compose-placeholder">The answer shows here: its text, status messages and artifacts, the wire and the JSON.</p> : null}
+          {!sent && !send.busy && !send.error ? (
+            <p className="muted compose-placeholder">The answer shows here: its text, status messages and artifacts, the wire and the JSON.</p>
+          ) : null}
         </div>
       </div>
     </section>

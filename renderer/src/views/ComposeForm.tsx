@@ -74,7 +74,14 @@ export function ComposeForm(p: ComposeFormProps) {
         </p>
       ) : null}
       <Field label={draft.taskId ? 'Your reply' : 'Text part'}>
-        <textarea ref={p.textRef} name="text" rows={4} value={draft.text} onChange={(e) => edit({ text: e.target.value })} placeholder="Ask the agent something (Ctrl+Enter sends)" />
+        <textarea
+          ref={p.textRef}
+          name="text"
+          rows={4}
+          value={draft.text}
+          onChange={(e) => edit({ text: e.target.value })}
+          placeholder="Ask the agent something (Ctrl+Enter sends)"
+        />
       </Field>
       <div className="row">
         <Field label="JSON data part (optional)">
@@ -105,17 +112,28 @@ export function ComposeForm(p: ComposeFormProps) {
         </div>
         <div className="row">
           <Field label="Accepted output modes (comma separated)">
-            <input name="output-modes" value={draft.outputModes} onChange={(e) => edit({ outputModes: e.target.value })} placeholder="e.g. text/plain, application/json" />
+            <input
+              name="output-modes"
+              value={draft.outputModes}
+              onChange={(e) => edit({ outputModes: e.target.value })}
+              placeholder="e.g. text/plain, application/json"
+            />
           </Field>
           <Field label="Push URL (this task's callbacks)">
-            <input name="push-url" value={draft.pushUrl} onChange={(e) => edit({ pushUrl: e.target.value })} placeholder="e.g. http://127.0.0.1:8787/a2a/push" />
+            <input
+              name="push-url"
+              value={draft.pushUrl}
+              onChange={(e) => edit({ pushUrl: e.target.value })}
+              placeholder="e.g. http://127.0.0.1:8787/a2a/push"
+            />
           </Field>
         </div>
         <Field label="Metadata (one key=value per line, not secret)">
           <textarea name="metadata" rows={2} value={draft.metadata} onChange={(e) => edit({ metadata: e.target.value })} placeholder="e.g. ticket=OPS-12" />
         </Field>
         <label className="check">
-          <input type="checkbox" name="return-immediately" checked={draft.returnImmediately} onChange={(e) => edit({ returnImmediately: e.target.checked })} /> Return immediately (the agent answers with the task at once)
+          <input type="checkbox" name="return-immediately" checked={draft.returnImmediately} onChange={(e) => edit({ returnImmediately: e.target.checked })} />{' '}
+          Return immediately (the agent answers with the task at once)
         </label>
       </details>
       {carried ? (

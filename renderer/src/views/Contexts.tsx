@@ -59,7 +59,9 @@ export function ContextsView() {
       <ErrorBox error={create.error ?? fork.error ?? exported.error ?? list.error} />
       {/* A list that could not be read is not an empty one: the error above says why. */}
       {contexts.length === 0 ? (
-        list.error ? null : <Empty title="No contexts yet">Contexts appear when you send with one, or create one here to group a conversation.</Empty>
+        list.error ? null : (
+          <Empty title="No contexts yet">Contexts appear when you send with one, or create one here to group a conversation.</Empty>
+        )
       ) : (
         <table className="table contexts-table" data-testid="contexts-table">
           <thead>
@@ -78,10 +80,20 @@ export function ContextsView() {
             {contexts.map((c) => (
               <tr key={c.context_id} className={openId === c.context_id ? 'task-row selected' : 'task-row'} onClick={() => openThread(c.context_id)}>
                 <td className="context-cell">
-                  <button type="button" className="row-link" onClick={(e) => (e.stopPropagation(), openThread(c.context_id))} aria-current={openId === c.context_id ? 'true' : undefined} data-testid="context-title">
+                  <button
+                    type="button"
+                    className="row-link"
+                    onClick={(e) => (e.stopPropagation(), openThread(c.context_id))}
+                    aria-current={openId === c.context_id ? 'true' : undefined}
+                    data-testid="context-title"
+                  >
                     {c.name ? <strong>{c.name}</strong> : null}
                     {c.name && c.preview ? ' · ' : null}
-                    {c.preview ? <span className={c.name ? 'muted' : undefined}>“{c.preview}”</span> : c.name ? null : <span className="muted">no messages yet</span>}
+                    {c.preview ? (
+                      <span className={c.name ? 'muted' : undefined}>“{c.preview}”</span>
+                    ) : c.name ? null : (
+                      <span className="muted">no messages yet</span>
+                    )}
                   </button>
                   <div className="mono muted cell-id" title={c.context_id}>
                     {shortId(c.context_id)}
@@ -96,7 +108,12 @@ export function ContextsView() {
                   <Time at={c.updated_at} show="age" />
                 </td>
                 <td className="row-actions" onClick={(e) => e.stopPropagation()}>
-                  <button type="button" className="small" onClick={() => openThread(c.context_id)} aria-label={`Open context ${c.name ?? c.preview ?? c.context_id}`}>
+                  <button
+                    type="button"
+                    className="small"
+                    onClick={() => openThread(c.context_id)}
+                    aria-label={`Open context ${c.name ?? c.preview ?? c.context_id}`}
+                  >
                     Open
                   </button>
                   <button type="button" className="small" onClick={() => void fork.run(c.context_id)}>

@@ -65,7 +65,9 @@ function matchesQuery(row: Row, q: Query): boolean {
   if (!q.search) return true;
   const needle = q.search.toLowerCase();
   if ([row.type, row.agentAlias, row.contextId, row.taskId].some((v) => !!v && v.toLowerCase().includes(needle))) return true;
-  return JSON.stringify(row.payload ?? {}).toLowerCase().includes(JSON.stringify(needle).slice(1, -1));
+  return JSON.stringify(row.payload ?? {})
+    .toLowerCase()
+    .includes(JSON.stringify(needle).slice(1, -1));
 }
 
 interface Tail {
@@ -194,7 +196,9 @@ export function EventsView() {
       <ErrorBox error={load.error} />
       {/* A journal that could not be read is not an empty one: the error above says why. */}
       {rows.length === 0 ? (
-        load.error ? null : <Empty title="Nothing in the journal matches">Every send, stream, task update, push and collective step is journaled here.</Empty>
+        load.error ? null : (
+          <Empty title="Nothing in the journal matches">Every send, stream, task update, push and collective step is journaled here.</Empty>
+        )
       ) : (
         <>
           <div className="event-head" aria-hidden="true">
@@ -258,7 +262,9 @@ function EventDetail({ row }: { row: Row }) {
         <dd className="mono">{row.eventId ?? '-'}</dd>
       </dl>
       <JsonTree value={row.payload ?? {}} label="payload" />
-      {typeof row.metadata === 'object' && row.metadata !== null && Object.keys(row.metadata).length ? <JsonTree value={row.metadata} label="metadata" /> : null}
+      {typeof row.metadata === 'object' && row.metadata !== null && Object.keys(row.metadata).length ? (
+        <JsonTree value={row.metadata} label="metadata" />
+      ) : null}
     </div>
   );
 }

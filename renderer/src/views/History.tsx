@@ -153,14 +153,26 @@ export function HistoryView() {
       <ErrorBox error={first.error ?? more.error} />
       {diffing ? <HistoryDiff ids={diffing} onClose={() => setDiffing(null)} /> : null}
       {first.data && entries.length === 0 ? (
-        <Empty title={agent || operation ? 'Nothing matches these filters' : 'No sends or streams yet'}>Messages sent from Compose or with `missive send` / `missive stream` appear here.</Empty>
+        <Empty title={agent || operation ? 'Nothing matches these filters' : 'No sends or streams yet'}>
+          Messages sent from Compose or with `missive send` / `missive stream` appear here.
+        </Empty>
       ) : null}
       {entries.length ? (
         <ol className="history-list" data-testid="history-list" aria-label="history entries">
           {entries.map((e) => (
             <li key={e.message_id} className={openId === e.message_id ? 'history-row open' : 'history-row'} data-testid="history-row">
-              <input type="checkbox" checked={picked.includes(e.message_id)} onChange={(ev) => pick(e.message_id, ev.target.checked)} aria-label={`Pick for diff: ${e.operation} to ${e.agent_alias ?? 'unknown agent'}, ${shorten(e.request_text, 40)}`} />
-              <button type="button" className="history-open" aria-expanded={openId === e.message_id} onClick={() => setOpenId(openId === e.message_id ? null : e.message_id)}>
+              <input
+                type="checkbox"
+                checked={picked.includes(e.message_id)}
+                onChange={(ev) => pick(e.message_id, ev.target.checked)}
+                aria-label={`Pick for diff: ${e.operation} to ${e.agent_alias ?? 'unknown agent'}, ${shorten(e.request_text, 40)}`}
+              />
+              <button
+                type="button"
+                className="history-open"
+                aria-expanded={openId === e.message_id}
+                onClick={() => setOpenId(openId === e.message_id ? null : e.message_id)}
+              >
                 <span className="history-meta">
                   <Time at={e.started_at} /> <strong>{e.agent_alias ?? '—'}</strong> <span className="chip">{e.operation}</span> <Outcome entry={e} />
                 </span>
@@ -206,7 +218,9 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
     <div className="card history-detail" data-testid="history-detail" ref={card}>
       <ErrorBox error={detail.error} />
       {!entry ? (
-        detail.busy ? <p className="muted">Loading…</p> : null
+        detail.busy ? (
+          <p className="muted">Loading…</p>
+        ) : null
       ) : (
         <>
           <h3>
@@ -214,15 +228,40 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
           </h3>
           <p className="muted">
             <Time at={entry.started_at} />
-            {entry.finished_at ? <> · finished <Time at={entry.finished_at} show="local" /></> : null}
-            {entry.context_id ? <> · context <IdLink kind="context" id={entry.context_id} /></> : null}
-            {entry.task_id ? <> · task <IdLink kind="task" id={entry.task_id} /></> : null}
+            {entry.finished_at ? (
+              <>
+                {' '}
+                · finished <Time at={entry.finished_at} show="local" />
+              </>
+            ) : null}
+            {entry.context_id ? (
+              <>
+                {' '}
+                · context <IdLink kind="context" id={entry.context_id} />
+              </>
+            ) : null}
+            {entry.task_id ? (
+              <>
+                {' '}
+                · task <IdLink kind="task" id={entry.task_id} />
+              </>
+            ) : null}
           </p>
           <div className="row actions">
-            <button type="button" onClick={() => openInCompose({ agent: entry.agent_alias, mode: entry.operation, inputs: entry.inputs })} data-testid="history-open-compose">
+            <button
+              type="button"
+              onClick={() => openInCompose({ agent: entry.agent_alias, mode: entry.operation, inputs: entry.inputs })}
+              data-testid="history-open-compose"
+            >
               Open in Compose
             </button>
-            <button type="button" disabled={!entry.agent_alias || rerun.busy} onClick={() => void rerun.run(entry)} data-testid="history-rerun" title={entry.agent_alias ? 'Send the same inputs again' : 'The agent of this entry is unknown'}>
+            <button
+              type="button"
+              disabled={!entry.agent_alias || rerun.busy}
+              onClick={() => void rerun.run(entry)}
+              data-testid="history-rerun"
+              title={entry.agent_alias ? 'Send the same inputs again' : 'The agent of this entry is unknown'}
+            >
               {rerun.busy ? 'Re-running…' : 'Re-run'}
             </button>
             {entry.agent_alias ? (
@@ -267,7 +306,8 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
             <WireView exchanges={d.wire} />
           ) : (
             <p className="muted" data-testid="history-no-wire">
-              The wire is only kept for calls made in this session; the journal stores the request and the answer, not the HTTP exchanges. Re-run it to capture one.
+              The wire is only kept for calls made in this session; the journal stores the request and the answer, not the HTTP exchanges. Re-run it to capture
+              one.
             </p>
           )}
         </>
@@ -295,7 +335,8 @@ function HistoryDiff({ ids, onClose }: { ids: [string, string]; onClose: () => v
       {before && after ? (
         <>
           <p className="muted">
-            <span className="diff-removed">- older</span>: {before.entry.agent_alias} <Time at={before.entry.started_at} /> · <span className="diff-added">+ newer</span>: {after.entry.agent_alias} <Time at={after.entry.started_at} />
+            <span className="diff-removed">- older</span>: {before.entry.agent_alias} <Time at={before.entry.started_at} /> ·{' '}
+            <span className="diff-added">+ newer</span>: {after.entry.agent_alias} <Time at={after.entry.started_at} />
           </p>
           <DiffView testId="diff-answer" label="Answer text" changes={textChanges(before.entry.answer_text ?? '', after.entry.answer_text ?? '')} />
           <DiffView testId="diff-response" label="Response JSON" changes={jsonChanges(before.response, after.response)} />

@@ -45,7 +45,10 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
         <dl className="kv" data-testid="app-info">
           <dt>Profile</dt>
           <dd>
-            {info.data.profile} <span className="muted">(of {info.data.profiles.join(', ') || info.data.profile}; the app uses the default profile of the config; the CLI takes --profile)</span>
+            {info.data.profile}{' '}
+            <span className="muted">
+              (of {info.data.profiles.join(', ') || info.data.profile}; the app uses the default profile of the config; the CLI takes --profile)
+            </span>
           </dd>
           <dt>Config</dt>
           <dd className="mono">{info.data.config ?? 'defaults (no config file)'}</dd>
@@ -70,9 +73,21 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
       ) : null}
       <div className="row">
         <Field label="Port (0 = any free port)">
-          <input name="webhook-port" value={port} onChange={(e) => setPort(e.target.value)} inputMode="numeric" placeholder="e.g. 8787" aria-invalid={!portValid} />
+          <input
+            name="webhook-port"
+            value={port}
+            onChange={(e) => setPort(e.target.value)}
+            inputMode="numeric"
+            placeholder="e.g. 8787"
+            aria-invalid={!portValid}
+          />
         </Field>
-        <button type="button" onClick={() => void start.run()} disabled={start.busy || stop.busy || w?.listening !== false || !portValid} data-testid="webhook-start">
+        <button
+          type="button"
+          onClick={() => void start.run()}
+          disabled={start.busy || stop.busy || w?.listening !== false || !portValid}
+          data-testid="webhook-start"
+        >
           {start.busy ? 'Starting…' : 'Start'}
         </button>
         <button type="button" onClick={() => void stop.run()} disabled={start.busy || stop.busy || !w?.listening} data-testid="webhook-stop">

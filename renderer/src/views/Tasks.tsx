@@ -22,7 +22,10 @@ export function TasksView() {
   const visible = useViewActive();
   const [status, setStatus] = useState('');
   const [agent, setAgent] = useState('');
-  const list = useLoad(() => call('tasks.list', { ...(status ? { status } : {}), ...(agent.trim() ? { agent: agent.trim() } : {}), pageSize: 200 }), [status, agent]);
+  const list = useLoad(
+    () => call('tasks.list', { ...(status ? { status } : {}), ...(agent.trim() ? { agent: agent.trim() } : {}), pageSize: 200 }),
+    [status, agent],
+  );
   const detail = useAction(async (taskId: string, ask: 'local' | 'remote' | 'auto' = 'auto'): Promise<Detail> => {
     const local = ask === 'remote' ? null : await call('tasks.get', { taskId });
     // A state that is not final may be stale (the agent went on without telling the journal): ask the agent.
@@ -122,7 +125,9 @@ export function TasksView() {
       <ErrorBox error={list.error} />
       {/* A list that could not be read is not an empty one: the error above says why. */}
       {tasks.length === 0 ? (
-        list.error ? null : <Empty title="No tasks in the journal">Send a message to an agent that answers with a task, or run a collective.</Empty>
+        list.error ? null : (
+          <Empty title="No tasks in the journal">Send a message to an agent that answers with a task, or run a collective.</Empty>
+        )
       ) : (
         <table className="table tasks-table" data-testid="tasks-table">
           <thead>
@@ -143,7 +148,13 @@ export function TasksView() {
               return (
                 <tr key={t.task_id} className={selected === t.task_id ? 'task-row selected' : 'task-row'} onClick={() => open(t.task_id)}>
                   <td className="task-id-cell">
-                    <button type="button" className="row-link mono" onClick={(e) => (e.stopPropagation(), open(t.task_id))} aria-label={`Open task ${t.task_id}`} aria-current={selected === t.task_id ? 'true' : undefined}>
+                    <button
+                      type="button"
+                      className="row-link mono"
+                      onClick={(e) => (e.stopPropagation(), open(t.task_id))}
+                      aria-label={`Open task ${t.task_id}`}
+                      aria-current={selected === t.task_id ? 'true' : undefined}
+                    >
                       {t.task_id}
                     </button>
                   </td>
@@ -157,10 +168,22 @@ export function TasksView() {
                   <td className="row-actions" onClick={(e) => e.stopPropagation()}>
                     {!ended ? (
                       <>
-                        <button type="button" className="small" disabled={action?.busy} onClick={() => void runRow(t.task_id, 'wait')} aria-label={`Wait for task ${t.task_id}`}>
+                        <button
+                          type="button"
+                          className="small"
+                          disabled={action?.busy}
+                          onClick={() => void runRow(t.task_id, 'wait')}
+                          aria-label={`Wait for task ${t.task_id}`}
+                        >
                           {action?.busy && action.kind === 'wait' ? 'Waiting…' : 'Wait'}
                         </button>
-                        <button type="button" className="small danger" disabled={action?.busy} onClick={() => void runRow(t.task_id, 'cancel')} aria-label={`Cancel task ${t.task_id}`}>
+                        <button
+                          type="button"
+                          className="small danger"
+                          disabled={action?.busy}
+                          onClick={() => void runRow(t.task_id, 'cancel')}
+                          aria-label={`Cancel task ${t.task_id}`}
+                        >
                           {action?.busy && action.kind === 'cancel' ? 'Cancelling…' : 'Cancel'}
                         </button>
                       </>
@@ -182,10 +205,15 @@ export function TasksView() {
         <div className="card" data-testid="task-detail" ref={detailCard}>
           <h3 className="mono">{d.task.task_id}</h3>
           <p data-testid="task-detail-state">
-            <TaskState state={d.task.state} checked={d.source === 'remote'} /> · {d.task.agent_alias} · context {d.task.context_id ? <IdLink kind="context" id={d.task.context_id} /> : '—'} · last change <Time at={d.task.updated_at} />
+            <TaskState state={d.task.state} checked={d.source === 'remote'} /> · {d.task.agent_alias} · context{' '}
+            {d.task.context_id ? <IdLink kind="context" id={d.task.context_id} /> : '—'} · last change <Time at={d.task.updated_at} />
           </p>
           <p className="muted" data-testid="task-detail-source">
-            {d.source === 'remote' ? 'State as the agent reported it just now (GetTask).' : isTerminalTaskState(d.task.state) ? 'Final state, from the journal.' : 'Last state the journal heard of; the agent may have moved on.'}
+            {d.source === 'remote'
+              ? 'State as the agent reported it just now (GetTask).'
+              : isTerminalTaskState(d.task.state)
+                ? 'Final state, from the journal.'
+                : 'Last state the journal heard of; the agent may have moved on.'}
           </p>
           {detail.data?.checkError ? (
             <div className="carried" data-testid="task-check-error">
@@ -265,7 +293,10 @@ interface Detail {
 function TaskState({ state, checked = false }: { state: string; checked?: boolean }) {
   const final = isTerminalTaskState(state);
   return (
-    <span className={stateClass(state)} title={final ? 'final state' : checked ? 'as the agent reported it just now' : 'the last state the journal heard of: open the task to ask the agent'}>
+    <span
+      className={stateClass(state)}
+      title={final ? 'final state' : checked ? 'as the agent reported it just now' : 'the last state the journal heard of: open the task to ask the agent'}
+    >
       {state}
       {!final && !checked ? <span className="muted"> (last known)</span> : null}
     </span>

@@ -30,7 +30,20 @@ export interface Draft {
   carried: Pick<MessageInputs, 'parts' | 'jsonParts' | FileKind>;
 }
 
-export const EMPTY_DRAFT: Draft = { text: '', json: '', files: '', fileKind: 'files', context: '', taskId: '', pushUrl: '', binding: '', metadata: '', outputModes: '', returnImmediately: false, carried: {} };
+export const EMPTY_DRAFT: Draft = {
+  text: '',
+  json: '',
+  files: '',
+  fileKind: 'files',
+  context: '',
+  taskId: '',
+  pushUrl: '',
+  binding: '',
+  metadata: '',
+  outputModes: '',
+  returnImmediately: false,
+  carried: {},
+};
 
 const list = (value: string, separator: RegExp) =>
   value
@@ -88,7 +101,13 @@ export function draftOf(inputs: MessageInputs): Draft {
 
 /** A one-line description of the carried inputs, e.g. "2 text parts, 1 file:// url part"; '' when nothing is carried. */
 export function describeCarried(carried: Draft['carried']): string {
-  const names: Record<keyof Draft['carried'], string> = { parts: 'text part', jsonParts: 'JSON part', files: 'text file part', fileUrls: 'file:// url part', fileBytes: 'raw bytes part' };
+  const names: Record<keyof Draft['carried'], string> = {
+    parts: 'text part',
+    jsonParts: 'JSON part',
+    files: 'text file part',
+    fileUrls: 'file:// url part',
+    fileBytes: 'raw bytes part',
+  };
   return (Object.keys(names) as Array<keyof Draft['carried']>)
     .filter((k) => carried[k]?.length)
     .map((k) => `${carried[k]!.length} ${names[k]}${carried[k]!.length > 1 ? 's' : ''}`)

@@ -121,7 +121,15 @@ export const rawCardView = loose({ url: text, http_status: count, raw_card: z.un
 /** `agent inspect` (core/agents/discovery.ts `InspectView`), with `extended_card` when asked for. */
 export const inspectView = loose({
   agent: agentView,
-  cache: loose({ status: z.enum(['cached', 'fetched', 'not_modified']), url: text, http_status: count.nullable(), fetched_at: maybeText, validated_at: maybeText, etag: maybeText, last_modified: maybeText }),
+  cache: loose({
+    status: z.enum(['cached', 'fetched', 'not_modified']),
+    url: text,
+    http_status: count.nullable(),
+    fetched_at: maybeText,
+    validated_at: maybeText,
+    etag: maybeText,
+    last_modified: maybeText,
+  }),
   card: loose({
     name: text,
     description: maybeText,
@@ -139,9 +147,20 @@ export const inspectView = loose({
     skills: z.array(cardSkill),
   }),
   selected_interface: selectedInterface.nullable(),
-  negotiation: loose({ ok: z.boolean(), dialect: dialect.nullable(), supported_bindings: z.array(text), offered_bindings: z.array(text), error: reportedError.nullable() }),
+  negotiation: loose({
+    ok: z.boolean(),
+    dialect: dialect.nullable(),
+    supported_bindings: z.array(text),
+    offered_bindings: z.array(text),
+    error: reportedError.nullable(),
+  }),
   /** Where the agent's credentials may go, and whether they would go to the selected interface. */
-  origin_pinning: loose({ configured: z.array(text), pinned_origins: z.array(text), interface_origin: maybeText, decision: z.enum(['send', 'withhold', 'refuse', 'none']) }),
+  origin_pinning: loose({
+    configured: z.array(text),
+    pinned_origins: z.array(text),
+    interface_origin: maybeText,
+    decision: z.enum(['send', 'withhold', 'refuse', 'none']),
+  }),
   signature: signatureView,
   client_tls: clientTlsView.nullable(),
   security: inspectSecurity,

@@ -3,9 +3,19 @@ import { z } from 'zod';
 import { artifactFile, count, loose, maybeText, reportedError, selectedInterface, taskState, text } from './common.js';
 
 /** A group and its members in rank order (core/collectives/groups.ts `GroupView`). */
-const groupFields = { group_name: text, routing_policy: text, notes: maybeText, metadata: z.record(z.string(), z.unknown()), created_at: text, updated_at: text };
+const groupFields = {
+  group_name: text,
+  routing_policy: text,
+  notes: maybeText,
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: text,
+  updated_at: text,
+};
 export const groupRow = loose({ ...groupFields, members: count });
-export const groupView = loose({ ...groupFields, members: z.array(loose({ group_name: text, agent_alias: text, rank: count, tags: z.array(text), weight: count })) });
+export const groupView = loose({
+  ...groupFields,
+  members: z.array(loose({ group_name: text, agent_alias: text, rank: count, tags: z.array(text), weight: count })),
+});
 
 /** One member's outcome of a bcast (core/collectives/fan-out.ts `MemberResult`). */
 const fanOutMember = loose({
@@ -103,7 +113,16 @@ export const reduceResult = loose({
   reduced_text: text,
   /** Which member's output went in, from which task and artifacts. */
   provenance: z.array(
-    loose({ agent: text, rank: count, status: gatherStatus, task_id: maybeText, state: maybeText, text: maybeText, source_message_id: maybeText, artifacts: z.array(loose({ artifact_id: text, version: count })) }),
+    loose({
+      agent: text,
+      rank: count,
+      status: gatherStatus,
+      task_id: maybeText,
+      state: maybeText,
+      text: maybeText,
+      source_message_id: maybeText,
+      artifacts: z.array(loose({ artifact_id: text, version: count })),
+    }),
   ),
   persistence: loose({ reduced_message_id: text }),
 });

@@ -28,4 +28,13 @@ export const selectedInterface = loose({
 });
 
 /** An artifact written to disk (core/artifacts/write-files.ts `ArtifactFile`). */
-export const artifactFile = loose({ file: text, artifact_id: text, task_id: text, version: count, part_index: count, kind: text, media_type: maybeText, bytes: count });
+export const artifactFile = loose({
+  file: text,
+  artifact_id: text,
+  task_id: text,
+  version: count,
+  part_index: count,
+  kind: text,
+  media_type: maybeText,
+  bytes: count,
+});

@@ -14,12 +14,20 @@ export const storedTask = loose({
   last_message_id: maybeText,
   updated_at: text,
 });
-export const taskPage = loose({ source: z.enum(['local', 'remote']), agent: maybeText, tasks: z.array(storedTask), next_page_token: maybeText, total_size: count.nullable() });
+export const taskPage = loose({
+  source: z.enum(['local', 'remote']),
+  agent: maybeText,
+  tasks: z.array(storedTask),
+  next_page_token: maybeText,
+  total_size: count.nullable(),
+});
 
 /** A task with its artifacts (core/tasks/service.ts `TaskView`). */
 export const taskView = loose({
   task: storedTask,
-  artifacts: z.array(loose({ artifact_id: text, name: maybeText, kind: text, mime_type: maybeText, version: count, last_chunk: count, chunks: count, updated_at: text })),
+  artifacts: z.array(
+    loose({ artifact_id: text, name: maybeText, kind: text, mime_type: maybeText, version: count, last_chunk: count, chunks: count, updated_at: text }),
+  ),
   source: z.enum(['local', 'remote']),
 });
 /** core/tasks/service.ts `WaitResult`: how the wait ended, and the exit code `missive task wait` gives it. */

@@ -23,7 +23,12 @@ export const streamResult = loose({
   request: sentRequest,
   events: count,
   counts: loose({ task: count, message: count, status_update: count, artifact_update: count }),
-  task: loose({ task_id: text, context_id: maybeText, state: taskState.nullable(), artifacts: z.array(loose({ artifact_id: text, version: count, last_chunk: z.boolean() })) }).nullable(),
+  task: loose({
+    task_id: text,
+    context_id: maybeText,
+    state: taskState.nullable(),
+    artifacts: z.array(loose({ artifact_id: text, version: count, last_chunk: z.boolean() })),
+  }).nullable(),
   /** The text of the last message (or status message) the stream brought. */
   last_message_text: maybeText,
   context_id: maybeText,

@@ -45,7 +45,13 @@ export const authStatus = loose({
   flow: authFlowName,
   secret_present: z.boolean().nullable(),
   /** OAuth2 flows only. */
-  token_status: loose({ cached: z.boolean(), where: z.enum(['memory', 'keyring']).nullable(), expires_in: count.nullable(), fresh: z.boolean(), refreshable: z.boolean() }).nullable(),
+  token_status: loose({
+    cached: z.boolean(),
+    where: z.enum(['memory', 'keyring']).nullable(),
+    expires_in: count.nullable(),
+    fresh: z.boolean(),
+    refreshable: z.boolean(),
+  }).nullable(),
 });
 
 /** core/auth/login.ts `LoginResult`. */

@@ -85,7 +85,10 @@ export function bootApp(options: BootOptions = {}): BootedApp {
     pid: child.pid!,
     dir,
     reports,
-    last: (event) => reports().filter((r) => r.event === event).at(-1),
+    last: (event) =>
+      reports()
+        .filter((r) => r.event === event)
+        .at(-1),
     all: (event) => reports().filter((r) => r.event === event),
     control: () => (control.includes('\n') ? JSON.parse(control.slice(0, control.indexOf('\n'))) : undefined),
     send: (command) => void child.stdin.write(`${JSON.stringify(command)}\n`),

@@ -329,8 +329,8 @@ const commands = {
           : frame === 'own-file-subframe'
             ? { sender: contents, senderFrame: new Frame(contents.mainFrame.url, contents.mainFrame) }
             : frame === 'navigated'
-            ? { sender: contents, senderFrame: new Frame('https://attacker.example/') }
-            : { sender: new WebContents(), senderFrame: new Frame(contents.mainFrame.url) };
+              ? { sender: contents, senderFrame: new Frame('https://attacker.example/') }
+              : { sender: new WebContents(), senderFrame: new Frame(contents.mainFrame.url) };
     report('invoke-result', { ref, result: await handler(event, channel, input) });
   },
   'tray-click': ({ label }) => {
@@ -340,7 +340,11 @@ const commands = {
     report('tray-clicked', { label: item.label });
     void item.click(item, undefined, {});
   },
-  'tray-icon-click': () => trays.filter((t) => !t.destroyed).at(-1)?.emit('click'),
+  'tray-icon-click': () =>
+    trays
+      .filter((t) => !t.destroyed)
+      .at(-1)
+      ?.emit('click'),
   permission: ({ permission }) => {
     const win = BrowserWindow.getAllWindows()[0];
     permissionHandler?.(win?.webContents, permission, (granted) => report('permission', { permission, granted }));

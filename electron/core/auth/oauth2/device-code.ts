@@ -30,7 +30,10 @@ export async function deviceCodeLogin(
   if (!start.ok) endpointRefused(refName, 'device authorization endpoint', endpoints.device_authorization_url, start);
   const b = start.body;
   if (typeof b.device_code !== 'string' || typeof b.user_code !== 'string' || typeof b.verification_uri !== 'string') {
-    throw authError('device_code_invalid', `the device authorization endpoint of auth ref "${refName}" answered without device_code, user_code and verification_uri`);
+    throw authError(
+      'device_code_invalid',
+      `the device authorization endpoint of auth ref "${refName}" answered without device_code, user_code and verification_uri`,
+    );
   }
   const expiresIn = typeof b.expires_in === 'number' && b.expires_in > 0 ? b.expires_in : 600;
   let intervalS = typeof b.interval === 'number' && b.interval > 0 ? b.interval : DEFAULT_INTERVAL_S;
@@ -43,7 +46,11 @@ export async function deviceCodeLogin(
   });
   const deadline = now() + expiresIn * 1000;
   const expired = () =>
-    authError('device_code_expired', `the device code of auth ref "${refName}" expired before the login was approved`, `Start again: missive auth login ${refName}`);
+    authError(
+      'device_code_expired',
+      `the device code of auth ref "${refName}" expired before the login was approved`,
+      `Start again: missive auth login ${refName}`,
+    );
   for (let poll = 0; poll < MAX_POLLS; poll++) {
     await sleep(intervalS * 1000);
     if (now() > deadline) throw expired();
@@ -56,7 +63,11 @@ export async function deviceCodeLogin(
     }
     if (answer.error === 'expired_token') throw expired();
     if (answer.error === 'access_denied') {
-      throw authError('access_denied', `the login of auth ref "${refName}" was denied at ${b.verification_uri}`, `Try again and approve it: missive auth login ${refName}`);
+      throw authError(
+        'access_denied',
+        `the login of auth ref "${refName}" was denied at ${b.verification_uri}`,
+        `Try again and approve it: missive auth login ${refName}`,
+      );
     }
     endpointRefused(refName, 'token endpoint', endpoints.token_url, answer);
   }

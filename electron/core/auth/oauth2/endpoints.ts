@@ -43,7 +43,13 @@ async function discover(issuer: string, refName: string, ctx: OAuthContext) {
   const cached = discovered.get(issuer);
   if (cached) return cached;
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-  const res = await httpRequest({ url, headers: { Accept: 'application/json' }, timeoutMs: ctx.timeoutMs, dispatcher: ctx.dispatcher, maxResponseBytes: 1024 * 1024 });
+  const res = await httpRequest({
+    url,
+    headers: { Accept: 'application/json' },
+    timeoutMs: ctx.timeoutMs,
+    dispatcher: ctx.dispatcher,
+    maxResponseBytes: 1024 * 1024,
+  });
   const doc = res.status === 200 ? (tryJson(res.body, 'the OpenID Connect discovery document') as Record<string, unknown> | undefined) : undefined;
   if (!doc || typeof doc !== 'object' || typeof doc.token_endpoint !== 'string') {
     throw authError(
@@ -53,7 +59,10 @@ async function discover(issuer: string, refName: string, ctx: OAuthContext) {
     );
   }
   if (typeof doc.issuer === 'string' && doc.issuer.replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
-    throw authError('oidc_issuer_mismatch', `the discovery document at ${redactUrl(url)} names issuer ${redactUrl(doc.issuer)}, not ${redactUrl(issuer)} (auth ref "${refName}")`);
+    throw authError(
+      'oidc_issuer_mismatch',
+      `the discovery document at ${redactUrl(url)} names issuer ${redactUrl(doc.issuer)}, not ${redactUrl(issuer)} (auth ref "${refName}")`,
+    );
   }
   const home = originKey(issuer)!;
   const onIssuer = (endpoint: string, what: string) => {
@@ -69,7 +78,10 @@ async function discover(issuer: string, refName: string, ctx: OAuthContext) {
     return endpoint;
   };
   const device = typeof doc.device_authorization_endpoint === 'string' ? doc.device_authorization_endpoint : null;
-  const found = { token_endpoint: onIssuer(doc.token_endpoint, 'token endpoint'), device_authorization_endpoint: device && onIssuer(device, 'device authorization endpoint') };
+  const found = {
+    token_endpoint: onIssuer(doc.token_endpoint, 'token endpoint'),
+    device_authorization_endpoint: device && onIssuer(device, 'device authorization endpoint'),
+  };
   discovered.set(issuer, found);
   return found;
 }
@@ -83,12 +95,20 @@ export async function endpointsOf(refName: string, flow: OAuthFlow, ctx: OAuthCo
     endpoints = { token_url: flow.token_url ?? '', device_authorization_url: explicitDevice, source: 'config' };
   } else {
     const doc = await discover(flow.issuer, refName, ctx);
-    endpoints = { token_url: flow.token_url ?? doc.token_endpoint, device_authorization_url: explicitDevice ?? doc.device_authorization_endpoint, source: 'discovery' };
+    endpoints = {
+      token_url: flow.token_url ?? doc.token_endpoint,
+      device_authorization_url: explicitDevice ?? doc.device_authorization_endpoint,
+      source: 'discovery',
+    };
   }
   checkSecureEndpoint(endpoints.token_url, 'token endpoint', refName);
   if (flow.type === 'oauth2_device_code') {
     if (!endpoints.device_authorization_url) {
-      throw authError('no_device_endpoint', `auth ref "${refName}" has no device authorization endpoint (the issuer does not advertise one)`, `Set device_authorization_url in [auth_refs.${refName}].`);
+      throw authError(
+        'no_device_endpoint',
+        `auth ref "${refName}" has no device authorization endpoint (the issuer does not advertise one)`,
+        `Set device_authorization_url in [auth_refs.${refName}].`,
+      );
     }
     checkSecureEndpoint(endpoints.device_authorization_url, 'device authorization endpoint', refName);
   }

@@ -15,12 +15,15 @@ export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** The token in a successful token answer; refuses one without access_token or of a type other than Bearer. */
 export function tokenFromAnswer(refName: string, body: Record<string, unknown>, now: number, previous?: CachedToken): CachedToken {
   const access = body.access_token;
-  if (typeof access !== 'string' || !access) throw authError('token_endpoint_invalid', `the token endpoint of auth ref "${refName}" answered without an access_token`);
+  if (typeof access !== 'string' || !access)
+    throw authError('token_endpoint_invalid', `the token endpoint of auth ref "${refName}" answered without an access_token`);
   const help = `The identity provider answered a malformed token; check token_url of [auth_refs.${refName}] and tell the provider's operator.`;
   refuseControlCharacters(access, `the access token the token endpoint of auth ref "${refName}" issued`, help);
-  if (typeof body.refresh_token === 'string') refuseControlCharacters(body.refresh_token, `the refresh token the token endpoint of auth ref "${refName}" issued`, help);
+  if (typeof body.refresh_token === 'string')
+    refuseControlCharacters(body.refresh_token, `the refresh token the token endpoint of auth ref "${refName}" issued`, help);
   const type = typeof body.token_type === 'string' ? body.token_type : 'Bearer';
-  if (type.toLowerCase() !== 'bearer') throw authError('unsupported_token_type', `the token endpoint of auth ref "${refName}" issued a "${type}" token; missive sends Bearer tokens only`);
+  if (type.toLowerCase() !== 'bearer')
+    throw authError('unsupported_token_type', `the token endpoint of auth ref "${refName}" issued a "${type}" token; missive sends Bearer tokens only`);
   const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : typeof body.expires_in === 'string' ? Number(body.expires_in) : NaN;
   return {
     access_token: access,
@@ -39,13 +42,22 @@ function tokenOrThrow(refName: string, tokenUrl: string, answer: EndpointAnswer,
   return tokenFromAnswer(refName, answer.body, (ctx.now ?? Date.now)(), previous);
 }
 
-export async function clientCredentialsGrant(refName: string, flow: Extract<OAuthFlow, { type: 'oauth2_client_credentials' }>, tokenUrl: string, client: OAuthClient, ctx: OAuthContext): Promise<CachedToken> {
+export async function clientCredentialsGrant(
+  refName: string,
+  flow: Extract<OAuthFlow, { type: 'oauth2_client_credentials' }>,
+  tokenUrl: string,
+  client: OAuthClient,
+  ctx: OAuthContext,
+): Promise<CachedToken> {
   const form = { grant_type: 'client_credentials', ...scopeField(flow), ...(flow.audience ? { audience: flow.audience } : {}) };
   return tokenOrThrow(refName, tokenUrl, await postForm(tokenUrl, form, client, ctx, []), ctx);
 }
 
 export async function refreshGrant(refName: string, tokenUrl: string, client: OAuthClient, previous: CachedToken, ctx: OAuthContext): Promise<CachedToken> {
-  const answer = await postForm(tokenUrl, { grant_type: 'refresh_token', refresh_token: previous.refresh_token! }, client, ctx, [previous.refresh_token!, previous.access_token]);
+  const answer = await postForm(tokenUrl, { grant_type: 'refresh_token', refresh_token: previous.refresh_token! }, client, ctx, [
+    previous.refresh_token!,
+    previous.access_token,
+  ]);
   return tokenOrThrow(refName, tokenUrl, answer, ctx, previous);
 }
 

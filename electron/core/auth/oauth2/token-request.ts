@@ -26,7 +26,16 @@ export async function postForm(url: string, form: Record<string, string>, client
   if (client.secret) headers.Authorization = `Basic ${Buffer.from(`${formEncode(client.id)}:${formEncode(client.secret)}`).toString('base64')}`;
   else fields.client_id = client.id;
   const scrub = [...secrets, ...(client.secret ? [client.secret] : [])];
-  const res = await httpRequest({ url, method: 'POST', headers, body: new URLSearchParams(fields).toString(), timeoutMs: ctx.timeoutMs, dispatcher: ctx.dispatcher, maxResponseBytes: 1024 * 1024, secrets: scrub });
+  const res = await httpRequest({
+    url,
+    method: 'POST',
+    headers,
+    body: new URLSearchParams(fields).toString(),
+    timeoutMs: ctx.timeoutMs,
+    dispatcher: ctx.dispatcher,
+    maxResponseBytes: 1024 * 1024,
+    secrets: scrub,
+  });
   const json = tryJson(res.body, `the answer of ${redactUrl(url)}`) as Record<string, unknown> | undefined;
   if (res.status >= 200 && res.status < 300 && json && typeof json === 'object' && !Array.isArray(json)) return { ok: true, body: json };
   const error = json && typeof json.error === 'string' ? json.error : `http_${res.status}`;

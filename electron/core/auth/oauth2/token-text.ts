@@ -21,5 +21,9 @@ export function refuseControlCharacters(value: string, what: string, help: strin
   const found = firstControlCharacter(value);
   if (!found) return;
   const kind = found === 'U+000D' || found === 'U+000A' ? 'a line break' : 'a control character';
-  throw authError('token_control_characters', `${what} contains ${kind} (${found}), which no HTTP header may carry: it was refused and nothing was stored`, help);
+  throw authError(
+    'token_control_characters',
+    `${what} contains ${kind} (${found}), which no HTTP header may carry: it was refused and nothing was stored`,
+    help,
+  );
 }

@@ -21,7 +21,8 @@ export interface OAuthRef {
 async function newToken(ref: OAuthRef, client: OAuthClient, ctx: OAuthContext): Promise<CachedToken> {
   const endpoints = await endpointsOf(ref.name, ref.flow, ctx);
   if (ref.flow.type === 'oauth2_client_credentials') {
-    if (!client.secret) throw authError('client_secret_missing', `auth ref "${ref.name}" has no client secret`, `Store one: missive auth set-secret ${ref.name}`);
+    if (!client.secret)
+      throw authError('client_secret_missing', `auth ref "${ref.name}" has no client secret`, `Store one: missive auth set-secret ${ref.name}`);
     return clientCredentialsGrant(ref.name, ref.flow, endpoints.token_url, client, ctx);
   }
   return deviceCodeLogin(ref.name, ref.flow, { token_url: endpoints.token_url, device_authorization_url: endpoints.device_authorization_url! }, client, ctx);

@@ -100,7 +100,11 @@ function poolConfig(selection: PostgresSelection, options: OpenPoolOptions, pass
     parsed = parseConnectionString(withEnvSslMode(selection.url, env), { useLibpqCompat: true });
     client = toClientConfig(parsed);
   } catch (error) {
-    throw configError('invalid_store_url', `the store URL ${selection.display} (from ${selection.from}) cannot be used: ${safeReason(error, secrets)}`, 'See docs/config.md, [store], for the URL and its sslmode, sslrootcert, sslcert and sslkey parameters.');
+    throw configError(
+      'invalid_store_url',
+      `the store URL ${selection.display} (from ${selection.from}) cannot be used: ${safeReason(error, secrets)}`,
+      'See docs/config.md, [store], for the URL and its sslmode, sslrootcert, sslcert and sslkey parameters.',
+    );
   }
   const max = parsed.max === undefined ? DEFAULT_POOL_MAX : Number(parsed.max);
   if (!Number.isInteger(max) || max < 1 || max > MAX_POOL_MAX) {
@@ -148,7 +152,12 @@ async function resolvePassword(selection: PostgresSelection, options: OpenPoolOp
   if (new URL(selection.url).searchParams.has('password')) return undefined;
   if (selection.passwordEnv) {
     const value = env[selection.passwordEnv];
-    if (!value) throw authError('env_missing', `[store] password_env names ${selection.passwordEnv}, which is not set`, `export ${selection.passwordEnv}=<the PostgreSQL password> and try again.`);
+    if (!value)
+      throw authError(
+        'env_missing',
+        `[store] password_env names ${selection.passwordEnv}, which is not set`,
+        `export ${selection.passwordEnv}=<the PostgreSQL password> and try again.`,
+      );
     return value;
   }
   if (selection.passwordRef) return refPassword(selection.passwordRef, options);
@@ -162,10 +171,19 @@ async function refPassword(name: string, { env, secrets, config }: OpenPoolOptio
   if (ref.kind === 'env') {
     const value = env[ref.env!];
     if (value) return value;
-    throw authError('env_missing', `auth ref "${name}" ([store] password_ref) reads environment variable ${ref.env}, which is not set`, `export ${ref.env}=<the PostgreSQL password> and try again.`);
+    throw authError(
+      'env_missing',
+      `auth ref "${name}" ([store] password_ref) reads environment variable ${ref.env}, which is not set`,
+      `export ${ref.env}=<the PostgreSQL password> and try again.`,
+    );
   }
   const available = await secrets.available();
-  if (!available.ok) throw authError('keyring_unavailable', `auth ref "${name}" ([store] password_ref) needs the OS keyring: ${available.reason}`, 'Use an auth ref of kind "env" or [store] password_env instead.');
+  if (!available.ok)
+    throw authError(
+      'keyring_unavailable',
+      `auth ref "${name}" ([store] password_ref) needs the OS keyring: ${available.reason}`,
+      'Use an auth ref of kind "env" or [store] password_env instead.',
+    );
   const value = await secrets.get(ref.keyring_service!, ref.keyring_account!);
   if (value) return value;
   throw authError(
@@ -175,7 +193,19 @@ async function refPassword(name: string, { env, secrets, config }: OpenPoolOptio
   );
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EACCES']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOENT',
+  'EACCES',
+]);
 const UNTRUSTED = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -251,13 +281,25 @@ export function connectError(error: unknown, selection: PostgresSelection, secre
   if (isServer) {
     return new MissiveError('storage', 'store_connect_failed', `${where} refused the connection: ${scrub(message, secrets)} (SQLSTATE ${code})`);
   }
-  if (code && (UNTRUSTED.has(code) || code === 'CERT_HAS_EXPIRED' || code === 'ERR_TLS_CERT_ALTNAME_INVALID' || /^ERR_(TLS|SSL)_/.test(code)) || /does not support SSL/i.test(message)) {
+  if (
+    (code && (UNTRUSTED.has(code) || code === 'CERT_HAS_EXPIRED' || code === 'ERR_TLS_CERT_ALTNAME_INVALID' || /^ERR_(TLS|SSL)_/.test(code))) ||
+    /does not support SSL/i.test(message)
+  ) {
     return new MissiveError('storage', 'store_tls_failed', `TLS with ${where} failed: ${tlsReason(code, message, secrets)}`, {
       help: tlsHelp(code, message),
     });
   }
   if ((code && UNREACHABLE.has(code)) || /timeout|timed out|terminated|closed/i.test(message)) {
-    const why = /timeout|timed out/i.test(message) || code === 'ETIMEDOUT' ? 'no answer in time' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' ? 'its host name does not resolve' : code === 'ECONNREFUSED' ? 'the connection was refused' : code ? `the connection failed (${code})` : 'the connection was closed before PostgreSQL answered';
+    const why =
+      /timeout|timed out/i.test(message) || code === 'ETIMEDOUT'
+        ? 'no answer in time'
+        : code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL'
+          ? 'its host name does not resolve'
+          : code === 'ECONNREFUSED'
+            ? 'the connection was refused'
+            : code
+              ? `the connection failed (${code})`
+              : 'the connection was closed before PostgreSQL answered';
     return new MissiveError('storage', 'store_unreachable', `${where} is unreachable: ${why}`, {
       help: `Check that PostgreSQL runs and listens at the URL's host and port (and that a firewall lets missive through), ${unset}.`,
     });
@@ -275,7 +317,8 @@ function tlsReason(code: string | undefined, message: string, secrets: readonly 
 
 function tlsHelp(code: string | undefined, message: string): string {
   if (/does not support SSL/i.test(message)) return 'Turn ssl on in the server, or drop sslmode from the URL (sslmode=disable) on a network you trust.';
-  if (code && UNTRUSTED.has(code)) return 'Give the CA that signed the server certificate: add sslrootcert=/path/to/ca.pem to the URL (sslmode=verify-full checks the host name too).';
+  if (code && UNTRUSTED.has(code))
+    return 'Give the CA that signed the server certificate: add sslrootcert=/path/to/ca.pem to the URL (sslmode=verify-full checks the host name too).';
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'Use the host name the certificate names, or sslmode=verify-ca to check the CA alone.';
-  return 'Check the server\'s certificate and the URL\'s sslmode, sslrootcert, sslcert and sslkey (see docs/config.md, [store]).';
+  return "Check the server's certificate and the URL's sslmode, sslrootcert, sslcert and sslkey (see docs/config.md, [store]).";
 }

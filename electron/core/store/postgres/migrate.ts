@@ -99,7 +99,11 @@ export async function migratePostgres(pool: Pool, schema: string, migrations: Mi
     for (const migration of migrations) {
       if (applied.some((row) => row.version === migration.version)) continue;
       await client.query(migration.sql);
-      await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [migration.version, migration.name, postgresChecksum(migration)]);
+      await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        postgresChecksum(migration),
+      ]);
     }
     await client.query('COMMIT');
   } catch (error) {

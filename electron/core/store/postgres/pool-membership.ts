@@ -12,7 +12,14 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export async function joinPool(pool: GatewayPoolRepository, options: { holder: string; ttlMs: number }): Promise<GatewayMembership> {
   const now = Date.now();
   await pool.prune(iso(now));
-  const row: GatewayRow = { holder: options.holder, pid: process.pid, host: hostname(), started_at: iso(now), renewed_at: iso(now), expires_at: iso(now + options.ttlMs) };
+  const row: GatewayRow = {
+    holder: options.holder,
+    pid: process.pid,
+    host: hostname(),
+    started_at: iso(now),
+    renewed_at: iso(now),
+    expires_at: iso(now + options.ttlMs),
+  };
   await pool.join(row);
   return {
     row,

@@ -41,11 +41,19 @@ export function queryFailure(error: unknown, what: string): MissiveError {
   if (state === undefined || UNREACHABLE.test(state)) {
     const code = (error as { code?: unknown } | null)?.code;
     const why = typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? ` (${code})` : '';
-    return storageError('store_unreachable', `the PostgreSQL store could not be used for ${what}${why}`, 'Check that the server is up and reachable: missive doctor');
+    return storageError(
+      'store_unreachable',
+      `the PostgreSQL store could not be used for ${what}${why}`,
+      'Check that the server is up and reachable: missive doctor',
+    );
   }
   const message = (error as Error).message;
   if (state === '40001' || state === '40P01') {
-    return storageError('conflict', `${what} collided with another missive writing the same rows at the same time; nothing was written (${state})`, 'Run the command again.');
+    return storageError(
+      'conflict',
+      `${what} collided with another missive writing the same rows at the same time; nothing was written (${state})`,
+      'Run the command again.',
+    );
   }
   if (state === '3F000' || state === '42P01') {
     return storageError('schema_missing', `${what}: the store's schema is not set up (${message})`, 'Check the store with: missive doctor');

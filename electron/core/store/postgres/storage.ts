@@ -62,7 +62,8 @@ export function postgresStorage(pool: Pool, schema: string, location: string): S
     client.on('error', onError);
     // A call through `tx` after the transaction ended would run on a connection handed back to the pool.
     const onClient: Query = (sql, params) => {
-      if (!open) return Promise.reject(new MissiveError('internal', 'transaction_closed', 'a store call was made through a transaction that had already ended'));
+      if (!open)
+        return Promise.reject(new MissiveError('internal', 'transaction_closed', 'a store call was made through a transaction that had already ended'));
       return client.query(sql, params);
     };
     let ended = false;

@@ -176,12 +176,18 @@ export function getTaskJson(db: Db, taskId: string): Record<string, unknown> | n
 }
 
 export function getArtifact(db: Db, taskId: string, artifactId: string): StoredArtifact | undefined {
-  const row = db.prepare(CONVERSATION.getArtifact.sqlite).get(taskId, artifactId) as (Omit<StoredArtifact, 'content' | 'last_chunk'> & { content_json: string; last_chunk: number }) | undefined;
+  const row = db.prepare(CONVERSATION.getArtifact.sqlite).get(taskId, artifactId) as
+    (Omit<StoredArtifact, 'content' | 'last_chunk'> & { content_json: string; last_chunk: number }) | undefined;
   if (!row) return undefined;
   const { content_json, last_chunk, ...rest } = row;
   // Each chunk decoded here (not assembled by SQLite, whose JSON functions fail unnamed on a chunk they cannot read).
   const chunks = db.prepare(CONVERSATION.chunksOf.sqlite).all(taskId, artifactId) as Array<{ artifact_id: string; chunk_index: number; parts_json: string }>;
-  return storedArtifactOf(rest, last_chunk, content_json, chunks.flatMap((chunk) => chunkParts(taskId, chunk)));
+  return storedArtifactOf(
+    rest,
+    last_chunk,
+    content_json,
+    chunks.flatMap((chunk) => chunkParts(taskId, chunk)),
+  );
 }
 
 /** A member's latest task in a context: newest `updated_at`, then the smallest task id. */
@@ -192,7 +198,10 @@ export const latestTaskOf = (db: Db, agentAlias: string, contextId: string): Sto
 
 /** The messages linked to a task other than requests (answers, and its updates from the journal), newest first. */
 export const responsesOfTask = (db: Db, taskId: string): StoredMessage[] =>
-  interleave((db.prepare(CONVERSATION.responsesOfTask.sqlite).all(taskId) as RawStoredMessage[]).map(storedFromRaw), updatesOfTask(db, taskId).map(storedFromUpdate)).reverse();
+  interleave(
+    (db.prepare(CONVERSATION.responsesOfTask.sqlite).all(taskId) as RawStoredMessage[]).map(storedFromRaw),
+    updatesOfTask(db, taskId).map(storedFromUpdate),
+  ).reverse();
 
 /** Response messages of a context that belong to no task (direct Message answers, streamed or not), newest first, per agent. */
 export const directResponsesOf = (db: Db, agentAlias: string, contextId: string): StoredMessage[] =>

@@ -34,7 +34,10 @@ function searchTerm(search: string | undefined): { sql: string; params: string[]
   if (!text) return null;
   const plain = containsPattern(text);
   const columns = ['+event_type', '+agent_alias', '+context_id', '+task_id'].map((column) => `${column} LIKE ? ESCAPE '\\'`);
-  return { sql: `(${[...columns, `+payload_json LIKE ? ESCAPE '\\'`].join(' OR ')})`, params: [plain, plain, plain, plain, containsPattern(JSON.stringify(text).slice(1, -1))] };
+  return {
+    sql: `(${[...columns, `+payload_json LIKE ? ESCAPE '\\'`].join(' OR ')})`,
+    params: [plain, plain, plain, plain, containsPattern(JSON.stringify(text).slice(1, -1))],
+  };
 }
 
 /**
@@ -45,12 +48,19 @@ export const NARROW_SINCE_EVENTS = 2000;
 
 /** True when `since` matches at most NARROW_SINCE_EVENTS events: counted in the timestamp index, stopping one past. */
 function sinceIsNarrow(db: Db, since: string): boolean {
-  const { n } = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE timestamp >= ? LIMIT ${NARROW_SINCE_EVENTS + 1})`).get(since) as { n: number };
+  const { n } = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE timestamp >= ? LIMIT ${NARROW_SINCE_EVENTS + 1})`).get(since) as {
+    n: number;
+  };
   return n <= NARROW_SINCE_EVENTS;
 }
 
 /** The equality filters, most selective first: the first one a query has picks its index. */
-const FILTER_COLUMNS = [['task_id', 'taskId'], ['context_id', 'contextId'], ['agent_alias', 'agentAlias'], ['event_type', 'type']] as const;
+const FILTER_COLUMNS = [
+  ['task_id', 'taskId'],
+  ['context_id', 'contextId'],
+  ['agent_alias', 'agentAlias'],
+  ['event_type', 'type'],
+] as const;
 
 /**
  * The SQL and parameters `listEvents` runs for `query` (the bench and tests EXPLAIN it). It reads one index, picked

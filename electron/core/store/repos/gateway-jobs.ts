@@ -28,7 +28,8 @@ import type { JobRepository } from '../storage.js';
 const EXPIRED = `(state = 'running' AND locked_until IS NOT NULL AND locked_until <= ?)`;
 
 /** In-flight local tasks without an unfinished job (statements/gateway-jobs.ts). */
-export const tasksNeedingJobs = (db: Db) => db.prepare(JOBS.tasksNeedingJobs.sqlite).all() as Array<{ task_id: string; agent_alias: string; context_id: string | null }>;
+export const tasksNeedingJobs = (db: Db) =>
+  db.prepare(JOBS.tasksNeedingJobs.sqlite).all() as Array<{ task_id: string; agent_alias: string; context_id: string | null }>;
 
 export function queueJob(db: Db, j: { kind: FollowKind; taskId: string; agentAlias: string; contextId: string | null; maxAttempts: number }): void {
   db.prepare(JOBS.queueFollow.sqlite).run(...queueFollowParams(process.getBuiltinModule('node:crypto').randomUUID(), j, nowIso()));
@@ -61,7 +62,9 @@ export function claimDueJobs(db: Db, owner: string, lockedUntil: string, limit: 
     .transaction(() => {
       const now = nowIso();
       const due = db
-        .prepare(`SELECT job_id FROM gateway_jobs WHERE (state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= ?)) OR ${EXPIRED} ORDER BY next_run_at, job_id LIMIT ?`)
+        .prepare(
+          `SELECT job_id FROM gateway_jobs WHERE (state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= ?)) OR ${EXPIRED} ORDER BY next_run_at, job_id LIMIT ?`,
+        )
         .all(dueBy ?? now, now, limit) as Array<{ job_id: string }>;
       const read = db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE job_id = ?`);
       return due.filter((j) => claimJob(db, j.job_id, owner, lockedUntil)).map((j) => read.get(j.job_id) as JobRow);
@@ -73,27 +76,46 @@ export function claimDueJobs(db: Db, owner: string, lockedUntil: string, limit: 
 export const renewClaim = (db: Db, jobId: string, owner: string, lockedUntil: string): boolean =>
   db.prepare(JOBS.renewClaim.sqlite).run(lockedUntil, nowIso(), jobId, owner).changes === 1;
 
-export function finishJob(db: Db, jobId: string, state: 'succeeded' | 'failed' | 'cancelled', result: unknown, error: string | null = null, owner: string | null = null): boolean {
+export function finishJob(
+  db: Db,
+  jobId: string,
+  state: 'succeeded' | 'failed' | 'cancelled',
+  result: unknown,
+  error: string | null = null,
+  owner: string | null = null,
+): boolean {
   return db.prepare(JOBS.finish.sqlite).run(...finishParams(jobId, state, result, error, owner, nowIso())).changes === 1;
 }
 
-export function retryJob(db: Db, jobId: string, r: { error: string | null; backoffMs: number; nextRunAt: string; countAttempt: boolean }, owner: string | null = null): boolean {
+export function retryJob(
+  db: Db,
+  jobId: string,
+  r: { error: string | null; backoffMs: number; nextRunAt: string; countAttempt: boolean },
+  owner: string | null = null,
+): boolean {
   return db.prepare(JOBS.retry.sqlite).run(...retryParams(jobId, r, owner, nowIso())).changes === 1;
 }
 
 /** Records an operator job, queued to run at once. */
 export function insertOperatorJob(
   db: Db,
-  j: { jobId: string; kind: OperatorKind; agentAlias: string | null; groupName: string | null; contextId: string | null; targetTaskId: string | null; request: unknown; summary: Record<string, unknown>; maxAttempts: number },
+  j: {
+    jobId: string;
+    kind: OperatorKind;
+    agentAlias: string | null;
+    groupName: string | null;
+    contextId: string | null;
+    targetTaskId: string | null;
+    request: unknown;
+    summary: Record<string, unknown>;
+    maxAttempts: number;
+  },
 ): void {
   db.prepare(JOBS.insertOperator.sqlite).run(...insertOperatorParams(j, nowIso()));
 }
 
 /** The operator jobs whose id is `id` or starts with it (a short id from `job list`). */
-export const findOperatorJobs = (db: Db, id: string) =>
-  (
-    db.prepare(JOBS.findOperator.sqlite).all(idPrefix(id)) as StoredJob[]
-  ).map(jobRowOf);
+export const findOperatorJobs = (db: Db, id: string) => (db.prepare(JOBS.findOperator.sqlite).all(idPrefix(id)) as StoredJob[]).map(jobRowOf);
 
 export const getOperatorJob = (db: Db, jobId: string): StoredJob | undefined => {
   const row = db.prepare(JOBS.getOperator.sqlite).get(jobId) as StoredJob | undefined;
@@ -116,8 +138,7 @@ export const markDispatched = (db: Db, jobId: string, messageId: string | null =
   void db.prepare(JOBS.markDispatched.sqlite).run(messageId, nowIso(), jobId);
 
 /** Clears the mark: the request provably did not reach the agent, the next attempt sends again (as a new message). */
-export const clearDispatched = (db: Db, jobId: string): void =>
-  void db.prepare(JOBS.clearDispatched.sqlite).run(nowIso(), jobId);
+export const clearDispatched = (db: Db, jobId: string): void => void db.prepare(JOBS.clearDispatched.sqlite).run(nowIso(), jobId);
 
 /**
  * Cancels an unfinished job (`unclaimed`: only one no gateway holds now, queued or retrying); false when it had already finished
@@ -131,16 +152,22 @@ export const cancelJobRow = (db: Db, jobId: string, options: { unclaimed?: boole
 /** Those of `jobIds` that ended (succeeded, failed or cancelled), with their results. */
 export const endedJobsAmong = (db: Db, jobIds: readonly string[]): StoredJob[] =>
   db
-    .prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id IN (SELECT value FROM json_each(?)) AND state IN ('succeeded','failed','cancelled')`)
+    .prepare(
+      `SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id IN (SELECT value FROM json_each(?)) AND state IN ('succeeded','failed','cancelled')`,
+    )
     .all(JSON.stringify(jobIds))
     .map((row) => jobRowOf(row as StoredJob));
 
 /** Jobs a dead gateway left `running` go back to the queue (the caller holds the profile's gateway lock). */
 export const reclaimOrphans = (db: Db): number =>
-  db.prepare(`UPDATE gateway_jobs SET state = 'retrying', locked_by = NULL, locked_until = NULL, next_run_at = ?, updated_at = ? WHERE state = 'running'`).run(nowIso(), nowIso()).changes;
+  db
+    .prepare(`UPDATE gateway_jobs SET state = 'retrying', locked_by = NULL, locked_until = NULL, next_run_at = ?, updated_at = ? WHERE state = 'running'`)
+    .run(nowIso(), nowIso()).changes;
 
 export const jobCounts = (db: Db) =>
-  Object.fromEntries((db.prepare(JOBS.counts.sqlite).all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n])) as Partial<Record<JobState, number>>;
+  Object.fromEntries((db.prepare(JOBS.counts.sqlite).all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n])) as Partial<
+    Record<JobState, number>
+  >;
 
 export const unfinishedJobs = (db: Db) => db.prepare(JOBS.unfinished.sqlite).all() as JobRow[];
 

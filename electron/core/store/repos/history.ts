@@ -105,9 +105,7 @@ export function getMessageRow(db: Db, messageId: string): MessageRow | undefined
  * journal written before `a2a.send.completed` named its response row links a message answer to its request.
  */
 export function firstDirectResponseAfter(db: Db, agent: string, afterRow: number): MessageRow | undefined {
-  const row = db
-    .prepare(HISTORY.firstDirectResponseAfter.sqlite)
-    .get(afterRow, agent) as RawMessage | undefined;
+  const row = db.prepare(HISTORY.firstDirectResponseAfter.sqlite).get(afterRow, agent) as RawMessage | undefined;
   return row && messageFromRaw(row);
 }
 
@@ -139,35 +137,36 @@ export function newestCallEvents(db: Db, agents: readonly string[], types: reado
 export function* artifactChunksOf(db: Db, taskId: string, maxChunks: number, artifactId?: string): Generator<{ artifactId: string; parts: unknown[] }> {
   const rows = (
     artifactId === undefined
-      ? db.prepare(`SELECT artifact_id, chunk_index, parts_json FROM artifact_chunks WHERE task_id = ? ORDER BY artifact_id, chunk_index LIMIT ?`).iterate(taskId, maxChunks)
-      : db.prepare(`SELECT artifact_id, chunk_index, parts_json FROM artifact_chunks WHERE task_id = ? AND artifact_id = ? ORDER BY chunk_index LIMIT ?`).iterate(taskId, artifactId, maxChunks)
+      ? db
+          .prepare(`SELECT artifact_id, chunk_index, parts_json FROM artifact_chunks WHERE task_id = ? ORDER BY artifact_id, chunk_index LIMIT ?`)
+          .iterate(taskId, maxChunks)
+      : db
+          .prepare(`SELECT artifact_id, chunk_index, parts_json FROM artifact_chunks WHERE task_id = ? AND artifact_id = ? ORDER BY chunk_index LIMIT ?`)
+          .iterate(taskId, artifactId, maxChunks)
   ) as IterableIterator<{ artifact_id: string; chunk_index: number; parts_json: string }>;
   for (const row of rows) yield { artifactId: row.artifact_id, parts: chunkParts(taskId, row) };
 }
 
 /** A context's message rows and its updates (read from the journal, update-rows.ts) in the order they were stored. */
 export function messagesOfContext(db: Db, contextId: string): ThreadMessageRow[] {
-  const messages = (
-    db.prepare(HISTORY.messagesOfContext.sqlite).all(contextId) as Array<RawMessage & { protocol_message_id: string | null }>
-  ).map((r) => ({ ...messageFromRaw(r), protocol_message_id: r.protocol_message_id }));
+  const messages = (db.prepare(HISTORY.messagesOfContext.sqlite).all(contextId) as Array<RawMessage & { protocol_message_id: string | null }>).map((r) => ({
+    ...messageFromRaw(r),
+    protocol_message_id: r.protocol_message_id,
+  }));
   const updates = updatesOfContext(db, contextId).map(({ metadata: _metadata, ...row }): ThreadMessageRow => row);
   return interleave(messages, updates);
 }
 
 /** The first `limit` requests sent in a context, oldest first (a context list's preview reads only these). */
 export function firstRequestsOfContext(db: Db, contextId: string, limit: number): MessageRow[] {
-  return (
-    db.prepare(HISTORY.firstRequestsOfContext.sqlite).all(contextId, limit) as RawMessage[]
-  ).map(messageFromRaw);
+  return (db.prepare(HISTORY.firstRequestsOfContext.sqlite).all(contextId, limit) as RawMessage[]).map(messageFromRaw);
 }
 
 /** The artifacts of a context (by their own context, or their task's), oldest first; parts are not read. */
 export function artifactsOfContext(db: Db, contextId: string): ThreadArtifactRow[] {
-  return (
-    db
-      .prepare(HISTORY.artifactsOfContext.sqlite)
-      .all(contextId, contextId) as Array<Omit<ThreadArtifactRow, 'last_chunk'> & { last_chunk: number }>
-  ).map((r) => ({ ...r, last_chunk: r.last_chunk === 1 }));
+  return (db.prepare(HISTORY.artifactsOfContext.sqlite).all(contextId, contextId) as Array<Omit<ThreadArtifactRow, 'last_chunk'> & { last_chunk: number }>).map(
+    (r) => ({ ...r, last_chunk: r.last_chunk === 1 }),
+  );
 }
 
 /**

@@ -29,7 +29,10 @@ export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; par
   if (outcome === 'failed') where.push(FAILED_SQL);
   const order = query.afterSequence !== undefined ? 'ASC' : 'DESC';
   const defaultLimit = query.afterSequence !== undefined ? 500 : 50;
-  return { sql: `SELECT * FROM (${inner.sql}) WHERE ${where.join(' AND ')} ORDER BY sequence ${order} LIMIT ?`, params: [...inner.params, ...params, limit ?? defaultLimit] };
+  return {
+    sql: `SELECT * FROM (${inner.sql}) WHERE ${where.join(' AND ')} ORDER BY sequence ${order} LIMIT ?`,
+    params: [...inner.params, ...params, limit ?? defaultLimit],
+  };
 }
 
 /** `listEvents` with the journal's own filters: the newest `limit` matches oldest first, or the next after a cursor. */

@@ -15,7 +15,8 @@ export function markPushConfigDeleted(db: Db, taskId: string, id: string): void 
   db.prepare(PUSH_CONFIGS.markDeleted.sqlite).run(now, now, taskId, id);
 }
 
-export const listPushConfigsOfTask = (db: Db, taskId: string): PushConfigRow[] => (db.prepare(PUSH_CONFIGS.ofTask.sqlite).all(taskId) as RawPushConfig[]).map(pushConfigFromRaw);
+export const listPushConfigsOfTask = (db: Db, taskId: string): PushConfigRow[] =>
+  (db.prepare(PUSH_CONFIGS.ofTask.sqlite).all(taskId) as RawPushConfig[]).map(pushConfigFromRaw);
 
 /** A task's push configs, part of the conversation repository on SQLite (storage.ts's ConversationRepository). */
 export const sqlitePushConfigs: WithDb<Pick<ConversationRepository, 'upsertPushConfig' | 'markPushConfigDeleted' | 'listPushConfigsOfTask'>, Db> = {

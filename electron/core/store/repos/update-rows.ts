@@ -10,7 +10,8 @@ import { UPDATES } from '../statements/update-rows.js';
 export const updatesOfTask = (db: Db, taskId: string): UpdateMessageRow[] => (db.prepare(UPDATES.ofTask.sqlite).all(taskId) as RawUpdate[]).map(fromRaw);
 
 /** A context's updates, oldest first (read from idx_events_context). */
-export const updatesOfContext = (db: Db, contextId: string): UpdateMessageRow[] => (db.prepare(UPDATES.ofContext.sqlite).all(contextId) as RawUpdate[]).map(fromRaw);
+export const updatesOfContext = (db: Db, contextId: string): UpdateMessageRow[] =>
+  (db.prepare(UPDATES.ofContext.sqlite).all(contextId) as RawUpdate[]).map(fromRaw);
 
 /** An agent's updates in a context that belong to no task (a stream answered with a Message), oldest first. */
 export const taskFreeUpdatesOf = (db: Db, agentAlias: string, contextId: string): UpdateMessageRow[] =>

@@ -32,10 +32,12 @@ const putLease = (db: Db, row: LeaseRow): void =>
 
 /** Extends `holder`'s lease; false when the row is no longer its own (another gateway took it over). */
 const renewLease = (db: Db, profile: string, holder: string, renewedAt: string, expiresAt: string): boolean =>
-  db.prepare(`UPDATE gateway_leases SET renewed_at = ?, expires_at = ? WHERE profile = ? AND holder = ?`).run(renewedAt, expiresAt, profile, holder).changes === 1;
+  db.prepare(`UPDATE gateway_leases SET renewed_at = ?, expires_at = ? WHERE profile = ? AND holder = ?`).run(renewedAt, expiresAt, profile, holder).changes ===
+  1;
 
 /** Gives the lease up, if `holder` still has it. */
-const deleteLease = (db: Db, profile: string, holder: string): boolean => db.prepare(`DELETE FROM gateway_leases WHERE profile = ? AND holder = ?`).run(profile, holder).changes === 1;
+const deleteLease = (db: Db, profile: string, holder: string): boolean =>
+  db.prepare(`DELETE FROM gateway_leases WHERE profile = ? AND holder = ?`).run(profile, holder).changes === 1;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -60,15 +62,27 @@ export function acquireLease(store: Store, options: { profile: string; holder: s
     const current = getLease(store.db, profile);
     const now = Date.now();
     if (current && holds(current, now, host)) return { held: current };
-    const row: GatewayRow = { holder: options.holder, pid: process.pid, host, started_at: iso(now), renewed_at: iso(now), expires_at: iso(now + options.ttlMs) };
+    const row: GatewayRow = {
+      holder: options.holder,
+      pid: process.pid,
+      host,
+      started_at: iso(now),
+      renewed_at: iso(now),
+      expires_at: iso(now + options.ttlMs),
+    };
     putLease(store.db, { profile, ...row });
     return { row, takenFrom: current ?? null };
   });
   if ('held' in taken) {
     const h = taken.held;
-    throw new MissiveError('orchestration', 'gateway_running', `a gateway is already running for this profile (pid ${h.pid} on ${h.host}, since ${h.started_at}; its lease runs until ${h.expires_at})`, {
-      help: 'Stop it first, or check it with: missive gateway status. A gateway that died on another host frees the profile when its lease expires.',
-    });
+    throw new MissiveError(
+      'orchestration',
+      'gateway_running',
+      `a gateway is already running for this profile (pid ${h.pid} on ${h.host}, since ${h.started_at}; its lease runs until ${h.expires_at})`,
+      {
+        help: 'Stop it first, or check it with: missive gateway status. A gateway that died on another host frees the profile when its lease expires.',
+      },
+    );
   }
   const { row, takenFrom } = taken;
   let reclaimed: number;

@@ -19,7 +19,8 @@ export function runStepsSync<T>(db: Db, steps: Steps<T>): T {
   let next = steps.next();
   while (!next.done) {
     const step = next.value;
-    const value = step.op === 'append' ? appendEvent(db, ...step.args) : (SQLITE_CONVERSATION[step.op] as (db: Db, ...args: unknown[]) => unknown)(db, ...step.args);
+    const value =
+      step.op === 'append' ? appendEvent(db, ...step.args) : (SQLITE_CONVERSATION[step.op] as (db: Db, ...args: unknown[]) => unknown)(db, ...step.args);
     next = steps.next(value);
   }
   return next.value;

@@ -9,7 +9,15 @@
 import type { Store } from '../store.js';
 import type { Repositories, Storage } from '../storage.js';
 import type { Db } from '../db.js';
-import type { AgentRepository, AuthRefRepository, ConversationRepository, GroupRepository, HistoryRepository, JobRepository, JournalWriter } from '../storage.js';
+import type {
+  AgentRepository,
+  AuthRefRepository,
+  ConversationRepository,
+  GroupRepository,
+  HistoryRepository,
+  JobRepository,
+  JournalWriter,
+} from '../storage.js';
 import { promised, type WithDb } from '../repository-forms.js';
 import { sqliteAgents } from '../repos/agents.js';
 import { sqliteAuthRefs } from '../repos/auth-refs.js';
@@ -83,7 +91,8 @@ function repositories(store: Store): Repositories {
 }
 
 /** Throws unless the SQLite file accepts writes now: a write that changes nothing, in an IMMEDIATE transaction. */
-export const checkWritable = (store: Store): void => void store.transaction(() => store.db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run());
+export const checkWritable = (store: Store): void =>
+  void store.transaction(() => store.db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run());
 
 /** The SQLite store behind each Storage made here: for tests and benchmarks that read the file's rows (`sqliteStoreOf`). */
 const stores = new WeakMap<Storage, Store>();

@@ -36,7 +36,13 @@ export function agentRepository(query: Query): AgentRepository {
     },
 
     async insert(agent: NewAgent) {
-      await run(query, 'agents.insert', AGENTS.insert, insertParams(agent), duplicateAlias(agent.alias, `Pick another alias, or remove it first: missive agent remove ${agent.alias}`));
+      await run(
+        query,
+        'agents.insert',
+        AGENTS.insert,
+        insertParams(agent),
+        duplicateAlias(agent.alias, `Pick another alias, or remove it first: missive agent remove ${agent.alias}`),
+      );
     },
 
     async updateSeeded(agent: NewAgent) {

@@ -13,7 +13,7 @@ export function collectiveRecordMethods(query: Query): Pick<ConversationReposito
   return {
     async contextJournal(contextId, page = 1000) {
       const events: EventRow[] = [];
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const { rows } = await run<RawEvent>(
           query,
           'conversation.contextJournal',
@@ -32,12 +32,7 @@ export function collectiveRecordMethods(query: Query): Pick<ConversationReposito
     },
 
     async localMessagesOfContext(contextId) {
-      const { rows } = await run<RawMessageRecord>(
-        query,
-        'conversation.localMessagesOfContext',
-        RECORDS.localOfContext,
-        [contextId],
-      );
+      const { rows } = await run<RawMessageRecord>(query, 'conversation.localMessagesOfContext', RECORDS.localOfContext, [contextId]);
       return rows.map(messageRecordOf);
     },
   };

@@ -36,13 +36,7 @@ export type ContextMethods = Pick<
 export function contextMethods(query: Query): ContextMethods {
   return {
     async insertContext(c) {
-      await run(
-        query,
-        'history.insertContext',
-        CONTEXTS.insert,
-        [c.id, c.name, c.parent, JSON.stringify(c.metadata ?? {})],
-        taken(c.id, c.name),
-      );
+      await run(query, 'history.insertContext', CONTEXTS.insert, [c.id, c.name, c.parent, JSON.stringify(c.metadata ?? {})], taken(c.id, c.name));
     },
 
     async renameContext(contextId, name) {
@@ -55,18 +49,14 @@ export function contextMethods(query: Query): ContextMethods {
     },
 
     async listContexts(limit) {
-      const { rows } = await run<RawContext & { messages: number; tasks: number; events: number }>(
-        query,
-        'history.listContexts',
-        CONTEXTS.list,
-        [limit],
-      );
+      const { rows } = await run<RawContext & { messages: number; tasks: number; events: number }>(query, 'history.listContexts', CONTEXTS.list, [limit]);
       return rows.map((r) => ({ ...fromRaw(r), messages: r.messages, tasks: r.tasks, events: r.events }));
     },
 
     async contextRows(contextId): Promise<ContextRows> {
       const what = 'history.contextRows';
-      const all = async (table: string, sql: Statement) => (await run<Record<string, unknown>>(query, what, sql, [contextId])).rows.map(parseJsonColumns(table));
+      const all = async (table: string, sql: Statement) =>
+        (await run<Record<string, unknown>>(query, what, sql, [contextId])).rows.map(parseJsonColumns(table));
       const [messages, updates, tasks, artifacts, events] = await Promise.all([
         all('messages', CONTEXTS.exportMessages),
         updatesOfContext(query, contextId, what),

@@ -108,7 +108,8 @@ export function conversationRepository(query: Query): ConversationRepository {
     async insertMessage(m) {
       // A task's messages are numbered one after another: two hosts adding one to the same task take turns (the lock
       // is the transaction's; outside one, each statement commits on its own and the numbers may meet).
-      if (m.taskId) await run(query, 'conversation.insertMessage', `SELECT pg_advisory_xact_lock(hashtextextended('missive.task_messages:' || $1, 0))`, [m.taskId]);
+      if (m.taskId)
+        await run(query, 'conversation.insertMessage', `SELECT pg_advisory_xact_lock(hashtextextended('missive.task_messages:' || $1, 0))`, [m.taskId]);
       await run(query, 'conversation.insertMessage', CONVERSATION.insertMessage, insertMessageParams(m));
     },
 
@@ -144,7 +145,11 @@ export function conversationRepository(query: Query): ConversationRepository {
         // Another host created it since the read (and has committed): this write goes on from its row.
         existing = await lockedHead(a.taskId, a.artifactId);
         if (!existing) {
-          throw storageError('conflict', `conversation.writeArtifact collided with another missive removing the same artifact at the same time`, 'Run the command again.');
+          throw storageError(
+            'conflict',
+            `conversation.writeArtifact collided with another missive removing the same artifact at the same time`,
+            'Run the command again.',
+          );
         }
       }
       if (a.mode === 'append') {
@@ -201,7 +206,9 @@ export function conversationRepository(query: Query): ConversationRepository {
     async updateTaskStatus(t) {
       const what = 'conversation.updateTaskStatus';
       for (let attempt = 1; ; attempt++) {
-        const { rows } = await run<{ remote_task_json: string | null }>(query, what, `SELECT remote_task_json FROM tasks WHERE task_id = $1 FOR UPDATE`, [t.taskId]);
+        const { rows } = await run<{ remote_task_json: string | null }>(query, what, `SELECT remote_task_json FROM tasks WHERE task_id = $1 FOR UPDATE`, [
+          t.taskId,
+        ]);
         const row = rows[0];
         if (!row) return false;
         const json = withStatus(row.remote_task_json, t);
@@ -213,11 +220,26 @@ export function conversationRepository(query: Query): ConversationRepository {
              remote_task_json = $5, last_message_id = coalesce($6, last_message_id), completed_at = coalesce(completed_at, $7),
              updated_at = CASE WHEN state IS NOT DISTINCT FROM $1 AND remote_task_json IS NOT DISTINCT FROM $5 THEN updated_at ELSE $8 END
            WHERE task_id = $9 AND remote_task_json IS NOT DISTINCT FROM $10`,
-          [t.state, t.remoteState, t.contextId, t.protocolVersion, json, t.lastMessageId, TERMINAL_STATES.includes(t.state) ? now : null, now, t.taskId, row.remote_task_json],
+          [
+            t.state,
+            t.remoteState,
+            t.contextId,
+            t.protocolVersion,
+            json,
+            t.lastMessageId,
+            TERMINAL_STATES.includes(t.state) ? now : null,
+            now,
+            t.taskId,
+            row.remote_task_json,
+          ],
         );
         if (changed(updated) > 0) return true;
         if (attempt >= STATUS_TRIES) {
-          throw storageError('conflict', `conversation.updateTaskStatus kept colliding with other missives updating task ${t.taskId} at the same time`, 'Run the command again.');
+          throw storageError(
+            'conflict',
+            `conversation.updateTaskStatus kept colliding with other missives updating task ${t.taskId} at the same time`,
+            'Run the command again.',
+          );
         }
       }
     },
@@ -233,10 +255,12 @@ export function conversationRepository(query: Query): ConversationRepository {
     },
 
     async getArtifact(taskId, artifactId) {
-      const { rows } = await run<Omit<StoredArtifact, 'content' | 'last_chunk'> & { content_json: string; last_chunk: number }>(query, 'conversation.getArtifact', CONVERSATION.getArtifact, [
-        taskId,
-        artifactId,
-      ]);
+      const { rows } = await run<Omit<StoredArtifact, 'content' | 'last_chunk'> & { content_json: string; last_chunk: number }>(
+        query,
+        'conversation.getArtifact',
+        CONVERSATION.getArtifact,
+        [taskId, artifactId],
+      );
       const row = rows[0];
       if (!row) return undefined;
       const { content_json, last_chunk, ...rest } = row;

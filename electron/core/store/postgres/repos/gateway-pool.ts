@@ -20,7 +20,11 @@ export function gatewayPoolRepository(query: Query): GatewayPoolRepository {
     },
 
     async renew(holder, renewedAt, expiresAt) {
-      return changed(await run(query, 'gatewayPool.renew', `UPDATE gateway_pool SET renewed_at = $1, expires_at = $2 WHERE holder = $3`, [renewedAt, expiresAt, holder])) === 1;
+      return (
+        changed(
+          await run(query, 'gatewayPool.renew', `UPDATE gateway_pool SET renewed_at = $1, expires_at = $2 WHERE holder = $3`, [renewedAt, expiresAt, holder]),
+        ) === 1
+      );
     },
 
     async leave(holder) {
@@ -28,7 +32,11 @@ export function gatewayPoolRepository(query: Query): GatewayPoolRepository {
     },
 
     async list() {
-      const { rows } = await run<GatewayRow>(query, 'gatewayPool.list', `SELECT holder, pid, host, started_at, renewed_at, expires_at FROM gateway_pool ORDER BY started_at, holder`);
+      const { rows } = await run<GatewayRow>(
+        query,
+        'gatewayPool.list',
+        `SELECT holder, pid, host, started_at, renewed_at, expires_at FROM gateway_pool ORDER BY started_at, holder`,
+      );
       return rows;
     },
 

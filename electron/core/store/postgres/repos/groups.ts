@@ -21,7 +21,10 @@ export function groupRepository(query: Query): GroupRepository {
         GROUPS.insert,
         [g.name, g.routingPolicy, g.notes, JSON.stringify(g.metadata)],
         // Another host created it between the service's check and this write: the service's own error.
-        (error) => (sqlState(error) === '23505' ? usageError('group_exists', `group "${g.name}" already exists`, `Add members with: missive group add ${g.name} <alias>`) : undefined),
+        (error) =>
+          sqlState(error) === '23505'
+            ? usageError('group_exists', `group "${g.name}" already exists`, `Add members with: missive group add ${g.name} <alias>`)
+            : undefined,
       );
     },
 
@@ -62,7 +65,11 @@ export function groupRepository(query: Query): GroupRepository {
         // Another host gave the rank to another member between the service's check and this write.
         (error) =>
           sqlState(error) === '23505'
-            ? usageError('rank_taken', `rank ${m.rank} of group "${m.group}" is already held by another member`, 'Pick another --rank, or remove that member first.')
+            ? usageError(
+                'rank_taken',
+                `rank ${m.rank} of group "${m.group}" is already held by another member`,
+                'Pick another --rank, or remove that member first.',
+              )
             : undefined,
       );
     },

@@ -9,7 +9,16 @@
  * journal at a time (at most `maxScanned` rows in all, as on SQLite), an artifact's chunks a page at a time from the
  * primary key. A visit that stops ends the scan: what a preview does not show is never read.
  */
-import { chunkParts, JOURNAL_COLUMNS as COLUMNS, journalRowOf, messageFromRaw, type RawJournalRow, type RawMessage, type RequestOperation, type StartsQuery } from '../../rows/history.js';
+import {
+  chunkParts,
+  JOURNAL_COLUMNS as COLUMNS,
+  journalRowOf,
+  messageFromRaw,
+  type RawJournalRow,
+  type RawMessage,
+  type RequestOperation,
+  type StartsQuery,
+} from '../../rows/history.js';
 import { HISTORY } from '../../statements/history.js';
 import type { HistoryRepository } from '../../storage.js';
 import type { ContextMethods } from './contexts.js';
@@ -21,7 +30,6 @@ const REQUEST_TYPES = `event_type IN ('a2a.send.started', 'a2a.send.completed', 
 const CALL_TYPES = `event_type IN ('a2a.send.started', 'a2a.send.completed', 'a2a.send.failed', 'a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed', 'a2a.agent_card.fetched', 'a2a.agent_card.not_modified', 'a2a.agent_card.failed')`;
 /** The request message id of a request event: idx_events_request_message's expression. */
 const REQUEST_ID = `json_text_field(payload_json, 'message_id')`;
-
 
 /** Journal rows a page of a stream's scan looks at. */
 export const STREAM_PAGE = 1000;
@@ -62,7 +70,7 @@ SELECT s.scanned, s.last, e.* FROM (SELECT count(*)::int AS scanned, max(sequenc
 LEFT JOIN LATERAL (SELECT * FROM w WHERE event_type LIKE 'a2a.stream.%' AND json_text_field(payload_json, 'request_message_id') = $4) AS e ON true
 ORDER BY e.sequence`;
 
-type StreamPageRow = { scanned: number; last: string | null } & ({ [K in keyof RawJournalRow]: RawJournalRow[K] | null });
+type StreamPageRow = { scanned: number; last: string | null } & { [K in keyof RawJournalRow]: RawJournalRow[K] | null };
 
 export type RequestMethods = Omit<HistoryRepository, keyof ContextMethods>;
 

@@ -72,7 +72,9 @@ function filterTerms(query: JournalFilters, p: Params): string[] {
   if (text) {
     const plain = p.add(containsPattern(text));
     const json = p.add(containsPattern(JSON.stringify(text).slice(1, -1)));
-    where.push(`(event_type ILIKE ${plain} OR agent_alias ILIKE ${plain} OR context_id ILIKE ${plain} OR task_id ILIKE ${plain} OR payload_json ILIKE ${json})`);
+    where.push(
+      `(event_type ILIKE ${plain} OR agent_alias ILIKE ${plain} OR context_id ILIKE ${plain} OR task_id ILIKE ${plain} OR payload_json ILIKE ${json})`,
+    );
   }
   return where;
 }

@@ -15,7 +15,8 @@ async function updates(query: Query, what: string, statement: Statement, params:
 }
 
 /** A task's updates, oldest first (read from idx_events_task). */
-export const updatesOfTask = (query: Query, taskId: string, what = 'conversation.responsesOfTask'): Promise<UpdateMessageRow[]> => updates(query, what, UPDATES.ofTask, [taskId]);
+export const updatesOfTask = (query: Query, taskId: string, what = 'conversation.responsesOfTask'): Promise<UpdateMessageRow[]> =>
+  updates(query, what, UPDATES.ofTask, [taskId]);
 
 /** A context's updates, oldest first (read from idx_events_context). */
 export const updatesOfContext = (query: Query, contextId: string, what = 'history.updatesOfContext'): Promise<UpdateMessageRow[]> =>
