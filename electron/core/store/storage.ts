@@ -29,7 +29,7 @@ import type {
 import type { ContextRow, ContextRows, ContextSummary } from './rows/contexts.js';
 import type { PushConfigRow } from './rows/push-configs.js';
 import type { MessageRecord } from './rows/collective-records.js';
-import type { FollowKind, JobRow, JobState, OperatorKind, StoredJob } from './rows/gateway-jobs.js';
+import type { FollowKind, JobRow, JobState, NewOperatorJob, StoredJob } from './rows/gateway-jobs.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -319,17 +319,7 @@ export interface JobRepository {
   /** `owner`, when given, must still hold the running job. */
   finish(jobId: string, state: 'succeeded' | 'failed' | 'cancelled', result: unknown, error?: string | null, owner?: string | null): Promise<boolean>;
   retry(jobId: string, retry: { error: string | null; backoffMs: number; nextRunAt: string; countAttempt: boolean }, owner?: string | null): Promise<boolean>;
-  insertOperator(job: {
-    jobId: string;
-    kind: OperatorKind;
-    agentAlias: string | null;
-    groupName: string | null;
-    contextId: string | null;
-    targetTaskId: string | null;
-    request: unknown;
-    summary: Record<string, unknown>;
-    maxAttempts: number;
-  }): Promise<void>;
+  insertOperator(job: NewOperatorJob): Promise<void>;
   /** Operator jobs whose id is `id` or starts with it (at most 2). */
   findOperator(id: string): Promise<StoredJob[]>;
   getOperator(jobId: string): Promise<StoredJob | undefined>;

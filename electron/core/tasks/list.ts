@@ -3,20 +3,16 @@ import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
+import type { ListTasksParams } from '../a2a/operations.js';
 import type { StoredTask, TaskStateName } from '../store/rows/conversation.js';
 import { journal } from '../store/steps.js';
 import { TASK_STATE_NAMES, wireTaskState } from './task-state.js';
 import { persistTaskSteps, type PersistedTask } from './persist.js';
 
-export interface TaskListInput {
+/** The A2A ListTasks parameters (`status`: a local state, or a wire one), and where to ask. */
+export interface TaskListInput extends Omit<ListTasksParams, 'tenant'> {
   remote?: boolean;
   agent?: string;
-  contextId?: string;
-  status?: string;
-  pageSize?: number;
-  pageToken?: string;
-  historyLength?: number;
-  includeArtifacts?: boolean;
   /** `--binding`: ask over this binding only (else the card decides). */
   binding?: Binding;
 }

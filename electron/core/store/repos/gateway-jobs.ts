@@ -9,7 +9,7 @@
  */
 import type { Db } from '../db.js';
 import { nowIso } from '../rows/clock.js';
-import { jobRowOf, type FollowKind, type JobRow, type JobState, type OperatorKind, type StoredJob } from '../rows/gateway-jobs.js';
+import { jobRowOf, type FollowKind, type JobRow, type JobState, type NewOperatorJob, type StoredJob } from '../rows/gateway-jobs.js';
 import {
   finishParams,
   idPrefix,
@@ -97,20 +97,7 @@ export function retryJob(
 }
 
 /** Records an operator job, queued to run at once. */
-export function insertOperatorJob(
-  db: Db,
-  j: {
-    jobId: string;
-    kind: OperatorKind;
-    agentAlias: string | null;
-    groupName: string | null;
-    contextId: string | null;
-    targetTaskId: string | null;
-    request: unknown;
-    summary: Record<string, unknown>;
-    maxAttempts: number;
-  },
-): void {
+export function insertOperatorJob(db: Db, j: NewOperatorJob): void {
   db.prepare(JOBS.insertOperator.sqlite).run(...insertOperatorParams(j, nowIso()));
 }
 

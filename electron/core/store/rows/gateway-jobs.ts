@@ -8,6 +8,19 @@ export type JobKind = FollowKind | OperatorKind;
 export const isOperatorKind = (kind: string): kind is OperatorKind => (OPERATOR_KINDS as readonly string[]).includes(kind);
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'retrying';
 
+/** An operator job as it is queued: what it runs (`request`), what it shows (`summary`), and what it targets. */
+export interface NewOperatorJob {
+  jobId: string;
+  kind: OperatorKind;
+  agentAlias: string | null;
+  groupName: string | null;
+  contextId: string | null;
+  targetTaskId: string | null;
+  request: unknown;
+  summary: Record<string, unknown>;
+  maxAttempts: number;
+}
+
 export interface JobRow {
   job_id: string;
   kind: JobKind;

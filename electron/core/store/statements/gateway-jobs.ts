@@ -4,7 +4,7 @@
  * so does a lookup of many ids (SQLite's json_each, PostgreSQL's array). Those are in each engine's repos.
  */
 import { fragment, sql } from '../sql.js';
-import { OPERATOR_KINDS, type FollowKind, type OperatorKind } from '../rows/gateway-jobs.js';
+import { OPERATOR_KINDS, type FollowKind, type NewOperatorJob } from '../rows/gateway-jobs.js';
 import { COUNT, TEXT_PARAM } from './common.js';
 
 export const JOB_COLUMNS = `job_id, kind, state, agent_alias, context_id, task_id, retry_count, max_attempts, backoff_ms, last_error, next_run_at, locked_by, completed_at, updated_at, locked_until, group_name, target_task_id, attempts, created_at`;
@@ -85,20 +85,7 @@ export const retryParams = (
   now: string,
 ): unknown[] => [r.countAttempt ? 1 : 0, r.backoffMs, r.error, r.nextRunAt, now, jobId, owner, owner];
 
-export const insertOperatorParams = (
-  j: {
-    jobId: string;
-    kind: OperatorKind;
-    agentAlias: string | null;
-    groupName: string | null;
-    contextId: string | null;
-    targetTaskId: string | null;
-    request: unknown;
-    summary: Record<string, unknown>;
-    maxAttempts: number;
-  },
-  now: string,
-): unknown[] => [
+export const insertOperatorParams = (j: NewOperatorJob, now: string): unknown[] => [
   j.jobId,
   j.kind,
   j.agentAlias,
