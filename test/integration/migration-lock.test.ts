@@ -8,16 +8,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMissive, spawnMissive, type MissiveProcess } from '../support/missive-process.js';
 import { STORES, storeUnderTest } from '../support/stores.js';
+import { ignoringIdleErrors } from '../support/postgres.js';
+
+/** The key missive's migrations lock on PostgreSQL for the default profile's schema (store/postgres/migrate.ts). */
+const MIGRATION_LOCK = `SELECT hashtextextended('missive.migrate:missive_default', 0) AS key`;
 
 const PROCESSES = 10;
 /**
  * Brand-new stores, ten processes each. On SQLite the processes of one round collided in the migrations on about
  * every other round before the lock (the ten startups spread out on two cores): three rounds make a regression show
- * on a run rather than on some runs. PostgreSQL's migrations ran under the advisory lock already; one round keeps
- * ten hosts starting on a new schema working.
+ * on a run rather than on some runs. On PostgreSQL the test holds the schema's migration lock itself while the ten
+ * start, and sees all ten wait on it before it lets go: without the lock they would migrate past it.
  */
 const ROUNDS = { sqlite: 3, postgres: 1 } as const;
 /** Ten processes on two shared cores: a generous bound on one round, never a timing assertion. */
@@ -54,9 +59,33 @@ describe.each(STORES)('migrations under a lock (%s store)', (kind) => {
       cleanups.push(() => rmSync(home, { recursive: true, force: true }));
       const env = { HOME: home, MISSIVE_HOME: home, ...store.env };
 
+      // PostgreSQL: the test takes the migration lock first, as a host migrating at that moment would.
+      const holder = kind === 'postgres' ? ignoringIdleErrors(new pg.Client({ connectionString: store.env.MISSIVE_STORE_URL })) : undefined;
+      if (holder) {
+        await holder.connect();
+        cleanups.push(() => holder.end());
+        await holder.query(`SELECT pg_advisory_lock((${MIGRATION_LOCK}))`);
+      }
+
       const aliases = Array.from({ length: PROCESSES }, (_, i) => `agent-${i + 1}`);
       const processes = aliases.map((alias, i) => spawnMissive(['agent', 'add', alias, `http://127.0.0.1:${9100 + i}/`], env));
       cleanups.push(() => processes.forEach((p) => p.kill()));
+      if (holder) {
+        // All ten wait on the lock (none migrates past it, none exits), then the lock is let go.
+        const waiting = async () => Number((await holder.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rows[0].n);
+        const end = Date.now() + ALL_EXITED_MS;
+        let waiters = await waiting();
+        while (waiters < PROCESSES && Date.now() < end && processes.every((p) => p.child.exitCode === null)) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          waiters = await waiting();
+        }
+        expect(
+          processes.map((p) => p.child.exitCode),
+          'no process got past the held migration lock',
+        ).toEqual(processes.map(() => null));
+        expect(waiters, 'processes waiting on the migration lock').toBe(PROCESSES);
+        await holder.query(`SELECT pg_advisory_unlock((${MIGRATION_LOCK}))`);
+      }
       const codes = await exitsOf(processes, ALL_EXITED_MS);
 
       const failures = processes.flatMap((p, i) => (codes[i] === 0 ? [] : [`${aliases[i]}: exit ${codes[i]}: ${p.stderr().trim()}`]));
