@@ -2,7 +2,7 @@
  * Each repository is declared once, as the asynchronous interface the services see (storage.ts). The forms an engine
  * implements are derived from that declaration, never written out by hand again:
  * - `WithDb<R, Db>`: SQLite's synchronous form, the connection first (`get(db, alias): AgentRow | undefined`); the
- *   object a SQLite repository module exports, run at once inside group commits and ticks (steps.ts `runStepsSync`).
+ *   object a SQLite repository module exports, run at once inside group commits and ticks (sqlite/run-steps.ts `runStepsSync`).
  * - `promised(repo, db)`: that form as the asynchronous interface, each call settled at once (sqlite/storage.ts).
  * PostgreSQL implements the asynchronous interface itself (its calls are asynchronous already).
  */
