@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventFilter } from '../electron/core/events/journal.js';
 import { NARROW_SINCE_EVENTS } from '../electron/core/store/repos/events.js';
 import { type NewEvent } from '../electron/core/store/rows/events.js';
+import type { Db } from '../electron/core/store/db.js';
 import { median, quantile } from './_stats.js';
 
 export const BUSY_AGENTS = 299;
@@ -247,4 +248,46 @@ export async function time(fn: () => Promise<unknown[]>): Promise<{ ms: number; 
     times.push(performance.now() - t0);
   }
   return { ms: median(times), p95: quantile(times, 0.95), rows };
+}
+
+/** The mix's agents (the busy ones and the quiet one) in a SQLite store's agents table, one transaction. */
+export function seedAgents(db: Db): void {
+  const insert = db.prepare(`INSERT INTO agents (alias, base_url) VALUES (?, ?)`);
+  db.transaction(() => {
+    for (let i = 0; i < BUSY_AGENTS; i++) insert.run(agentName(i), `https://${agentName(i)}.agents.example.com`);
+    insert.run(QUIET_AGENT, 'https://quiet.example.com');
+  })();
+}
+
+/**
+ * Bulk-loads `count` events of the mix into a SQLite store's journal, 20,000 per transaction, with explicit timestamps
+ * spread over the last SPAN_MS (`start`, `step` apart); `onTask` sees each task the mix starts.
+ */
+export function insertJournalEvents(db: Db, count: number, onTask: (t: TaskRow) => void): { start: number; step: number } {
+  const insert = db.prepare(
+    `INSERT INTO events (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const start = Date.now() - SPAN_MS;
+  const step = SPAN_MS / count;
+  const events = journalEvents(count, onTask);
+  const chunk = db.transaction((n: number, from: number) => {
+    for (let i = from; i < from + n; i++) {
+      const e = events.next().value as NewEvent;
+      insert.run(
+        randomUUID(),
+        new Date(start + i * step).toISOString(),
+        e.source ?? 'cli',
+        e.type,
+        e.agentAlias ?? null,
+        e.contextId ?? null,
+        e.taskId ?? null,
+        e.dedupeKey ?? null,
+        JSON.stringify(e.payload ?? {}),
+        JSON.stringify(e.metadata ?? {}),
+      );
+    }
+  });
+  for (let i = 0; i < count; i += 20_000) chunk(Math.min(20_000, count - i), i);
+  return { start, step };
 }

@@ -15,7 +15,6 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { createCore } from '../electron/core/context.js';
 import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
@@ -23,7 +22,7 @@ import { createRegistry } from '../electron/core/ipc/registry.js';
 import { openDatabase } from '../electron/core/store/db.js';
 import { CHANNELS } from '../shared/ipc/contract.js';
 import { redactValue } from '../electron/core/security/redact.js';
-import { agentName, BUSY_AGENTS, journalEvents, QUIET_AGENT, SPAN_MS, TARGET_MS } from './_journal-mix.js';
+import { insertJournalEvents, QUIET_AGENT, seedAgents, TARGET_MS } from './_journal-mix.js';
 import { median, ratioLine } from './_stats.js';
 
 const EVENTS = Number(process.argv[2]) || 1_000_000;
@@ -40,36 +39,8 @@ function buildJournal(path: string, count: number): number {
   const db = openDatabase(path);
   try {
     db.pragma('foreign_keys = OFF');
-    const agent = db.prepare(`INSERT OR IGNORE INTO agents (alias, base_url) VALUES (?, ?)`);
-    for (let i = 0; i < BUSY_AGENTS; i++) agent.run(agentName(i), `https://${agentName(i)}.agents.example.com`);
-    agent.run(QUIET_AGENT, 'https://quiet.example.com');
-    const insert = db.prepare(
-      `INSERT INTO events (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const start = Date.now() - SPAN_MS;
-    const step = SPAN_MS / count;
-    const events = journalEvents(count, () => undefined);
-    const chunk = db.transaction((n: number, from: number) => {
-      for (let i = from; i < from + n; i++) {
-        const next = events.next();
-        if (next.done) return;
-        const e = next.value;
-        insert.run(
-          randomUUID(),
-          new Date(start + i * step).toISOString(),
-          e.source ?? 'cli',
-          e.type,
-          e.agentAlias ?? null,
-          e.contextId ?? null,
-          e.taskId ?? null,
-          e.dedupeKey ?? null,
-          JSON.stringify(e.payload ?? {}),
-          JSON.stringify(e.metadata ?? {}),
-        );
-      }
-    });
-    for (let i = 0; i < count; i += 20_000) chunk(Math.min(20_000, count - i), i);
+    seedAgents(db);
+    insertJournalEvents(db, count, () => undefined);
   } finally {
     db.close();
   }

@@ -14,7 +14,6 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createCore } from '../electron/core/context.js';
@@ -28,12 +27,12 @@ import { MIGRATIONS } from '../electron/core/store/migrations/index.js';
 import * as journalIndexes from '../electron/core/store/migrations/0005-journal-indexes.js';
 import { median, ratioLine } from './_stats.js';
 import {
-  agentName,
   BUSY_AGENTS,
+  insertJournalEvents,
   journalEvents,
   listCases,
   QUIET_AGENT,
-  SPAN_MS,
+  seedAgents,
   tailCases,
   tailEvents,
   TARGET_MS,
@@ -53,14 +52,6 @@ const BEFORE = MIGRATIONS.slice(
   MIGRATIONS.findIndex((m) => m.name === journalIndexes.name),
 );
 
-function seedAgents(db: Db) {
-  const insert = db.prepare(`INSERT INTO agents (alias, base_url) VALUES (?, ?)`);
-  db.transaction(() => {
-    for (let i = 0; i < BUSY_AGENTS; i++) insert.run(agentName(i), `https://${agentName(i)}.agents.example.com`);
-    insert.run(QUIET_AGENT, 'https://quiet.example.com');
-  })();
-}
-
 function taskInserter(db: Db) {
   const context = db.prepare(`INSERT INTO contexts (context_id, agent_alias) VALUES (?, ?)`);
   const task = db.prepare(`INSERT INTO tasks (task_id, agent_alias, context_id, state) VALUES (?, ?, ?, 'completed')`);
@@ -75,31 +66,10 @@ function buildJournal(db: Db, count: number): BuiltJournal {
   seedAgents(db);
   const addTask = taskInserter(db);
   const tasks: TaskRow[] = [];
-  const insert = db.prepare(
-    `INSERT INTO events (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const start = Date.now() - SPAN_MS;
-  const step = SPAN_MS / count;
-  const events = journalEvents(count, (t) => (addTask(t), tasks.push(t)));
-  const chunk = db.transaction((n: number, from: number) => {
-    for (let i = from; i < from + n; i++) {
-      const e = events.next().value as NewEvent;
-      insert.run(
-        randomUUID(),
-        new Date(start + i * step).toISOString(),
-        e.source ?? 'cli',
-        e.type,
-        e.agentAlias ?? null,
-        e.contextId ?? null,
-        e.taskId ?? null,
-        e.dedupeKey ?? null,
-        JSON.stringify(e.payload ?? {}),
-        JSON.stringify(e.metadata ?? {}),
-      );
-    }
+  const { start, step } = insertJournalEvents(db, count, (t) => {
+    addTask(t);
+    tasks.push(t);
   });
-  for (let i = 0; i < count; i += 20_000) chunk(Math.min(20_000, count - i), i);
   const middle = tasks[Math.floor(tasks.length / 2)]!;
   return {
     eventCount: count,
