@@ -7,7 +7,6 @@
  * cli-start.test.ts). A transaction loads the writer before it begins, so its appends settle at once inside it.
  */
 import type { Store } from '../store.js';
-import type { Repositories, Storage } from '../storage.js';
 import type { Db } from '../db.js';
 import type {
   AgentRepository,
@@ -16,7 +15,11 @@ import type {
   GroupRepository,
   HistoryRepository,
   JobRepository,
+  JournalReader,
   JournalWriter,
+  Repositories,
+  Storage,
+  UpdateSink,
 } from '../storage.js';
 import { promised, type WithDb } from '../repository-forms.js';
 import { sqliteAgents } from '../repos/agents.js';
@@ -26,9 +29,7 @@ import { sqliteJobs } from '../repos/gateway-jobs.js';
 import { sqliteGroups } from '../repos/groups.js';
 import { sqliteHistory } from '../repos/history.js';
 import type { RecordReads } from '../repos/collective-records.js';
-import type { JournalReader } from '../storage.js';
 import { sequenceCursor } from './journal-cursor.js';
-import type { UpdateSink } from '../storage.js';
 import { commitGroups } from './commit-group.js';
 
 type EventsModule = typeof import('../repos/journal.js');
@@ -37,7 +38,10 @@ const loadEvents = async (): Promise<EventsModule> => (eventsModule ??= await im
 type RecordsModule = typeof import('../repos/collective-records.js');
 let recordsModule: RecordsModule | undefined;
 const loadRecords = async (): Promise<RecordsModule> => (recordsModule ??= await import('../repos/collective-records.js'));
-/** The step driver and the update sink bring the journal's writer: loaded, like it, on first use. */
+/**
+ * The step driver and the update sink bring the journal's writer: loaded, like it, on first use, and not awaited again
+ * once loaded (`writesModule ?? await loadWrites()`): a write then starts in the same turn it was asked for.
+ */
 type WritesModule = Pick<typeof import('./run-steps.js'), 'runStepsSync'> & Pick<typeof import('./update-sink.js'), 'sqliteUpdateSink'>;
 let writesModule: WritesModule | undefined;
 const loadWrites = async (): Promise<WritesModule> => {
@@ -91,8 +95,7 @@ function repositories(store: Store): Repositories {
 }
 
 /** Throws unless the SQLite file accepts writes now: a write that changes nothing, in an IMMEDIATE transaction. */
-export const checkWritable = (store: Store): void =>
-  void store.transaction(() => store.db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run());
+const checkWritable = (store: Store): void => void store.transaction(() => store.db.prepare(`UPDATE schema_migrations SET version = version WHERE 0`).run());
 
 /** The SQLite store behind each Storage made here: for tests and benchmarks that read the file's rows (`sqliteStoreOf`). */
 const stores = new WeakMap<Storage, Store>();
@@ -115,9 +118,9 @@ export function sqliteStorage(store: Store, options: { owned?: boolean } = {}): 
     journalReads: lazyJournalReads(store),
     callEvents: { newest: async (...args) => (await import('../repos/history.js')).newestCallEvents(store.db, ...args) },
     ...repos,
-    read: async (steps) => (await loadWrites()).runStepsSync(store.db, steps),
+    read: async (steps) => (writesModule ?? (await loadWrites())).runStepsSync(store.db, steps),
     write: async (make, mode = 'now') => {
-      const { runStepsSync } = await loadWrites();
+      const { runStepsSync } = writesModule ?? (await loadWrites());
       if (mode === 'group') return store.batch(() => runStepsSync(store.db, make()));
       if (mode === 'burst') return (burst ??= commitGroups((fn) => store.batch(fn)))(() => runStepsSync(store.db, make()));
       return store.transaction(() => runStepsSync(store.db, make()));
@@ -125,13 +128,13 @@ export function sqliteStorage(store: Store, options: { owned?: boolean } = {}): 
     updates: (): UpdateSink => {
       let sink: UpdateSink | undefined;
       return {
-        apply: async (make) => (sink ??= (await loadWrites()).sqliteUpdateSink(store)).apply(make),
+        apply: async (make) => (sink ??= (writesModule ?? (await loadWrites())).sqliteUpdateSink(store)).apply(make),
         flush: () => sink?.flush(),
         open: () => store.db.open,
       };
     },
     transaction: async (fn) => {
-      await loadEvents();
+      if (!eventsModule) await loadEvents();
       return store.transactionAsync(() => fn(repos));
     },
     membership: async (options) => (await loadLease()).acquireLease(store, options),
