@@ -13,9 +13,9 @@
  */
 const CORE_LAYERS = [
   ['config', 'security', 'install-root.ts', 'pid.ts'],
-  ['store', 'a2a', 'validation', 'version.ts', 'service'],
+  ['store', 'a2a', 'validation', 'version.ts'],
   ['handle.ts'],
-  ['auth'],
+  ['auth', 'service'],
   ['agents'],
   ['context.ts'],
   ['contexts', 'artifacts'],

@@ -1,93 +1,163 @@
 /**
- * The shared job queue's throughput (team mode, issue 24): JOBS send jobs queued on one PostgreSQL database, then run
- * by 1, 2 and 3 `missive gateway run` processes sharing that queue, against slow agents (the SDK's server, embedded
- * here, each task completing a fixed delay after it arrived: 50 ms, then 500 ms, AGENT_DELAYS_MS). Prints jobs/s for
- * each pool size and the ratio against one gateway, the baseline measured in the same run (each size on a fresh
- * database: the same table, the same plans), how full the gateways' slots were, and the CPU per job of the gateways
- * and of the agents.
+ * What a job costs in team mode (issue 34; the queue's first bench was issue 24's): send jobs on one PostgreSQL
+ * database, run by `missive gateway run` processes of the built CLI (each in its own MISSIVE_HOME, as on its own
+ * host), against an echo agent that answers at once (the SDK's server, in a process of its own). One run records:
  *
- * The clock starts when the gateways are spawned (their start-up counts, the same for every size) and stops when the
- * last job has ended; every job must have succeeded. The gateways are the built CLI (`npm run build`), each in its
- * own MISSIVE_HOME (as on its own host), all on one new `missive_bench_team_*` database of the server
- * MISSIVE_BENCH_PG_URL names (a user that may create databases; each database is dropped at the end).
+ * 1. PostgreSQL transactions per send job, from pg_stat_database's xact_commit on a database only the gateway uses:
+ *    a `gateway run --once` over TX_JOBS jobs against one over none (the gateway's own start and stop taken off),
+ *    counted once every server process of the database has exited (each flushes its statistics as it exits).
+ * 2. Jobs/s for 1 and 2 gateways (`--concurrency 16 --interval 250ms`), each size on a fresh database of JOBS jobs,
+ *    from the spawn to the last job ended (every job must succeed).
+ * 3. The gateway's CPU per job (from /proc/<pid>/stat, 1 gateway) against the CPU of one direct send in this process
+ *    (`sendMessage`, the service `missive send` calls, to the same agent on the same store).
+ * 4. `job start send --from-file` queueing FILE_JOBS jobs in one process, against 50 `job start` processes, timed one
+ *    after the other and scaled to FILE_JOBS.
  *
- *   MISSIVE_BENCH_PG_URL=postgres://user:pw@127.0.0.1:5432/postgres npm run bench -- team [JOBS] [ROUNDS]
+ * With `--baseline-cli PATH` (a previous build's bin/missive.js: the lead runs it against a worktree of HEAD), 1 and 2
+ * are measured for that CLI too, in the same run, and the ratios printed. Jobs are queued the same way for every CLI:
+ * one `job start` by that CLI, then its row copied in SQL (each copy a new job id and message id).
+ *
+ * The cluster: MISSIVE_BENCH_PG_URL (a user that may create databases), else a throw-away one started here
+ * (_private-postgres.ts). Loopback only; every wait is bounded.
+ *
+ *   npm run bench:team -- [--jobs 1000] [--baseline-cli /path/to/bin/missive.js]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createCore } from '../electron/core/context.js';
 import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
 import { addAgent } from '../electron/core/agents/registry.js';
 import { loadCard } from '../electron/core/agents/discovery.js';
-import { startJob } from '../electron/core/jobs/queue.js';
+import { sendMessage } from '../electron/core/messaging/send.js';
 import { closeSharedDispatcher } from '../electron/core/a2a/http.js';
-import { startEmbeddedAgent, type EmbeddedAgent } from '../electron/core/demo/embedded-agent.js';
-import { median } from './_stats.js';
+import { startBenchCluster, type BenchCluster } from './_private-postgres.js';
 
-const JOBS = Number(process.argv[2]) || 1000;
-const ROUNDS = Number(process.argv[3]) || 1;
-/** Pool sizes measured; the first is the baseline. */
-const POOLS = [1, 2, 3];
-/**
- * How long each task takes at the agent, one pass per value. A job's time is then mostly waiting on its agent, as a
- * real (model-backed) agent's is: what a second gateway adds is more jobs waited on at once, the point of a pool.
- * 50 ms: a job costs the machine about as much CPU (gateway, PostgreSQL, agent) as it waits, so on a small machine
- * the cores, not the gateways' slots, are the limit: what a pool costs. 500 ms: one gateway's slots are the limit
- * (CONCURRENCY jobs per ~0.6–0.75 s), far below the cores': what a pool gains.
- */
-const AGENT_DELAYS_MS = [50, 500];
-/**
- * Jobs each gateway runs at once: `gateway run`'s default. One gateway's throughput is bounded by CONCURRENCY / the
- * time of one job (the agent's delay plus up to a poll interval plus the rows written); every gateway in the pool
- * adds CONCURRENCY slots.
- */
-const CONCURRENCY = 16;
-/**
- * Scan and GetTask poll interval: a job whose task is still working when sent is polled this often. Each poll that
- * finds the task still working costs a GetTask at the agents (in this process) and a task update in PostgreSQL; at
- * 250 ms a job's polls find its task still working two or three times with the 500 ms agents, once with the 50 ms
- * ones, so the bench measures the queue more than the polling.
- */
-const INTERVAL = '250ms';
-/** Slow agents the jobs are spread over (round robin). */
-const AGENTS = 3;
-/** Bound of one pool's run: a run that has not ended by then fails. */
-const RUN_LIMIT_MS = 10 * 60_000;
-
-const adminUrl = process.env.MISSIVE_BENCH_PG_URL;
-if (!adminUrl) {
-  process.stderr.write('team: set MISSIVE_BENCH_PG_URL to a PostgreSQL server (a user that may create databases)\n');
-  process.exit(64);
-}
+const { values: flags } = parseArgs({ options: { jobs: { type: 'string' }, 'baseline-cli': { type: 'string' } } });
+const JOBS = Number(flags.jobs) || 1000;
+const TX_JOBS = 300;
+const FILE_JOBS = 10_000;
+const PROCESSES = 50;
+const DIRECT_SENDS = 300;
+const POOLS = [1, 2];
+/** Bound of any one child process, and of one pool's run. */
+const LIMIT_MS = 5 * 60_000;
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const cli = join(root, 'bin/missive.js');
+const currentCli = join(root, 'bin/missive.js');
+const clis: Array<{ name: string; path: string }> = [
+  { name: 'this build', path: currentCli },
+  ...(flags['baseline-cli'] ? [{ name: 'baseline', path: flags['baseline-cli'] }] : []),
+];
 
-/** `url` naming another database. */
+let cluster: BenchCluster | undefined;
+const adminUrl = process.env.MISSIVE_BENCH_PG_URL ?? (cluster = await startBenchCluster()).url;
 const onDatabase = (url: string, database: string) => {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
 };
+const admin = new pg.Client({ connectionString: adminUrl });
+admin.on('error', () => undefined);
+await admin.connect();
 
-interface Gateway {
-  child: ChildProcess;
-  home: string;
-  /** Jobs its NDJSON output says it ended (succeeded or failed). */
-  ended: number;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` (bounded) until it returns something truthy. */
+async function until<T>(what: string, probe: () => Promise<T | false | undefined>, ms = LIMIT_MS, every = 50): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`team: timed out waiting for ${what}`);
+    await sleep(every);
+  }
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
   stderr: string;
-  exited: Promise<number | null>;
+}
+
+/** Runs a CLI to its end (bounded), with `env`; optional stdin. */
+function runCli(cli: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => void (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => void (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const ok = (run: Run, what: string) => {
+  if (run.code !== 0) throw new Error(`team: ${what} exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+  return run;
+};
+
+/** A fresh database for `fn`, dropped after it; a home (MISSIVE_HOME) on it. */
+async function withDatabase<T>(fn: (db: { name: string; url: string; env: NodeJS.ProcessEnv; home: string }) => Promise<T>): Promise<T> {
+  const name = `missive_bench_team_${randomBytes(5).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = onDatabase(adminUrl, name);
+  const home = mkdtempSync(join(tmpdir(), 'missive-bench-team-'));
+  try {
+    return await fn({ name, url, home, env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, MISSIVE_STORE_URL: url } });
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((e: Error) => console.error(`could not drop ${name}: ${e.message}`));
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Committed transactions of `database`, once no connection is left on it (each flushed its statistics). */
+async function commits(database: string): Promise<number> {
+  await until('the database to have no connection left', async () => {
+    const { rows } = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`, [database]);
+    return rows[0].n === 0;
+  });
+  await admin.query('SELECT pg_stat_clear_snapshot()');
+  return Number((await admin.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [database])).rows[0].xact_commit);
+}
+
+/** Registers the echo agent with `cli` (the schema made by that CLI's migrations). */
+async function addEcho(cli: string, env: NodeJS.ProcessEnv, agentUrl: string) {
+  ok(await runCli(cli, ['agent', 'add', 'echo', agentUrl, '--json'], env), 'agent add');
+  ok(await runCli(cli, ['agent', 'inspect', 'echo', '--json'], env), 'agent inspect');
+}
+
+/** `n` send jobs queued as `cli` queues one, that one copied n - 1 times in SQL (each a new job and message id). */
+async function queueJobs(cli: string, db: { url: string; env: NodeJS.ProcessEnv }, n: number) {
+  const started = JSON.parse(ok(await runCli(cli, ['job', 'start', 'send', 'echo', 'hello', '--json'], db.env), 'job start').stdout).data;
+  if (n <= 1) return;
+  const client = new pg.Client({ connectionString: db.url, options: '-c search_path=missive_default' });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO gateway_jobs (job_id, kind, state, agent_alias, group_name, context_id, target_task_id, request_json, summary_json, max_attempts, next_run_at)
+       SELECT ids.job_id, kind, state, agent_alias, group_name, context_id, target_task_id, replace(request_json, $2, ids.message_id), replace(summary_json, $2, ids.message_id), max_attempts, next_run_at
+       FROM gateway_jobs, (SELECT gen_random_uuid()::text AS job_id, gen_random_uuid()::text AS message_id FROM generate_series(2, $3)) AS ids WHERE gateway_jobs.job_id = $1`,
+      [started.job_id, started.summary.message_id, n],
+    );
+  } finally {
+    await client.end();
+  }
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
 function cpuSeconds(pid: number | undefined): number | null {
   try {
-    // The fields after the command name (which may hold spaces): state (field 3) first; utime and stime are 14 and 15.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
@@ -95,201 +165,194 @@ function cpuSeconds(pid: number | undefined): number | null {
   }
 }
 
-function spawnGateway(url: string): Gateway {
-  const home = mkdtempSync(join(tmpdir(), 'missive-bench-team-gw-'));
-  const env = { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, MISSIVE_STORE_URL: url };
-  const child = spawn(process.execPath, [cli, 'gateway', 'run', '--interval', INTERVAL, '--concurrency', String(CONCURRENCY), '--ndjson'], {
-    cwd: home,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** The echo agent, in a process of its own (its CPU is not the gateway's, nor this process's). */
+async function startAgentProcess() {
+  const module = new URL('../electron/core/demo/embedded-agent.js', import.meta.url).href;
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { startEmbeddedAgent } = await import(${JSON.stringify(module)}); const a = await startEmbeddedAgent({ name: 'echo', behaviour: 'echo', streaming: false }); console.log(a.baseUrl);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => void (out += c));
+  const baseUrl = await until('the agent to listen', async () => out.includes('\n') && out.trim(), 30_000);
+  return { baseUrl, stop: () => child.kill('SIGTERM') };
+}
+
+// ------------------------------------------------------------------------------------------------ measurements
+
+/** 1. Transactions per send job: a gateway --once over TX_JOBS jobs against one over none. */
+async function transactionsPerJob(cli: string, agentUrl: string): Promise<number> {
+  return withDatabase(async (db) => {
+    await addEcho(cli, db.env, agentUrl);
+    const gatewayOnce = async () => {
+      const before = await commits(db.name);
+      ok(await runCli(cli, ['gateway', 'run', '--once', '--json'], db.env), 'gateway run --once');
+      return (await commits(db.name)) - before;
+    };
+    const idle = await gatewayOnce();
+    await queueJobs(cli, db, TX_JOBS);
+    const busy = await gatewayOnce();
+    return (busy - idle) / TX_JOBS;
   });
-  const gateway: Gateway = { child, home, ended: 0, stderr: '', exited: new Promise((resolve) => child.once('close', (code) => resolve(code))) };
-  let pending = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    const lines = (pending + chunk).split('\n');
-    pending = lines.pop()!;
-    for (const line of lines) if (/"kind":"job_(succeeded|failed)"/.test(line)) gateway.ended++;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => void (gateway.stderr += chunk));
-  return gateway;
 }
 
 interface PoolRun {
-  gateways: number;
-  /** Jobs running at once (claimed), on average from the first claim to the end: how full the gateways' slots were. */
-  meanRunning: number;
-  /** CPU the gateways used per job, in ms (null off Linux). */
-  cpuPerJobMs: number | null;
-  /** Transactions committed and rows written (inserted, updated, deleted) per job, from pg_stat_database. */
-  commitsPerJob: number;
-  rowsPerJob: number;
-  /** CPU PostgreSQL's server processes serving the gateways used per job, in ms (null unless the server is local). */
-  serverCpuPerJobMs: number | null;
-  /** CPU this process (the agents, and the bench's own polling) used per job, in ms. */
-  agentCpuPerJobMs: number;
-  seconds: number;
   jobsPerSecond: number;
-  /** Seconds from the spawn to the first job claimed (process start-up, joining the pool). */
-  firstClaim: number;
-  perGateway: number[];
-  queuedPerSecond: number;
+  /** The gateways' CPU per job, in ms (null off Linux). */
+  cpuPerJobMs: number | null;
 }
 
-/** One pool size on a fresh database: queue JOBS send jobs, run them with `size` gateways, time it. */
-async function runPool(size: number, agents: EmbeddedAgent[]): Promise<PoolRun> {
-  const database = `missive_bench_team_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = onDatabase(adminUrl!, database);
-  const home = mkdtempSync(join(tmpdir(), 'missive-bench-team-'));
-  const core = createCore({
-    env: { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH, MISSIVE_STORE_URL: url },
-    cwd: home,
-    secrets: createMemorySecretStore(),
-    timeoutMs: 30_000,
-  });
-  const gateways: Gateway[] = [];
-  let client: pg.Client | undefined;
-  try {
-    for (const [i, agent] of agents.entries()) {
-      await addAgent(core, { alias: `slow-${i}`, baseUrl: agent.baseUrl });
-      await loadCard(core, `slow-${i}`);
-    }
-    let t0 = performance.now();
-    for (let i = 0; i < JOBS; i++) {
-      await startJob(core, { kind: 'send', input: { agent: `slow-${i % agents.length}`, text: `job ${i}`, cwd: home, messageId: randomUUID() } });
-    }
-    const queuedPerSecond = JOBS / ((performance.now() - t0) / 1000);
-    const schema = core.storeSelection.kind === 'postgres' ? core.storeSelection.schema : '';
-    // Its connections go (in the background): the server processes left are the gateways' and the poller's.
-    core.close();
-
-    client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+/** 2. JOBS jobs run by `size` gateways of `cli`, from their spawn to the last job ended. */
+async function poolRun(cli: string, size: number, agentUrl: string): Promise<PoolRun> {
+  return withDatabase(async (db) => {
+    await addEcho(cli, db.env, agentUrl);
+    await queueJobs(cli, db, JOBS);
+    const client = new pg.Client({ connectionString: db.url, options: '-c search_path=missive_default' });
     await client.connect();
-    const db = client;
-    const states = async () => {
-      const { rows } = await db.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM gateway_jobs WHERE kind = 'send' GROUP BY state`);
-      return Object.fromEntries(rows.map((r) => [r.state, r.n])) as Record<string, number>;
-    };
-
-    // What the server did for the jobs: transactions committed and rows written (the poller's own queries taken off).
-    const activity = async () =>
-      (
-        await db.query<{ commits: string; rows: string }>(
-          `SELECT xact_commit AS commits, tup_inserted + tup_updated + tup_deleted AS rows FROM pg_stat_database WHERE datname = current_database()`,
-        )
-      ).rows[0]!;
-    const activityBefore = await activity();
-    let polls = 1;
-    t0 = performance.now();
-    const ownCpu = process.cpuUsage();
-    for (let i = 0; i < size; i++) gateways.push(spawnGateway(url));
-    let firstClaim = 0;
-    const running: number[] = [];
-    for (;;) {
-      const s = await states();
-      polls++;
-      const now = performance.now();
-      if (firstClaim) running.push(s.running ?? 0);
-      if (!firstClaim && (s.running || s.succeeded || s.failed)) firstClaim = now - t0;
-      if ((s.succeeded ?? 0) + (s.failed ?? 0) + (s.cancelled ?? 0) === JOBS) {
-        if (s.succeeded !== JOBS) throw new Error(`${size} gateway(s): ${JSON.stringify(s)}: every job should have succeeded`);
-        break;
-      }
-      const dead = gateways.find((g) => g.child.exitCode !== null);
-      if (dead) throw new Error(`a gateway exited (${dead.child.exitCode}) before the jobs ended: ${dead.stderr.slice(0, 2000)}`);
-      if (now - t0 > RUN_LIMIT_MS) throw new Error(`${size} gateway(s): not done after ${RUN_LIMIT_MS / 1000} s: ${JSON.stringify(s)}`);
-      await new Promise((r) => setTimeout(r, 25));
+    const gateways = Array.from({ length: size }, (_, i) => {
+      const home = mkdtempSync(join(tmpdir(), `missive-bench-team-gw${i}-`));
+      const child = spawn(process.execPath, [cli, 'gateway', 'run', '--interval', '250ms', '--concurrency', '16', '--ndjson'], {
+        env: { ...db.env, MISSIVE_HOME: home, HOME: home },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (c: string) => void (stderr = (stderr + c).slice(-4000)));
+      return { child, home, stderr: () => stderr, exited: new Promise((r) => child.once('close', r)) };
+    });
+    try {
+      const t0 = performance.now();
+      await until(
+        `${size} gateway(s) to end ${JOBS} jobs`,
+        async () => {
+          const dead = gateways.find((g) => g.child.exitCode !== null);
+          if (dead) throw new Error(`team: a gateway exited (${dead.child.exitCode}): ${dead.stderr()}`);
+          const { rows } = await client.query(`SELECT state, count(*)::int AS n FROM gateway_jobs WHERE kind = 'send' GROUP BY state`);
+          const n = Object.fromEntries(rows.map((r: { state: string; n: number }) => [r.state, r.n]));
+          const ended = (n.succeeded ?? 0) + (n.failed ?? 0) + (n.cancelled ?? 0);
+          if (ended === JOBS && n.succeeded !== JOBS) throw new Error(`team: not every job succeeded: ${JSON.stringify(n)}`);
+          return ended === JOBS;
+        },
+        LIMIT_MS,
+        25,
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      const cpu = gateways.map((g) => cpuSeconds(g.child.pid));
+      const cpuPerJobMs = cpu.every((c) => c !== null) ? ((cpu as number[]).reduce((a, b) => a + b, 0) * 1000) / JOBS : null;
+      return { jobsPerSecond: JOBS / seconds, cpuPerJobMs };
+    } finally {
+      for (const g of gateways) g.child.kill('SIGTERM');
+      await Promise.race([Promise.all(gateways.map((g) => g.exited)), sleep(20_000)]);
+      for (const g of gateways) if (g.child.exitCode === null) g.child.kill('SIGKILL');
+      await client.end();
+      for (const g of gateways) rmSync(g.home, { recursive: true, force: true });
     }
-    const seconds = (performance.now() - t0) / 1000;
-    const sum = (xs: Array<number | null>) =>
-      xs.length > 0 && xs.every((c) => c !== null) ? ((xs as number[]).reduce((a, b) => a + b, 0) * 1000) / JOBS : null;
-    const cpuPerJobMs = sum(gateways.map((g) => cpuSeconds(g.child.pid)));
-    // The gateways' server processes, when the server runs on this machine (at least: a connection a gateway's pool
-    // closed during the run took its CPU time with it).
-    const backends = (await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows;
-    const serverCpuPerJobMs = sum(backends.map((b) => cpuSeconds(b.pid)));
-    const own = process.cpuUsage(ownCpu);
-    const agentCpuPerJobMs = (own.user + own.system) / 1000 / JOBS;
-    for (const g of gateways) g.child.kill('SIGTERM');
-    const codes = await Promise.all(gateways.map((g) => g.exited));
-    if (codes.some((c) => c !== 0)) throw new Error(`a gateway stopped with ${codes.join(', ')}: ${gateways.map((g) => g.stderr.slice(0, 500)).join('\n')}`);
-    // The statistics are flushed by each server process within a second of its transactions (and when it exits).
-    await new Promise((r) => setTimeout(r, 1500));
-    await db.query('SELECT pg_stat_clear_snapshot()');
-    const activityAfter = await activity();
-    const commitsPerJob = (Number(activityAfter.commits) - Number(activityBefore.commits) - polls - 1) / JOBS;
-    const rowsPerJob = (Number(activityAfter.rows) - Number(activityBefore.rows)) / JOBS;
-    return {
-      gateways: size,
-      commitsPerJob,
-      rowsPerJob,
-      cpuPerJobMs,
-      serverCpuPerJobMs,
-      agentCpuPerJobMs,
-      meanRunning: running.reduce((a, b) => a + b, 0) / Math.max(1, running.length),
-      seconds,
-      jobsPerSecond: JOBS / seconds,
-      firstClaim: firstClaim / 1000,
-      perGateway: gateways.map((g) => g.ended),
-      queuedPerSecond,
-    };
-  } finally {
-    for (const g of gateways) if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
-    await Promise.all(gateways.map((g) => g.exited));
-    for (const g of gateways) rmSync(g.home, { recursive: true, force: true });
-    await client?.end().catch(() => undefined);
-    core.close();
-    // The pool closes in the background: the database is dropped WITH (FORCE) all the same.
-    await admin
-      .query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-      .catch((error: Error) => console.error(`could not drop ${database}: ${error.message}`));
-    await admin.end();
-    rmSync(home, { recursive: true, force: true });
-  }
+  });
 }
 
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
+/** 3. CPU of one direct send in this process (sendMessage to the same agent, on a store of the same server), in ms. */
+async function directSendCpuMs(agentUrl: string): Promise<number> {
+  return withDatabase(async (db) => {
+    const core = createCore({ env: db.env, cwd: db.home, secrets: createMemorySecretStore(), timeoutMs: 30_000 });
+    try {
+      await addAgent(core, { alias: 'echo', baseUrl: agentUrl });
+      await loadCard(core, 'echo');
+      for (let i = 0; i < 30; i++) await sendMessage(core, { agent: 'echo', text: `warm ${i}`, cwd: db.home });
+      const before = process.cpuUsage();
+      for (let i = 0; i < DIRECT_SENDS; i++) await sendMessage(core, { agent: 'echo', text: `direct ${i}`, cwd: db.home });
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000 / DIRECT_SENDS;
+    } finally {
+      await (await core.storage()).close();
+    }
+  });
+}
+
+/** 4. `--from-file` queueing FILE_JOBS jobs, against PROCESSES `job start` processes scaled to FILE_JOBS (seconds). */
+async function queueing(agentUrl: string): Promise<{ fileSeconds: number; processesSeconds: number }> {
+  return withDatabase(async (db) => {
+    await addEcho(currentCli, db.env, agentUrl);
+    const file = join(db.home, 'jobs.txt');
+    writeFileSync(file, Array.from({ length: FILE_JOBS }, (_, i) => `message ${i}`).join('\n'));
+    let t0 = performance.now();
+    const queued = JSON.parse(
+      ok(await runCli(currentCli, ['job', 'start', 'send', 'echo', '--from-file', file, '--json'], db.env), 'job start --from-file').stdout,
+    ).data;
+    const fileSeconds = (performance.now() - t0) / 1000;
+    if (queued.count !== FILE_JOBS) throw new Error(`team: --from-file queued ${queued.count}, not ${FILE_JOBS}`);
+    t0 = performance.now();
+    for (let i = 0; i < PROCESSES; i++) ok(await runCli(currentCli, ['job', 'start', 'send', 'echo', `process ${i}`, '--json'], db.env), 'job start');
+    const processesSeconds = (((performance.now() - t0) / 1000) * FILE_JOBS) / PROCESSES;
+    return { fileSeconds, processesSeconds };
+  });
+}
+
+// ------------------------------------------------------------------------------------------------------ the run
+
 const version = (await admin.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
-await admin.end();
 console.log(
-  `team: ${JOBS.toLocaleString('en')} send jobs on one PostgreSQL ${version} database, ${AGENTS} slow agents, gateways of --concurrency ${CONCURRENCY} ` +
-    `--interval ${INTERVAL}; ${ROUNDS} round(s) (medians); load average before: ${loadavg()
+  `team: PostgreSQL ${version}${cluster ? ' (a throw-away cluster)' : ''}; ${JOBS.toLocaleString('en')} send jobs per pool run against an echo agent ` +
+    `answering at once; CLIs: ${clis.map((c) => `${c.name} (${c.path})`).join(', ')}; load average before: ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
 );
-const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
-for (const delay of AGENT_DELAYS_MS) {
-  const agents = await Promise.all(
-    Array.from({ length: AGENTS }, (_, i) => startEmbeddedAgent({ name: `slow-${i}`, behaviour: 'slow', delayMs: delay, streaming: false })),
+const agent = await startAgentProcess();
+let failed = false;
+try {
+  const tx = new Map<string, number>();
+  for (const c of clis) {
+    tx.set(c.name, await transactionsPerJob(c.path, agent.baseUrl));
+    console.log(`1. ${c.name}: ${tx.get(c.name)!.toFixed(2)} PostgreSQL transactions per send job (over ${TX_JOBS} jobs, gateway start and stop taken off)`);
+  }
+  const thisTx = tx.get('this build')!;
+  console.log(
+    `   target at most 4: ${thisTx <= 4 ? 'met' : 'NOT met'}${tx.has('baseline') ? `; ratio this / baseline ${(thisTx / tx.get('baseline')!).toFixed(2)}` : ''}`,
   );
-  try {
-    console.log(`agents taking ${delay} ms per task:`);
-    const runs = new Map<number, PoolRun[]>(POOLS.map((n) => [n, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      // Alternate the order from round to round, so no pool size always runs on the warmest (or the busiest) machine.
-      for (const size of round % 2 === 0 ? POOLS : [...POOLS].reverse()) {
-        const run = await runPool(size, agents);
-        runs.get(size)!.push(run);
-        console.log(
-          `  round ${round + 1}, ${size} gateway(s): ${run.seconds.toFixed(2)} s, ${run.jobsPerSecond.toFixed(1)} jobs/s ` +
-            `(first claim after ${run.firstClaim.toFixed(2)} s; ${run.meanRunning.toFixed(1)} running at once on average; jobs per gateway ${run.perGateway.join(' / ')}; ` +
-            `CPU per job: gateways ${ms(run.cpuPerJobMs)}, PostgreSQL ${ms(run.serverCpuPerJobMs)}, agents ${ms(run.agentCpuPerJobMs)}; ${run.commitsPerJob.toFixed(1)} transactions and ${run.rowsPerJob.toFixed(1)} rows written per job; queued at ${run.queuedPerSecond.toFixed(0)} jobs/s)`,
-        );
-      }
-    }
-    const rate = (size: number) => median(runs.get(size)!.map((r) => r.jobsPerSecond));
-    const baseline = rate(POOLS[0]!);
-    for (const size of POOLS) {
-      const r = rate(size);
+  failed ||= thisTx > 4;
+
+  const pools = new Map<string, PoolRun>();
+  for (const size of POOLS)
+    for (const c of clis) {
+      const run = await poolRun(c.path, size, agent.baseUrl);
+      pools.set(`${c.name}/${size}`, run);
       console.log(
-        `${delay} ms agents, ${size} gateway(s): ${r.toFixed(1)} jobs/s, ratio ${(r / baseline).toFixed(2)} against 1 gateway (${size}.00 would be linear)`,
+        `2. ${c.name}, ${size} gateway(s): ${run.jobsPerSecond.toFixed(1)} jobs/s; gateways' CPU per job ${run.cpuPerJobMs === null ? 'n/a' : `${run.cpuPerJobMs.toFixed(2)} ms`}`,
       );
     }
-  } finally {
-    await Promise.all(agents.map((a) => a.close()));
+  for (const size of POOLS) {
+    const mine = pools.get(`this build/${size}`)!;
+    const base = pools.get(`baseline/${size}`);
+    const one = pools.get('this build/1')!;
+    console.log(
+      `   ${size} gateway(s): ${mine.jobsPerSecond.toFixed(1)} jobs/s, ratio ${(mine.jobsPerSecond / one.jobsPerSecond).toFixed(2)} against 1 gateway` +
+        (base ? `, ratio ${(mine.jobsPerSecond / base.jobsPerSecond).toFixed(2)} against the baseline's ${base.jobsPerSecond.toFixed(1)}` : ''),
+    );
   }
+
+  const direct = await directSendCpuMs(agent.baseUrl);
+  const perJob = pools.get('this build/1')!.cpuPerJobMs;
+  const cpuRatio = perJob === null ? null : perJob / direct;
+  console.log(
+    `3. CPU of one direct send in-process: ${direct.toFixed(2)} ms; a gateway's CPU per job: ${perJob === null ? 'n/a' : `${perJob.toFixed(2)} ms`}; ` +
+      `ratio ${cpuRatio === null ? 'n/a' : `${cpuRatio.toFixed(2)}×`} (target at most 3×: ${cpuRatio !== null && cpuRatio <= 3 ? 'met' : 'NOT met'})`,
+  );
+  failed ||= cpuRatio === null || cpuRatio > 3;
+
+  const q = await queueing(agent.baseUrl);
+  const speedup = q.processesSeconds / q.fileSeconds;
+  console.log(
+    `4. queueing ${FILE_JOBS.toLocaleString('en')} jobs: --from-file ${q.fileSeconds.toFixed(2)} s (${(FILE_JOBS / q.fileSeconds).toFixed(0)} jobs/s); ` +
+      `${PROCESSES} \`job start\` processes scaled: ${q.processesSeconds.toFixed(0)} s; ${speedup.toFixed(0)}× faster (target at least 20×: ${speedup >= 20 ? 'met' : 'NOT met'})`,
+  );
+  failed ||= speedup < 20;
+} finally {
+  agent.stop();
+  await admin.end();
+  await closeSharedDispatcher();
+  cluster?.stop();
 }
-await closeSharedDispatcher();
+if (failed) process.exitCode = 1;

@@ -2,6 +2,8 @@
 import { sendThroughQueue } from '../core/jobs/fan-out-queue.js';
 import { Option, type Command, type OptionValues } from 'commander';
 import { collect, integer } from './options.js';
+import type { Core } from '../core/handle.js';
+import { MissiveError } from '../../shared/errors.js';
 
 export const addFanOutOptions = (cmd: Command) =>
   cmd
@@ -15,7 +17,29 @@ export const addFanOutOptions = (cmd: Command) =>
 
 /** `--via-jobs`: the members' sends go on the shared job queue, for the gateways (on any host) to make. */
 export const addViaJobsOption = (cmd: Command) =>
-  cmd.option('--via-jobs', "put each member's send on the job queue: the running gateways (any host) send, this command waits and prints the same summary");
+  cmd.option(
+    '--via-jobs',
+    "put each member's send on the job queue: the running gateways (any host) send, this command waits and prints the same summary; refused (exit 70) when no gateway runs",
+  );
+
+/**
+ * `--via-jobs` hands the sends to the gateways: with none running for the profile nothing would make them, and the
+ * command would wait out its whole deadline. It is refused before anything is queued or journaled (exit 70), by the
+ * check `job start` warns with (gateway.ts's `gatewayRuns`: SQLite's lease holder, a shared store's pool).
+ */
+export async function checkViaJobs(core: Core, command: string, o: OptionValues): Promise<void> {
+  if (!o.viaJobs) return;
+  const { gatewayRuns } = await import('../core/gateway/gateway.js');
+  if (await gatewayRuns(core)) return;
+  throw new MissiveError(
+    'orchestration',
+    'no_gateway',
+    `${command} --via-jobs needs a running gateway, and none runs for profile "${core.config.profile}": nothing was queued or sent`,
+    {
+      help: 'Start one: `missive gateway run` (or `missive gateway install` for a service), on this host or any host of the shared store; `missive gateway status` lists those that run. Or leave out --via-jobs to send from this process.',
+    },
+  );
+}
 
 /** The fan-out settings the parsed options hold. */
 export const fanOutFlags = (o: OptionValues) => ({

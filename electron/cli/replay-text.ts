@@ -1,9 +1,10 @@
 /**
  * Human text of `missive events replay`: one line per step (match or MISMATCH, the step, its group and operation id,
- * the rebuilt summary in a few words), then each differing field, rebuilt against stored.
+ * the rebuilt summary in a few words, who ran it), then each differing field, rebuilt against stored.
  */
 import type { ReplayResult, ReplayStep } from '../core/replay/replay.js';
 import { terminalLine } from './terminal-text.js';
+import { actorText } from './actor-text.js';
 
 const value = (v: unknown) => terminalLine(JSON.stringify(v) ?? 'null');
 
@@ -26,7 +27,7 @@ export function replayText(r: ReplayResult): string {
   for (const s of r.steps) {
     const mark = s.match ? 'match' : 'MISMATCH';
     lines.push(
-      `  ${mark.padEnd(8)} ${s.step.padEnd(7)} ${terminalLine(s.group ?? '-')}  ${terminalLine(gist(s))}  ${s.operation_id}${s.complete ? '' : '  (incomplete in the journal)'}`,
+      `  ${mark.padEnd(8)} ${s.step.padEnd(7)} ${terminalLine(s.group ?? '-')}  ${terminalLine(gist(s))}  ${s.operation_id}${s.actor ? `  by ${actorText(s.actor)}` : ''}${s.complete ? '' : '  (incomplete in the journal)'}`,
     );
     for (const d of s.differences) lines.push(`             ${terminalLine(d.field)}: rebuilt ${value(d.rebuilt)}, stored ${value(d.stored)}`);
   }

@@ -84,6 +84,10 @@ export function createCore(options: CoreOptions = {}): Core {
       storage = undefined;
     },
   };
+  for (const key of config.ignoredKeys)
+    core.warn(
+      `${config.source.path ?? 'the config'}: ${key} is read by nothing (the gateway listens on no port; push callbacks go to \`missive webhook run\`): remove it`,
+    );
   if (isSharedStore(storeSelection)) {
     // The store's password is a secret of this invocation from the start, like an auth ref's: outputs, the journal
     // and stored messages scrub it (a password_ref's is added when the pool resolves it: store/postgres/connect.ts).
@@ -116,6 +120,8 @@ async function openCoreStorage(core: Core, selection: StoreSelection, nativeBind
       // The password (from the URL, an env var or a keyring ref) is scrubbed from every output, the window's too.
       remember: (values) => core.rememberSecrets(values),
       onError: (message) => core.warn(message),
+      // A ~/.pgpass others can read (ignored, as libpq does), a service key missive does not use: said once.
+      warn: (message) => core.warn(message),
     },
   });
   if (!isSharedStore(selection)) {

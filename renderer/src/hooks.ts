@@ -5,7 +5,7 @@
  * its view is shown again.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { BridgeError } from './api';
+import { BridgeError, call } from './api';
 import { useViewActive } from './store';
 import type { IpcError } from '../../shared/ipc/contract';
 
@@ -94,4 +94,28 @@ export function useScrollIntoView<E extends HTMLElement = HTMLDivElement>(key: u
     if (key !== null && key !== undefined) ref.current?.scrollIntoView?.({ block: 'nearest' });
   }, [key]);
   return ref;
+}
+
+let sharedStoreAnswer: Promise<boolean> | undefined;
+
+/**
+ * Whether the journal is a shared PostgreSQL store (team mode), asked once per window (a window's store never
+ * changes); null until known. The views offer the demo agents on a personal store only.
+ */
+export function useSharedStore(): boolean | null {
+  const [shared, setShared] = useState<boolean | null>(null);
+  useEffect(() => {
+    let live = true;
+    sharedStoreAnswer ??= call('app.info', {}).then((info) => info.sharedStore);
+    sharedStoreAnswer.then(
+      (answer) => live && setShared(answer),
+      () => {
+        sharedStoreAnswer = undefined;
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return shared;
 }

@@ -134,7 +134,7 @@ export const historyEntry = z.looseObject({
   task_id: z.string().nullable(),
   started_at: z.string(),
   finished_at: z.string().nullable(),
-  outcome: z.enum(['completed', 'failed', 'running']),
+  outcome: z.enum(['completed', 'failed', 'running', 'unconfirmed']),
   /** The task's last state, when the answer was (or became) a task. */
   state: z.string().nullable(),
   /** The request's text parts (shortened to 200 characters for the list). */
@@ -142,6 +142,8 @@ export const historyEntry = z.looseObject({
   /** The answer's text (message, status message or streamed text), null when none. */
   answer_text: z.string().nullable(),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** Who sent it: host, OS user and actor id (a gateway's id for a job's send); null when the journal predates them. */
+  actor: z.object({ host: z.string(), user: z.string(), id: z.string() }).nullable().optional(),
   /** What Compose needs to reopen or re-run it: the same inputs as messages.send. */
   inputs: messageInputs,
 });
@@ -178,6 +180,8 @@ export const CHANNELS = {
       config: z.string().nullable(),
       state: z.string(),
       database: z.string(),
+      /** The journal is a shared PostgreSQL store (team mode): the demo agents, which live in a personal store only, are not offered. */
+      sharedStore: z.boolean(),
     }),
   },
   'agents.list': { input: z.strictObject({}), output: z.object({ agents: z.array(out.agentView) }) },
@@ -378,6 +382,9 @@ export const CHANNELS = {
       beforeSequence: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
       /** Free text matched (case-insensitively) against the type, agent, ids and the redacted payload. */
       search: z.string().max(256).optional(),
+      /** Only events written on this host (its hostname), by this OS user: exact. */
+      actorHost: z.string().min(1).max(255).optional(),
+      actorUser: z.string().min(1).max(255).optional(),
     }),
     /**
      * One bounded page, oldest first: at most 250 events whatever `limit` asks, fewer (even none) when a store

@@ -6,6 +6,7 @@
  * no horizontal overflow in any view at 900 px.
  */
 import { createServer, type Server } from 'node:net';
+import { hostname, userInfo } from 'node:os';
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { closedPortUrl, register, startAgents } from '../support/agents.js';
 import { CHROMIUM, POLL, startGui, text, type Gui } from '../support/gui.js';
 import { json, startRawServer } from '../support/raw-server.js';
 import { appendEvent } from '../../electron/core/store/repos/events.js';
+import { withActor } from '../../electron/core/store/actor.js';
 import { sqliteStore } from '../support/sqlite-store.js';
 
 const DESKTOP = { width: 1280, height: 800 };
@@ -68,6 +70,10 @@ describe('operator views', () => {
       source: 'test',
       payload: { note: 'vault rotation', headers: { Authorization: 'Bearer sekrit-vault-123' }, api_key: 'k-vault-999' },
     });
+    // An event another host's gateway wrote to the journal.
+    withActor({ host: 'build-2.example', user: 'bob', id: 'build-2.example/bob/gw1' }, () =>
+      appendEvent(db, { type: 'ops.remote', source: 'gateway', payload: { note: 'from afar' } }),
+    );
 
     await page.getByTestId('nav-events').click();
     const all = () => count(`SELECT count(*) AS n FROM events`);
@@ -93,6 +99,18 @@ describe('operator views', () => {
     expect(detail).not.toContain('sekrit-vault-123');
     expect(detail).not.toContain('k-vault-999');
     expect(await row.getAttribute('aria-expanded')).toBe('true');
+    // Who wrote it: the row says user@host, the detail the host, the OS user and the actor id.
+    const here = `${userInfo().username}@${hostname()}`;
+    expect(await row.innerText()).toContain(here);
+    expect(detail).toContain(`Host\n${hostname()}`);
+    expect(detail).toContain(`User\n${userInfo().username}`);
+    expect(detail).toContain(`Actor\ntest:${process.pid}`);
+    // The User field keeps one OS user's events (read by the core: events.query actorUser).
+    await page.fill('input[name=event-search]', '');
+    await page.fill('input[name=event-user]', 'bob');
+    await expect.poll(text(page.getByTestId('event-list')), POLL).toMatch(/ops\.remote[\s\S]*bob@build-2\.example/);
+    expect(await text(page.getByTestId('event-count'))()).toBe('1 event(s)');
+    await page.fill('input[name=event-user]', '');
     expect(count(`SELECT count(*) AS n FROM events WHERE payload_json LIKE '%sekrit%' OR payload_json LIKE '%k-vault-999%'`)).toBe(0);
     // The timestamp column shows local time, the ISO time in its title.
     const stamp = page.getByTestId('event-list').locator('time').first();

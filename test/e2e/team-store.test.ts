@@ -57,6 +57,9 @@ describe('two web consoles on one PostgreSQL store', () => {
 
     // Bob's Agents view opens on the empty shared registry.
     await expect.poll(text(b.getByTestId('view-agents').getByTestId('empty')), POLL).toContain('No agents yet');
+    // The demo agents live in a personal store only: a console on the shared one does not offer them.
+    await expect.poll(text(b.getByTestId('view-agents').getByTestId('empty')), POLL).toContain('The demo agents run on a personal store only');
+    expect(await b.getByTestId('start-demo').count()).toBe(0);
 
     // Alice registers the agent through the form: its card is fetched, the inspect panel opens on it.
     const form = a.getByTestId('agent-add-form');

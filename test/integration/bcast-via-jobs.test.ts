@@ -5,9 +5,11 @@
  * SQLite file, two (each in its own MISSIVE_HOME, as on two hosts) on a shared PostgreSQL database, where both run some
  * of the members' jobs. The members are real SDK agents: embedded ones (echo, task, fail) and one that records every
  * message id it receives. Also: `--failure-policy stop` with `--execution sequential` (the members after the failure
- * are skipped and nothing reaches their agents), the deadline with no gateway running (every member times out, exit
+ * are skipped and nothing reaches their agents), no gateway running (refused at once, exit 70), the deadline with the only gateway stopped (every member times out, exit
  * 82, the jobs end cancelled and a gateway started later sends none of them), and `job start bcast` refusing the flag.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, type CliResult, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
@@ -324,9 +326,38 @@ describe.each(STORES)('bcast and round --via-jobs (%s store)', (kind) => {
     expect({ tasks: sendsTo('tasks'), echo2: sendsTo('echo2') }).toEqual(before);
   }, 60_000);
 
-  it('times out every member with no gateway running (exit 82); their jobs end cancelled and are never sent', async () => {
+  it('is refused up front with no gateway running (exit 70, naming gateway run): nothing is queued, journaled or sent', async () => {
     await group('g', ['echo', 'tasks', 'recorder']);
     const before = { echo: sendsTo('echo'), tasks: sendsTo('tasks'), recorder: recorder.received.length };
+    for (const args of [
+      ['bcast', 'g', 'anyone there?'],
+      ['round', 'g', 'anyone there?'],
+      ['scatter', 'g', '--inputs', 'inputs.txt'],
+    ]) {
+      writeFileSync(join(box.home, 'inputs.txt'), 'one\ntwo\nthree\n');
+      // A whole minute to wait: refused at once all the same, not at the deadline.
+      const res = await box.run([...args, '--via-jobs', '--timeout', '60s', '--json']);
+      expect(res.code, `${args[0]}: ${res.stderr}`).toBe(70);
+      const error = JSON.parse(res.stderr).data;
+      expect(error.code).toBe('missive::orchestration::no_gateway');
+      expect(error.help).toContain('missive gateway run');
+      expect(error.message).not.toContain('timeout');
+    }
+    expect(await jobList()).toEqual([]);
+    const journaled = ok(await box.run(['events', 'list', '--limit', '1000', '--json']), 'events list').events.map((e: { type: string }) => e.type);
+    expect(journaled.filter((t: string) => /^(missive\.(bcast|scatter|round|job)\.|a2a\.send\.)/.test(t))).toEqual([]);
+    expect({ echo: sendsTo('echo'), tasks: sendsTo('tasks'), recorder: recorder.received.length }).toEqual(before);
+  });
+
+  it('times out every member while the only gateway is stopped (exit 82); their jobs end cancelled and are never sent', async () => {
+    await group('g', ['echo', 'tasks', 'recorder']);
+    const before = { echo: sendsTo('echo'), tasks: sendsTo('tasks'), recorder: recorder.received.length };
+    // A gateway that runs (its lease or pool row is live) but takes no job: stopped (SIGSTOP) until the deadline passed.
+    const stopped = spawnMissive(['gateway', 'run', '--interval', '100ms', '--claim-ttl', '60s', '--ndjson'], box.env);
+    cleanups.push(() => stopped.kill());
+    await eventually('the gateway to start', () => stopped.of('gateway_started')[0]);
+    stopped.child.kill('SIGSTOP');
+    cleanups.push(() => void stopped.child.kill('SIGCONT'));
     const res = await box.run(['bcast', 'g', 'anyone there?', '--via-jobs', '--timeout', '2s', '--json']);
     expect(res.code).toBe(82);
     expect(JSON.parse(res.stderr).data.code).toBe('missive::orchestration::bcast_timeout');
@@ -344,7 +375,10 @@ describe.each(STORES)('bcast and round --via-jobs (%s store)', (kind) => {
       ['recorder', 'cancelled'],
       ['tasks', 'cancelled'],
     ]);
-    // A gateway started afterwards has nothing to send.
+    // The gateway, woken and stopped cleanly, and one started afterwards have nothing to send.
+    stopped.child.kill('SIGCONT');
+    stopped.child.kill('SIGTERM');
+    expect(await stopped.exited, stopped.stderr()).toBe(0);
     const once = await box.run(['gateway', 'run', '--once', '--interval', '100ms', '--json']);
     expect(once.code, once.stderr).toBe(0);
     expect({ echo: sendsTo('echo'), tasks: sendsTo('tasks'), recorder: recorder.received.length }).toEqual(before);

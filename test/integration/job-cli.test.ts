@@ -13,7 +13,7 @@ import { STORES, storeUnderTest, type StoreKindUnderTest, type StoreUnderTest } 
 import { createCore } from '../../electron/core/context.js';
 import type { Core } from '../../electron/core/handle.js';
 import { createMemorySecretStore } from '../../electron/core/auth/secret-store.js';
-import { runGateway } from '../../electron/core/gateway/gateway.js';
+import { gatewayRuns, runGateway } from '../../electron/core/gateway/gateway.js';
 
 const REF_SECRET = 'ref-7f3e9a1c5b2d4e6f';
 const HEADER_SECRET = 'hdr-52c4e8a0b6d19f37';
@@ -51,21 +51,53 @@ function onStore(kind: StoreKindUnderTest) {
   });
 }
 
-/** A gateway in this process for each test of the block (on the block's store). */
+/**
+ * A gateway in this process for each test of the block (on the block's store), running before the test starts: a
+ * `job start` made while it was still joining would print a "no gateway runs" warning on stderr too.
+ */
 function withGateway() {
   let core: Core;
   let stop: AbortController;
   let gateway: Promise<unknown>;
-  beforeEach(() => {
+  beforeEach(async () => {
     core = createCore({ env: box.env, cwd: box.home, secrets: createMemorySecretStore() });
     stop = new AbortController();
     gateway = runGateway(core, { intervalMs: 100, signal: stop.signal });
+    await expect.poll(() => gatewayRuns(core), { timeout: 10_000, interval: 20 }).toBe(true);
   });
   afterEach(async () => {
     stop.abort();
     await gateway;
     core.close();
   });
+}
+
+/**
+ * The envelopes a command printed on stderr (`--json`: errors pretty-printed, warnings one line each), in whatever
+ * order its writers put them: a warning may come before or after the error.
+ */
+function stderrEnvelopes(stderr: string): any[] {
+  const found: any[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < stderr.length; i++) {
+    const c = stderr[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' && depth++ === 0) start = i;
+    else if (c === '}' && --depth === 0) found.push(JSON.parse(stderr.slice(start, i + 1)));
+  }
+  return found;
+}
+
+/** The one error envelope's data among what a command printed on stderr (warnings may come before or after it). */
+function errorOf(stderr: string): any {
+  const errors = stderrEnvelopes(stderr).filter((e) => e.kind === 'error');
+  expect(errors, stderr).toHaveLength(1);
+  return errors[0].data;
 }
 
 /** The jobs as `job list` shows them, newest first. */
@@ -220,7 +252,7 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
         const res = await box.run(['job', 'start', ...args, '--json']);
         expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(code);
         expect(res.stdout).toBe('');
-        if (errorCode) expect(JSON.parse(res.stderr).data.code).toBe(errorCode);
+        if (errorCode) expect(errorOf(res.stderr).code).toBe(errorCode);
       }
       expect(await jobList()).toEqual([]);
       expect(await eventsOf('missive.job.started')).toEqual([]);
@@ -261,7 +293,7 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
 
       const unknown = await box.run(['job', 'show', 'ffffffff', '--json']);
       expect(unknown.code).toBe(64);
-      expect(JSON.parse(unknown.stderr).data.code).toBe('missive::validation::unknown_job');
+      expect(errorOf(unknown.stderr).code).toBe('missive::validation::unknown_job');
       expect((await box.run(['job', 'cancel', 'ffffffff'])).code).toBe(64);
     });
 
@@ -353,8 +385,8 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       for (const [args, source] of cases) {
         const res = await box.run(['job', 'start', ...args, '--json']);
         expect(res.code, res.stderr).toBe(64);
-        // The error is the last envelope on stderr (a --header warning may come first).
-        const error = JSON.parse(res.stderr.slice(res.stderr.lastIndexOf('{\n  "schema_version"'))).data;
+        // The error is one of the envelopes on stderr (a --header warning comes with it).
+        const error = errorOf(res.stderr);
         expect(error.code).toBe('missive::validation::credential_in_job');
         expect(error.message).toContain(source);
         for (const secret of [REF_SECRET, HEADER_SECRET, 'kr-secret-5d1c9e7a']) expect(res.stdout + res.stderr).not.toContain(secret);
@@ -432,7 +464,7 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       const retriesBefore = (await eventsOf('missive.job.retrying')).length;
       const res = await box.run(['job', 'start', 'wait', 'no-such-task-5c1e', '--agent', 'tasks', '--max-attempts', '3', '--attach', '--json']);
       expect(res.code, res.stderr).toBe(76);
-      expect(JSON.parse(res.stderr).data.code).toMatch(/job_failed|task_not_found/);
+      expect(errorOf(res.stderr).code).toMatch(/job_failed|task_not_found/);
       const [job] = await jobList();
       expect(job).toMatchObject({ kind: 'wait', state: 'failed', attempts: 1 });
       expect(await eventsOf('missive.job.retrying')).toHaveLength(retriesBefore);
@@ -446,7 +478,7 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       const data = res.json().data;
       expect(data.attach).toEqual({ finished: false, stopped: 'deadline' });
       expect(['queued', 'running']).toContain(data.state);
-      expect(JSON.parse(res.stderr).data.code).toBe('missive::orchestration::job_attach_timeout');
+      expect(errorOf(res.stderr).code).toBe('missive::orchestration::job_attach_timeout');
       // Still unfinished: the operator can cancel it (and its task).
       const cancelled = await box.run(['job', 'cancel', data.job_id, '--json']);
       expect(cancelled.code, cancelled.stderr).toBe(0);
@@ -462,7 +494,8 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       let stderr = '';
       child.stdout.on('data', (c) => void (stdout += c));
       child.stderr.on('data', (c) => void (stderr += c));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // 'close', not 'exit': the warning is on stderr only once its pipe is drained ('exit' may come first).
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
       await expect.poll(async () => stdout.includes(': running') && (await jobList())[0]?.state === 'running', { timeout: 10_000, interval: 50 }).toBe(true);
       child.kill('SIGINT');
       expect(await exited).toBe(130);
@@ -483,8 +516,8 @@ describe.each(STORES)('job commands (%s store)', (kind) => {
       const remote = await box.run(['job', 'cancel', id, '--remote', '--json']);
       expect(plain.code).toBe(64);
       expect(remote.code).toBe(plain.code);
-      expect(JSON.parse(remote.stderr).data.code).toBe(JSON.parse(plain.stderr).data.code);
-      expect(JSON.parse(remote.stderr).data.code).toBe('missive::validation::job_finished');
+      expect(errorOf(remote.stderr).code).toBe(errorOf(plain.stderr).code);
+      expect(errorOf(remote.stderr).code).toBe('missive::validation::job_finished');
       expect(remote.stdout).toBe('');
       expect(cancels()).toBe(before);
       expect(await eventsOf('missive.job.cancelled')).toEqual([]);

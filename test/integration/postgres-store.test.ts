@@ -22,11 +22,15 @@ import { postgresStorage } from '../../electron/core/store/postgres/storage.js';
 import { sqliteStorage } from '../../electron/core/store/sqlite/storage.js';
 import type { Storage } from '../../electron/core/store/storage.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
-import { freshPostgresUrl, postgresAdminUrl, withAdminClient, withUrl, type FreshDatabase } from '../support/postgres.js';
+import { freshPostgresUrl, ignoringIdleErrors, postgresAdminUrl, withAdminClient, withUrl, type FreshDatabase } from '../support/postgres.js';
 import { postgresStoragesOfBlock } from '../support/stores.js';
 
-/** A pool as postgres/connect.ts makes one: its connections' search_path is the profile's schema. */
-const poolFor = (url: string, schema: string) => new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 });
+/**
+ * A pool as postgres/connect.ts makes one: its connections' search_path is the profile's schema. With an 'error'
+ * listener, as connect.ts's has: a database dropped WITH (FORCE) while the pool holds idle connections ends them
+ * (57P01), and an unheard 'error' would fail the run with every test green.
+ */
+const poolFor = (url: string, schema: string) => ignoringIdleErrors(new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 }));
 
 const tmpDirs: string[] = [];
 afterAll(() => tmpDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));

@@ -1,5 +1,6 @@
 /** Push config CRUD on both bindings, and callbacks from the SDK's own push sender landing through the receiver. */
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -193,5 +194,39 @@ describe('webhook receiver', () => {
       .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.kind)).toEqual(['webhook_listening', 'webhook_arrival', 'webhook_stopped']);
     expect(lines.at(-1).data).toMatchObject({ accepted: 1, rejected: 0 });
+  });
+
+  it('`missive webhook run` takes its port, path and token from [webhook] of the config; [gateway] keys nothing reads are warned about', async () => {
+    const port = Number(new URL(await closedPortUrl()).port);
+    mkdirSync(join(box.home, 'config'), { recursive: true });
+    writeFileSync(
+      join(box.home, 'config/config.toml'),
+      `[webhook]\nport = ${port}\npath = "/hooks/a2a"\nauth_token_env = "PUSH_TOKEN"\n\n[gateway]\nenabled = true\n`,
+    );
+    const child = spawn(process.execPath, ['bin/missive.js', 'webhook', 'run', '--ndjson'], {
+      cwd: process.cwd(),
+      env: { ...box.env, PATH: process.env.PATH, PUSH_TOKEN: 'tok-123' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    try {
+      await until('the listening line', () => stdout.includes('webhook_listening'));
+      expect(JSON.parse(stdout.split('\n')[0]!).data).toMatchObject({ url: `http://127.0.0.1:${port}/hooks/a2a` });
+      const post = (headers: Record<string, string>) =>
+        fetch(`http://127.0.0.1:${port}/hooks/a2a`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ message: { messageId: 'm1', parts: [{ text: 'hi' }] } }),
+        });
+      expect((await post({})).status).toBe(401);
+      expect((await post({ 'x-a2a-notification-token': 'tok-123' })).status).toBe(202);
+      expect(stderr).toContain('[gateway] enabled is read by nothing');
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
   });
 });

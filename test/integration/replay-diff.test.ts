@@ -5,6 +5,7 @@
  * and a non-zero exit; two rounds and two members diff as text lines and JSON changes.
  */
 import { writeFileSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -96,6 +97,9 @@ describe.each(STORES)('events replay --context (%s store)', (kind) => {
       ['gather', true, true],
       ['reduce', true, true],
     ]);
+    // Who ran each step, as the collective's journal records it: this (test) process's CLI.
+    const here = { host: hostname(), user: userInfo().username, id: `cli:${process.pid}` };
+    expect(data.steps.map((s: any) => s.actor)).toEqual([here, here, here, here]);
     const [bcast, barrier, gather, reduce] = data.steps;
     expect(bcast.rebuilt.counts).toEqual({ succeeded: 3, failed: 0, timeout: 0, skipped: 0 });
     expect(bcast.rebuilt.members.map((m: any) => [m.alias, m.status, m.answered, m.task_id === null])).toEqual([
@@ -119,6 +123,7 @@ describe.each(STORES)('events replay --context (%s store)', (kind) => {
     expect(human.stdout).toMatch(/match {4}barrier g {2}quorum 3\/3 met /);
     expect(human.stdout).toMatch(/match {4}gather {2}g {2}3 gathered /);
     expect(human.stdout).toMatch(/match {4}reduce {2}g {2}completed: summarise by agent, 3 input\(s\) /);
+    expect(human.stdout).toContain(`  by ${here.user}@${here.host} cli:${process.pid}`);
     expect(human.stdout).not.toContain('MISMATCH');
   });
 

@@ -29,13 +29,13 @@ declare module 'vitest' {
   }
 }
 
-const INSTALL_HELP =
+export const INSTALL_HELP =
   'The tests need PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/<version>/bin: ' +
   'install them with `apt-get install postgresql` (Debian/Ubuntu; .ci/run does), ' +
   'or point MISSIVE_TEST_PG_URL at a server you run (postgres://user:password@127.0.0.1:port/postgres).';
 
 /** The newest Debian PostgreSQL bin folder, or undefined. */
-function binDir(): string | undefined {
+export function binDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const versions = readdirSync(root)
@@ -44,15 +44,15 @@ function binDir(): string | undefined {
   return versions[0] && join(root, versions[0], 'bin');
 }
 
-const isRoot = () => process.getuid?.() === 0;
+export const isRoot = () => process.getuid?.() === 0;
 
 /** Runs a PostgreSQL tool, as the `postgres` user when we are root (initdb and postgres refuse root). */
-function asPostgres(command: string, args: string[]): string {
+export function asPostgres(command: string, args: string[]): string {
   const [file, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
   return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -91,7 +91,7 @@ function makeCertificates(dir: string): { ca: string; cert: string; key: string 
 }
 
 /** Gives the folder (and all in it) to the `postgres` user when we are root. */
-function handOver(dir: string): void {
+export function handOver(dir: string): void {
   if (!isRoot()) return;
   const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
   const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());

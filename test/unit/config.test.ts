@@ -125,10 +125,25 @@ describe('config', () => {
     const file = join(dir, 'config.toml');
     writeFileSync(file, docsExample());
     const cfg = loadConfig({ configFlag: file, env: {}, cwd: dir });
-    expect(cfg.agents.echo?.interface_urls).toEqual({ 'json-rpc': 'http://127.0.0.1:41241/a2a/jsonrpc' });
+    expect(cfg.agents.search?.interface_urls).toEqual({ 'json-rpc': 'http://127.0.0.1:41250/a2a/jsonrpc' });
     expect(cfg.agents.bank?.client_tls?.passphrase_ref).toBe('bank-key');
     expect(cfg.profiles).toEqual(['default', 'work']);
     expect(loadConfig({ configFlag: file, profileFlag: 'work', env: {}, cwd: dir }).qos.timeoutMs).toBe(120_000);
+    // The README's first steps (`missive agent add echo`) work beside it: it seeds no agent of that alias.
+    expect(Object.keys(cfg.agents)).not.toContain('echo');
+    // Every key it sets is read by something.
+    expect(cfg.ignoredKeys).toEqual([]);
+    expect(cfg.webhook).toMatchObject({ port: 7348, path: '/a2a/push', authTokenEnv: 'MISSIVE_PUSH_TOKEN' });
+    expect(cfg.gateway.jobConcurrency).toBe(16);
+  });
+
+  it('still loads [gateway] keys of earlier versions that nothing reads, and lists them to be warned about', () => {
+    const dir = tmp();
+    const file = join(dir, 'config.toml');
+    writeFileSync(file, '[gateway]\nenabled = true\nbind_address = "127.0.0.1:7347"\njob_concurrency = 3\n');
+    const cfg = loadConfig({ configFlag: file, env: {}, cwd: dir });
+    expect(cfg.ignoredKeys).toEqual(['[gateway] enabled', '[gateway] bind_address']);
+    expect(cfg.gateway.jobConcurrency).toBe(3);
   });
 
   it('takes a partial interface_urls (one binding, or two of three)', () => {

@@ -15,8 +15,13 @@ describe('events migration v4', () => {
       const v3 = openDatabase(path, { migrations: MIGRATIONS.slice(0, 3) });
       v3.prepare(`INSERT INTO agents (alias, base_url) VALUES ('a', 'http://127.0.0.1:1')`).run();
       v3.prepare(`INSERT INTO tasks (task_id, agent_alias) VALUES ('known', 'a')`).run();
-      for (const type of ['one', 'two', 'three']) appendEvent(v3, { type, agentAlias: 'a', taskId: 'known', payload: { type } });
-      expect(() => appendEvent(v3, { type: 'x', taskId: 'unknown' })).toThrow(/FOREIGN KEY/);
+      // Appended as a v3 store did (today's append writes columns of later versions: v13's actor).
+      const appendV3 = (type: string, taskId: string, agentAlias: string | null) =>
+        v3
+          .prepare(`INSERT INTO events (event_id, event_type, agent_alias, task_id, payload_json) VALUES (?, ?, ?, ?, ?)`)
+          .run(`e-${type}`, type, agentAlias, taskId, JSON.stringify({ type }));
+      for (const type of ['one', 'two', 'three']) appendV3(type, 'known', 'a');
+      expect(() => appendV3('x', 'unknown', null)).toThrow(/FOREIGN KEY/);
       v3.prepare(`DELETE FROM events WHERE event_type = 'three'`).run();
       v3.close();
 

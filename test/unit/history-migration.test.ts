@@ -10,7 +10,6 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../electron/core/store/db.js';
 import { MIGRATIONS } from '../../electron/core/store/migrations/index.js';
-import { appendEvent } from '../../electron/core/store/repos/events.js';
 import {
   latestCallEvent,
   latestCallEventSql,
@@ -34,6 +33,15 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 const planOf = (db: Db, sql: string, params: unknown[]) =>
   (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
+
+/**
+ * Appends an event with the columns every schema version has (today's append also writes v13's actor columns, which
+ * a v5 file lacks).
+ */
+const appendEvent = (db: Db, e: { type: string; agentAlias: string; payload: unknown }) =>
+  db
+    .prepare(`INSERT INTO events (event_id, event_type, agent_alias, payload_json) VALUES (?, ?, ?, ?)`)
+    .run(randomUUID(), e.type, e.agentAlias, JSON.stringify(e.payload));
 
 /** A send as the journal records it: the request row, its start and its completion. */
 function journalSend(db: Db, alias: string, text: string, outcome: 'completed' | 'failed' = 'completed', answer?: string): string {

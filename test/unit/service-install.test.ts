@@ -117,8 +117,10 @@ describe('gateway install', () => {
       expect(existsSync(join(b.home, '.config/systemd/user/missive-gateway.service'))).toBe(false);
     }
     // A store URL without a password (it comes from [store] password_env, a keyring ref or PGPASSWORD) and prose that
-    // names an auth scheme are plain settings.
-    const r = await b.run([
+    // names an auth scheme are plain settings (the store the installing shell uses too: another one is refused, see
+    // test/integration/gateway-install-team.test.ts).
+    const team = box({ MISSIVE_STORE_URL: 'postgres://team@db.example:5432/missive?sslmode=require' });
+    const r = await team.run([
       '--json',
       'gateway',
       'install',

@@ -13,10 +13,13 @@ import { securityText } from '../security-text.js';
 import { cardWarningsText, extendedCardText, signatureText } from '../card-text.js';
 import type { ExtendedCardView } from '../../core/agents/extended-card.js';
 
+/** Whose agent: `shared` (the team's store), `personal` (this user's config file), else its source (`local`, `discovered`). */
+const scopeLabel = (a: AgentView) => (a.scope === 'local' ? a.source : a.scope);
+
 const showText = (a: AgentView) =>
   keyValues([
     ['alias', a.alias],
-    ['source', `${a.source}${a.read_only ? ' (read-only)' : ''}`],
+    ['source', `${scopeLabel(a)}${a.read_only ? ' (read-only)' : ''}`],
     ['base url', a.base_url],
     ['interfaces', Object.entries(a.interface_urls).map(([b, u]) => `${b}=${u}`)],
     ['binding preference', a.binding_preference],
@@ -263,7 +266,7 @@ export function registerAgentCommands(program: Command, action: Action): void {
             ? 'no agents yet: register one with  missive agent add <alias> <base-url>'
             : table(
                 ['alias', 'source', 'base url', 'card'],
-                (d.agents as AgentView[]).map((a) => [a.alias, a.source, a.base_url, a.card.cached ? (a.card.name ?? 'cached') : '-']),
+                (d.agents as AgentView[]).map((a) => [a.alias, scopeLabel(a), a.base_url, a.card.cached ? (a.card.name ?? 'cached') : '-']),
               ),
         );
       }),

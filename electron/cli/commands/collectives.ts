@@ -22,6 +22,7 @@ import {
   addReduceTargetOptions,
   addViaJobsOption,
   fanOutFlags,
+  checkViaJobs,
   reduceInputOf,
 } from '../collective-options.js';
 import { collectiveContextId } from '../../core/collectives/bcast-document.js';
@@ -72,6 +73,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     ),
   ).action(
     action(async (ctx, name: string, message: string | undefined, o: OptionValues) => {
+      await checkViaJobs(ctx.core, 'bcast', o);
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
       const result = await bcast(ctx.core, inputs, { group: name, contextId, ...fanOutFlags(o), onMember: run.onMember }).finally(run.done);
@@ -91,6 +93,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     ),
   ).action(
     action(async (ctx, name: string, o: OptionValues) => {
+      await checkViaJobs(ctx.core, 'scatter', o);
       const run = fanOutRun(ctx);
       const items = readScatterInputs(o.inputs, ctx.deps.cwd, ctx.core.config.qos.maxRequestBytes);
       const result = await scatter(
@@ -169,6 +172,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     ),
   ).action(
     action(async (ctx, name: string, message: string | undefined, o: OptionValues) => {
+      await checkViaJobs(ctx.core, 'round', o);
       const run = fanOutRun(ctx);
       const { agent: _, contextId, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
       const result = await round(ctx.core, {

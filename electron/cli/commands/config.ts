@@ -29,6 +29,7 @@ export function registerConfigCommands(program: Command, action: Action): void {
         out.result('config_show', shown, (d: ConfigShow) =>
           [
             `profile ${d.profile}, config file ${d.config_file ?? '(none: built-in defaults)'}`,
+            `store: ${d.store}`,
             '',
             table(
               ['KEY', 'VALUE', 'FROM'],

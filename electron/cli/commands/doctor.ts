@@ -41,7 +41,7 @@ export function registerDoctorCommand(program: Command, action: Action): void {
         }
         try {
           const printer = new Printer(resolveMode(flags, core.config.output.format as OutputMode | undefined), deps.io, () => knownSecrets(core, flags));
-          const report = await runDoctor(core);
+          const report = await runDoctor(core, { service: { root: deps.service?.root } });
           printer.result('doctor', report, human);
           return report.exit_code;
         } finally {

@@ -5,6 +5,7 @@ import { eventRecord, exportJournal, journalAfter, journalEnd, listJournal, type
 import type { Action } from '../command-context.js';
 import { integer } from '../options.js';
 import { table } from '../human.js';
+import { actorText } from '../actor-text.js';
 import { replayContext, replayError } from '../../core/replay/replay.js';
 import { replayText } from '../replay-text.js';
 
@@ -16,6 +17,9 @@ const filterOptions = (cmd: Command) =>
     .option('--task <id>', 'only events of this task')
     .option('--since <timestamp>', 'only events at or after this ISO-8601 time')
     .option('--search <text>', 'only events whose type, agent, ids or (redacted) payload contain this text, any case')
+    .option('--host <host>', 'only events written on this host (its hostname)')
+    .option('--user <user>', 'only events written by this OS user')
+    .option('--actor <id>', 'only events written by this actor: a gateway id (see gateway status), or cli:<pid>, ui:<pid>, webhook:<pid>')
     .addOption(
       new Option(
         '--outcome <outcome>',
@@ -31,6 +35,9 @@ const filterOf = (o: Record<string, string | undefined>, limit?: number): EventF
   since: o.since,
   search: o.search,
   outcome: o.outcome,
+  host: o.host,
+  user: o.user,
+  actor: o.actor,
   limit,
 });
 
@@ -42,6 +49,7 @@ const row = (e: Record_) => [
   'corrupt' in e ? `${e.type} [corrupt]` : e.type,
   e.agent ?? '-',
   e.task_id ?? e.context_id ?? '-',
+  actorText(e.actor),
 ];
 
 export function registerEventsCommands(program: Command, action: Action): void {
@@ -53,7 +61,7 @@ export function registerEventsCommands(program: Command, action: Action): void {
       action(async ({ core, out }, o: OptionValues) => {
         const records = await listJournal(core, filterOf(o, o.limit));
         out.result('events_list', { events: records, count: records.length }, (d) =>
-          d.count ? table(['seq', 'time', 'type', 'agent', 'task/context'], d.events.map(row)) : 'no events match',
+          d.count ? table(['seq', 'time', 'type', 'agent', 'task/context', 'by'], d.events.map(row)) : 'no events match',
         );
       }),
     );

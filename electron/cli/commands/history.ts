@@ -2,12 +2,14 @@
 import { Option, type Command } from 'commander';
 import { getHistoryEntry, listHistory } from '../../core/history/service.js';
 import { findRequestMessageId } from '../../core/history/find.js';
+import { findTaskCommand } from '../../core/history/unconfirmed.js';
 import type { HistoryEntry } from '../../../shared/ipc/contract.js';
 import { missiveCommand } from '../../../shared/copy-as.js';
 import type { Action } from '../command-context.js';
 import { integer } from '../options.js';
 import { keyValues, table } from '../human.js';
 import { terminalBlock } from '../terminal-text.js';
+import { actorText } from '../actor-text.js';
 
 const outcome = (e: HistoryEntry) => (e.state ? `${e.outcome} (${e.state.replace(/^TASK_STATE_/, '').toLowerCase()})` : e.outcome);
 
@@ -67,6 +69,7 @@ export function registerHistoryCommands(program: Command, action: Action): void 
               ['finished', d.entry.finished_at],
               ['outcome', outcome(d.entry)],
               ['error', d.entry.error ? `${d.entry.error.code}: ${d.entry.error.message}` : null],
+              ['by', d.entry.actor ? actorText(d.entry.actor) : null],
             ]),
             '',
             'request:',
@@ -74,6 +77,8 @@ export function registerHistoryCommands(program: Command, action: Action): void 
             '',
             'answer:',
             terminalBlock(d.entry.answer_text ?? '(no text)'),
+            // Whether the agent got it is unknown until it is asked: that records its task on this request.
+            ...(d.entry.outcome === 'unconfirmed' && !d.entry.task_id ? ['', `find its task: ${findTaskCommand(d.entry.agent_alias)}`] : []),
             ...(d.rerun ? ['', `run again: ${terminalBlock(d.rerun)}`] : []),
           ].join('\n'),
         );

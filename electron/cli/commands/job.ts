@@ -4,11 +4,15 @@
  * show each job's summary (kind, agent or group, parts count and bytes), never the request's text or a credential.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command, OptionValues } from 'commander';
+import { usageError } from '../../../shared/errors.js';
 import { attachJob, attachStoppedError, jobError, jobExitCode } from '../../core/jobs/attach.js';
 import { startCheckedJob } from '../../core/jobs/credentials.js';
 import { cancelJob, listJobs, showJob, JOB_STATES, type CancelResult, type JobView } from '../../core/jobs/queue.js';
 import type { JobInput } from '../../core/jobs/requests.js';
+import { startJobsFromFile, type FileJobKind, type StartedFromFile } from '../../core/jobs/job-file.js';
 import type { SendInput } from '../../core/messaging/send.js';
 import { gatewayRuns } from '../../core/gateway/gateway.js';
 import type { Action, CommandContext } from '../command-context.js';
@@ -58,6 +62,7 @@ function jobText(j: JobView): string {
     ['attempts', attemptsOf(j)],
     ['next run', j.next_run_at ?? undefined],
     ['claimed by', j.locked_by ? `${j.locked_by}${j.locked_until ? ` until ${j.locked_until}` : ''}` : undefined],
+    ['last run by', j.last_run_by && j.last_run_by !== j.locked_by ? j.last_run_by : undefined],
     ['last error', j.last_error ?? undefined],
     ['created', j.created_at],
     ['updated', j.updated_at],
@@ -74,7 +79,7 @@ function jobText(j: JobView): string {
 function listText(jobs: JobView[], state: string | undefined): string {
   if (jobs.length === 0) return state ? `No ${state} jobs.` : 'No jobs yet. Start one with `missive job start send <agent> <message>`.';
   return table(
-    ['JOB', 'KIND', 'STATE', 'TARGET', 'TASK', 'ATTEMPTS', 'OUTCOME', 'CREATED'],
+    ['JOB', 'KIND', 'STATE', 'TARGET', 'TASK', 'ATTEMPTS', 'OUTCOME', 'RUN BY', 'CREATED'],
     jobs.map((j) => [
       shortId(j.job_id),
       j.kind,
@@ -83,6 +88,7 @@ function listText(jobs: JobView[], state: string | undefined): string {
       j.task_id ?? '-',
       `${j.attempts}/${j.max_attempts}`,
       j.outcome ? `${j.outcome} (${jobExitCode(j)})` : '-',
+      j.last_run_by ?? '-',
       j.created_at,
     ]),
   );
@@ -176,30 +182,114 @@ async function start(ctx: CommandContext, request: JobInput, o: OptionValues): P
   return follow(ctx, job.job_id, 'job_finished');
 }
 
+/** The option that queues one job per line of a file (send, stream, bcast). */
+const fromFileOption = (cmd: Command) =>
+  cmd.option(
+    '--from-file <file>',
+    'queue one job per line of FILE (- reads standard input): a message per line, or NDJSON {"agent"|"group", "text"|"message", "context_id"}; every line is checked first, and one bad line queues nothing',
+  );
+
+/** Options that give the message: the file gives each job's instead. */
+const MESSAGE_OPTIONS: Array<[key: string, flag: string]> = [
+  ['stdin', '--stdin'],
+  ['part', '--part'],
+  ['file', '--file'],
+  ['fileUrl', '--file-url'],
+  ['fileBytes', '--file-bytes'],
+  ['jsonPart', '--json-part'],
+];
+
+/** The file's text: FILE, or standard input for `-`. */
+async function jobFileText(ctx: CommandContext, path: string): Promise<string> {
+  if (path === '-') {
+    if (!ctx.deps.stdin) throw usageError('no_stdin', 'standard input is not available here');
+    return ctx.deps.stdin();
+  }
+  try {
+    return readFileSync(resolve(ctx.deps.cwd, path), 'utf8');
+  } catch (error) {
+    throw usageError('job_file_unreadable', `cannot read --from-file ${path}: ${(error as Error).message}`, 'Give a readable file, or - for standard input.');
+  }
+}
+
+/** `job start send|stream|bcast --from-file`: every line checked, then one job per line, queued in batches. */
+async function startFromFile(ctx: CommandContext, kind: FileJobKind, target: string | undefined, message: string | undefined, o: OptionValues) {
+  const { core, out } = ctx;
+  if (message !== undefined)
+    throw usageError('conflicting_options', `--from-file gives each job's message: drop the message argument "${message}"`, 'Put it in the file as a line.');
+  const given = MESSAGE_OPTIONS.filter(([key]) => (Array.isArray(o[key]) ? o[key].length > 0 : o[key] !== undefined && o[key] !== false));
+  if (given.length > 0) throw usageError('conflicting_options', `--from-file gives each job's message: drop ${given.map(([, flag]) => flag).join(', ')}`);
+  if (o.attach) throw usageError('conflicting_options', '--attach follows one job: with --from-file, follow them with `missive job wait <id>`');
+  if (ctx.flags.header.length > 0 || ctx.flags.bearerTokenEnv)
+    out.warning("--header and --bearer-token-env are not stored with a job: the gateway authenticates with the agent's auth ref");
+  const text = await jobFileText(ctx, o.fromFile);
+  const {
+    agent: _agent,
+    text: _text,
+    stdin: _stdin,
+    parts: _parts,
+    files: _files,
+    fileUrls: _fileUrls,
+    fileBytes: _fileBytes,
+    jsonParts: _jsonParts,
+    wire: _wire,
+    deadline: _deadline,
+    ...input
+  } = await messageInputsOf('', undefined, { ...o, stdin: false }, ctx.deps);
+  const started = await startJobsFromFile(
+    core,
+    text,
+    o.fromFile === '-' ? 'standard input' : o.fromFile,
+    { kind, target, input, force: o.force === true, ...(kind === 'bcast' ? { fanOut: fanOutFlags(o) } : {}) },
+    { maxAttempts: o.maxAttempts },
+  );
+  if (!(await gatewayRuns(core)))
+    out.warning('no gateway runs for this profile: the jobs wait until `missive gateway run` (or the installed service) executes them');
+  return out.result('jobs_started', started, (d: StartedFromFile) => `queued ${d.count} ${kind} job(s)\n${d.job_ids.join('\n')}`);
+}
+
+/** The agent a single `job start send|stream` needs (optional with --from-file, whose lines may name theirs). */
+const requiredAgent = (agent: string | undefined, kind: string): string => {
+  if (agent) return agent;
+  throw usageError(
+    'missing_agent',
+    `job start ${kind} needs an agent`,
+    `missive job start ${kind} <agent> <message>, or --from-file FILE whose lines name theirs.`,
+  );
+};
+
 export function registerJobCommands(program: Command, action: Action): void {
   const job = program.command('job').description('durable jobs the gateway executes: start send|stream|wait|reduce|bcast, list, show, cancel, wait');
   const begin = job.command('start').description('record a job and return at once (the gateway executes it; --attach follows it)');
 
-  startOptions(
-    addMessageInputOptions(
-      begin.command('send <agent> [message]').description('a send (SendMessage) executed by the gateway, then waited on until its task settles'),
+  fromFileOption(
+    startOptions(
+      addMessageInputOptions(
+        begin.command('send [agent] [message]').description('a send (SendMessage) executed by the gateway, then waited on until its task settles'),
+      ),
     ),
   ).action(
-    action(async (ctx, agent: string, message: string | undefined, o: OptionValues) =>
-      start(ctx, { kind: 'send', input: await sendJobInput(ctx, agent, message, o) }, o),
+    action(async (ctx, agent: string | undefined, message: string | undefined, o: OptionValues) =>
+      o.fromFile !== undefined
+        ? startFromFile(ctx, 'send', agent, message, o)
+        : start(ctx, { kind: 'send', input: await sendJobInput(ctx, requiredAgent(agent, 'send'), message, o) }, o),
     ),
   );
 
-  startOptions(
-    addMessageInputOptions(
-      begin
-        .command('stream <agent> [message]')
-        .description('a stream (SendStreamingMessage) executed by the gateway, every event recorded')
-        .option('--force', 'stream even when the Agent Card does not advertise streaming'),
+  fromFileOption(
+    startOptions(
+      addMessageInputOptions(
+        begin
+          .command('stream [agent] [message]')
+          .description('a stream (SendStreamingMessage) executed by the gateway, every event recorded')
+          .option('--force', 'stream even when the Agent Card does not advertise streaming'),
+      ),
     ),
   ).action(
-    action(async (ctx, agent: string, message: string | undefined, o: OptionValues) =>
-      start(ctx, { kind: 'stream', input: await sendJobInput(ctx, agent, message, o), ...(o.force ? { force: true } : {}) }, o),
+    action(async (ctx, agent: string | undefined, message: string | undefined, o: OptionValues) =>
+      o.fromFile !== undefined
+        ? startFromFile(ctx, 'stream', agent, message, o)
+        : start(ctx, { kind: 'stream', input: await sendJobInput(ctx, requiredAgent(agent, 'stream'), message, o), ...(o.force ? { force: true } : {}) }, o),
     ),
   );
 
@@ -221,10 +311,15 @@ export function registerJobCommands(program: Command, action: Action): void {
     ),
   );
 
-  startOptions(
-    addFanOutOptions(addMessageInputOptions(begin.command('bcast <group> [message]').description('send one message to every member, as `missive bcast` does'))),
+  fromFileOption(
+    startOptions(
+      addFanOutOptions(
+        addMessageInputOptions(begin.command('bcast <group> [message]').description('send one message to every member, as `missive bcast` does')),
+      ),
+    ),
   ).action(
     action(async (ctx, group: string, message: string | undefined, o: OptionValues) => {
+      if (o.fromFile !== undefined) return startFromFile(ctx, 'bcast', group, message, o);
       const { agent: _agent, contextId, wire: _wire, deadline: _deadline, ...inputs } = await messageInputsOf('', message, o, ctx.deps);
       return start(ctx, { kind: 'bcast', group, contextId, inputs, ...fanOutFlags(o) }, o);
     }),

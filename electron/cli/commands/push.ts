@@ -1,6 +1,5 @@
 /** `missive push …` and `missive webhook run`: presentation of push config CRUD and the callback receiver. */
 import { Option, type Command, type OptionValues } from 'commander';
-import { usageError } from '../../../shared/errors.js';
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, type PushCallOptions } from '../../core/push/service.js';
 import { BINDINGS } from '../../core/config/schema.js';
 import { callbackStore } from '../../core/webhook/callback-store.js';
@@ -10,10 +9,13 @@ import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_MAX_BODY,
   isLoopbackHost,
+  STORE_RETRY_AFTER_S,
   type Arrival,
 } from '../../core/webhook/receiver.js';
+import { backoffMs } from '../../core/jobs/backoff.js';
+import { commandLogger, logFormatOption, type LogFormat } from '../log-lines.js';
 import { parseDuration } from '../../core/config/duration.js';
-import { webhookAuth } from '../../core/webhook/auth.js';
+import { receiverSettings } from '../../core/webhook/settings.js';
 import type { Action } from '../command-context.js';
 import { integer } from '../options.js';
 import { untilSignal } from '../signals.js';
@@ -118,10 +120,10 @@ export function registerPushCommands(program: Command, action: Action): void {
     .description('receive A2A push callbacks')
     .command('run')
     .description('listen for push callbacks and journal them until Ctrl-C / SIGTERM (or --timeout)')
-    .option('--host <ip>', 'address to bind (default 127.0.0.1)', '127.0.0.1')
-    .option('--port <n>', 'port, 0 to 65535 (default 0: any free port)', integer('--port', 0, 65_535), 0)
-    .option('--path <path>', 'callback path', '/a2a/push')
-    .option('--auth-token-env <env>', 'require this token on every callback')
+    .option('--host <ip>', 'address to bind (default [webhook] host, else 127.0.0.1)')
+    .option('--port <n>', 'port, 0 to 65535 (default [webhook] port, else 0: any free port)', integer('--port', 0, 65_535))
+    .option('--path <path>', 'callback path (default [webhook] path, else /a2a/push)')
+    .option('--auth-token-env <env>', 'require this token on every callback (default [webhook] auth_token_env)')
     .option('--auth-header <name>', 'header carrying it (default X-A2A-Notification-Token, or Authorization with --auth-scheme)')
     .option('--auth-scheme <scheme>', 'expect "<scheme> <token>", e.g. Bearer')
     .option(
@@ -132,44 +134,47 @@ export function registerPushCommands(program: Command, action: Action): void {
     .option('--headers-timeout <duration>', `408 and close when the request headers take longer (default ${DEFAULT_HEADERS_TIMEOUT_MS / 1000}s)`)
     .option('--body-timeout <duration>', `408 and close when the body takes longer, once the headers are in (default ${DEFAULT_BODY_TIMEOUT_MS / 1000}s)`)
     .option('--allow-remote', 'allow a non-loopback --host (put TLS in front of it)')
+    .addOption(logFormatOption())
     .action(
       action(async ({ core, out, deps, flags }, o: OptionValues) => {
-        if (!String(o.path).startsWith('/')) throw usageError('invalid_path', '--path must start with /');
-        let auth;
-        if (o.authTokenEnv) {
-          const token = core.env[o.authTokenEnv];
-          if (!token) throw usageError('token_env_missing', `--auth-token-env ${o.authTokenEnv} is not set in the environment`);
-          auth = webhookAuth(token, { header: o.authHeader, scheme: o.authScheme });
-        } else if (o.authHeader || o.authScheme) throw usageError('token_required', '--auth-header and --auth-scheme need --auth-token-env');
+        // The log goes to stderr (each callback, the store's outages one line each); stdout keeps where it listens,
+        // the summary, and with --ndjson every arrival as an event.
+        const logger = commandLogger({ core, flags, deps }, o.logFormat as LogFormat);
+        const logId = `webhook:${process.pid}`;
+        const settings = receiverSettings(core.config.webhook, core.env, o);
+        const { auth } = settings;
         const receiver = createReceiver(
           callbackStore(() => core.storage()),
           {
-            host: o.host,
-            port: o.port,
-            path: o.path,
-            auth,
-            maxBodyBytes: o.maxBodyBytes,
+            ...settings,
             headersTimeoutMs: o.headersTimeout === undefined ? undefined : parseDuration(o.headersTimeout, '--headers-timeout'),
             bodyTimeoutMs: o.bodyTimeout === undefined ? undefined : parseDuration(o.bodyTimeout, '--body-timeout'),
             allowRemote: o.allowRemote,
             warn: (message) => core.warn(message),
+            log: (level, message, fields) => logger.log(level, logId, message, fields),
+            storeRetryDelayMs: (failures) => backoffMs(failures, { baseMs: 500, capMs: STORE_RETRY_AFTER_S * 1000 }),
           },
         );
-        if (!isLoopbackHost(o.host))
-          deps.io.stderr(`missive: warning: listening on ${terminalLine(o.host)}; callbacks are plain HTTP, put TLS in front of this port\n`);
+        if (!isLoopbackHost(settings.host))
+          deps.io.stderr(`missive: warning: listening on ${terminalLine(settings.host)}; callbacks are plain HTTP, put TLS in front of this port\n`);
         const address = await receiver.start();
         out.event(
           'webhook_listening',
           { ...address, auth: auth ? auth.header : null },
           (d) => `listening on ${d.url}${d.auth ? ` (auth: ${d.auth})` : ' (no auth)'}; Ctrl-C to stop`,
         );
-        receiver.onArrival((a: Arrival) =>
-          out.event(
-            'webhook_arrival',
-            a,
-            (d: Arrival) => `${d.at} ${d.status} ${d.event_type}${d.task_id ? ` task ${d.task_id}` : ''}${d.reason ? `: ${d.reason}` : ''}`,
-          ),
-        );
+        receiver.onArrival((a: Arrival) => {
+          if (out.mode === 'ndjson') return out.event('webhook_arrival', a, () => '');
+          logger.log(
+            a.status === 202 ? 'info' : 'warn',
+            logId,
+            `${a.status} ${a.event_type}${a.task_id ? ` task ${a.task_id}` : ''}${a.reason ? `: ${a.reason}` : ''}`,
+            {
+              event: 'webhook_arrival',
+              ...a,
+            },
+          );
+        });
         await untilSignal(flags.timeout ? core.timeoutMs : undefined);
         await receiver.stop();
         out.result('webhook_stopped', receiver.stats(), (s) => `stopped: ${s.accepted} accepted, ${s.rejected} rejected`);

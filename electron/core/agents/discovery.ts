@@ -10,6 +10,7 @@ import type { AgentRow } from '../store/rows/agents.js';
 import { redactValue } from '../security/redact.js';
 import { decidePin, pinView } from '../auth/origin-pin.js';
 import { agentView, registeredPreference, requireAgent, type AgentView } from './registry.js';
+import { sharedAgents } from './views.js';
 import { everyCredentialSource, pinInputFor } from './outbound.js';
 import { fetchCard, type CardCacheStatus, type CardResult } from './card-fetch.js';
 import { assertTrustedCard, cardSignature } from './card-trust.js';
@@ -180,7 +181,7 @@ export async function inspectCardResult(core: Core, result: CardResult, options:
   const versions = [...new Set(wire.supportedInterfaces.map((i) => i.protocolVersion).filter((v): v is string => !!v))];
   const signature = await cardSignature(core, result.agent, result.card);
   return {
-    agent: agentView(result.agent),
+    agent: agentView(result.agent, sharedAgents(core)),
     cache: {
       status: result.status,
       url: result.url,

@@ -16,7 +16,7 @@ import type { AgentRow, CardKeys } from '../store/rows/agents.js';
 import type { Repositories } from '../store/storage.js';
 import { followConfirmation, recordConfirmation } from '../auth/host-trust.js';
 import { clientTlsPaths, type ClientTlsInput } from './client-tls-paths.js';
-import { agentView, requireAgent, type AgentView } from './views.js';
+import { agentView, requireAgent, sharedAgents, type AgentView } from './views.js';
 
 export { agentView, listAgentViews, requireAgent, showAgent, type AgentView } from './views.js';
 
@@ -128,7 +128,7 @@ export async function addAgent(core: Core, input: AddAgentInput): Promise<AgentV
       agentAlias: alias,
       payload: { alias, base_url: baseUrl, interface_urls: interfaceUrls, trusted_origins: trustedOrigins },
     });
-    return agentView((await tx.agents.get(alias))!);
+    return agentView((await tx.agents.get(alias))!, sharedAgents(core));
   });
   // Added on this host: its origins and auth ref are this host's decision (on a shared store, recorded here only).
   recordConfirmation(core, { alias, baseUrl, trustedOrigins, authRefName: input.authRef ?? null });
@@ -186,7 +186,7 @@ export async function setAgentClientTls(
   return storage.transaction(async (tx) => {
     await tx.agents.setClientTls(alias, clientTls);
     await tx.journal.append({ type: 'missive.agent.client_tls_set', agentAlias: alias, payload: { alias, client_tls: clientTls } });
-    return agentView((await tx.agents.get(alias))!);
+    return agentView((await tx.agents.get(alias))!, sharedAgents(core));
   });
 }
 
@@ -215,7 +215,7 @@ export async function setAgentCardKeys(core: Core, alias: string, input: CardKey
       agentAlias: alias,
       payload: { alias, jwks_url: cardKeys?.jwksUrl ?? null, jwks_file: cardKeys?.jwksFile ?? null },
     });
-    return agentView((await tx.agents.get(alias))!);
+    return agentView((await tx.agents.get(alias))!, sharedAgents(core));
   });
 }
 
@@ -232,7 +232,7 @@ export async function setAgentAuthRef(core: Core, alias: string, authRef: string
   });
   // This host's confirmation (if the row still matched it) follows its own change.
   followConfirmation(core, row, after);
-  return agentView(after);
+  return agentView(after, sharedAgents(core));
 }
 
 export async function renameAgentAlias(core: Core, from: string, to: string): Promise<AgentView> {
@@ -247,5 +247,5 @@ export async function renameAgentAlias(core: Core, from: string, to: string): Pr
     return (await tx.agents.get(to))!;
   });
   followConfirmation(core, row, after);
-  return agentView(after);
+  return agentView(after, sharedAgents(core));
 }

@@ -7,9 +7,16 @@ import type { Core } from '../handle.js';
 import type { AgentRow } from '../store/rows/agents.js';
 import { withoutUserinfo } from '../validation/url.js';
 
+/**
+ * Whose agent it is: `shared`, a row of the team's PostgreSQL store every user sees; `personal`, one of this user's
+ * config file (`[agents.x]`); `local`, one registered in this user's own SQLite store.
+ */
+export type AgentScope = 'shared' | 'personal' | 'local';
+
 export interface AgentView {
   alias: string;
   source: AgentRow['source'];
+  scope: AgentScope;
   read_only: boolean;
   base_url: string;
   interface_urls: Record<string, string>;
@@ -29,11 +36,16 @@ export interface AgentView {
   updated_at: string;
 }
 
-export function agentView(row: AgentRow): AgentView {
+/** `shared`: the row lives in a store other users share (core.storeSelection, store/selection.ts `isSharedStore`). */
+export const scopeOf = (row: Pick<AgentRow, 'source'>, shared: boolean): AgentScope =>
+  row.source === 'config_seed' ? 'personal' : shared ? 'shared' : 'local';
+
+export function agentView(row: AgentRow, shared = false): AgentView {
   const name = (row.card?.json as { name?: unknown } | undefined)?.name;
   return {
     alias: row.alias,
     source: row.source,
+    scope: scopeOf(row, shared),
     read_only: row.readOnly,
     base_url: row.baseUrl,
     interface_urls: row.interfaceUrls,
@@ -66,9 +78,13 @@ export function agentView(row: AgentRow): AgentView {
   };
 }
 
-export const listAgentViews = async (core: Core): Promise<AgentView[]> => (await (await core.storage()).agents.list()).map(agentView);
+/** Whether `core`'s agents are rows of a store other users share (team mode). */
+export const sharedAgents = (core: Core) => core.storeSelection.kind === 'postgres';
 
-export const showAgent = async (core: Core, alias: string): Promise<AgentView> => agentView(await requireAgent(core, alias));
+export const listAgentViews = async (core: Core): Promise<AgentView[]> =>
+  (await (await core.storage()).agents.list()).map((row) => agentView(row, sharedAgents(core)));
+
+export const showAgent = async (core: Core, alias: string): Promise<AgentView> => agentView(await requireAgent(core, alias), sharedAgents(core));
 
 export async function requireAgent(core: Core, alias: string): Promise<AgentRow> {
   const row = await (await core.storage()).agents.get(alias);

@@ -244,6 +244,25 @@ async function requireKeyringRef(core: Core, name: string): Promise<AuthRefRow> 
   return ref;
 }
 
+/**
+ * The keyring entry of the PostgreSQL store's own `[store] password_ref` when `name` is it: declared in the config (never
+ * in the store), and needed to open the store, so set-secret must reach it without opening the store first.
+ */
+async function storePasswordKeyring(core: Core, name: string): Promise<{ keyringService: string; keyringAccount: string } | undefined> {
+  if (core.storeSelection.kind !== 'postgres' || core.storeSelection.passwordRef !== name) return undefined;
+  const ref = core.config.authRefs[name];
+  if (!ref) return undefined;
+  if (ref.kind !== 'keyring')
+    throw usageError('not_keyring_ref', `auth ref "${name}" reads ${ref.env} from the environment; only keyring refs hold stored secrets`);
+  const available = await core.secrets.available();
+  if (!available.ok) throw authError('keyring_unavailable', `the OS keyring is unavailable: ${available.reason}`, KEYRING_FALLBACK_HELP);
+  return { keyringService: ref.keyring_service!, keyringAccount: ref.keyring_account! };
+}
+
+/**
+ * Stores the secret of keyring auth ref `name` and journals that it did. The PostgreSQL store's own password ref is the
+ * exception: its entry is set without opening the store (which needs that very password) and nothing is journaled.
+ */
 export async function setSecret(core: Core, name: string, secret: string) {
   const value = secret.replace(/\r?\n$/, '');
   if (!value) throw usageError('empty_secret', 'the secret is empty');
@@ -252,10 +271,13 @@ export async function setSecret(core: Core, name: string, secret: string) {
     `the secret given for auth ref "${name}"`,
     `Give the secret on one line on stdin (one trailing newline is fine), e.g.: printf %s "$SECRET" | missive auth set-secret ${name}`,
   );
-  const ref = await requireKeyringRef(core, name);
+  const storePassword = await storePasswordKeyring(core, name);
+  const ref = storePassword ?? (await requireKeyringRef(core, name));
+  core.rememberSecrets([value]);
   await core.secrets.set(ref.keyringService!, ref.keyringAccount!, value);
   const persistence = await secretPersistence(core.secrets);
-  await (await core.storage()).journal.append({ type: 'missive.auth_ref.secret_set', payload: { name, session_only: !persistence.persistent } }, [value]);
+  if (!storePassword)
+    await (await core.storage()).journal.append({ type: 'missive.auth_ref.secret_set', payload: { name, session_only: !persistence.persistent } }, [value]);
   return { name, stored: true, keyring_service: ref.keyringService, keyring_account: ref.keyringAccount, session_only: !persistence.persistent };
 }
 

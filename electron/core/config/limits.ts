@@ -10,3 +10,5 @@ export const DEFAULT_MAX_STREAM_BYTES = 256 * MiB;
 export const DEFAULT_MAX_STREAM_EVENTS = 200_000;
 /** `[qos] max_answer_objects`: 100,000 JSON objects and arrays in one answer or stream event. */
 export const DEFAULT_MAX_ANSWER_OBJECTS = 100_000;
+/** `gateway run`'s jobs at once (follow and operator jobs together) without `--concurrency` or `[gateway] job_concurrency`. */
+export const DEFAULT_GATEWAY_CONCURRENCY = 16;

@@ -12,6 +12,9 @@ import { DEFAULT_MAX_ANSWER_OBJECTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_STREA
 export const DEFAULT_PROTOCOL_VERSION = '1.0';
 export const DEFAULT_PROFILE = 'default';
 
+/** `[gateway]` keys of earlier versions that nothing reads: still accepted (a config that has them loads), and warned about. */
+const IGNORED_GATEWAY_KEYS = ['enabled', 'bind_address', 'public_base_url'] as const;
+
 export interface EffectiveConfig {
   source: ConfigSource;
   profile: string;
@@ -38,24 +41,25 @@ export interface EffectiveConfig {
   /** `[store]`, the profile's override merged in: which PostgreSQL store (none: SQLite); store/selection.ts reads it. */
   store: StoreSettings;
   gateway: {
-    enabled: boolean;
-    bindAddress: string;
-    publicBaseUrl?: string;
-    jobConcurrency: number;
+    /** `[gateway] job_concurrency`: `gateway run`'s jobs at once when `--concurrency` is not given. */
+    jobConcurrency?: number;
     /** `[gateway] job_auth_refs`: the auth refs a gateway may use (undefined: not configured). */
     jobAuthRefs?: string[];
     /** `[gateway.commands]`: reducer commands by name, the only commands a gateway runs. */
     commands: Record<string, string>;
   };
+  /** `[webhook]`: the receiver's settings where the file gives them (flags win; webhook/settings.ts has the defaults). */
   webhook: {
-    host: string;
-    port: number;
-    path: string;
+    host?: string;
+    port?: number;
+    path?: string;
     authTokenEnv?: string;
-    authHeader: string;
-    authScheme: string;
-    maxBodyBytes: number;
+    authHeader?: string;
+    authScheme?: string;
+    maxBodyBytes?: number;
   };
+  /** Keys the file sets that nothing reads any more (`[gateway] enabled`, …): warned about once, otherwise ignored. */
+  ignoredKeys: string[];
   routing: { defaultPolicy: string };
 }
 
@@ -66,6 +70,8 @@ export interface StoreSettings {
   schema?: string;
   passwordEnv?: string;
   passwordRef?: string;
+  /** `[store] password_file` as written (store/selection.ts resolves it against the config file's folder). */
+  passwordFile?: string;
   /** The `url` and `schema` every profile of the file gets from it, so no two profiles are given one schema. */
   byProfile: Record<string, { url?: string; schema?: string }>;
 }
@@ -145,12 +151,12 @@ export function loadConfig(input: LoadInput): EffectiveConfig {
 
 /**
  * `[store]` with the profile's `[profiles.<name>.store]` over it, key by key; except the password's source, which a
- * profile replaces as a whole (its password_ref drops the top-level password_env, and the reverse). An empty url is unset.
+ * profile replaces as a whole (its password_ref drops the top-level password_env or password_file, and so on). An empty url is unset.
  */
 function storeSettings(file: ConfigFile, profile: string): StoreSettings {
   const top = file.store ?? {};
   const over = file.profiles?.[profile]?.store ?? {};
-  const ownPassword = over.password_env !== undefined || over.password_ref !== undefined;
+  const ownPassword = over.password_env !== undefined || over.password_ref !== undefined || over.password_file !== undefined;
   const password = ownPassword ? over : top;
   const url = (over.url ?? top.url) || undefined;
   const byProfile: StoreSettings['byProfile'] = {};
@@ -164,6 +170,7 @@ function storeSettings(file: ConfigFile, profile: string): StoreSettings {
     schema: over.schema ?? top.schema,
     passwordEnv: password.password_env,
     passwordRef: password.password_ref,
+    passwordFile: password.password_file,
     byProfile,
   };
 }
@@ -264,22 +271,20 @@ export function resolveConfig(file: ConfigFile, source: ConfigSource, profileFla
     storage: { databasePath: over.storage?.database_path ?? file.storage?.database_path },
     store,
     gateway: {
-      enabled: gateway.enabled ?? false,
-      bindAddress: gateway.bind_address ?? '127.0.0.1:7347',
-      publicBaseUrl: gateway.public_base_url,
-      jobConcurrency: gateway.job_concurrency ?? 4,
+      jobConcurrency: gateway.job_concurrency,
       jobAuthRefs: gateway.job_auth_refs,
       commands: gateway.commands ?? {},
     },
     webhook: {
-      host: webhook.host ?? '127.0.0.1',
-      port: webhook.port ?? 7348,
-      path: webhook.path ?? '/a2a/push',
+      host: webhook.host,
+      port: webhook.port,
+      path: webhook.path,
       authTokenEnv: webhook.auth_token_env,
-      authHeader: webhook.auth_header ?? 'Authorization',
-      authScheme: webhook.auth_scheme ?? 'Bearer',
-      maxBodyBytes: webhook.max_body_bytes ?? 1_048_576,
+      authHeader: webhook.auth_header,
+      authScheme: webhook.auth_scheme,
+      maxBodyBytes: webhook.max_body_bytes,
     },
+    ignoredKeys: IGNORED_GATEWAY_KEYS.filter((key) => gateway[key] !== undefined).map((key) => `[gateway] ${key}`),
     routing: { defaultPolicy: over.routing?.default_policy ?? file.routing?.default_policy ?? 'direct' },
   };
 }

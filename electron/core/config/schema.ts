@@ -139,7 +139,10 @@ function build() {
 
   const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
-  /** Team mode: the PostgreSQL store (store/selection.ts). The password never lives here: password_env / password_ref. */
+  /**
+   * Team mode: the PostgreSQL store (store/selection.ts). The password never lives here: password_env / password_ref /
+   * password_file.
+   */
   const storeSection = z
     .strictObject({
       url: z
@@ -149,7 +152,10 @@ function build() {
           const issue = storeUrlIssue(value);
           if (issue) ctx.addIssue({ code: 'custom', message: issue });
           else if (urlHasPassword(value))
-            ctx.addIssue({ code: 'custom', message: 'must not embed a password; use password_env or password_ref (or MISSIVE_STORE_URL / --store)' });
+            ctx.addIssue({
+              code: 'custom',
+              message: 'must not embed a password; use password_env, password_ref or password_file (or ~/.pgpass, MISSIVE_STORE_URL / --store)',
+            });
         })
         .optional(),
       schema: z
@@ -158,8 +164,13 @@ function build() {
         .optional(),
       password_env: envVarName.optional(),
       password_ref: identifier.optional(),
+      /** A file whose first line is the password (0600 or 0400): security/secret-file.ts. */
+      password_file: z.string().min(1, 'must name a file').optional(),
     })
-    .refine((s) => !(s.password_env && s.password_ref), 'give password_env or password_ref, not both');
+    .refine(
+      (s) => [s.password_env, s.password_ref, s.password_file].filter((v) => v !== undefined).length <= 1,
+      'give one of password_env, password_ref and password_file, not several',
+    );
 
   const qosSection = z.strictObject({
     timeout: duration.optional(),
@@ -180,7 +191,7 @@ function build() {
       .regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):\d{1,5}$/, 'must be IP:port')
       .optional(),
     public_base_url: httpUrl.optional(),
-    job_concurrency: z.number().int().positive().max(64).optional(),
+    job_concurrency: z.number().int().positive().max(256).optional(),
     /** The auth refs this gateway's jobs and follows may use (on a shared store, none unless listed). */
     job_auth_refs: z.array(identifier).max(256).optional(),
     /** The reducer commands this gateway runs for `job start reduce --gateway-command NAME`: its own, never the queue's. */

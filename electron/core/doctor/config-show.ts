@@ -10,9 +10,12 @@ import type { InvocationOptions } from '../handle.js';
 import type { StatePaths } from '../config/paths.js';
 import type { ConfigSourceKind } from '../config/discover.js';
 import { DEFAULT_PROFILE, readConfigFile, type EffectiveConfig } from '../config/load.js';
+import { DEFAULT_GATEWAY_CONCURRENCY } from '../config/limits.js';
+import { DEFAULT_MAX_BODY } from '../webhook/receiver.js';
+import { DEFAULT_RECEIVER_HOST, DEFAULT_RECEIVER_PATH } from '../webhook/settings.js';
 import { locateKey } from '../config/locate.js';
 import type { ConfigFile } from '../config/schema.js';
-import { defaultSchema, isSharedStore, type StoreSelection } from '../store/selection.js';
+import { defaultSchema, isSharedStore, STORE_PASSWORD_FILE_ENV, type StoreSelection, type StoreUrlSource } from '../store/selection.js';
 
 export type ValueSource = 'default' | 'file' | 'profile' | 'env' | 'flag';
 
@@ -28,6 +31,8 @@ export interface ConfigShow {
   config_file: string | null;
   config_source: ConfigSourceKind;
   profile: string;
+  /** The store in words: `shared PostgreSQL store postgres://user:***@host/db (schema missive_x)` or `SQLite file <path>`. */
+  store: string;
   values: ConfigValue[];
 }
 
@@ -46,6 +51,7 @@ export interface ShowInput {
 }
 
 const DEFAULT = 'built-in default';
+const STORE_SOURCE: Record<StoreUrlSource, ValueSource> = { '--store': 'flag', MISSIVE_STORE_URL: 'env', '[store] url': 'file' };
 type Section = 'output' | 'protocol' | 'qos' | 'storage' | 'gateway' | 'webhook' | 'routing';
 
 /** A duration as the config writes it: the largest unit that divides it. */
@@ -86,17 +92,14 @@ function sectionSettings(c: EffectiveConfig): Array<[Section, string, unknown, '
     ['qos', 'max_stream_events', c.qos.maxStreamEvents],
     ['qos', 'max_answer_objects', c.qos.maxAnswerObjects],
     ['storage', 'database_path', c.storage.databasePath ?? null],
-    ['gateway', 'enabled', c.gateway.enabled],
-    ['gateway', 'bind_address', c.gateway.bindAddress],
-    ['gateway', 'public_base_url', c.gateway.publicBaseUrl ?? null],
-    ['gateway', 'job_concurrency', c.gateway.jobConcurrency],
-    ['webhook', 'host', c.webhook.host],
-    ['webhook', 'port', c.webhook.port],
-    ['webhook', 'path', c.webhook.path],
+    ['gateway', 'job_concurrency', c.gateway.jobConcurrency ?? DEFAULT_GATEWAY_CONCURRENCY],
+    ['webhook', 'host', c.webhook.host ?? DEFAULT_RECEIVER_HOST],
+    ['webhook', 'port', c.webhook.port ?? 0],
+    ['webhook', 'path', c.webhook.path ?? DEFAULT_RECEIVER_PATH],
     ['webhook', 'auth_token_env', c.webhook.authTokenEnv ?? null],
-    ['webhook', 'auth_header', c.webhook.authHeader],
-    ['webhook', 'auth_scheme', c.webhook.authScheme],
-    ['webhook', 'max_body_bytes', c.webhook.maxBodyBytes],
+    ['webhook', 'auth_header', c.webhook.authHeader ?? null],
+    ['webhook', 'auth_scheme', c.webhook.authScheme ?? null],
+    ['webhook', 'max_body_bytes', c.webhook.maxBodyBytes ?? DEFAULT_MAX_BODY],
     ['routing', 'default_policy', c.routing.defaultPolicy],
   ];
 }
@@ -112,14 +115,15 @@ function leaves(prefix: string[], value: unknown): Array<[string[], unknown]> {
 type Add = (key: string, value: unknown, source: ValueSource, from: string) => void;
 
 /**
- * `store.url` (without its password: the selection's display), `store.schema`, `store.password_env` and
- * `store.password_ref`, each from the flag, the environment, the file, the profile's override or the default.
+ * `store.url` (without its password: the selection's display), `store.schema`, `store.password_env`,
+ * `store.password_ref` and `store.password_file` (MISSIVE_STORE_PASSWORD_FILE over it), each from the flag, the
+ * environment, the file, the profile's override or the default.
  */
 function addStore(input: ShowInput, file: ConfigFile, inFile: (keys: string[]) => string, add: Add): void {
   const { config } = input;
   const selection = input.store ?? { kind: 'sqlite' };
   const over = file.profiles?.[config.profile]?.store ?? {};
-  const configured = (key: 'url' | 'schema' | 'password_env' | 'password_ref'): [ValueSource, string] | undefined => {
+  const configured = (key: 'url' | 'schema' | 'password_env' | 'password_ref' | 'password_file'): [ValueSource, string] | undefined => {
     if (over[key] !== undefined) return ['profile', inFile(['profiles', config.profile, 'store', key])];
     if (file.store?.[key] !== undefined) return ['file', inFile(['store', key])];
     return undefined;
@@ -137,9 +141,12 @@ function addStore(input: ShowInput, file: ConfigFile, inFile: (keys: string[]) =
   for (const [key, value] of [
     ['password_env', config.store.passwordEnv],
     ['password_ref', config.store.passwordRef],
+    ['password_file', config.store.passwordFile],
   ] as const) {
     const from = value !== undefined ? configured(key) : undefined;
-    if (from) add(`store.${key}`, value, ...from);
+    if (key === 'password_file' && input.env[STORE_PASSWORD_FILE_ENV])
+      add('store.password_file', input.env[STORE_PASSWORD_FILE_ENV], 'env', STORE_PASSWORD_FILE_ENV);
+    else if (from) add(`store.${key}`, value, ...from);
     else add(`store.${key}`, null, 'default', DEFAULT);
   }
 }
@@ -167,12 +174,22 @@ export function showConfig(input: ShowInput): ConfigShow {
     'env',
     input.paths.root === 'MISSIVE_HOME' ? 'MISSIVE_HOME' : env.XDG_STATE_HOME ? 'XDG_STATE_HOME' : 'XDG default (~/.local/state)',
   );
-  add(
-    'database',
-    input.paths.database,
-    config.storage.databasePath ? 'file' : 'default',
-    config.storage.databasePath ? 'storage.database_path' : 'state_dir/missive.sqlite3',
-  );
+  const selection = input.store ?? { kind: 'sqlite' };
+  // The store this invocation reads and writes: the team's PostgreSQL database (never its password), else the file.
+  if (isSharedStore(selection))
+    add(
+      'database',
+      `${selection.display} (schema ${selection.schema})`,
+      STORE_SOURCE[selection.from],
+      `store.url: the shared PostgreSQL store (${selection.from})`,
+    );
+  else
+    add(
+      'database',
+      input.paths.database,
+      config.storage.databasePath ? 'file' : 'default',
+      config.storage.databasePath ? 'storage.database_path' : 'state_dir/missive.sqlite3',
+    );
   addStore(input, file, inFile, add);
   if (over.default_agent) add('default_agent', over.default_agent, 'profile', inFile(['profiles', config.profile, 'default_agent']));
 
@@ -211,5 +228,6 @@ export function showConfig(input: ShowInput): ConfigShow {
       for (const [keys, value] of leaves([table, name], section)) add(keys.join('.'), value, 'file', inFile(keys));
     }
   }
-  return { config_file: path, config_source: config.source.kind, profile: config.profile, values };
+  const store = isSharedStore(selection) ? `shared PostgreSQL store ${selection.display} (schema ${selection.schema})` : `SQLite file ${input.paths.database}`;
+  return { config_file: path, config_source: config.source.kind, profile: config.profile, store, values };
 }

@@ -20,6 +20,7 @@ import { requestCard } from '../agents/discovery.js';
 import { cardUrl, parseCard, parseCardText } from '../a2a/card.js';
 import { VERSION } from '../version.js';
 import { STORE_URL_ENV } from '../store/selection.js';
+import { serviceStoreCheck, type ServiceCheckOptions } from '../service/store-check.js';
 
 export interface DoctorCheck {
   name: string;
@@ -55,7 +56,7 @@ function report(profile: string, checks: DoctorCheck[]): DoctorReport {
   return { ok: !firstFail, exit_code: firstFail?.exit_code ?? 0, profile, checks };
 }
 
-export async function runDoctor(core: Core): Promise<DoctorReport> {
+export async function runDoctor(core: Core, options: { service?: ServiceCheckOptions } = {}): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   const { config, paths } = core;
   checks.push(versionCheck());
@@ -73,6 +74,8 @@ export async function runDoctor(core: Core): Promise<DoctorReport> {
     postgres: { env: core.env, secrets: core.secrets, config: core.config, remember: (values) => core.rememberSecrets(values) },
   });
   checks.push(check);
+  // Which store the installed gateway service uses, and whether it is this one.
+  checks.push(serviceStoreCheck(core, options.service));
   const { agents, authRefs } = contents;
   checks.push(await keyringCheck(core.secrets));
 

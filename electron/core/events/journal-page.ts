@@ -8,12 +8,13 @@
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import type { EventRow } from '../store/rows/events.js';
+import { withCallbackAgents } from '../tasks/callback-agents.js';
 import type { JournalFilters, JournalWindow } from '../store/storage.js';
 
 /** The most events one `events.query` answer holds (measured by bench/journal-ipc.ts: well inside 50 ms of the loop). */
 export const EVENTS_PAGE_ROWS = 250;
 
-export interface JournalPageInput extends Pick<JournalFilters, 'type' | 'contextId' | 'taskId' | 'search'> {
+export interface JournalPageInput extends Pick<JournalFilters, 'type' | 'contextId' | 'taskId' | 'search' | 'actorHost' | 'actorUser'> {
   /** How many matching events the caller wants in all; one answer holds at most EVENTS_PAGE_ROWS of them. */
   limit?: number;
   /** Walk back from below this sequence (default: the newest events). */
@@ -30,5 +31,7 @@ export async function queryJournalPage(core: Core, input: JournalPageInput): Pro
   }
   const from = afterSequence !== undefined ? { afterSequence } : { beforeSequence };
   const page = await (await core.storage()).journalReads.page(filters, from, Math.max(1, Math.min(limit, EVENTS_PAGE_ROWS)));
-  return page.next ? { events: page.events, next: page.next } : { events: page.events };
+  // Callbacks that beat their send are shown under their task's agent (tasks/callback-agents.ts).
+  const events = await withCallbackAgents(await core.storage(), page.events);
+  return page.next ? { events, next: page.next } : { events };
 }

@@ -11,6 +11,7 @@ import type { JournalCursor, JournalFilters } from '../store/storage.js';
 import { parseOutcome, parseTypeFilter, type JournalQuery } from './journal-query.js';
 import { redactValue } from '../security/redact.js';
 import { writePrivateFile } from '../security/private-files.js';
+import { withCallbackAgents } from '../tasks/callback-agents.js';
 
 export interface EventFilter {
   /** An exact event type, or a prefix ending in `.*` (`a2a.push.*`). */
@@ -23,6 +24,10 @@ export interface EventFilter {
   search?: string;
   /** `failed`: only the events that record a failure (see journal-query.ts). */
   outcome?: string;
+  /** Only events written on this host (os.hostname()), by this OS user, by this actor (a gateway's id, `cli:<pid>`…). */
+  host?: string;
+  user?: string;
+  actor?: string;
   limit?: number;
 }
 
@@ -40,6 +45,8 @@ export function eventRecord(row: EventRow) {
     agent: row.agentAlias,
     context_id: row.contextId,
     task_id: row.taskId,
+    // Who wrote it (host, OS user, actor id); null for events journaled before missive recorded it.
+    actor: row.actor,
     payload: row.payload,
     metadata: row.metadata,
   };
@@ -64,6 +71,9 @@ export function toQuery(filter: EventFilter): JournalQuery {
     agentAlias: filter.agent,
     contextId: filter.context,
     taskId: filter.task,
+    actorHost: filter.host || undefined,
+    actorUser: filter.user || undefined,
+    actorId: filter.actor || undefined,
     since: filter.since ? new Date(filter.since).toISOString() : undefined,
     search: filter.search || undefined,
     limit: filter.limit,
@@ -81,7 +91,8 @@ const EXPORT_PAGE = 1000;
 /** The newest `filter.limit` (default 50) matching events, oldest first, redacted. */
 export async function listJournal(core: Core, filter: EventFilter) {
   const query = toQuery(filter);
-  const rows = await (await reader(core)).list(query);
+  // Callbacks that beat their send are shown under their task's agent (tasks/callback-agents.ts).
+  const rows = await withCallbackAgents(await core.storage(), await (await reader(core)).list(query));
   warnCorrupt(core, rows);
   return rows.map(eventRecord);
 }
@@ -104,7 +115,8 @@ export async function journalAfter(core: Core, filter: EventFilter, cursor: Jour
   const filters = filtersOf(filter);
   const page = await (await reader(core)).after(filters, cursor, limit);
   warnCorrupt(core, page.events);
-  return { events: page.events.map(eventRecord), cursor: page.cursor, more: page.more };
+  const events = await withCallbackAgents(await core.storage(), page.events);
+  return { events: events.map(eventRecord), cursor: page.cursor, more: page.more };
 }
 
 /** Writes the filtered journal as redacted NDJSON; refuses to overwrite without `force`. */

@@ -15,7 +15,7 @@ import { loadCard } from '../agents/discovery.js';
 import type { TaskStateName } from '../store/rows/conversation.js';
 import type { FollowKind } from '../store/rows/gateway-jobs.js';
 import { updateWriter } from '../tasks/update-writer.js';
-import { refreshTask } from '../tasks/service.js';
+import { pollTaskOnce } from '../jobs/poll-task.js';
 import { SETTLED_STATES } from '../tasks/task-state.js';
 
 export type FollowOutcome = { settled: true; state: TaskStateName; events: number } | { settled: false; state: TaskStateName | null; events: number };
@@ -28,8 +28,9 @@ export async function jobKindFor(core: Core, alias: string): Promise<FollowKind>
   return capabilityView(card.card).streaming ? 'task_subscription' : 'task_poll';
 }
 
+/** One GetTask; a task found as stored (nothing new) writes nothing (jobs/poll-task.ts). */
 export async function pollTask(core: Core, alias: string, taskId: string): Promise<FollowOutcome> {
-  const refreshed = await refreshTask(core, taskId, alias, 'GetTask', 'gateway');
+  const refreshed = await pollTaskOnce(core, alias, taskId, 'gateway');
   return SETTLED_STATES.includes(refreshed.state)
     ? { settled: true, state: refreshed.state, events: 0 }
     : { settled: false, state: refreshed.state, events: 0 };

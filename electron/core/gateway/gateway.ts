@@ -10,7 +10,8 @@
  * (core/jobs/run.ts). Each job runs under its own abort signal, aborted when the gateway stops (one listener per job
  * on the gateway's signal would pass Node's limit of 10 at 11 jobs). SIGTERM stops cleanly.
  */
-import { randomUUID } from 'node:crypto';
+import { enterActor } from '../store/actor.js';
+import { joinAsGateway } from './identity.js';
 import { MissiveError, toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { isWireLimit } from '../a2a/wire-limits.js';
@@ -19,23 +20,34 @@ import type { Storage } from '../store/storage.js';
 import { runOperatorJob } from '../jobs/run.js';
 import { backoffMs } from '../jobs/backoff.js';
 import { renewClaimWhileRunning } from '../jobs/claim-renewal.js';
+import { watchStoreOutage } from '../store/outage.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
 import { gatewaysView } from './lease.js';
 import { gatewayCore } from './auth-policy.js';
+import { DEFAULT_GATEWAY_CONCURRENCY } from '../config/limits.js';
 
 export interface GatewayOptions {
   once?: boolean;
   intervalMs?: number;
   maxAttempts?: number;
   concurrency?: number;
+  /** This gateway's id (`gateway run --id`, checked by identity.ts `parseGatewayId`); default `<host>/<user>/gw<N>`. */
+  id?: string;
   /**
    * How long a job's claim and the gateway's lease (or pool row) last without renewal (default 30 s, renewed every
    * third of it): a dead gateway's jobs, and its profile, are free this late.
    */
   claimTtlMs?: number;
   signal?: AbortSignal;
-  onRecord?: (kind: string, data: Record<string, unknown>) => void;
+  /**
+   * Each thing worth telling the operator, with the gateway's id (`gateway`). While the store is away, its failures
+   * are one `store_away` record (then `store_back`), not one `gateway_error` per scan, job and renewal.
+   */
+  onRecord?: (kind: string, data: Record<string, unknown>, meta: { gateway: string }) => void;
 }
+
+/** The longest wait between two tries of a store that went away: 8 intervals, at most 30 s. */
+export const storeRetryCapMs = (intervalMs: number) => Math.min(intervalMs * 8, 30_000);
 
 const until = (ms: number) => new Date(Date.now() + ms).toISOString();
 
@@ -44,15 +56,31 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
   const core = gatewayCore(operatorCore);
   const storage = await core.storage();
   const { jobs } = storage;
-  const owner = `gateway:${process.pid}:${randomUUID().slice(0, 8)}`;
   const ttl = Math.max(60, options.claimTtlMs ?? 30_000);
-  const membership = await storage.membership({ profile: core.config.profile, holder: owner, ttlMs: ttl });
+  // Its stable id (identity.ts): what its claims (locked_by) and, from here on, every event it journals name it by.
+  const joined = await joinAsGateway(storage, core.config.profile, ttl, options.id);
+  const { membership } = joined;
+  const owner = enterActor({ id: joined.id });
   const interval = Math.max(50, options.intervalMs ?? 2000);
-  const concurrency = Math.max(1, options.concurrency ?? 16);
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_GATEWAY_CONCURRENCY);
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   options.signal?.addEventListener('abort', onAbort);
-  const record = (kind: string, data: Record<string, unknown>) => options.onRecord?.(kind, data);
+  const emit = (kind: string, data: Record<string, unknown>) => options.onRecord?.(kind, data, { gateway: owner });
+  // The store going away is told once, and its coming back once (store/outage.ts); meanwhile the gateway tries it
+  // again with bounded backoff and jitter instead of scanning (jobs/backoff.ts).
+  const retryCapMs = storeRetryCapMs(interval);
+  let releasedJobs = 0;
+  const outage = watchStoreOutage({
+    retryDelayMs: (failures) => backoffMs(failures, { baseMs: interval, capMs: retryCapMs }),
+    away: (o) => emit('store_away', { ...o, retry_max_ms: retryCapMs }),
+    back: (o) => emit('store_back', { ...o, released_jobs: releasedJobs, running_jobs: active.size }),
+  });
+  /** A store failure while it is away is counted, not recorded: one `store_away` line per outage, not one per scan. */
+  const record = (kind: string, data: Record<string, unknown>) => {
+    if (kind === 'gateway_error' && outage.failed(data.error)) return;
+    emit(kind, data);
+  };
   const event = (type: string, payload: Record<string, unknown>, about: { agentAlias?: string | null; taskId?: string | null } = {}) =>
     storage.journal.append({ type, source: 'gateway', agentAlias: about.agentAlias ?? null, taskId: about.taskId ?? null, payload });
   const active = new Map<string, Promise<void>>();
@@ -118,7 +146,8 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
   let leaseLost = false;
   const renewal = setInterval(
     () => {
-      if (leaseLost) return;
+      // While the store is away the retries renew it (resumeAfterOutage).
+      if (leaseLost || outage.away) return;
       membership.renew().then(
         (held) => {
           if (held || leaseLost) return;
@@ -175,6 +204,45 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
     return claimed.length;
   };
 
+  /** Waits `ms`, or less when the gateway stops. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stop.signal.addEventListener('abort', done);
+    });
+
+  /**
+   * Tries the store again after it went away: the pool row (or lease) renewed, or added again; the claims of the jobs
+   * this gateway still runs renewed; the jobs it holds a claim on but no longer runs (their store writes failed in the
+   * outage) made due now rather than when their claims expire; LISTEN again. True once all of that went through.
+   */
+  const resumeAfterOutage = async (): Promise<boolean> => {
+    try {
+      if (!(await membership.renew())) {
+        leaseLost = true;
+        emit('gateway_lease_lost', { holder: owner });
+        stop.abort();
+        return false;
+      }
+      const running = [...active.keys()];
+      for (const jobId of running) await jobs.renewClaim(jobId, owner, until(ttl));
+      releasedJobs = await jobs.releaseClaims(owner, running);
+      await stopListening?.().catch(() => undefined);
+      stopListening = undefined;
+      stopListening = await storage.onJobQueued(wakeUp);
+      outage.succeeded();
+      return true;
+    } catch (error) {
+      record('gateway_error', { error: toMissiveError(error).toReport() });
+      return false;
+    }
+  };
+
   try {
     if (options.once) {
       // Every job due now, once: a job retried meanwhile (a poll of a task still working) is due later, not again now.
@@ -185,8 +253,16 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
     }
     let scanned = 0;
     while (!options.once && !stop.signal.aborted) {
-      // A scan every interval; between scans, a woken gateway only claims. A store that fails for a moment (a shared
-      // database restarting) is reported and tried again at the next turn: the gateway keeps running.
+      // The store went away: no scans, only tries of the store, further and further apart (bounded); once it is back,
+      // the work it held resumes and the gateway scans at once.
+      if (outage.away) {
+        await pause(outage.nextRetryMs());
+        if (!stop.signal.aborted && (await resumeAfterOutage())) scanned = 0;
+        woken = false;
+        continue;
+      }
+      // A scan every interval; between scans, a woken gateway only claims. A store that fails (a shared database
+      // restarting) opens an outage (above); any other failure is reported and tried again at the next turn.
       try {
         if (Date.now() - scanned >= interval) {
           totals.scans++;

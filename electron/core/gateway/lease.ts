@@ -8,6 +8,8 @@ import type { GatewayList, GatewayRow } from '../store/storage.js';
 
 export interface LeaseView extends GatewayRow {
   profile: string;
+  /** The gateway's id (`holder` up to its `#`: identity.ts), what its claims and events name it by. */
+  id: string;
   /** Its expiry passed: nothing renews it. */
   expired: boolean;
   /** Whether its process exists; null when it runs on another host (its pid means nothing here). */
@@ -15,8 +17,11 @@ export interface LeaseView extends GatewayRow {
 }
 
 export function leaseView(row: GatewayRow & { profile: string }, now = Date.now(), host = hostname()): LeaseView {
-  return { ...row, expired: Date.parse(row.expires_at) <= now, alive: row.host === host ? isAlive(row.pid) : null };
+  return { ...row, id: gatewayIdOf(row.holder), expired: Date.parse(row.expires_at) <= now, alive: row.host === host ? isAlive(row.pid) : null };
 }
+
+/** The id a pool row or lease holder names: the part before `#` (a holder written before ids existed is its own id). */
+export const gatewayIdOf = (holder: string): string => holder.split('#')[0]!;
 
 const holds = (view: LeaseView) => !view.expired && view.alive !== false;
 

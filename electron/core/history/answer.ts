@@ -7,6 +7,7 @@
 import type { JournalRow, MessageRow } from '../store/rows/history.js';
 import type { Repositories } from '../store/storage.js';
 import { textOfParts } from '../a2a/part-text.js';
+import { isUnconfirmedEnd } from './unconfirmed.js';
 
 /** How much of an answer to read: `maxText` characters (the entry notes a cut), `full` the response JSON too. */
 export interface AnswerBounds {
@@ -87,8 +88,10 @@ export async function sendAnswer(
   taskId: string | null,
   bounds: AnswerBounds,
 ): Promise<Answer> {
-  if (end?.type !== 'a2a.send.completed') return { text: null, truncated: false, response: null };
-  if (end.payload.response_shape === 'message') {
+  // An unconfirmed send has no answer of its own, but the task its agent was asked about since (tasks/persist.ts).
+  const answered = end?.type === 'a2a.send.completed';
+  if (!answered && !(isUnconfirmedEnd(end) && taskId)) return { text: null, truncated: false, response: null };
+  if (answered && end.payload.response_shape === 'message') {
     const row = await directResponse(store, end, request);
     if (!row) return { text: null, truncated: false, response: null };
     return { ...bounded(textOfParts(row.content.parts), bounds.maxText), response: { message: row.content } };

@@ -13,6 +13,7 @@ import { redactValue } from '../security/redact.js';
 import { textOfParts } from '../a2a/part-text.js';
 import { composeInputs } from './inputs.js';
 import { sendAnswer, streamAnswer, type Answer, type AnswerBounds } from './answer.js';
+import { isUnconfirmedEnd } from './unconfirmed.js';
 
 export interface HistoryQuery {
   agent?: string;
@@ -54,7 +55,9 @@ const contextOf = (answer: Answer): string | null => {
   return typeof contextId === 'string' ? contextId : null;
 };
 
-const outcomeOf = (end: JournalRow | undefined): HistoryEntry['outcome'] => (!end ? 'running' : end.type.endsWith('.completed') ? 'completed' : 'failed');
+/** Running without an end; `unconfirmed` when a job gave up on it without knowing whether the agent got it. */
+const outcomeOf = (end: JournalRow | undefined): HistoryEntry['outcome'] =>
+  !end ? 'running' : end.type.endsWith('.completed') ? 'completed' : isUnconfirmedEnd(end) ? 'unconfirmed' : 'failed';
 
 /** One entry from a start event and its end event (absent while running), the text bounds applied. */
 async function buildEntry(
@@ -90,6 +93,7 @@ async function buildEntry(
     answer_text: answer.text !== null && answer.truncated && !bounds.full ? shorten(`${answer.text}…`, bounds.maxText) : answer.text,
     answer_truncated: answer.truncated,
     error: errorOf(end),
+    actor: start.actor,
     inputs,
     inputs_omitted: omitted,
     sequence: start.sequence,

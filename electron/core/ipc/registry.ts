@@ -103,6 +103,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
       state: core.paths.state,
       // Where the journal is: the SQLite file, or the shared PostgreSQL store (its URL without the password, and schema).
       database: isSharedStore(core.storeSelection) ? `${core.storeSelection.display} (schema ${core.storeSelection.schema})` : core.paths.database,
+      sharedStore: isSharedStore(core.storeSelection),
     }),
     'agents.list': async () => ({ agents: await listAgentViews(core) }),
     'agents.add': ({ fetchCard, ...i }) => {

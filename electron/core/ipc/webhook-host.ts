@@ -2,6 +2,7 @@
  * The desktop app's webhook receiver: at most one, started and stopped from Settings (or the tray), its arrivals
  * pushed to the renderer. What `webhook.status` reports is always the receiver's own state, never a guess.
  */
+import { receiverSettings } from '../webhook/settings.js';
 import type { Core } from '../handle.js';
 import { callbackStore } from '../webhook/callback-store.js';
 import { createReceiver, type Receiver, type ReceiverStats } from '../webhook/receiver.js';
@@ -21,9 +22,11 @@ export function createWebhookHost(core: Core, onArrival: (arrival: unknown) => v
   return {
     async start(port = 0) {
       if (!receiver) {
+        // [webhook] of the config: its host, path, token and body limit; its port where the window asks for any (0).
+        const settings = receiverSettings(core.config.webhook, core.env, port ? { port } : {});
         const started = createReceiver(
           callbackStore(() => core.storage()),
-          { port, warn: (message) => core.warn(message) },
+          { ...settings, warn: (message) => core.warn(message) },
         );
         started.onArrival(onArrival);
         await started.start();

@@ -53,8 +53,26 @@ async function credentialsFor(core: Core, request: JobRequest): Promise<Array<{ 
 
 /** Throws `validation::credential_in_job` when the request's text holds one of the credentials it could hold. */
 export async function refuseCredentials(core: Core, request: JobRequest): Promise<void> {
+  refuseAmong(request, await credentialsFor(core, request));
+}
+
+/**
+ * `refuseCredentials` for the many requests of one invocation (`job start --from-file`): the credentials of each
+ * target (an agent, a group) are read once, however many requests go to it.
+ */
+export async function credentialsCheck(core: Core): Promise<(request: JobRequest) => Promise<void>> {
+  const known = new Map<string, Promise<Array<{ value: string; source: string }>>>();
+  return async (request) => {
+    const key = request.kind === 'bcast' ? `group:${request.group}` : `agents:${(await aliasesOf(core, request)).join(',')}`;
+    let found = known.get(key);
+    if (!found) known.set(key, (found = credentialsFor(core, request)));
+    refuseAmong(request, await found);
+  };
+}
+
+function refuseAmong(request: JobRequest, credentials: Array<{ value: string; source: string }>): void {
   const text = JSON.stringify(request);
-  const hit = (await credentialsFor(core, request)).find((c) => text.includes(c.value));
+  const hit = credentials.find((c) => text.includes(c.value));
   if (!hit) return;
   throw usageError(
     'credential_in_job',

@@ -7,19 +7,25 @@
  */
 import { A2A_ERROR_SPECS } from '../a2a/a2a-errors.js';
 import { isWireLimit } from '../a2a/wire-limits.js';
-import { MissiveError } from '../../../shared/errors.js';
+import { MissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { bcast } from '../collectives/bcast.js';
 import { reduce } from '../collectives/reduce.js';
-import { responseText, sendMessage, type SendResult } from '../messaging/send.js';
+import { answerSteps, buildSend, callAgent, requestSteps, responseText, type SendResult } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
 import { rowId } from '../store/row-id.js';
 import type { StoredJob } from '../store/rows/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
-import { refreshTask, WAIT_OUTCOMES } from '../tasks/service.js';
+import { jobCall, type Steps } from '../store/steps.js';
+import { WAIT_OUTCOMES } from '../tasks/service.js';
+import { localTaskState } from '../tasks/task-state.js';
+import type { JobTrail } from './job-trail.js';
+import { pollTaskOnce } from './poll-task.js';
 import { parseJobRequest, type JobRequest } from './requests.js';
+import { retryWhileStoreAway } from './store-retry.js';
 import { gatewayCommand } from './gateway-commands.js';
 import { TRUST_REFUSAL_CODES } from '../auth/host-trust.js';
+import { endUnconfirmed, findTaskCommand } from '../history/unconfirmed.js';
 
 /** What a finished execution stores in `result_json`: the outcome and its exit code, plus what the kind produced. */
 export interface JobResult {
@@ -32,6 +38,17 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   /** GetTask interval while the job waits on its task. */
   pollMs: number;
+  /** The job's events: those it holds go with the execution's first write (job-trail.ts). */
+  trail: JobTrail;
+}
+
+/**
+ * An execution whose last writes go in the transaction that ends the job (run.ts): a send answered at once leaves its
+ * answer's rows, its task as the job's target and the job's result in one commit. `commit` gives them as steps and
+ * returns the result.
+ */
+export class DeferredResult {
+  constructor(readonly commit: () => Steps<JobResult>) {}
 }
 
 /**
@@ -62,7 +79,7 @@ const unconfirmed = (job: StoredJob) =>
     'job_dispatch_unconfirmed',
     `job ${job.job_id}: the gateway stopped after sending and before the answer was recorded; it is not sent twice`,
     {
-      help: 'Check the agent (`missive history`, `missive task list`) and start the job again if it did not arrive.',
+      help: `Ask the agent whether it got it: \`${findTaskCommand(job.agent_alias)}\` finds its task and records it (\`missive history show\` then names it); start the job again if it did not arrive.`,
     },
   );
 
@@ -95,9 +112,15 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 /** Polls GetTask until the task reaches a state that ends a wait (or the gateway stops: the error makes it resume later). */
 async function settle(core: Core, taskId: string, agent: string | undefined, options: ExecuteOptions): Promise<JobResult> {
+  const storage = await core.storage();
+  // A wait may be long: the job's attempt is journaled now, not when it ends.
+  await options.trail.flushNow(storage);
+  const alias = agent ?? (await storage.conversation.getTask(taskId))?.agent_alias;
+  if (!alias) throw usageError('unknown_task', `task ${taskId} is not in the local journal`, 'Pass --agent <alias> to ask an agent about it.');
   for (;;) {
     if (options.signal.aborted) throw new MissiveError('orchestration', 'gateway_stopped', 'gateway stopped');
-    const task = await refreshTask(core, taskId, agent, 'GetTask', 'job');
+    // A poll that finds the task as stored writes nothing (poll-task.ts).
+    const task = await pollTaskOnce(core, alias, taskId, 'job');
     const code = WAIT_OUTCOMES[task.state];
     if (code !== undefined) return { outcome: task.state, exit_code: code, task_id: taskId, context_id: task.context_id, state: task.state };
     await sleep(options.pollMs, options.signal);
@@ -117,40 +140,75 @@ async function resumePoint(storage: Storage, job: StoredJob, storedMessageId: st
     await storage.jobs.setTargetTask(job.job_id, marked.task_id, marked.context_id);
     return { taskId: marked.task_id };
   }
-  if (marked || (mark && !mark.message_id)) throw unconfirmed(job);
+  if (marked) throw await endUnconfirmed(storage, mark!.message_id!, unconfirmed(job));
+  if (mark && !mark.message_id) throw unconfirmed(job);
   // No row under the mark: the gateway stopped before the request was recorded, so it never left.
   if (mark?.message_id) return { messageId: mark.message_id };
+  // A first try (never retried, not marked) has recorded no request: its stored message id is free. An earlier
+  // attempt that recorded one was retried (run.ts clears its mark and counts it in one transaction).
+  if (job.retry_count === 0) return { messageId: storedMessageId };
   return { messageId: (await storage.conversation.requestOf(storedMessageId)) ? rowId() : storedMessageId };
 }
 
-async function sendJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'send' }>, options: ExecuteOptions): Promise<JobResult> {
+async function sendJob(
+  core: Core,
+  job: StoredJob,
+  request: Extract<JobRequest, { kind: 'send' }>,
+  options: ExecuteOptions,
+): Promise<JobResult | DeferredResult> {
   const storage = await core.storage();
   const agent = request.input.agent;
   const point = await resumePoint(storage, job, request.input.messageId);
   if ('taskId' in point) return settle(core, point.taskId, agent, options);
-  await storage.jobs.markDispatched(job.job_id, point.messageId);
   // The agent answers with its task at once; the job then waits on it by GetTask, which a restart can resume.
-  const t0 = performance.now();
   // The parts were captured where the job was queued: nothing is read on this host (cwd is never used for them).
-  const sent = await sendMessage(core, { ...request.input, cwd: process.cwd(), messageId: point.messageId, returnImmediately: true });
-  const delivery = deliveryOf(sent, t0);
+  const prepared = await buildSend(core, { ...request.input, cwd: process.cwd(), messageId: point.messageId, returnImmediately: true }, 'send');
+  // One write before the request leaves: the job's attempt, the dispatch mark and the request row (with
+  // `a2a.send.started`). A gateway killed after it resumes on the mark; before it, nothing was sent.
+  await options.trail.write(
+    storage,
+    function* () {
+      yield* jobCall('markDispatched', job.job_id, point.messageId);
+      yield* requestSteps(prepared);
+    },
+    'group',
+  );
+  const t0 = performance.now();
+  const answer = await callAgent(core, prepared);
+  const latencyMs = Math.round(performance.now() - t0);
+  const responseMessageId = rowId();
+  /** The answer's rows and `a2a.send.completed`, and its task as the job's target. */
+  function* persist(): Steps<SendResult> {
+    const sent = yield* answerSteps(prepared, answer, responseMessageId);
+    if (sent.task) yield* jobCall('setTargetTask', job.job_id, sent.task.task_id, sent.task.context_id);
+    return sent;
+  }
+  const firstState = answer.task ? localTaskState(answer.task.status?.state) : null;
+  // Answered for good (a message, a task in a state that ends a wait), or asked to return at once (`--return-immediately`:
+  // the job ends with the task as the agent first answered it): the answer is written with the job's end.
+  if (!firstState || WAIT_OUTCOMES[firstState] !== undefined || request.input.returnImmediately)
+    return new DeferredResult(function* () {
+      return resultOfAnswer(yield* persist(), latencyMs);
+    });
+  // Answered: a store that went away meanwhile is waited for rather than the answer lost (store-retry.ts).
+  const sent = await retryWhileStoreAway(() => storage.write(persist, 'group'), { signal: options.signal, baseMs: options.pollMs });
+  return { ...(await settle(core, sent.task!.task_id, agent, options)), delivery: deliveryOf(sent, latencyMs) };
+}
+
+/** A send job's result from its first answer: a message, or the task as answered. */
+function resultOfAnswer(sent: SendResult, latencyMs: number): JobResult {
+  const delivery = deliveryOf(sent, latencyMs);
   if (!sent.task)
     return { outcome: 'completed', exit_code: 0, response_shape: 'message', context_id: sent.request.context_id, text: responseText(sent.response), delivery };
-  await storage.jobs.setTargetTask(job.job_id, sent.task.task_id, sent.task.context_id);
-  const code = WAIT_OUTCOMES[sent.task.state];
-  // Asked to return at once (`--return-immediately`): the job ends with the task as the agent first answered it.
-  if (code !== undefined || request.input.returnImmediately) {
-    return {
-      outcome: sent.task.state,
-      exit_code: code ?? 0,
-      task_id: sent.task.task_id,
-      context_id: sent.task.context_id,
-      state: sent.task.state,
-      text: responseText(sent.response),
-      delivery,
-    };
-  }
-  return { ...(await settle(core, sent.task.task_id, agent, options)), delivery };
+  return {
+    outcome: sent.task.state,
+    exit_code: WAIT_OUTCOMES[sent.task.state] ?? 0,
+    task_id: sent.task.task_id,
+    context_id: sent.task.context_id,
+    state: sent.task.state,
+    text: responseText(sent.response),
+    delivery,
+  };
 }
 
 /**
@@ -166,11 +224,11 @@ export interface JobDelivery {
   bytes: number;
 }
 
-const deliveryOf = (sent: SendResult, t0: number): JobDelivery => ({
+const deliveryOf = (sent: SendResult, latencyMs: number): JobDelivery => ({
   message_id: sent.request.message_id,
   interface: sent.selected_interface,
   response_shape: sent.response_shape,
-  latency_ms: Math.round(performance.now() - t0),
+  latency_ms: latencyMs,
   parts: sent.request.parts,
   bytes: sent.request.bytes,
 });
@@ -180,7 +238,9 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
   const agent = request.input.agent;
   const point = await resumePoint(storage, job, request.input.messageId);
   if ('taskId' in point) return settle(core, point.taskId, agent, options);
-  await storage.jobs.markDispatched(job.job_id, point.messageId);
+  await options.trail.write(storage, function* () {
+    yield* jobCall('markDispatched', job.job_id, point.messageId);
+  });
   // The task is recorded as soon as the first event names it (a restart then waits on it rather than sending again).
   let recorded: Promise<void> | undefined;
   const streamed = await streamMessage(core, {
@@ -205,9 +265,11 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
   return { ...common, ...(await settle(core, streamed.task.task_id, agent, options)) };
 }
 
-async function bcastJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'bcast' }>): Promise<JobResult> {
+async function bcastJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'bcast' }>, options: ExecuteOptions): Promise<JobResult> {
   if (wasDispatched(job)) throw unconfirmed(job);
-  await (await core.storage()).jobs.markDispatched(job.job_id);
+  await options.trail.write(await core.storage(), function* () {
+    yield* jobCall('markDispatched', job.job_id);
+  });
   const result = await bcast(
     core,
     { ...request.inputs, cwd: process.cwd() },
@@ -229,7 +291,8 @@ async function bcastJob(core: Core, job: StoredJob, request: Extract<JobRequest,
   };
 }
 
-async function reduceJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'reduce' }>): Promise<JobResult> {
+async function reduceJob(core: Core, job: StoredJob, request: Extract<JobRequest, { kind: 'reduce' }>, options: ExecuteOptions): Promise<JobResult> {
+  await options.trail.flushNow(await core.storage());
   // A local strategy reads the journal only and may run again; a reducer agent is sent to at most once.
   if (request.input.reducerAgent) {
     if (wasDispatched(job)) throw unconfirmed(job);
@@ -252,7 +315,7 @@ async function reduceJob(core: Core, job: StoredJob, request: Extract<JobRequest
   };
 }
 
-export async function executeJob(core: Core, job: StoredJob, options: ExecuteOptions): Promise<JobResult> {
+export async function executeJob(core: Core, job: StoredJob, options: ExecuteOptions): Promise<JobResult | DeferredResult> {
   const request = parseJobRequest(job.job_id, job.request_json);
   switch (request.kind) {
     case 'send':
@@ -262,8 +325,8 @@ export async function executeJob(core: Core, job: StoredJob, options: ExecuteOpt
     case 'wait':
       return settle(core, request.taskId, request.agent, options);
     case 'bcast':
-      return bcastJob(core, job, request);
+      return bcastJob(core, job, request, options);
     case 'reduce':
-      return reduceJob(core, job, request);
+      return reduceJob(core, job, request, options);
   }
 }

@@ -3,13 +3,14 @@
  * `job list`, `job show` and `job cancel` read and settle the rows. Views show the summary, never the request.
  */
 import { randomUUID } from 'node:crypto';
-import { MissiveError, usageError } from '../../../shared/errors.js';
+import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from '../collectives/groups.js';
 import { contextIdOf, knownContext } from '../contexts/service.js';
 import type { JobState, StoredJob } from '../store/rows/gateway-jobs.js';
 import { cancelTask } from '../tasks/service.js';
+import { call, jobCall, journal } from '../store/steps.js';
 import { storedRequest, summarise, type JobInput, type JobRequest, type JobSummary } from './requests.js';
 
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'retrying', 'succeeded', 'failed', 'cancelled'];
@@ -30,6 +31,8 @@ export interface JobView {
   next_run_at: string | null;
   locked_by: string | null;
   locked_until: string | null;
+  /** The gateway (its id) that claimed the last attempt, running or ended; null before one did. */
+  last_run_by: string | null;
   created_at: string;
   updated_at: string;
   completed_at: string | null;
@@ -57,6 +60,7 @@ export function jobView(row: Omit<StoredJob, 'request_json'>): JobView {
     last_error: row.last_error,
     next_run_at: finished ? null : row.next_run_at,
     locked_by: row.locked_by,
+    last_run_by: row.last_run_by ?? null,
     locked_until: row.locked_until,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -71,14 +75,19 @@ export interface StartJobOptions {
   maxAttempts?: number;
 }
 
+function checkedMaxAttempts(given: number | undefined): number {
+  const maxAttempts = given ?? 1;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
+    throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
+  return maxAttempts;
+}
+
 /** Captures the job's local inputs here (requests.ts), then records it: what a job's start comes down to. */
 export const startJob = (core: Core, input: JobInput, options: StartJobOptions = {}): Promise<JobView> => recordJob(core, storedRequest(core, input), options);
 
 /** Checks a stored request against the registry (agent, group, context, parts) and records it, queued to run at once. */
 export async function recordJob(core: Core, request: JobRequest, options: StartJobOptions = {}): Promise<JobView> {
-  const maxAttempts = options.maxAttempts ?? 1;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
-    throw usageError('invalid_max_attempts', '--max-attempts must be an integer from 1 to 100');
+  const maxAttempts = checkedMaxAttempts(options.maxAttempts);
   const summary = await summarise(core, request);
   let agent: string | null = null;
   let group: string | null = null;
@@ -126,6 +135,74 @@ export async function recordJob(core: Core, request: JobRequest, options: StartJ
     });
   });
   return showJob(core, jobId);
+}
+
+/** A job checked and captured (job-file.ts), ready to record: its stored request and its summary. */
+export interface PlannedJob {
+  request: JobRequest;
+  summary: JobSummary;
+}
+
+/** Jobs recorded per transaction by recordJobs: one multi-row INSERT and the jobs' `missive.job.started` events. */
+export const JOBS_PER_COMMIT = 500;
+
+/**
+ * Records many checked jobs (agents, groups and contexts already resolved in their requests), queued to run at once,
+ * a transaction per JOBS_PER_COMMIT of them; their ids, in order. A store failing part way leaves the batches before
+ * it queued: the error says how many.
+ */
+export async function recordJobs(core: Core, jobs: readonly PlannedJob[], options: StartJobOptions = {}): Promise<string[]> {
+  const maxAttempts = checkedMaxAttempts(options.maxAttempts);
+  const storage = await core.storage();
+  const rows = jobs.map(({ request, summary }) => {
+    const target = targetOf(request);
+    return { jobId: randomUUID(), kind: request.kind, ...target, targetTaskId: null, request, summary: { ...summary }, maxAttempts };
+  });
+  let queued = 0;
+  try {
+    for (let i = 0; i < rows.length; i += JOBS_PER_COMMIT) {
+      const batch = rows.slice(i, i + JOBS_PER_COMMIT);
+      await storage.write(function* () {
+        // A send may open a context of the caller's choosing (as recordJob does): each once, with its first agent.
+        const contexts = new Map<string, string | null>();
+        for (const r of batch) if (r.contextId && r.kind !== 'reduce' && !contexts.has(r.contextId)) contexts.set(r.contextId, r.agentAlias);
+        for (const [contextId, agent] of contexts) yield* call('ensureContext', contextId, agent);
+        yield* jobCall('insertOperators', batch);
+        for (const r of batch)
+          yield* journal({
+            type: 'missive.job.started',
+            source: 'cli',
+            agentAlias: r.agentAlias,
+            contextId: r.contextId,
+            payload: { job_id: r.jobId, ...r.summary, max_attempts: maxAttempts },
+          });
+      });
+      queued += batch.length;
+    }
+  } catch (error) {
+    const err = toMissiveError(error);
+    if (queued === 0) throw err;
+    throw new MissiveError(err.category, err.code.split('::').at(-1)!, `${err.message} (${queued} of ${rows.length} jobs were queued before it failed)`, {
+      exitCode: err.exitCode,
+      help: `\`missive job list --state queued\` lists those queued; queue the others again (the lines after the first ${queued}).`,
+    });
+  }
+  return rows.map((r) => r.jobId);
+}
+
+/** The agent, group and context columns of a recorded request (resolved already). */
+function targetOf(request: JobRequest): { agentAlias: string | null; groupName: string | null; contextId: string | null } {
+  switch (request.kind) {
+    case 'send':
+    case 'stream':
+      return { agentAlias: request.input.agent, groupName: null, contextId: request.input.contextId ?? null };
+    case 'bcast':
+      return { agentAlias: null, groupName: request.group, contextId: request.contextId ?? null };
+    case 'reduce':
+      return { agentAlias: request.input.reducerAgent ?? null, groupName: request.input.group, contextId: request.input.contextId };
+    case 'wait':
+      return { agentAlias: request.agent ?? null, groupName: null, contextId: null };
+  }
 }
 
 /** The job `id` names: a full id or an unambiguous prefix (the short ids `job list` prints). */

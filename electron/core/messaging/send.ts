@@ -216,8 +216,11 @@ export async function deliverSend(core: Core, prepared: PreparedSend, along?: (r
   }, 'group');
 }
 
-/** What an answer leaves: the message or the task (and its artifacts), and `a2a.send.completed`. */
-function* answerSteps(prepared: PreparedSend, answer: SendAnswer, responseMessageId: string): Steps<SendResult> {
+/**
+ * What an answer leaves: the message or the task (and its artifacts), and `a2a.send.completed` (a gateway's send job
+ * writes them in the transaction that ends the job: jobs/execute.ts).
+ */
+export function* answerSteps(prepared: PreparedSend, answer: SendAnswer, responseMessageId: string): Steps<SendResult> {
   let task: SendResult['task'] = null;
   if (answer.task) task = yield* persistTaskAnswer(prepared, answer.task, responseMessageId);
   else yield* persistMessageAnswer(prepared, answer.message, responseMessageId);
@@ -236,7 +239,7 @@ const messageContextOf = (answer: SendAnswer): string | null => {
  * Calls SendMessage (a fan-out's queued member gets only what is left of the shared deadline) and decodes the answer.
  * Any failure, an answer that is neither task nor message included, is journaled as `a2a.send.failed` and thrown.
  */
-async function callAgent(core: Core, prepared: PreparedSend): Promise<SendAnswer> {
+export async function callAgent(core: Core, prepared: PreparedSend): Promise<SendAnswer> {
   try {
     // The answer comes back read (a task or a message, in the SDK's canonical JSON); only our secrets are scrubbed here.
     return scrubSecrets(await a2aClient(prepared.call, { deadline: prepared.deadline }).sendMessage(prepared.request), prepared.outbound.secrets);

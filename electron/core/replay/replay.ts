@@ -7,6 +7,7 @@ import { MissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { contextIdOf } from '../contexts/service.js';
 import { call, type Steps } from '../store/steps.js';
+import type { Actor } from '../store/actor.js';
 import { compareSummaries, type FieldDifference } from './compare.js';
 import { operationsOf, sendAnswersOf, type StepKind } from './operations.js';
 import { rebuildBarrier, rebuildFanOut, rebuildGather, rebuildReduce } from './rebuild.js';
@@ -19,6 +20,8 @@ export interface ReplayStep {
   operation_id: string;
   group: string | null;
   started_at: string | null;
+  /** Who ran the step (host, OS user, actor id) as its journal records it; null for a step journaled before missive recorded it. */
+  actor: Actor | null;
   /** False when the journal lacks the step's start or completion (a crash mid-step). */
   complete: boolean;
   rebuilt: Record<string, unknown>;
@@ -70,6 +73,7 @@ function* replaySteps(contextId: string): Steps<ReplayResult> {
       operation_id: op.operation_id,
       group: rebuilt.group,
       started_at: op.started?.timestamp ?? null,
+      actor: (op.started ?? op.finished)?.actor ?? null,
       complete: op.started !== null && op.finished !== null,
       rebuilt,
       stored,

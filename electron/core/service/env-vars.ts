@@ -7,7 +7,7 @@ import { urlHasPassword } from '../config/store-url.js';
 export const RESERVED_ENV = ['MISSIVE_HOME', 'MISSIVE_CONFIG', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'];
 
 const SECRET_HELP =
-  'Service files are readable and end up in backups: keep credentials in an auth ref (`missive auth set …`, stored in the OS keyring) and name the ref in the config instead.';
+  'Service files are readable and end up in backups: keep credentials in an auth ref (`missive auth add NAME --keyring-service S --keyring-account A`, then `missive auth set-secret NAME`: stored in the OS keyring) and name the ref in the config instead.';
 const JWT = /^eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 /** A whole value that is an Authorization header's: `Bearer x`, `Basic x`, `Token x` (prose around it is not). */
 const AUTH_HEADER_VALUE = /^\s*(bearer|basic|token|apikey|api-key)\s+\S+\s*$/i;

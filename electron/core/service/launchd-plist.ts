@@ -19,7 +19,10 @@ export function renderLaunchdPlist(spec: ServiceSpec): string {
     '  </array>',
     '  <key>EnvironmentVariables</key>',
     '  <dict>',
-    ...spec.env.flatMap(([k, v]) => [`    <key>${xml(k)}</key>`, str(v, '    ')]),
+    ...[...spec.env, ...(spec.credentials ?? []).map((c): [string, string] => [c.env, c.source])].flatMap(([k, v]) => [
+      `    <key>${xml(k)}</key>`,
+      str(v, '    '),
+    ]),
     '  </dict>',
     ...(spec.scope === 'system' && spec.user ? ['  <key>UserName</key>', str(spec.user, '  ')] : []),
     '  <key>RunAtLoad</key>',

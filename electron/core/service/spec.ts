@@ -11,7 +11,7 @@ import { renderLaunchdPlist } from './launchd-plist.js';
 import { renderSystemdUnit } from './systemd-unit.js';
 import type { ServicePlatform, ServiceScope, ServiceSpec } from './types.js';
 
-export type { ServicePlatform, ServiceScope, ServiceSpec } from './types.js';
+export type { ServiceCredential, ServicePlatform, ServiceScope, ServiceSpec } from './types.js';
 
 export interface SpecInput {
   platform: string;
@@ -74,7 +74,10 @@ export function programArgv(nodePath: string, binPath: string, cwd: string, prof
   return [...head, 'gateway', 'run', '--profile', profile];
 }
 
-export function serviceSpec(input: SpecInput): ServiceSpec {
+/** Where the service of a profile lives: its platform, scope, systemd unit name or launchd label, and file. */
+export function serviceLocation(
+  input: Pick<SpecInput, 'platform' | 'system' | 'profile' | 'env' | 'home' | 'root'>,
+): Pick<ServiceSpec, 'platform' | 'scope' | 'name' | 'label' | 'path'> {
   const platform = servicePlatform(input.platform);
   const scope: ServiceScope = input.system ? 'system' : 'user';
   if (!/^[A-Za-z0-9._-]+$/.test(input.profile)) throw usageError('invalid_profile', `profile ${input.profile} cannot name a service`);
@@ -94,13 +97,13 @@ export function serviceSpec(input: SpecInput): ServiceSpec {
             name,
           );
   else path = scope === 'system' ? at(`/Library/LaunchDaemons/${label}.plist`) : join(input.home, 'Library', 'LaunchAgents', `${label}.plist`);
+  return { platform, scope, name: platform === 'linux' ? name : label, label, path };
+}
+
+export function serviceSpec(input: SpecInput): ServiceSpec {
   return {
-    platform,
-    scope,
+    ...serviceLocation(input),
     profile: input.profile,
-    name: platform === 'linux' ? name : label,
-    label,
-    path,
     argv: programArgv(input.nodePath, input.binPath, input.cwd, input.profile),
     env: [...stateEnv(input), ...input.extraEnv],
     user: input.user,

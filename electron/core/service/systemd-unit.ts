@@ -18,6 +18,9 @@ export function renderSystemdUnit(spec: ServiceSpec): string {
     'Type=simple',
     `ExecStart=${spec.argv.map(execWord).join(' ')}`,
     ...spec.env.map(([k, v]) => `Environment=${envAssignment(k, v)}`),
+    // The secret is copied by systemd into the service's credentials directory (%d, $CREDENTIALS_DIRECTORY), readable
+    // by the service alone; the unit names the file, never its contents.
+    ...(spec.credentials ?? []).flatMap((c) => [`LoadCredential=${c.id}:${c.source.replace(/%/g, '%%')}`, `Environment="${c.env}=%d/${c.id}"`]),
     ...(spec.scope === 'system' && spec.user ? [`User=${spec.user}`] : []),
     'Restart=on-failure',
     'RestartSec=5',

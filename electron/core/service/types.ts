@@ -14,7 +14,22 @@ export interface ServiceSpec {
   /** What the service runs: absolute node, absolute bin, `gateway run --profile P`. */
   argv: string[];
   env: Array<[string, string]>;
+  /**
+   * Files the service reads a secret from, never the secret itself: systemd loads each with `LoadCredential=ID:source`
+   * and points `env` at `%d/ID` (its credentials directory); launchd sets `env` to `source`, a 0600 file.
+   */
+  credentials?: ServiceCredential[];
   user?: string;
   logFile: string;
   uid: number;
+}
+
+/** A secret the service reads from a file (the store's password): see `ServiceSpec.credentials`. */
+export interface ServiceCredential {
+  /** The systemd credential ID (`missive-store-password`). */
+  id: string;
+  /** The file that holds the secret (0600, owned by the service's user). */
+  source: string;
+  /** The variable that names the file to the service (`MISSIVE_STORE_PASSWORD_FILE`). */
+  env: string;
 }

@@ -6,12 +6,16 @@
  * Each profile keeps its rows in its own PostgreSQL schema: `[store] schema`, else `missive_<profile>`. Two profiles of
  * one config given the same schema on the same server are refused, so profiles stay apart inside one database.
  */
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { configError } from '../../../shared/errors.js';
 import type { EffectiveConfig } from '../config/load.js';
 import { STORE_SCHEMA } from '../config/schema.js';
 import { redactStoreUrl, storeUrlIssue } from '../config/store-url.js';
 
 export const STORE_URL_ENV = 'MISSIVE_STORE_URL';
+/** The file holding the store's password (systemd: `$CREDENTIALS_DIRECTORY/<name>`); over `[store] password_file`. */
+export const STORE_PASSWORD_FILE_ENV = 'MISSIVE_STORE_PASSWORD_FILE';
 
 export type StoreUrlSource = '--store' | 'MISSIVE_STORE_URL' | '[store] url';
 
@@ -28,6 +32,11 @@ export interface PostgresSelection {
   passwordEnv?: string;
   /** `[store] password_ref`: the config's auth ref (`[auth_refs.<name>]`, env or keyring) that holds the password. */
   passwordRef?: string;
+  /**
+   * The file whose first line is the password: `MISSIVE_STORE_PASSWORD_FILE`, else `[store] password_file` (relative
+   * to the config file's folder, `~/` the home folder). Read when connecting (security/secret-file.ts).
+   */
+  passwordFile?: { path: string; from: typeof STORE_PASSWORD_FILE_ENV | '[store] password_file' };
 }
 
 export type StoreSelection = { kind: 'sqlite' } | PostgresSelection;
@@ -73,7 +82,22 @@ export function selectStore(input: SelectInput): StoreSelection {
     schema,
     passwordEnv: config.store.passwordEnv,
     passwordRef: config.store.passwordRef,
+    passwordFile: passwordFileOf(input),
   };
+}
+
+/** `MISSIVE_STORE_PASSWORD_FILE`, else `[store] password_file` made absolute; undefined when neither is set. */
+function passwordFileOf({ env, config }: SelectInput): PostgresSelection['passwordFile'] {
+  if (env[STORE_PASSWORD_FILE_ENV]) return { path: env[STORE_PASSWORD_FILE_ENV]!, from: STORE_PASSWORD_FILE_ENV };
+  const written = config.store.passwordFile;
+  if (!written) return undefined;
+  const path =
+    written === '~' || written.startsWith('~/')
+      ? resolve(homedir(), written.slice(2))
+      : isAbsolute(written)
+        ? written
+        : resolve(config.source.path ? dirname(config.source.path) : process.cwd(), written);
+  return { path, from: '[store] password_file' };
 }
 
 /** The URL and where it came from, or undefined (SQLite) when none is set or each is empty. */

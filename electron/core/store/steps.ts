@@ -7,7 +7,7 @@
  * sequence inside its group commits without awaiting anything while it holds the write lock.
  */
 import type { NewEvent } from './rows/events.js';
-import type { ConversationRepository, Repositories, Step, Steps } from './storage.js';
+import type { ConversationRepository, JobRepository, JobStepMethod, Repositories, Step, Steps } from './storage.js';
 
 export type { Step, Steps };
 
@@ -25,6 +25,11 @@ export function* journal(event: NewEvent, knownSecrets?: readonly string[]): Ste
   return (yield { op: 'append', args: [event, knownSecrets] }) as { sequence: number; eventId: string } | null;
 }
 
+/** A job repository write as a step: `const held = yield* jobCall('finish', id, 'succeeded', result, null, owner)`. */
+export function* jobCall<K extends JobStepMethod>(method: K, ...args: Parameters<JobRepository[K]>): Steps<Awaited<ReturnType<JobRepository[K]>>> {
+  return (yield { op: 'jobs', method, args } as Step) as Awaited<ReturnType<JobRepository[K]>>;
+}
+
 /** Runs `steps` on the asynchronous repositories (a transaction's, or the store's outside any). */
 export async function runSteps<T>(repos: Repositories, steps: Steps<T>): Promise<T> {
   let next = steps.next();
@@ -33,7 +38,9 @@ export async function runSteps<T>(repos: Repositories, steps: Steps<T>): Promise
     const value =
       step.op === 'append'
         ? await repos.journal.append(...step.args)
-        : await (repos.conversation[step.op] as (...args: unknown[]) => Promise<unknown>)(...step.args);
+        : step.op === 'jobs'
+          ? await (repos.jobs[step.method] as (...args: unknown[]) => Promise<unknown>)(...step.args)
+          : await (repos.conversation[step.op] as (...args: unknown[]) => Promise<unknown>)(...step.args);
     next = steps.next(value);
   }
   return next.value;

@@ -33,10 +33,14 @@ import type { FollowKind, JobRow, JobState, NewOperatorJob, StoredJob } from './
 
 export type StoreKind = 'sqlite' | 'postgres';
 
-/** One conversation repository call, or a journal append, as a step of a write or read sequence (steps.ts). */
+/** One conversation repository call, a journal append, or a job repository call, as a step of a write or read sequence (steps.ts). */
 export type Step =
   | { [K in keyof ConversationRepository]: { op: K; args: Parameters<ConversationRepository[K]> } }[keyof ConversationRepository]
-  | { op: 'append'; args: [event: NewEvent, knownSecrets?: readonly string[]] };
+  | { op: 'append'; args: [event: NewEvent, knownSecrets?: readonly string[]] }
+  | { [K in JobStepMethod]: { op: 'jobs'; method: K; args: Parameters<JobRepository[K]> } }[JobStepMethod];
+
+/** The job repository's writes of one job that a sequence may hold (a job's phase commits with what it wrote: jobs/run.ts). */
+export type JobStepMethod = 'finish' | 'retry' | 'setTargetTask' | 'markDispatched' | 'clearDispatched' | 'insertOperators';
 
 /** A sequence of steps that ends with `T`: what the services write or read, with no SQL and no engine in sight. */
 export type Steps<T> = Generator<Step, T, unknown>;
@@ -309,17 +313,26 @@ export interface JobRepository {
   /**
    * Claims up to `limit` due jobs (queued or retrying whose time came by `dueBy`, default now; running whose claim
    * expired) for `owner` until
-   * `lockedUntil`, oldest due first, and returns them as claimed (state running, attempts counted as claimJob does).
+   * `lockedUntil`, oldest due first, and returns them as claimed (state running, attempts counted as claimJob does),
+   * with their request and dispatch mark (an operator job runs from the claimed row: nothing more to read).
    * Two gateways claiming at once never get the same job: PostgreSQL skips the rows another claim holds
    * (FOR UPDATE SKIP LOCKED); SQLite claims in one IMMEDIATE transaction.
    */
-  claimDue(owner: string, lockedUntil: string, limit: number, dueBy?: string): Promise<JobRow[]>;
+  claimDue(owner: string, lockedUntil: string, limit: number, dueBy?: string): Promise<StoredJob[]>;
   /** Extends `owner`'s claim; false when the job is no longer its own running job (cancelled, or taken over). */
   renewClaim(jobId: string, owner: string, lockedUntil: string): Promise<boolean>;
+  /**
+   * Makes due now the running jobs `owner` still holds a claim on but no longer runs (not among `running`): their
+   * execution ended when the store failed under it, so their claims would otherwise hold them until they expire.
+   * How many.
+   */
+  releaseClaims(owner: string, running: readonly string[]): Promise<number>;
   /** `owner`, when given, must still hold the running job. */
   finish(jobId: string, state: 'succeeded' | 'failed' | 'cancelled', result: unknown, error?: string | null, owner?: string | null): Promise<boolean>;
   retry(jobId: string, retry: { error: string | null; backoffMs: number; nextRunAt: string; countAttempt: boolean }, owner?: string | null): Promise<boolean>;
   insertOperator(job: NewOperatorJob): Promise<void>;
+  /** Many operator jobs in multi-row INSERTs (`job start --from-file`); one commit inside a transaction. */
+  insertOperators(jobs: readonly NewOperatorJob[]): Promise<void>;
   /** Operator jobs whose id is `id` or starts with it (at most 2). */
   findOperator(id: string): Promise<StoredJob[]>;
   getOperator(jobId: string): Promise<StoredJob | undefined>;

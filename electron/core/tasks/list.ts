@@ -85,7 +85,13 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
   ).write(function* () {
     const persistedTasks: Array<PersistedTask & { agent_alias: string }> = [];
     for (const t of page.tasks) {
-      const persisted = yield* persistTaskSteps(alias, t, { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
+      // A task the agent lists may be one an unconfirmed send made: its request gets it (history names it then).
+      const persisted = yield* persistTaskSteps(alias, t, {
+        protocolVersion: iface.protocol_version,
+        metadata: meta,
+        secrets: outbound.secrets,
+        linkRequests: 'always',
+      });
       if (persisted.changed) {
         yield* journal(
           {

@@ -37,6 +37,11 @@ export interface PersistOptions {
   lastMessageId?: string | null;
   fallbackContextId?: string | null;
   secrets?: readonly string[];
+  /**
+   * Record the task on our requests its history holds that have none yet (a send whose answer was never recorded: an
+   * unconfirmed job's), `always` or only when the task is new here (a poll of a known task reads nothing more).
+   */
+  linkRequests?: 'always' | 'when-new';
 }
 
 /** The writes that persist a task (its context, its row, its artifacts), on either engine (store/steps.ts). */
@@ -57,6 +62,7 @@ export function* persistTaskSteps(alias: string, task: WireTask, options: Persis
     lastMessageId: options.lastMessageId ?? null,
     metadata: options.metadata,
   });
+  if (options.linkRequests === 'always' || (options.linkRequests === 'when-new' && !before)) yield* linkRequestSteps(task, contextId);
   const artifacts: PersistedTask['artifacts'] = [];
   for (const a of task.artifacts ?? []) {
     const parts = (a.parts as Array<Record<string, unknown>> | undefined) ?? [];
@@ -79,4 +85,20 @@ export function* persistTaskSteps(alias: string, task: WireTask, options: Persis
     changed: before?.state !== state || before?.remote_state !== (task.status?.state ?? null),
     artifacts,
   };
+}
+
+/** The user messages of a task's history (at most this many looked at: the request that opened it comes first). */
+const MAX_LINKED = 8;
+
+/** Links each request row of ours that the task's history names, and that has no task yet, to the task. */
+function* linkRequestSteps(task: WireTask, contextId: string | null): Steps<void> {
+  const ids = (task.history ?? [])
+    .map((m) => m as { role?: unknown; messageId?: unknown })
+    .filter((m) => (m.role === 'ROLE_USER' || m.role === 'user') && typeof m.messageId === 'string' && m.messageId)
+    .map((m) => m.messageId as string)
+    .slice(0, MAX_LINKED);
+  for (const messageId of ids) {
+    const request = yield* call('requestOf', messageId);
+    if (request && !request.task_id) yield* call('linkMessageToTask', messageId, task.id, contextId);
+  }
 }

@@ -55,7 +55,12 @@ export async function refreshTask(
   const params = { id: taskId, ...(historyLength !== undefined ? { historyLength } : {}) };
   const task = method === 'CancelTask' ? await client.cancelTask(params) : await client.getTask(params);
   return (await core.storage()).write(function* () {
-    const persisted = yield* persistTaskSteps(alias, task, { protocolVersion: iface.protocol_version, metadata: meta, secrets: outbound.secrets });
+    const persisted = yield* persistTaskSteps(alias, task, {
+      protocolVersion: iface.protocol_version,
+      metadata: meta,
+      secrets: outbound.secrets,
+      linkRequests: 'when-new',
+    });
     if (persisted.changed || method === 'CancelTask') {
       yield* journal(
         {

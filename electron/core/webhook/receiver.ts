@@ -24,6 +24,7 @@ import type { CallbackStore } from './callback-store.js';
 import { createRejectionLog, REJECTED_EVENT, type RejectionLog } from './rejection-log.js';
 import { isMissiveError, usageError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
+import { watchStoreOutage } from '../store/outage.js';
 
 export interface ReceiverOptions {
   host?: string;
@@ -41,6 +42,17 @@ export interface ReceiverOptions {
   rejectionWindowMs?: number;
   /** Told, fit to print, when refused callbacks could not be journaled at all (the store still failing at stop). */
   warn?: (message: string) => void;
+  /**
+   * The receiver's log (the CLI prints it on stderr): the store going away (the callbacks refused with 503 from then
+   * on: one line per outage, not one per callback) and coming back (with how many were refused), and a callback the
+   * store refused for another reason. Without it, nothing is told.
+   */
+  log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+  /**
+   * The delay before trying the store again after `failures` failed tries while it is away (bounded backoff with
+   * jitter: the CLI gives jobs/backoff.ts's); default: the Retry-After the senders are given.
+   */
+  storeRetryDelayMs?: (failures: number) => number;
 }
 
 export interface Arrival {
@@ -78,6 +90,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 const ACCEPTED = { linked: JSON.stringify({ accepted: true, linked: true }), unlinked: JSON.stringify({ accepted: true, linked: false }) };
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** A duration in seconds, one decimal: `12.3 s`. */
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
 export const isLoopbackHost = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
 
 /** The longest headers or body timeout: 1 h (a longer one is no protection, and setTimeout caps at 24.8 days). */
@@ -109,6 +124,47 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
   let server: Server | undefined;
   let url: string | null = null;
   let rejections: RejectionLog | undefined;
+
+  // The store going away is told once, and its coming back once (store/outage.ts); meanwhile it is tried again with
+  // backoff, so the "back" line comes even when no callback arrives, and the 503s are counted.
+  let refusedWhileAway = 0;
+  let retryTimer: NodeJS.Timeout | undefined;
+  const log = options.log ?? (() => undefined);
+  const outage = watchStoreOutage({
+    retryDelayMs: options.storeRetryDelayMs ?? (() => STORE_RETRY_AFTER_S * 1000),
+    away: (o) =>
+      log(
+        'warn',
+        `store is away: ${o.message} (${o.code}); callbacks are answered 503 with Retry-After: ${STORE_RETRY_AFTER_S} until it is back, nothing of them written`,
+        { event: 'store_away', ...o, retry_after_s: STORE_RETRY_AFTER_S },
+      ),
+    back: (o) => {
+      log('info', `store is back after ${seconds(o.away_ms)}: ${refusedWhileAway} callback(s) were answered 503 meanwhile`, {
+        event: 'store_back',
+        ...o,
+        refused_callbacks: refusedWhileAway,
+      });
+      refusedWhileAway = 0;
+    },
+  });
+  /** While the store is away and the receiver listens: one try of the store after the backoff's delay. */
+  const retryStore = () => {
+    if (retryTimer || !outage.away || !server) return;
+    retryTimer = setTimeout(() => {
+      store.checkWritable().then(
+        () => {
+          retryTimer = undefined;
+          outage.succeeded();
+        },
+        (error: unknown) => {
+          retryTimer = undefined;
+          outage.failed(error);
+          retryStore();
+        },
+      );
+    }, outage.nextRetryMs());
+    retryTimer.unref();
+  };
 
   const reply = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = JSON_HEADERS) => {
     // Answered already, or the sender is gone: nothing to send.
@@ -152,6 +208,20 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
 
   /** The store could not persist an accepted callback: nothing of it was written, and the sender is asked to come back. */
   const unavailable = (res: ServerResponse, eventType: string, taskId: string | null, variant: string, error: unknown) => {
+    if (outage.failed(error)) {
+      refusedWhileAway++;
+      retryStore();
+    } else {
+      log(
+        'error',
+        `a callback${taskId ? ` for task ${taskId}` : ''} was answered 503: the store refused it (${isMissiveError(error) ? error.message : 'write failed'})`,
+        {
+          event: 'callback_refused',
+          task_id: taskId,
+          code: isMissiveError(error) ? error.code : null,
+        },
+      );
+    }
     const reason = `the store could not take the callback now (${isMissiveError(error) ? error.code : 'write failed'}); nothing of it was written, try again in ${STORE_RETRY_AFTER_S}s`;
     arrive({ status: 503, variant, task_id: taskId, event_type: eventType, reason });
     reply(res, 503, { error: { code: 503, message: reason } }, { ...JSON_HEADERS, 'retry-after': String(STORE_RETRY_AFTER_S) });
@@ -246,6 +316,7 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
       // Rolled back whole (its transaction or savepoint): 503, and the sender's retry finds the store back.
       return unavailable(res, eventType, taskId, record.variant, error);
     }
+    outage.succeeded();
     arrive({ status: 202, variant: record.variant, task_id: taskId, event_type: eventType, reason: null });
     res.writeHead(202, JSON_HEADERS).end(alias !== null ? ACCEPTED.linked : ACCEPTED.unlinked);
   }
@@ -300,6 +371,8 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
       const s = server;
       server = undefined;
       url = null;
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
       await new Promise<void>((resolve) => {
         s.close(() => resolve());
         s.closeIdleConnections();

@@ -5,7 +5,7 @@
  */
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { call } from '../api';
-import { toReport } from '../hooks';
+import { toReport, useSharedStore } from '../hooks';
 import { useStore, VIEWS } from '../store';
 
 interface Entry {
@@ -42,6 +42,8 @@ export function CommandPalette({
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const [agents, setAgents] = useState<string[]>([]);
+  // The demo agents live in a personal store only: not offered on a shared one.
+  const sharedStore = useSharedStore();
   const base = useId();
 
   useEffect(() => {
@@ -76,20 +78,24 @@ export function CommandPalette({
           run: () => openInCompose({ agent: alias, mode: 'send', inputs: {} }),
         },
       ]),
-      {
-        id: 'action-demo',
-        group: 'Action',
-        label: 'Start the demo agents',
-        run: async () => {
-          try {
-            const started = await call('demo.start', {});
-            notify('info', `Demo agents started: ${started.agents.map((a) => a.alias).join(', ')}`);
-            setView('agents');
-          } catch (e) {
-            report('Starting the demo agents')(e);
-          }
-        },
-      },
+      ...(sharedStore !== false
+        ? []
+        : [
+            {
+              id: 'action-demo',
+              group: 'Action' as const,
+              label: 'Start the demo agents',
+              run: async () => {
+                try {
+                  const started = await call('demo.start', {});
+                  notify('info', `Demo agents started: ${started.agents.map((a) => a.alias).join(', ')}`);
+                  setView('agents');
+                } catch (e) {
+                  report('Starting the demo agents')(e);
+                }
+              },
+            },
+          ]),
       {
         id: 'action-new-conversation',
         group: 'Action',
@@ -116,7 +122,7 @@ export function CommandPalette({
       { id: 'action-theme', group: 'Action', label: 'Switch theme (dark / light)', run: onToggleTheme },
       { id: 'action-shortcuts', group: 'Action', label: 'Keyboard shortcuts', run: onShowShortcuts },
     ];
-  }, [agents, setView, navigate, openInCompose, notify, onToggleTheme, onShowShortcuts]);
+  }, [agents, sharedStore, setView, navigate, openInCompose, notify, onToggleTheme, onShowShortcuts]);
 
   const shown = entries.filter((e) => matches(e, query));
   const current = shown[Math.min(active, shown.length - 1)];

@@ -6,7 +6,7 @@
  */
 import { useState } from 'react';
 import { call } from '../api';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useLoad, useSharedStore } from '../hooks';
 import { Empty, ErrorBox } from '../components/common';
 import { HealthCell, useAgentHealth } from '../components/Health';
 import { Time } from '../components/Time';
@@ -17,6 +17,7 @@ import '../agents.css';
 
 export function AgentsView() {
   const list = useLoad(() => call('agents.list', {}), []);
+  const sharedStore = useSharedStore();
   const health = useAgentHealth();
   const reloadAll = async () => void (await Promise.all([list.run(), health.reload()]));
   /** A new key empties the register form after a registration. */
@@ -71,9 +72,11 @@ export function AgentsView() {
       <div className="card">
         <div className="card-head">
           <h3>Register an agent</h3>
-          <button type="button" className="small secondary" onClick={() => void demo.run()} disabled={demo.busy} data-testid="start-demo">
-            Start demo agents
-          </button>
+          {sharedStore === false ? (
+            <button type="button" className="small secondary" onClick={() => void demo.run()} disabled={demo.busy} data-testid="start-demo">
+              Start demo agents
+            </button>
+          ) : null}
         </div>
         <AgentForm
           key={formKey}
@@ -105,7 +108,9 @@ export function AgentsView() {
       <ErrorBox error={demo.error ?? list.error ?? remove.error} />
       {agents.length === 0 ? (
         <Empty title="No agents yet">
-          Register one by alias and base URL (with its auth, when it needs some), or press “Start demo agents” to try everything with embedded agents.
+          {sharedStore
+            ? 'Register one by alias and base URL (with its auth, when it needs some): every user of this shared store sees it. The demo agents run on a personal store only.'
+            : 'Register one by alias and base URL (with its auth, when it needs some), or press “Start demo agents” to try everything with embedded agents.'}
         </Empty>
       ) : (
         <>

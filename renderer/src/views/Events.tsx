@@ -26,7 +26,26 @@ interface Row {
   agentAlias: string | null;
   payload: unknown;
   metadata: unknown;
+  /** Who wrote it; null for an event journaled before missive recorded it. */
+  actor: Actor | null;
 }
+
+interface Actor {
+  host: string;
+  user: string;
+  id: string;
+}
+
+/** A live row's actor, as loosely as the event channel types it. */
+function actorOf(value: unknown): Actor | null {
+  const host = stringOf(jsonAt(value, 'host'));
+  const user = stringOf(jsonAt(value, 'user'));
+  const id = stringOf(jsonAt(value, 'id'));
+  return host !== null && user !== null && id !== null ? { host, user, id } : null;
+}
+
+/** Who, in a few characters: `alice@build-1`. */
+const whoOf = (actor: Actor | null) => (actor ? `${actor.user}@${actor.host}` : '');
 
 /** A live row: the same journal row, though its event channel only types the sequence and the type. */
 const tailRow = (e: EventPayload<'events.appended'>['events'][number]): Row => ({
@@ -40,6 +59,7 @@ const tailRow = (e: EventPayload<'events.appended'>['events'][number]): Row => (
   agentAlias: stringOf(e.agentAlias),
   payload: e.payload,
   metadata: e.metadata,
+  actor: actorOf(e.actor),
 });
 
 /** How many of the newest matching events a load reads. */
@@ -53,6 +73,8 @@ interface Query {
   search: string;
   context: string;
   task: string;
+  host: string;
+  user: string;
 }
 
 /**
@@ -62,6 +84,8 @@ interface Query {
 function matchesQuery(row: Row, q: Query): boolean {
   if (q.context && row.contextId !== q.context) return false;
   if (q.task && row.taskId !== q.task) return false;
+  if (q.host && row.actor?.host !== q.host) return false;
+  if (q.user && row.actor?.user !== q.user) return false;
   if (!q.search) return true;
   const needle = q.search.toLowerCase();
   if ([row.type, row.agentAlias, row.contextId, row.taskId].some((v) => !!v && v.toLowerCase().includes(needle))) return true;
@@ -95,7 +119,12 @@ export function EventsView() {
   const [type, setType] = useState('');
   const [contextText, setContextText] = useState('');
   const [taskText, setTaskText] = useState('');
-  const typed = useMemo<Query>(() => ({ search: searchText.trim(), context: contextText.trim(), task: taskText.trim() }), [searchText, contextText, taskText]);
+  const [hostText, setHostText] = useState('');
+  const [userText, setUserText] = useState('');
+  const typed = useMemo<Query>(
+    () => ({ search: searchText.trim(), context: contextText.trim(), task: taskText.trim(), host: hostText.trim(), user: userText.trim() }),
+    [searchText, contextText, taskText, hostText, userText],
+  );
   const query = useDebounced(typed, 300);
   const [tail, setTail] = useState<Tail>(EMPTY_TAIL);
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
@@ -105,7 +134,13 @@ export function EventsView() {
   const loads = useRef(0);
   const load = useAction(async (q: Query) => {
     const mine = ++loads.current;
-    const filters = { ...(q.search ? { search: q.search } : {}), ...(q.context ? { contextId: q.context } : {}), ...(q.task ? { taskId: q.task } : {}) };
+    const filters = {
+      ...(q.search ? { search: q.search } : {}),
+      ...(q.context ? { contextId: q.context } : {}),
+      ...(q.task ? { taskId: q.task } : {}),
+      ...(q.host ? { actorHost: q.host } : {}),
+      ...(q.user ? { actorUser: q.user } : {}),
+    };
     const pages: Row[][] = [];
     let count = 0;
     let before: number | undefined;
@@ -174,6 +209,12 @@ export function EventsView() {
         <Field label="Task id">
           <input name="event-task" value={taskText} onChange={(e) => setTaskText(e.target.value)} placeholder="exact id" />
         </Field>
+        <Field label="Host">
+          <input name="event-host" value={hostText} onChange={(e) => setHostText(e.target.value)} placeholder="exact hostname" />
+        </Field>
+        <Field label="User">
+          <input name="event-user" value={userText} onChange={(e) => setUserText(e.target.value)} placeholder="exact OS user" />
+        </Field>
         <button type="button" onClick={reload} disabled={load.busy}>
           Reload
         </button>
@@ -208,6 +249,7 @@ export function EventsView() {
             <span>Type</span>
             <span>Agent</span>
             <span>Task / context</span>
+            <span>Who</span>
           </div>
           <EventList
             testId="event-list"
@@ -223,6 +265,9 @@ export function EventsView() {
                 <span className="etype">{r.type}</span>
                 <span className="muted">{r.agentAlias ?? ''}</span>
                 <span className="mono muted">{r.taskId ?? r.contextId ?? ''}</span>
+                <span className="muted event-who" title={r.actor ? `${r.actor.user}@${r.actor.host} (${r.actor.id})` : 'not recorded'}>
+                  {whoOf(r.actor)}
+                </span>
               </>
             )}
             renderDetail={(r) => <EventDetail row={r} />}
@@ -246,6 +291,12 @@ function EventDetail({ row }: { row: Row }) {
         </dd>
         <dt>Source</dt>
         <dd>{row.source ?? '-'}</dd>
+        <dt>Host</dt>
+        <dd className="mono">{row.actor?.host ?? '-'}</dd>
+        <dt>User</dt>
+        <dd className="mono">{row.actor?.user ?? '-'}</dd>
+        <dt>Actor</dt>
+        <dd className="mono">{row.actor?.id ?? '-'}</dd>
         <dt>Context</dt>
         <dd className="mono">{row.contextId ? <IdLink kind="context" id={row.contextId} label={row.contextId} /> : '-'}</dd>
         <dt>Task</dt>

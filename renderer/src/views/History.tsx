@@ -34,11 +34,13 @@ const messageExchange = (wire: WireExchange[] | null | undefined) => wire?.find(
 /**
  * One label per entry, never two that disagree: a call that returned a task shows the task's state (`task failed`:
  * the call itself went through, the task failed), a call that failed says so (`call failed`), a direct answer reads
- * `answered`, and a call still running `running`.
+ * `answered`, a call still running `running`, and a job's send whose answer was never recorded `unconfirmed`.
  */
 export function outcomeLabel(entry: Pick<HistoryEntry, 'outcome' | 'state'>): { text: string; state: string } {
   if (entry.outcome === 'failed') return { text: entry.state ? `call failed · task ${entry.state}` : 'call failed', state: 'failed' };
   if (entry.outcome === 'running') return { text: entry.state ? `running · task ${entry.state}` : 'running', state: 'working' };
+  // A job gave up on it without knowing whether the agent got it; the agent's task, once asked about (task list --remote).
+  if (entry.outcome === 'unconfirmed') return { text: entry.state ? `unconfirmed · task ${entry.state}` : 'unconfirmed', state: 'unknown' };
   return entry.state ? { text: `task ${entry.state}`, state: entry.state } : { text: 'answered', state: 'completed' };
 }
 

@@ -6,6 +6,8 @@ import { count, dialect, loose, maybeText, reportedError, selectedInterface, tex
 export const agentView = loose({
   alias: text,
   source: z.enum(['local', 'config_seed', 'discovered']),
+  /** `shared`: a row of the team's PostgreSQL store; `personal`: from this user's config file; `local`: this user's own store. */
+  scope: z.enum(['shared', 'personal', 'local']),
   read_only: z.boolean(),
   base_url: text,
   interface_urls: z.record(z.string(), z.string()),

@@ -47,6 +47,8 @@ export const journalEvent = loose({
   taskId: maybeText,
   payload: z.unknown(),
   metadata: z.record(z.string(), z.unknown()),
+  /** Who wrote it (core/store/actor.ts): host, OS user, actor id; null for an event journaled before missive recorded it. */
+  actor: z.object({ host: text, user: text, id: text }).nullable(),
 });
 
 /** A local context (core/store/repos/contexts.ts `ContextRow`); in lists with its counts (`ContextSummary`). */

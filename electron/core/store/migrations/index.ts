@@ -10,6 +10,7 @@ import * as cardKeys from './0009-card-keys.js';
 import * as durableJobs from './0010-durable-jobs.js';
 import * as appendOnlyJournal from './0011-append-only-journal.js';
 import * as gatewayLease from './0012-gateway-lease.js';
+import * as actors from './0013-actors.js';
 
 import type { Migration } from '../migration.js';
 
@@ -29,4 +30,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 10, name: durableJobs.name, sql: durableJobs.sql },
   { version: 11, name: appendOnlyJournal.name, sql: appendOnlyJournal.sql },
   { version: 12, name: gatewayLease.name, sql: gatewayLease.sql },
+  { version: 13, name: actors.name, sql: actors.sql },
 ];

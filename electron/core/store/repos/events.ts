@@ -62,6 +62,13 @@ const FILTER_COLUMNS = [
   ['event_type', 'type'],
 ] as const;
 
+/** The filters on who acted (schema v13): exact, and never an index's. */
+const ACTOR_COLUMNS = [
+  ['actor_host', 'actorHost'],
+  ['actor_user', 'actorUser'],
+  ['actor_id', 'actorId'],
+] as const;
+
 /**
  * The SQL and parameters `listEvents` runs for `query` (the bench and tests EXPLAIN it). It reads one index, picked
  * here rather than by SQLite (which has no statistics to pick by): a narrow `since`'s, else the most selective
@@ -79,6 +86,13 @@ export function eventQuerySql(db: Db, query: EventQuery = {}): { sql: string; pa
     where.push(`${indexed ? '+' : ''}${column} = ?`);
     params.push(value);
     indexed = true;
+  }
+  // Who acted: no index of their own (schema v13), they filter the rows the plan reads.
+  for (const [column, key] of ACTOR_COLUMNS) {
+    const value = query[key];
+    if (!value) continue;
+    where.push(`${column} = ?`);
+    params.push(value);
   }
   if (query.since) {
     where.push(`${narrowSince ? '' : '+'}timestamp >= ?`);

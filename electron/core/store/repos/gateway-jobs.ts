@@ -14,7 +14,8 @@ import {
   finishParams,
   idPrefix,
   insertOperatorParams,
-  JOB_COLUMNS as COLUMNS,
+  insertOperators,
+  OPERATOR_INSERT_BATCH,
   JOBS,
   OPERATOR_COLUMNS,
   OPERATOR_IN,
@@ -57,7 +58,7 @@ export function claimJob(db: Db, jobId: string, owner: string, lockedUntil: stri
  * IMMEDIATE transaction: no other connection writes between the read and the claims, so two gateways claiming at once
  * never get the same job. The claimed rows as they are now (state running, attempts counted), oldest due first.
  */
-export function claimDueJobs(db: Db, owner: string, lockedUntil: string, limit: number, dueBy?: string): JobRow[] {
+export function claimDueJobs(db: Db, owner: string, lockedUntil: string, limit: number, dueBy?: string): StoredJob[] {
   return db
     .transaction(() => {
       const now = nowIso();
@@ -66,8 +67,8 @@ export function claimDueJobs(db: Db, owner: string, lockedUntil: string, limit: 
           `SELECT job_id FROM gateway_jobs WHERE (state IN ('queued','retrying') AND (next_run_at IS NULL OR next_run_at <= ?)) OR ${EXPIRED} ORDER BY next_run_at, job_id LIMIT ?`,
         )
         .all(dueBy ?? now, now, limit) as Array<{ job_id: string }>;
-      const read = db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE job_id = ?`);
-      return due.filter((j) => claimJob(db, j.job_id, owner, lockedUntil)).map((j) => read.get(j.job_id) as JobRow);
+      const read = db.prepare(`SELECT ${OPERATOR_COLUMNS}, request_json FROM gateway_jobs WHERE job_id = ?`);
+      return due.filter((j) => claimJob(db, j.job_id, owner, lockedUntil)).map((j) => read.get(j.job_id) as StoredJob);
     })
     .immediate();
 }
@@ -99,6 +100,15 @@ export function retryJob(
 /** Records an operator job, queued to run at once. */
 export function insertOperatorJob(db: Db, j: NewOperatorJob): void {
   db.prepare(JOBS.insertOperator.sqlite).run(...insertOperatorParams(j, nowIso()));
+}
+
+/** Records many operator jobs, queued to run at once, in multi-row INSERTs (the caller's transaction makes them one commit). */
+export function insertOperatorJobs(db: Db, list: readonly NewOperatorJob[]): void {
+  const now = nowIso();
+  for (let i = 0; i < list.length; i += OPERATOR_INSERT_BATCH) {
+    const batch = list.slice(i, i + OPERATOR_INSERT_BATCH);
+    db.prepare(insertOperators(batch.length).sqlite).run(...batch.flatMap((j) => insertOperatorParams(j, now)));
+  }
 }
 
 /** The operator jobs whose id is `id` or starts with it (a short id from `job list`). */
@@ -151,6 +161,16 @@ export const reclaimOrphans = (db: Db): number =>
     .prepare(`UPDATE gateway_jobs SET state = 'retrying', locked_by = NULL, locked_until = NULL, next_run_at = ?, updated_at = ? WHERE state = 'running'`)
     .run(nowIso(), nowIso()).changes;
 
+/** Makes due now the running jobs `owner` holds but no longer runs (not among `running`); how many. */
+export function releaseClaims(db: Db, owner: string, running: readonly string[]): number {
+  const now = nowIso();
+  return db
+    .prepare(
+      `UPDATE gateway_jobs SET locked_until = ?, updated_at = ? WHERE state = 'running' AND locked_by = ? AND job_id NOT IN (SELECT value FROM json_each(?))`,
+    )
+    .run(now, now, owner, JSON.stringify(running)).changes;
+}
+
 export const jobCounts = (db: Db) =>
   Object.fromEntries((db.prepare(JOBS.counts.sqlite).all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n])) as Partial<
     Record<JobState, number>
@@ -164,9 +184,11 @@ export const sqliteJobs: WithDb<JobRepository, Db> = {
   queueFollow: queueJob,
   claimDue: claimDueJobs,
   renewClaim,
+  releaseClaims,
   finish: finishJob,
   retry: retryJob,
   insertOperator: insertOperatorJob,
+  insertOperators: insertOperatorJobs,
   findOperator: findOperatorJobs,
   getOperator: getOperatorJob,
   listOperator: listOperatorJobs,

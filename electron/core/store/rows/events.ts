@@ -5,6 +5,7 @@
 import { rowId } from '../row-id.js';
 import { redactShared } from '../../security/redact.js';
 import { currentEventSource } from '../event-source.js';
+import { currentActor, type Actor } from '../actor.js';
 import { errorFromReport, isMissiveError, type ErrorReport } from '../../../../shared/errors.js';
 import { storedJson, storedRow } from '../stored-json.js';
 
@@ -32,6 +33,8 @@ export interface EventRow {
   taskId: string | null;
   payload: unknown;
   metadata: Record<string, unknown>;
+  /** Who wrote it: host, OS user and actor id (store/actor.ts); null for a row journaled before missive recorded them. */
+  actor: Actor | null;
   /**
    * Set when the row cannot be read (changed outside missive: its payload or metadata is not JSON, nests deeper than
    * MAX_JSON_DEPTH, or has the wrong shape): the `storage::corrupt_row` error naming it; `payload` is then null and
@@ -41,13 +44,17 @@ export interface EventRow {
 }
 
 /** The columns an append writes, in the order of `eventValues`. */
-export const INSERTED_EVENT_COLUMNS = 'event_id, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json';
+export const INSERTED_EVENT_COLUMNS =
+  'event_id, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json, actor_host, actor_user, actor_id';
 /**
  * The values of the row `event` is appended as (INSERTED_EVENT_COLUMNS), payload and metadata redacted, and its id:
- * what SQLite's append and PostgreSQL's (postgres/repos/journal.ts) write.
+ * what SQLite's append and PostgreSQL's (postgres/repos/journal.ts) write. Who acts (store/actor.ts) goes in columns
+ * of its own, never in the payload.
  */
 export function eventValues(event: NewEvent, knownSecrets: readonly string[] = []): { eventId: string; values: unknown[] } {
   const eventId = event.eventId ?? rowId();
+  const source = event.source ?? currentEventSource();
+  const actor = currentActor(source);
   // Only serialised here: redactShared copies nothing where there is nothing to redact (a stream's event usually).
   const payload = redactShared(event.payload ?? {}, knownSecrets);
   const metadata = event.metadata ? redactShared(event.metadata, knownSecrets) : {};
@@ -55,7 +62,7 @@ export function eventValues(event: NewEvent, knownSecrets: readonly string[] = [
     eventId,
     values: [
       eventId,
-      event.source ?? currentEventSource(),
+      source,
       event.type,
       event.agentAlias ?? null,
       event.contextId ?? null,
@@ -63,6 +70,9 @@ export function eventValues(event: NewEvent, knownSecrets: readonly string[] = [
       event.dedupeKey ?? null,
       JSON.stringify(payload),
       JSON.stringify(metadata),
+      actor.host,
+      actor.user,
+      actor.id,
     ],
   };
 }
@@ -79,7 +89,15 @@ export interface RawEvent {
   task_id: string | null;
   payload_json: string;
   metadata_json: string;
+  /** NULL in rows journaled before schema v13 (PostgreSQL v4); absent from reads that do not select them. */
+  actor_host?: string | null;
+  actor_user?: string | null;
+  actor_id?: string | null;
 }
+
+/** Who wrote a row: null when it predates the actor columns (all three are written together). */
+const actorOf = (r: Pick<RawEvent, 'actor_host' | 'actor_user' | 'actor_id'>): Actor | null =>
+  r.actor_id == null ? null : { host: r.actor_host ?? '', user: r.actor_user ?? '', id: r.actor_id };
 
 /**
  * An `events` row decoded (PostgreSQL returns its BIGINT sequence as a string). A row whose payload or metadata
@@ -97,6 +115,7 @@ export function eventRowOf(r: Omit<RawEvent, 'sequence'> & { sequence: number | 
     agentAlias: r.agent_alias,
     contextId: r.context_id,
     taskId: r.task_id,
+    actor: actorOf(r),
   };
   const at = storedRow('events', { sequence, event_id: r.event_id });
   try {

@@ -52,6 +52,8 @@ export interface StoredJob extends JobRow {
   dispatched: number;
   /** The message id the request left under, when it has one (send, stream). */
   dispatch_message_id: string | null;
+  /** The gateway that claimed its last attempt (its id; `locked_by` is cleared when an attempt ends): schema v13. */
+  last_run_by?: string | null;
 }
 
 const JOB_KINDS: readonly JobKind[] = ['task_subscription', 'task_poll', ...OPERATOR_KINDS];

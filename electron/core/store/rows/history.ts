@@ -1,6 +1,7 @@
 /** The request history's rows (journal rows, message rows, a thread's artifacts) and their decoders. Neither engine owns this module. */
 import { storedJson, storedRow } from '../stored-json.js';
 import { isMissiveError } from '../../../../shared/errors.js';
+import type { Actor } from '../actor.js';
 
 export type RequestOperation = 'send' | 'stream';
 
@@ -26,6 +27,8 @@ export interface JournalRow {
   contextId: string | null;
   taskId: string | null;
   payload: Record<string, unknown>;
+  /** Who wrote it (store/actor.ts); null for an event journaled before schema v13 (PostgreSQL v4). */
+  actor: Actor | null;
 }
 
 /** A journal row as the database returns it (PostgreSQL's BIGINT sequence as a string: `journalRowOf` converts it). */
@@ -37,10 +40,13 @@ export interface RawJournalRow {
   context_id: string | null;
   task_id: string | null;
   payload_json: string;
+  actor_host?: string | null;
+  actor_user?: string | null;
+  actor_id?: string | null;
 }
 
 /** The columns of a journal row (`RawJournalRow`). */
-export const JOURNAL_COLUMNS = 'sequence, timestamp, event_type, agent_alias, context_id, task_id, payload_json';
+export const JOURNAL_COLUMNS = 'sequence, timestamp, event_type, agent_alias, context_id, task_id, payload_json, actor_host, actor_user, actor_id';
 
 /** A raw row as a JournalRow (also the PostgreSQL store's decoder); a payload that cannot be read is storage::corrupt_row. */
 export const journalRowOf = (r: RawJournalRow): JournalRow => ({
@@ -51,6 +57,7 @@ export const journalRowOf = (r: RawJournalRow): JournalRow => ({
   contextId: r.context_id,
   taskId: r.task_id,
   payload: storedJson(r.payload_json, storedRow('events', { sequence: Number(r.sequence) }), 'payload_json', 'object'),
+  actor: r.actor_id == null ? null : { host: r.actor_host ?? '', user: r.actor_user ?? '', id: r.actor_id },
 });
 
 /**

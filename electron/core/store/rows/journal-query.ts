@@ -9,6 +9,10 @@ export interface EventQuery {
   agentAlias?: string;
   contextId?: string;
   taskId?: string;
+  /** Who wrote it (store/actor.ts): the host, the OS user, the actor id (a gateway's id, `cli:<pid>`…); exact. */
+  actorHost?: string;
+  actorUser?: string;
+  actorId?: string;
   afterSequence?: number;
   /** Only sequences below this one, and with `fromSequence` from that one on: the window of sequences one statement of a bounded read scans (sqlite/journal-reads.ts `page`). */
   beforeSequence?: number;

@@ -7,6 +7,7 @@ import type { Db } from '../db.js';
 import { sqliteConversation } from '../repos/conversation.js';
 import { sqliteRecords } from '../repos/collective-records.js';
 import { appendEvent } from '../repos/events.js';
+import { sqliteJobs } from '../repos/gateway-jobs.js';
 import { sqliteEventKeys } from '../repos/journal.js';
 import type { WithDb } from '../repository-forms.js';
 import type { ConversationRepository, Steps } from '../storage.js';
@@ -20,7 +21,11 @@ export function runStepsSync<T>(db: Db, steps: Steps<T>): T {
   while (!next.done) {
     const step = next.value;
     const value =
-      step.op === 'append' ? appendEvent(db, ...step.args) : (SQLITE_CONVERSATION[step.op] as (db: Db, ...args: unknown[]) => unknown)(db, ...step.args);
+      step.op === 'append'
+        ? appendEvent(db, ...step.args)
+        : step.op === 'jobs'
+          ? (sqliteJobs[step.method] as (db: Db, ...args: unknown[]) => unknown)(db, ...step.args)
+          : (SQLITE_CONVERSATION[step.op] as (db: Db, ...args: unknown[]) => unknown)(db, ...step.args);
     next = steps.next(value);
   }
   return next.value;

@@ -3,7 +3,7 @@ import { fragment, sql } from '../sql.js';
 import { INSERTED_EVENT_COLUMNS } from '../rows/events.js';
 
 /** An append (the values of rows/events.ts `eventValues`); a dedupe key seen before inserts nothing. */
-export const APPEND = fragment`INSERT INTO events (${INSERTED_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING`;
+export const APPEND = fragment`INSERT INTO events (${INSERTED_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING`;
 
 export const EVENTS = {
   /** Whether an event with this dedupe key is journaled. */

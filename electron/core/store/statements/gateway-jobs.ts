@@ -3,13 +3,13 @@
  * statement that skips the rows another claim holds (FOR UPDATE SKIP LOCKED), SQLite in one IMMEDIATE transaction;
  * so does a lookup of many ids (SQLite's json_each, PostgreSQL's array). Those are in each engine's repos.
  */
-import { fragment, sql } from '../sql.js';
+import { fragment, numbered, sql, type Statement } from '../sql.js';
 import { OPERATOR_KINDS, type FollowKind, type NewOperatorJob } from '../rows/gateway-jobs.js';
 import { COUNT, TEXT_PARAM } from './common.js';
 
 export const JOB_COLUMNS = `job_id, kind, state, agent_alias, context_id, task_id, retry_count, max_attempts, backoff_ms, last_error, next_run_at, locked_by, completed_at, updated_at, locked_until, group_name, target_task_id, attempts, created_at`;
 export const OPERATOR_IN = `(${OPERATOR_KINDS.map((k) => `'${k}'`).join(',')})`;
-export const OPERATOR_COLUMNS = `${JOB_COLUMNS}, summary_json, result_json, dispatched, dispatch_message_id`;
+export const OPERATOR_COLUMNS = `${JOB_COLUMNS}, summary_json, result_json, dispatched, dispatch_message_id, last_run_by`;
 /** Claim order: oldest run time first (a null one first), then id. */
 export const DUE_ORDER = `next_run_at NULLS FIRST, job_id`;
 /** `owner` (given twice), when not null, must still hold the running job (a cancel or a takeover wins over a late finish). */
@@ -57,6 +57,23 @@ export const JOBS = {
   counts: sql`SELECT state, ${COUNT} AS n FROM gateway_jobs GROUP BY state`,
   unfinished: sql`SELECT ${JOB_COLUMNS} FROM gateway_jobs WHERE state IN ('queued','running','retrying') ORDER BY ${DUE_ORDER}`,
 };
+
+/** Rows per multi-row INSERT of operator jobs (`job start --from-file`): 10 parameters each, far below either engine's limit. */
+export const OPERATOR_INSERT_BATCH = 500;
+
+const insertOperatorsMemo = new Map<number, Statement>();
+
+/** `insertOperator` for `rows` jobs in one statement (its parameters: insertOperatorParams of each, in order). */
+export function insertOperators(rows: number): Statement {
+  let statement = insertOperatorsMemo.get(rows);
+  if (!statement) {
+    const values = Array.from({ length: rows }, () => `(?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`).join(', ');
+    const text = `INSERT INTO gateway_jobs (job_id, kind, state, agent_alias, group_name, context_id, target_task_id, request_json, summary_json, max_attempts, next_run_at) VALUES ${values}`;
+    statement = { sqlite: text, postgres: numbered(text) };
+    if (insertOperatorsMemo.size < 8) insertOperatorsMemo.set(rows, statement);
+  }
+  return statement;
+}
 
 /** A job id as a LIKE pattern of the ids it starts (`\`, `%` and `_` escaped). */
 export const idPrefix = (id: string): string => `${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

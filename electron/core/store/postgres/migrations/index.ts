@@ -2,6 +2,7 @@ import type { Migration } from '../../migration.js';
 import * as init from './0001-init.js';
 import * as journalReads from './0002-journal-reads.js';
 import * as jobQueue from './0003-job-queue.js';
+import * as actors from './0004-actors.js';
 
 /**
  * The PostgreSQL store's migrations: ordered, append-only, their own versions and checksums (ledger in each profile's
@@ -12,4 +13,5 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 1, name: init.name, sql: init.sql },
   { version: 2, name: journalReads.name, sql: journalReads.sql },
   { version: 3, name: jobQueue.name, sql: jobQueue.sql },
+  { version: 4, name: actors.name, sql: actors.sql },
 ];

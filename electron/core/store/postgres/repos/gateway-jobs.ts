@@ -12,7 +12,8 @@ import {
   finishParams,
   idPrefix,
   insertOperatorParams,
-  JOB_COLUMNS as COLUMNS,
+  insertOperators,
+  OPERATOR_INSERT_BATCH,
   JOBS,
   OPERATOR_COLUMNS,
   OPERATOR_IN,
@@ -51,7 +52,7 @@ export function jobRepository(query: Query): JobRepository {
      */
     async claimDue(owner, lockedUntil, limit, dueBy) {
       const now = nowIso();
-      const { rows } = await run<JobRow>(
+      const { rows } = await run<StoredJob>(
         query,
         'jobs.claimDue',
         `WITH picked AS MATERIALIZED (
@@ -61,7 +62,7 @@ export function jobRepository(query: Query): JobRepository {
            UPDATE gateway_jobs SET state = 'running', locked_by = $1, locked_until = $2,
              attempts = CASE WHEN kind IN ${OPERATOR_IN} THEN retry_count + 1 ELSE attempts + 1 END, updated_at = $3
            WHERE job_id IN (SELECT job_id FROM picked) AND ${due(3, 5)}
-           RETURNING ${COLUMNS}
+           RETURNING ${OPERATOR_COLUMNS}, request_json
          )
          SELECT * FROM claimed ORDER BY ${DUE_ORDER}`,
         [owner, lockedUntil, now, limit, dueBy ?? now],
@@ -72,6 +73,17 @@ export function jobRepository(query: Query): JobRepository {
     async renewClaim(jobId, owner, lockedUntil) {
       const result = await run(query, 'jobs.renewClaim', JOBS.renewClaim, [lockedUntil, nowIso(), jobId, owner]);
       return changed(result) === 1;
+    },
+
+    async releaseClaims(owner, running) {
+      const now = nowIso();
+      const result = await run(
+        query,
+        'jobs.releaseClaims',
+        `UPDATE gateway_jobs SET locked_until = $1, updated_at = $1 WHERE state = 'running' AND locked_by = $2 AND NOT (job_id = ANY($3::text[]))`,
+        [now, owner, [...running]],
+      );
+      return changed(result);
     },
 
     async finish(jobId, state, result, error = null, owner = null) {
@@ -86,6 +98,19 @@ export function jobRepository(query: Query): JobRepository {
 
     async insertOperator(j) {
       await run(query, 'jobs.insertOperator', JOBS.insertOperator, insertOperatorParams(j, nowIso()));
+    },
+
+    async insertOperators(list) {
+      const now = nowIso();
+      for (let i = 0; i < list.length; i += OPERATOR_INSERT_BATCH) {
+        const batch = list.slice(i, i + OPERATOR_INSERT_BATCH);
+        await run(
+          query,
+          'jobs.insertOperators',
+          insertOperators(batch.length),
+          batch.flatMap((j) => insertOperatorParams(j, now)),
+        );
+      }
     },
 
     async findOperator(id) {

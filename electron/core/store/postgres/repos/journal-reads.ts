@@ -37,7 +37,8 @@ import type { JournalCursor, JournalFilters, JournalReader } from '../../storage
 import { run, type Query } from './query.js';
 
 /** The columns of an events row the readers decode (`eventRowOf`). */
-export const EVENT_READ_COLUMNS = 'sequence, event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json';
+export const EVENT_READ_COLUMNS =
+  'sequence, event_id, timestamp, source, event_type, agent_alias, context_id, task_id, payload_json, metadata_json, actor_host, actor_user, actor_id';
 
 /**
  * What `--outcome failed` keeps (repos/journal-query.ts), a payload field read by json_text_path (v2) as SQLite's
@@ -65,6 +66,9 @@ function filterTerms(query: JournalFilters, p: Params): string[] {
   if (query.contextId) where.push(`context_id = ${p.add(query.contextId)}`);
   if (query.agentAlias) where.push(`agent_alias = ${p.add(query.agentAlias)}`);
   if (query.type) where.push(`event_type = ${p.add(query.type)}`);
+  if (query.actorHost) where.push(`actor_host = ${p.add(query.actorHost)}`);
+  if (query.actorUser) where.push(`actor_user = ${p.add(query.actorUser)}`);
+  if (query.actorId) where.push(`actor_id = ${p.add(query.actorId)}`);
   if (query.typePrefix) where.push(`event_type LIKE ${p.add(`${containsPattern(query.typePrefix).slice(1, -1)}%`)}`);
   if (query.since) where.push(`timestamp >= ${p.add(query.since)}`);
   if (query.outcome === 'failed') where.push(FAILED_SQL);
