@@ -14,13 +14,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, appendFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
+import { INSTALL_HELP, startThrowAwayCluster } from './pg-cluster.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,39 +28,7 @@ declare module 'vitest' {
   }
 }
 
-export const INSTALL_HELP =
-  'The tests need PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/<version>/bin: ' +
-  'install them with `apt-get install postgresql` (Debian/Ubuntu; .ci/run does), ' +
-  'or point MISSIVE_TEST_PG_URL at a server you run (postgres://user:password@127.0.0.1:port/postgres).';
-
-/** The newest Debian PostgreSQL bin folder, or undefined. */
-export function binDir(): string | undefined {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')) && existsSync(join(root, v, 'bin', 'pg_ctl')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] && join(root, versions[0], 'bin');
-}
-
-export const isRoot = () => process.getuid?.() === 0;
-
-/** Runs a PostgreSQL tool, as the `postgres` user when we are root (initdb and postgres refuse root). */
-export function asPostgres(command: string, args: string[]): string {
-  const [file, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-  return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { INSTALL_HELP };
 
 /** A CA and a server certificate for 127.0.0.1 (EC keys: quick to make), in `dir`. */
 function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
@@ -90,89 +57,27 @@ function makeCertificates(dir: string): { ca: string; cert: string; key: string 
   return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
 }
 
-/** Gives the folder (and all in it) to the `postgres` user when we are root. */
-export function handOver(dir: string): void {
-  if (!isRoot()) return;
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  chownSync(dir, uid, gid);
-  for (const f of readdirSync(dir)) chownSync(join(dir, f), uid, gid);
-}
-
 interface Cluster {
   url: string;
   ca: string;
   stop(): void;
 }
 
-async function startCluster(bin: string): Promise<Cluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'missive-pg-'));
-  const data = join(dir, 'data');
-  const log = join(dir, 'postgres.log');
-  const password = randomBytes(18).toString('hex');
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  try {
-    writeFileSync(join(dir, 'pwfile'), `${password}\n`, { mode: 0o600 });
-    const tls = makeCertificates(dir);
-    chmodSync(tls.key, 0o600);
-    chmodSync(dir, 0o755);
-    handOver(dir);
-    asPostgres(join(bin, 'initdb'), [
-      '-D',
-      data,
-      '-U',
-      'postgres',
-      '--auth-host=scram-sha-256',
-      '--auth-local=trust',
-      `--pwfile=${join(dir, 'pwfile')}`,
-      '-E',
-      'UTF8',
-      '--no-locale',
-      '--no-sync',
-    ]);
-    // Bounded: a port taken between freePort() and the start is tried again, three times at most.
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      appendFileSync(
-        join(data, 'postgresql.conf'),
-        [
-          '',
-          `port = ${port}`,
-          "listen_addresses = '127.0.0.1'",
-          `unix_socket_directories = '${dir}'`,
-          'fsync = off',
-          'synchronous_commit = off',
-          'full_page_writes = off',
-          'max_connections = 300',
-          'ssl = on',
-          `ssl_cert_file = '${tls.cert}'`,
-          `ssl_key_file = '${tls.key}'`,
-          '',
-        ].join('\n'),
-      );
-      try {
-        asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', 'start']);
-      } catch (error) {
-        const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-15).join('\n') : '';
-        if (attempt < 3 && /already in use|could not bind/i.test(tail)) continue;
-        throw new Error(`PostgreSQL for the tests did not start: ${(error as Error).message}\n${tail}`);
-      }
-      return {
-        url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-        ca: tls.ca,
-        stop() {
-          try {
-            asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
-          } finally {
-            cleanup();
-          }
-        },
-      };
-    }
-  } catch (error) {
-    cleanup();
-    throw error;
-  }
+/** The run's cluster (pg-cluster.ts's recipe) with TLS on: a throw-away CA and a server certificate for 127.0.0.1. */
+async function startCluster(): Promise<Cluster> {
+  let ca = '';
+  const cluster = await startThrowAwayCluster({
+    prefix: 'missive-pg-',
+    what: 'PostgreSQL for the tests',
+    maxConnections: 300,
+    prepare: (dir) => {
+      const tls = makeCertificates(dir);
+      chmodSync(tls.key, 0o600);
+      ca = tls.ca;
+      return ['ssl = on', `ssl_cert_file = '${tls.cert}'`, `ssl_key_file = '${tls.key}'`];
+    },
+  });
+  return { url: cluster.url, ca, stop: cluster.remove };
 }
 
 /** vitest globalSetup: the cluster for the run (or the one MISSIVE_TEST_PG_URL names); returns the teardown. */
@@ -183,9 +88,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
     project.provide('MISSIVE_TEST_PG_CA', process.env.MISSIVE_TEST_PG_CA ?? '');
     return () => undefined;
   }
-  const bin = binDir();
-  if (!bin) throw new Error(`No PostgreSQL found. ${INSTALL_HELP}`);
-  const cluster = await startCluster(bin);
+  const cluster = await startCluster();
   process.env.MISSIVE_TEST_PG_URL = cluster.url;
   process.env.MISSIVE_TEST_PG_CA = cluster.ca;
   project.provide('MISSIVE_TEST_PG_URL', cluster.url);

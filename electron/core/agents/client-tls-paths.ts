@@ -12,6 +12,7 @@ import { configError, usageError } from '../../../shared/errors.js';
 import type { EffectiveConfig } from '../config/load.js';
 import type { AgentSection } from '../config/schema.js';
 import type { ClientTlsPaths } from '../store/rows/agents.js';
+import { fileKind } from '../security/file-kind.js';
 
 /** What the operator typed (flags or config keys), before paths are made absolute. */
 export interface ClientTlsInput {
@@ -35,16 +36,7 @@ export function clientTlsFileProblem(stats: Stats): { code: 'client_tls_not_a_fi
       why: `is larger than ${CLIENT_TLS_MAX_BYTES / MIB} MiB (${Math.ceil(stats.size / MIB)} MiB): PEM files are a few KiB`,
     };
   }
-  const kind = stats.isDirectory()
-    ? 'a folder'
-    : stats.isFIFO()
-      ? 'a FIFO (named pipe)'
-      : stats.isCharacterDevice() || stats.isBlockDevice()
-        ? 'a device'
-        : stats.isSocket()
-          ? 'a socket'
-          : 'not a regular file';
-  return { code: 'client_tls_not_a_file', why: `is ${kind}, not a regular PEM file` };
+  return { code: 'client_tls_not_a_file', why: `is ${fileKind(stats)}, not a regular PEM file` };
 }
 
 export const CLIENT_TLS_FILES_HELP = 'Give regular PEM files (at most 1 MiB each): --client-cert FILE --client-key FILE [--ca-cert FILE].';

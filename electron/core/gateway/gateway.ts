@@ -18,7 +18,7 @@ import { isWireLimit } from '../a2a/wire-limits.js';
 import { isOperatorKind, type JobRow } from '../store/rows/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
 import { runOperatorJob } from '../jobs/run.js';
-import { backoffMs } from '../jobs/backoff.js';
+import { backoffMs, pause } from '../jobs/backoff.js';
 import { renewClaimWhileRunning } from '../jobs/claim-renewal.js';
 import { watchStoreOutage } from '../store/outage.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
@@ -204,18 +204,6 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
     return claimed.length;
   };
 
-  /** Waits `ms`, or less when the gateway stops. */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        stop.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      stop.signal.addEventListener('abort', done);
-    });
-
   /**
    * Tries the store again after it went away: the pool row (or lease) renewed, or added again; the claims of the jobs
    * this gateway still runs renewed; the jobs it holds a claim on but no longer runs (their store writes failed in the
@@ -256,7 +244,7 @@ export async function runGateway(operatorCore: Core, options: GatewayOptions = {
       // The store went away: no scans, only tries of the store, further and further apart (bounded); once it is back,
       // the work it held resumes and the gateway scans at once.
       if (outage.away) {
-        await pause(outage.nextRetryMs());
+        await pause(outage.nextRetryMs(), stop.signal);
         if (!stop.signal.aborted && (await resumeAfterOutage())) scanned = 0;
         woken = false;
         continue;

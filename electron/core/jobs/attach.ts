@@ -7,6 +7,7 @@ import { CATEGORY_EXIT_CODES, MissiveError, OUTCOME_EXIT_CODES, type ErrorCatego
 import type { Core } from '../handle.js';
 import type { JobState } from '../store/rows/gateway-jobs.js';
 import { showJob, type JobView } from './queue.js';
+import { pause } from './backoff.js';
 
 export const FINISHED_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
 export const isFinished = (state: JobState) => FINISHED_STATES.includes(state);
@@ -31,19 +32,6 @@ export interface AttachResult {
 }
 
 const changed = (a: JobView, b: JobView) => a.state !== b.state || a.attempts !== b.attempts || a.task_id !== b.task_id || a.locked_by !== b.locked_by;
-
-/** Waits `ms`, or less when the signal aborts. */
-const pause = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done);
-  });
 
 /** Follows job `id` (a full id or an unambiguous prefix) until it finishes, the signal aborts or the deadline passes. */
 export async function attachJob(core: Core, id: string, options: AttachOptions = {}): Promise<AttachResult> {

@@ -5,3 +5,16 @@ export function backoffMs(attempt: number, options: { baseMs?: number; capMs?: n
   const ceiling = Math.min(cap, base * 2 ** Math.min(attempt, 20));
   return Math.round(ceiling / 2 + (options.random ?? Math.random)() * (ceiling / 2));
 }
+
+/** Waits `ms`, or less when the signal aborts (at once when it already has). Never rejects. */
+export const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done);
+  });

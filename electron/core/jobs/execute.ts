@@ -26,6 +26,7 @@ import { retryWhileStoreAway } from './store-retry.js';
 import { gatewayCommand } from './gateway-commands.js';
 import { TRUST_REFUSAL_CODES } from '../auth/host-trust.js';
 import { endUnconfirmed, findTaskCommand } from '../history/unconfirmed.js';
+import { pause } from './backoff.js';
 
 /** What a finished execution stores in `result_json`: the outcome and its exit code, plus what the kind produced. */
 export interface JobResult {
@@ -99,17 +100,6 @@ export const isPermanent = (error: MissiveError) =>
   A2A_ERROR_CODES.has(error.code) ||
   ['validation', 'config', 'data'].includes(error.category);
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
-
 /** Polls GetTask until the task reaches a state that ends a wait (or the gateway stops: the error makes it resume later). */
 async function settle(core: Core, taskId: string, agent: string | undefined, options: ExecuteOptions): Promise<JobResult> {
   const storage = await core.storage();
@@ -123,7 +113,7 @@ async function settle(core: Core, taskId: string, agent: string | undefined, opt
     const task = await pollTaskOnce(core, alias, taskId, 'job');
     const code = WAIT_OUTCOMES[task.state];
     if (code !== undefined) return { outcome: task.state, exit_code: code, task_id: taskId, context_id: task.context_id, state: task.state };
-    await sleep(options.pollMs, options.signal);
+    await pause(options.pollMs, options.signal);
   }
 }
 

@@ -9,8 +9,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Core } from '../handle.js';
 import { connect } from '../agents/connection.js';
 import type { TaskStateName } from '../store/rows/conversation.js';
-import { call, journal } from '../store/steps.js';
-import { persistTaskSteps, type WireTask } from '../tasks/persist.js';
+import { call } from '../store/steps.js';
+import type { WireTask } from '../tasks/persist.js';
+import { observeTaskSteps } from '../tasks/observe.js';
 import { localTaskState } from '../tasks/task-state.js';
 import { scrubSecrets } from '../security/redact.js';
 
@@ -23,7 +24,8 @@ export interface PolledTask {
 }
 
 export async function pollTaskOnce(core: Core, alias: string, taskId: string, observedBy: string): Promise<PolledTask> {
-  const { iface, outbound, client, meta } = await connect(core, alias);
+  const connection = await connect(core, alias);
+  const { outbound, client } = connection;
   const task = await client.getTask({ id: taskId });
   const storage = await core.storage();
   // The task as persistTaskSteps would store it (our secrets scrubbed), against the JSON stored now.
@@ -33,24 +35,7 @@ export async function pollTaskOnce(core: Core, alias: string, taskId: string, ob
     return { task_id: taskId, context_id: incoming.contextId || null, state: localTaskState(incoming.status?.state), changed: false };
   }
   return storage.write(function* () {
-    const persisted = yield* persistTaskSteps(alias, task, {
-      protocolVersion: iface.protocol_version,
-      metadata: meta,
-      secrets: outbound.secrets,
-      linkRequests: 'when-new',
-    });
-    if (persisted.changed) {
-      yield* journal(
-        {
-          type: 'a2a.task.updated',
-          agentAlias: alias,
-          contextId: persisted.context_id,
-          taskId: persisted.task_id,
-          payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: observedBy },
-        },
-        outbound.secrets,
-      );
-    }
+    const persisted = yield* observeTaskSteps(connection, task, { observedBy, linkRequests: 'when-new' });
     return { task_id: persisted.task_id, context_id: persisted.context_id, state: persisted.state, changed: true };
   });
 }

@@ -6,7 +6,7 @@
  */
 import { toMissiveError, type MissiveError } from '../../../shared/errors.js';
 import { isStoreOutage } from '../store/outage.js';
-import { backoffMs } from './backoff.js';
+import { backoffMs, pause } from './backoff.js';
 
 export interface StoreRetryOptions {
   /** The gateway stopping: the write is given up (thrown), the job left to its claim. */
@@ -16,17 +16,6 @@ export interface StoreRetryOptions {
   /** Each failed try (the gateway counts them into its one "store is away" line). */
   onFailure?: (error: MissiveError) => void;
 }
-
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 
 export async function retryWhileStoreAway<T>(write: () => Promise<T>, options: StoreRetryOptions): Promise<T> {
   const capMs = Math.min(options.baseMs * 8, 30_000);

@@ -15,6 +15,7 @@
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { configError, MissiveError } from '../../../shared/errors.js';
+import { fileKind } from './file-kind.js';
 
 /** A password or token is a few bytes; a PEM key a few KiB. */
 const SECRET_FILE_MAX_BYTES = 64 * 1024;
@@ -27,16 +28,7 @@ export function secretFileProblem(
   stats: Stats,
   { maxBytes = SECRET_FILE_MAX_BYTES, platform = process.platform }: { maxBytes?: number; platform?: NodeJS.Platform } = {},
 ): { code: string; why: string } | null {
-  if (!stats.isFile()) {
-    const kind = stats.isDirectory()
-      ? 'a folder'
-      : stats.isFIFO()
-        ? 'a FIFO (named pipe)'
-        : stats.isCharacterDevice() || stats.isBlockDevice()
-          ? 'a device'
-          : 'not a regular file';
-    return { code: 'secret_file_not_a_file', why: `is ${kind}, not a regular file` };
-  }
+  if (!stats.isFile()) return { code: 'secret_file_not_a_file', why: `is ${fileKind(stats)}, not a regular file` };
   if (platform !== 'win32' && (stats.mode & GROUP_OR_OTHER) !== 0) {
     const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
     return { code: 'secret_file_insecure', why: `has group or world access (mode ${mode}); permissions should be u=rw (0600) or less` };

@@ -5,9 +5,9 @@ import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
 import type { ListTasksParams } from '../a2a/operations.js';
 import type { StoredTask, TaskStateName } from '../store/rows/conversation.js';
-import { journal } from '../store/steps.js';
 import { TASK_STATE_NAMES, wireTaskState } from './task-state.js';
-import { persistTaskSteps, type PersistedTask } from './persist.js';
+import type { PersistedTask } from './persist.js';
+import { observeTaskSteps } from './observe.js';
 
 /** The A2A ListTasks parameters (`status`: a local state, or a wire one), and where to ask. */
 export interface TaskListInput extends Omit<ListTasksParams, 'tenant'> {
@@ -71,7 +71,8 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
     };
   }
   if (!input.agent) throw usageError('agent_required', '`task list --remote` needs --agent <alias>: ListTasks asks one agent');
-  const { alias, iface, outbound, client, meta } = await connect(core, input.agent, { binding: input.binding });
+  const connection = await connect(core, input.agent, { binding: input.binding });
+  const { alias, client } = connection;
   const page = await client.listTasks({
     ...(input.contextId ? { contextId: input.contextId } : {}),
     ...(state ? { status: wireTaskState(state) } : {}),
@@ -86,24 +87,7 @@ export async function listTaskPage(core: Core, input: TaskListInput): Promise<Ta
     const persistedTasks: Array<PersistedTask & { agent_alias: string }> = [];
     for (const t of page.tasks) {
       // A task the agent lists may be one an unconfirmed send made: its request gets it (history names it then).
-      const persisted = yield* persistTaskSteps(alias, t, {
-        protocolVersion: iface.protocol_version,
-        metadata: meta,
-        secrets: outbound.secrets,
-        linkRequests: 'always',
-      });
-      if (persisted.changed) {
-        yield* journal(
-          {
-            type: 'a2a.task.updated',
-            agentAlias: alias,
-            contextId: persisted.context_id,
-            taskId: persisted.task_id,
-            payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: 'task list' },
-          },
-          outbound.secrets,
-        );
-      }
+      const persisted = yield* observeTaskSteps(connection, t, { observedBy: 'task list', linkRequests: 'always' });
       persistedTasks.push({ ...persisted, agent_alias: alias });
     }
     return persistedTasks;

@@ -4,9 +4,8 @@ import type { Core } from '../handle.js';
 import { connect } from '../agents/connection.js';
 import type { Binding } from '../config/schema.js';
 import type { ArtifactSummary, StoredTask, TaskStateName } from '../store/rows/conversation.js';
-import { journal } from '../store/steps.js';
 import { storedTaskAnswer } from './answer-text.js';
-import { persistTaskSteps } from './persist.js';
+import { observeTaskSteps } from './observe.js';
 
 export interface TaskView {
   task: StoredTask;
@@ -51,28 +50,16 @@ export async function refreshTask(
 ) {
   const { historyLength, binding } = options;
   const alias = await agentOf(core, taskId, agent);
-  const { iface, outbound, client, meta } = await connect(core, alias, { binding });
+  const connection = await connect(core, alias, { binding });
+  const { iface, client } = connection;
   const params = { id: taskId, ...(historyLength !== undefined ? { historyLength } : {}) };
   const task = method === 'CancelTask' ? await client.cancelTask(params) : await client.getTask(params);
   return (await core.storage()).write(function* () {
-    const persisted = yield* persistTaskSteps(alias, task, {
-      protocolVersion: iface.protocol_version,
-      metadata: meta,
-      secrets: outbound.secrets,
+    const persisted = yield* observeTaskSteps(connection, task, {
+      observedBy,
       linkRequests: 'when-new',
+      journalAs: method === 'CancelTask' ? 'a2a.task.cancel_requested' : undefined,
     });
-    if (persisted.changed || method === 'CancelTask') {
-      yield* journal(
-        {
-          type: method === 'CancelTask' ? 'a2a.task.cancel_requested' : 'a2a.task.updated',
-          agentAlias: alias,
-          contextId: persisted.context_id,
-          taskId: persisted.task_id,
-          payload: { state: persisted.state, remote_state: persisted.remote_state, observed_by: observedBy },
-        },
-        outbound.secrets,
-      );
-    }
     return { ...persisted, interface: iface };
   });
 }

@@ -9,15 +9,8 @@ import { configError, usageError } from '../../../shared/errors.js';
 import type { EffectiveConfig } from '../config/load.js';
 import { webhookAuth, type WebhookAuth } from './auth.js';
 
-export interface ReceiverFlags {
-  host?: string;
-  port?: number;
-  path?: string;
-  authTokenEnv?: string;
-  authHeader?: string;
-  authScheme?: string;
-  maxBodyBytes?: number;
-}
+/** `webhook run`'s flags: the same settings as `[webhook]`, each one over the config's. */
+export type ReceiverFlags = EffectiveConfig['webhook'];
 
 export interface ReceiverSettings {
   host: string;
