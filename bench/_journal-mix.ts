@@ -263,6 +263,20 @@ export function seedAgents(db: Db): void {
  * Bulk-loads `count` events of the mix into a SQLite store's journal, 20,000 per transaction, with explicit timestamps
  * spread over the last SPAN_MS (`start`, `step` apart); `onTask` sees each task the mix starts.
  */
+/** An event's columns as the benches' bulk loaders insert them (event id, time, source, type, agent, context, task, dedupe key, payload, metadata). */
+export const journalRow = (e: NewEvent, at: string): unknown[] => [
+  randomUUID(),
+  at,
+  e.source ?? 'cli',
+  e.type,
+  e.agentAlias ?? null,
+  e.contextId ?? null,
+  e.taskId ?? null,
+  e.dedupeKey ?? null,
+  JSON.stringify(e.payload ?? {}),
+  JSON.stringify(e.metadata ?? {}),
+];
+
 export function insertJournalEvents(db: Db, count: number, onTask: (t: TaskRow) => void): { start: number; step: number } {
   const insert = db.prepare(
     `INSERT INTO events (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json)
@@ -273,19 +287,7 @@ export function insertJournalEvents(db: Db, count: number, onTask: (t: TaskRow) 
   const events = journalEvents(count, onTask);
   const chunk = db.transaction((n: number, from: number) => {
     for (let i = from; i < from + n; i++) {
-      const e = events.next().value as NewEvent;
-      insert.run(
-        randomUUID(),
-        new Date(start + i * step).toISOString(),
-        e.source ?? 'cli',
-        e.type,
-        e.agentAlias ?? null,
-        e.contextId ?? null,
-        e.taskId ?? null,
-        e.dedupeKey ?? null,
-        JSON.stringify(e.payload ?? {}),
-        JSON.stringify(e.metadata ?? {}),
-      );
+      insert.run(...journalRow(events.next().value as NewEvent, new Date(start + i * step).toISOString()));
     }
   });
   for (let i = 0; i < count; i += 20_000) chunk(Math.min(20_000, count - i), i);

@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createCore } from '../electron/core/context.js';
 import { createMemorySecretStore } from '../electron/core/auth/secret-store.js';
@@ -27,6 +27,7 @@ import {
   agentName,
   BUSY_AGENTS,
   journalEvents,
+  journalRow,
   listCases,
   QUIET_AGENT,
   SPAN_MS,
@@ -89,19 +90,7 @@ async function buildJournal(client: pg.Client, count: number): Promise<BuiltJour
   for (let from = 0; from < count; from += BATCH * 10) {
     const rows: unknown[][] = [];
     for (let i = from; i < Math.min(from + BATCH * 10, count); i++) {
-      const e = events.next().value as NewEvent;
-      rows.push([
-        randomUUID(),
-        new Date(start + i * step).toISOString(),
-        e.source ?? 'cli',
-        e.type,
-        e.agentAlias ?? null,
-        e.contextId ?? null,
-        e.taskId ?? null,
-        e.dedupeKey ?? null,
-        JSON.stringify(e.payload ?? {}),
-        JSON.stringify(e.metadata ?? {}),
-      ]);
+      rows.push(journalRow(events.next().value as NewEvent, new Date(start + i * step).toISOString()));
     }
     // The tasks (and new contexts) these events name, first.
     const fresh = tasks.slice(flushedTasks);

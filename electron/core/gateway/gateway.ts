@@ -18,7 +18,7 @@ import { isWireLimit } from '../a2a/wire-limits.js';
 import { isOperatorKind, type JobRow } from '../store/rows/gateway-jobs.js';
 import type { Storage } from '../store/storage.js';
 import { runOperatorJob } from '../jobs/run.js';
-import { backoffMs, pause } from '../jobs/backoff.js';
+import { backoffMs, pause, storeRetryCapMs } from '../jobs/backoff.js';
 import { renewClaimWhileRunning } from '../jobs/claim-renewal.js';
 import { watchStoreOutage } from '../store/outage.js';
 import { jobKindFor, pollTask, subscribeTask, type FollowOutcome } from './follow.js';
@@ -45,9 +45,6 @@ export interface GatewayOptions {
    */
   onRecord?: (kind: string, data: Record<string, unknown>, meta: { gateway: string }) => void;
 }
-
-/** The longest wait between two tries of a store that went away: 8 intervals, at most 30 s. */
-export const storeRetryCapMs = (intervalMs: number) => Math.min(intervalMs * 8, 30_000);
 
 const until = (ms: number) => new Date(Date.now() + ms).toISOString();
 

@@ -6,6 +6,9 @@ export function backoffMs(attempt: number, options: { baseMs?: number; capMs?: n
   return Math.round(ceiling / 2 + (options.random ?? Math.random)() * (ceiling / 2));
 }
 
+/** The longest wait between two tries of a store that went away: 8 times the first wait, at most 30 s. */
+export const storeRetryCapMs = (baseMs: number) => Math.min(baseMs * 8, 30_000);
+
 /** Waits `ms`, or less when the signal aborts (at once when it already has). Never rejects. */
 export const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {

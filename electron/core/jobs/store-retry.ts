@@ -6,7 +6,7 @@
  */
 import { toMissiveError, type MissiveError } from '../../../shared/errors.js';
 import { isStoreOutage } from '../store/outage.js';
-import { backoffMs, pause } from './backoff.js';
+import { backoffMs, pause, storeRetryCapMs } from './backoff.js';
 
 export interface StoreRetryOptions {
   /** The gateway stopping: the write is given up (thrown), the job left to its claim. */
@@ -18,7 +18,7 @@ export interface StoreRetryOptions {
 }
 
 export async function retryWhileStoreAway<T>(write: () => Promise<T>, options: StoreRetryOptions): Promise<T> {
-  const capMs = Math.min(options.baseMs * 8, 30_000);
+  const capMs = storeRetryCapMs(options.baseMs);
   for (let failures = 0; ; failures++) {
     try {
       return await write();
