@@ -38,8 +38,22 @@ export interface ErrorReport {
   exit_code: number;
 }
 
+/**
+ * What the window offers beside an error, in place of a CLI command: a button the renderer draws for the action's
+ * `kind` (components/ErrorAction.tsx), with the names it acts on.
+ */
+export type GuiAction = { kind: 'set-secret'; auth_ref: string } | { kind: 'log-in'; target: string };
+
+/** The help of an error as the window gives it: GUI actions, where `help` names CLI commands. */
+export interface GuiHelp {
+  help: string;
+  action?: GuiAction;
+}
+
 export interface MissiveErrorOptions {
   help?: string;
+  /** The window's help, when `help` names a CLI command (the CLI never prints it). */
+  gui?: GuiHelp;
   exitCode?: number;
   cause?: unknown;
 }
@@ -51,6 +65,7 @@ export class MissiveError extends Error {
   readonly category: ErrorCategory;
   readonly code: string;
   readonly help?: string;
+  readonly gui?: GuiHelp;
   readonly exitCode: number;
 
   constructor(category: ErrorCategory, reason: string, message: string, options: MissiveErrorOptions = {}) {
@@ -59,6 +74,7 @@ export class MissiveError extends Error {
     this.category = category;
     this.code = `missive::${category}::${reason}`;
     this.help = options.help;
+    this.gui = options.gui;
     this.exitCode = options.exitCode ?? CATEGORY_EXIT_CODES[category];
   }
 
@@ -72,6 +88,13 @@ export class MissiveError extends Error {
     if (this.help) report.help = this.help;
     return report;
   }
+}
+
+/** The report the window gets: the CLI's, with the GUI's help and action when the error has them. */
+export function guiReport(error: MissiveError): ErrorReport & { gui_help?: string; gui_action?: GuiAction } {
+  const report = error.toReport();
+  if (!error.gui) return report;
+  return { ...report, gui_help: error.gui.help, ...(error.gui.action ? { gui_action: error.gui.action } : {}) };
 }
 
 export const isMissiveError = (value: unknown): value is MissiveError => value instanceof MissiveError;

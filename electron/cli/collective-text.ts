@@ -1,5 +1,5 @@
 /** Human text of collective results (bcast/scatter tables, barrier, reduce, one round step), for every command that shows them. */
-import type { BarrierResult } from '../core/collectives/barrier.js';
+import { unsatisfiedNames, type BarrierResult } from '../core/collectives/barrier.js';
 import type { FanOutResult } from '../core/collectives/fan-out.js';
 import { gatherMarkdown, type GatherResult } from '../core/collectives/gather.js';
 import type { ReduceResult } from '../core/collectives/reduce.js';
@@ -25,16 +25,22 @@ export const fanOutText = (r: FanOutResult) =>
     `context ${r.request.context_id}${r.request.context_created ? ' (new)' : ''}`,
   ].join('\n');
 
-/** A barrier result: one row per member, then whether the quorum was met. */
-export const barrierText = (r: BarrierResult) =>
-  [
+/** A barrier result: one row per member (with why it is not satisfied), then whether the quorum was met and who kept it from it. */
+export const barrierText = (r: BarrierResult) => {
+  const names = unsatisfiedNames(r);
+  return [
     table(
-      ['RANK', 'AGENT', 'STATUS', 'STATE', 'TASK', 'POLLS'],
-      r.members.map((m) => [String(m.rank), m.alias, m.status, m.state ?? '-', m.task_id ?? '-', String(m.polls)]),
+      ['RANK', 'AGENT', 'STATUS', 'STATE', 'TASK', 'POLLS', 'REASON'],
+      r.members.map((m) => [String(m.rank), m.alias, m.status, m.state ?? '-', m.task_id ?? '-', String(m.polls), m.reason ?? '-']),
     ),
     '',
     `barrier ${r.status}: ${r.quorum.satisfied} of ${r.quorum.required} required satisfied after ${r.attempts} round(s), ${r.elapsed_ms} ms`,
+    ...(r.quorum.from === 'bcast' && r.quorum.required < r.quorum.members
+      ? [`quorum: the ${r.quorum.required} member(s) the bcast reached, of ${r.quorum.members} (--required changes it)`]
+      : []),
+    ...(names ? [names] : []),
   ].join('\n');
+};
 
 /** A reduce result: the reduced text, then how it was reduced and where it was recorded. */
 export const reduceText = (r: ReduceResult) =>

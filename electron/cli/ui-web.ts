@@ -58,9 +58,16 @@ export function browserCommand(url: string, env: NodeJS.ProcessEnv, platform: No
 
 /**
  * Starts the browser on a redirect file to `url` and lets it go; a failure is only a warning (the URL is printed
- * anyway). The file, while there is one, is for the caller to remove.
+ * anyway), said once: a command that cannot start, or one that exits with a failure (an opener with no browser to
+ * hand the file to). The file, while there is one, is for the caller to remove.
  */
-async function openBrowser(url: string, env: NodeJS.ProcessEnv, warn: (message: string) => void): Promise<RedirectFile | undefined> {
+async function openBrowser(url: string, env: NodeJS.ProcessEnv, warnEach: (message: string) => void): Promise<RedirectFile | undefined> {
+  let warned = false;
+  const warn = (message: string) => {
+    if (warned) return;
+    warned = true;
+    warnEach(message);
+  };
   let file: RedirectFile;
   try {
     file = await writeRedirectFile(url);
@@ -74,6 +81,9 @@ async function openBrowser(url: string, env: NodeJS.ProcessEnv, warn: (message: 
     child.once('error', (error: NodeJS.ErrnoException) =>
       warn(`could not open a browser with ${command} (${error.code ?? error.message}): open the URL above yourself`),
     );
+    child.once('exit', (code) => {
+      if (code) warn(`could not open a browser with ${command} (it exited with ${code}): open the URL above yourself`);
+    });
     child.unref();
   } catch (error) {
     warn(`could not open a browser with ${command} (${(error as Error).message}): open the URL above yourself`);

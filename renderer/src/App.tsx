@@ -2,7 +2,8 @@
  * The app shell: the navigation, the theme (remembered across reloads), the notice bar, the command palette, the
  * shortcuts dialog and the views. A view is mounted the first time it is opened and then stays mounted, hidden while
  * another is shown, so what was typed, picked or received (Compose's inputs, mode, timeline and result) survives
- * switching views. Ctrl/Cmd+1…N switch views, Ctrl/Cmd+K opens the palette, `?` lists the shortcuts.
+ * switching views. Ctrl/Cmd+1…N switch views, Ctrl/Cmd+K opens the palette, Ctrl/Cmd+N a new message in Compose
+ * (a browser may keep Ctrl+N for a new window: the palette's "New conversation" does the same), `?` lists the shortcuts.
  */
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { CommandPalette } from './components/CommandPalette';
@@ -55,7 +56,7 @@ function saveTheme(theme: Theme) {
 const typing = (target: EventTarget | null) => target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
 
 function Shell() {
-  const { view, setView } = useStore();
+  const { view, setView, openInCompose } = useStore();
   const [theme, setThemeState] = useState<Theme>(initialTheme);
   const setTheme = useCallback((next: Theme) => {
     setThemeState(next);
@@ -76,6 +77,12 @@ function Shell() {
       if ((e.ctrlKey || e.metaKey) && Number.isInteger(n) && n >= 1 && n <= VIEWS.length) {
         e.preventDefault();
         setView(VIEWS[n - 1]![0]);
+      } else if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'n') {
+        // A new message: Compose, a new conversation, the focus in its message box.
+        e.preventDefault();
+        setPalette(false);
+        setShortcuts(false);
+        openInCompose({ agent: null, mode: 'send', inputs: {} });
       } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
         e.preventDefault();
         setShortcuts(false);
@@ -88,7 +95,7 @@ function Shell() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [setView]);
+  }, [setView, openInCompose]);
   const pages: Record<ViewId, () => ReactNode> = {
     agents: () => <AgentsView />,
     compose: () => <ComposeView />,

@@ -84,18 +84,6 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[], options: { rel
   return action;
 }
 
-/**
- * A ref for a panel that opens under a list (a detail, a thread): each time `key` changes to a value, the panel is
- * scrolled into view, so opening an item — from its row or from a link in another view — never seems to do nothing.
- */
-export function useScrollIntoView<E extends HTMLElement = HTMLDivElement>(key: unknown) {
-  const ref = useRef<E>(null);
-  useEffect(() => {
-    if (key !== null && key !== undefined) ref.current?.scrollIntoView?.({ block: 'nearest' });
-  }, [key]);
-  return ref;
-}
-
 let sharedStoreAnswer: Promise<boolean> | undefined;
 
 /**

@@ -157,6 +157,8 @@ export const agentHealth = z.looseObject({
   last_error: z.looseObject({ code: z.string(), message: z.string(), at: z.string() }).nullable(),
   /** true: the last contact worked; false: it failed with a transport error; null: never contacted. */
   reachable: z.boolean().nullable(),
+  /** Why no interface of the cached card can be called (negotiation's error), or null: reachable or not, calls fail. */
+  interface_problem: z.string().nullable().optional(),
 });
 export type AgentHealth = z.output<typeof agentHealth>;
 
@@ -347,6 +349,27 @@ export const CHANNELS = {
     output: out.barrierResult,
   },
   'collectives.gather': { input: z.strictObject({ group: alias, contextId: id }), output: out.gatherResult },
+  /**
+   * Each member's answer where it arrived, without a gather (nothing journaled): by the task a bcast or barrier
+   * reported for it, else by the request a bcast sent it, else its latest task or reply in the context.
+   */
+  'collectives.answers': {
+    input: z.strictObject({
+      members: z
+        .array(
+          z.strictObject({
+            alias,
+            rank: z.number().int().min(0).max(1_000_000),
+            contextId: id,
+            taskId: id.optional(),
+            requestMessageId: id.optional(),
+          }),
+        )
+        .min(1)
+        .max(1024),
+    }),
+    output: z.object({ members: z.array(out.memberOutput) }),
+  },
   'collectives.reduce': { input: z.strictObject({ group: alias, contextId: id, reduce: reduceFlags.optional() }), output: out.reduceResult },
   /** `barrier.required`: the quorum the round's barrier waits for (default: every member the bcast reached). */
   'collectives.round': {
@@ -366,6 +389,21 @@ export const CHANNELS = {
   'tasks.get': { input: z.strictObject({ taskId: id, remote: z.boolean().optional() }), output: out.taskView },
   'tasks.cancel': { input: z.strictObject({ taskId: id }), output: out.taskView },
   'tasks.wait': { input: z.strictObject({ taskId: id, local: z.boolean().optional() }), output: out.waitResult },
+  /**
+   * One step of following a task (a view shows it until it is final): a final task from the journal; else SubscribeToTask
+   * (held at most `maxMs`, default 15 s) when the card advertises streaming and the task is not waiting for the user,
+   * GetTask otherwise. The caller repeats it with backoff.
+   */
+  'tasks.follow': {
+    input: z.strictObject({ taskId: id, maxMs: z.number().int().min(500).max(60_000).optional() }),
+    output: out.taskView.extend({
+      via: z.enum(['journal', 'subscription', 'poll']),
+      /** The latest status message's text: what an interrupted task asks. */
+      status_text: z.string().nullable(),
+      /** The task's answer text: its status message, else its artifacts. */
+      answer_text: z.string().nullable(),
+    }),
+  },
   'artifacts.show': { input: z.strictObject({ taskId: id, artifactId: id }), output: loose({ artifact_id: z.string(), content: loose({}) }) },
   'artifacts.export': {
     input: z.strictObject({ taskId: id, outputDir: z.string().min(1).max(4096), force: z.boolean().optional() }),
@@ -404,6 +442,11 @@ export const CHANNELS = {
   'webhook.start': { input: z.strictObject({ port: z.number().int().min(0).max(65535).optional() }), output: out.webhookStats },
   'webhook.stop': { input: z.strictObject({}), output: out.webhookStats },
   'webhook.status': { input: z.strictObject({}), output: out.webhookStats },
+  /** The newest push callbacks the journal holds (any receiver of this profile), newest first: accepted and refused. */
+  'webhook.callbacks': {
+    input: z.strictObject({ limit: z.number().int().min(1).max(500).optional() }),
+    output: z.object({ callbacks: z.array(out.receivedCallback) }),
+  },
   'auth.list': { input: z.strictObject({}), output: out.authList },
   'auth.add': { input: authRefInput, output: out.authList.shape.auth_refs.element },
   /** Replaces a local auth ref's settings under the same name (agents using it follow). */
@@ -474,6 +517,14 @@ export const errorReport = z.object({
   message: z.string(),
   exit_code: z.number(),
   help: z.string().optional(),
+  /** The window's help where `help` names CLI commands, and the action it offers (shared/errors.ts `GuiHelp`). */
+  gui_help: z.string().optional(),
+  gui_action: z
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('set-secret'), auth_ref: z.string() }),
+      z.object({ kind: z.literal('log-in'), target: z.string() }),
+    ])
+    .optional(),
   wire: z.array(wireExchange).optional(),
 });
 export type IpcError = z.output<typeof errorReport>;

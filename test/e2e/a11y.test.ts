@@ -1,7 +1,9 @@
 /**
  * A first accessibility pass: axe-core runs in Debian's Chromium over every view of the console, filled with real
- * data (SDK agents, a send, a task with an artifact, a group), in both themes. No critical or serious violation may
- * remain; moderate and minor ones are listed in the test output so the next pass can pick them up.
+ * data (SDK agents, a send, a task with an artifact, a group, an auth ref without its secret, a running task open beside
+ * the Tasks list, an agent's card open beside the Agents list), in both themes. No
+ * critical or serious violation may remain; moderate and minor ones are listed in the test output so the next pass
+ * can pick them up.
  */
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,17 +25,25 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 let fleet: Awaited<ReturnType<typeof startAgents>>;
 let box: Sandbox;
 let gui: Gui;
+let runningTaskId: string;
 /** The page's calls still open: its views' loads (the event stream, open for the page's life, is not one). */
 const invoking = new Set<unknown>();
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `Chromium is expected at ${CHROMIUM} (apt-get install chromium)`).toBe(true);
-  fleet = await startAgents({ echo: { behaviour: 'echo' }, tasks: { behaviour: 'task' } });
+  fleet = await startAgents({ echo: { behaviour: 'echo' }, tasks: { behaviour: 'task' }, slow: { behaviour: 'slow', streaming: false } });
   box = sandbox();
   await register(box, fleet.agents);
   await box.run(['send', 'echo', 'hello']);
   await box.run(['send', 'tasks', 'make a file']);
   await box.run(['group', 'create', 'team', '--member', 'echo', '--member', 'tasks']);
+  // A running task on screen (its row selected, its detail followed, with Wait and Cancel): it works for 10 minutes.
+  const running = await box.run(['send', 'slow', 'take 600s', '--return-immediately', '--json']);
+  runningTaskId = running.json().data.response.task.id;
+  // An auth ref on screen (Settings' Set secret / Delete secret, Agents' missing-secret mark): a keyring ref with no
+  // secret yet, bound to a second registration of the echo agent.
+  expect((await box.run(['auth', 'add', 'a11y-token', '--keyring-service', 'missive', '--keyring-account', 'a11y-token'])).code).toBe(0);
+  expect((await box.run(['agent', 'add', 'echo-keyed', fleet.agents.echo!.baseUrl, '--auth-ref', 'a11y-token'])).code).toBe(0);
   gui = await startGui(box, { viewport: { width: 1280, height: 800 } });
   gui.page.on('request', (r) => void (r.url().includes('/api/invoke') && invoking.add(r)));
   gui.page.on('requestfinished', (r) => void invoking.delete(r));
@@ -71,6 +81,22 @@ const describeViolations = (view: string, list: AxeViolation[]) =>
         .join(', ')})`,
   );
 
+/** With its detail open: an agent's card beside the Agents list, the running task beside the Tasks list. */
+async function openDetail(view: string): Promise<void> {
+  const { page } = gui;
+  if (view === 'agents') {
+    await page.getByRole('button', { name: 'Inspect echo', exact: true }).click();
+    await expect.poll(text(page.locator('[data-view=agents] [data-testid=agent-card] h3')), POLL).toContain('echo');
+  }
+  if (view === 'tasks') {
+    await page
+      .locator('[data-view=tasks] [data-testid=tasks-table] tbody tr', { hasText: runningTaskId.slice(0, 8) })
+      .locator('button.row-link')
+      .click();
+    await expect.poll(text(page.locator('[data-view=tasks] [data-testid=task-detail]')), POLL).toContain('working');
+  }
+}
+
 describe('accessibility (axe-core)', () => {
   for (const theme of ['dark', 'light'] as const) {
     it(`has no critical or serious violation in any view, ${theme} theme`, async () => {
@@ -81,6 +107,7 @@ describe('accessibility (axe-core)', () => {
       for (const view of await viewIds()) {
         await page.getByTestId(`nav-${view}`).click();
         await expect.poll(text(page.getByTestId(`view-${view}`)), POLL).not.toBe('');
+        await openDetail(view);
         // Let the view's first loads settle so axe sees the filled view, not its loading state.
         await expect.poll(() => invoking.size, POLL).toBe(0);
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

@@ -61,7 +61,14 @@ describe('conformance probe in the agent page', () => {
     await page.getByTestId('run-conformance').click();
     const table = page.getByTestId('conformance-table');
     await expect.poll(text(table), POLL).toContain('GetTask');
-    expect(await page.getByTestId('conformance-column').allInnerTexts()).toEqual(['http+json/1.0', 'json-rpc/1.0', 'grpc/1.0']);
+    // The embedded agent also lists its HTTP URLs for v0.3 clients: probed in the 0.3 dialect, after the 1.0 columns.
+    expect(await page.getByTestId('conformance-column').allInnerTexts()).toEqual([
+      'http+json/1.0',
+      'json-rpc/1.0',
+      'grpc/1.0',
+      'json-rpc/0.3',
+      'http+json/0.3',
+    ]);
     expect(await page.getByTestId('conformance').getAttribute('data-passed')).toBe('true');
     for (let column = 1; column <= 3; column++) {
       expect(await cell(gui, 'GetTask', column).innerText()).toMatch(/^ok · \d+ ms$/);

@@ -63,7 +63,7 @@ describe('ids are links to their views', () => {
 
     // The context's first message → History, that entry open (closed first, so the link is what opens it).
     await page.getByTestId('nav-history').click();
-    await page.getByTestId('history-row').first().locator('.history-open').click();
+    await page.getByRole('button', { name: 'Close the history entry' }).click();
     await expect.poll(() => page.getByTestId('history-detail').count(), POLL).toBe(0);
     await page.getByTestId('nav-contexts').click();
     await thread.locator(`[data-testid=idlink-message][data-id="${messageId}"]`).click();

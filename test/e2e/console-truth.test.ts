@@ -68,7 +68,7 @@ async function rerunNewest(g: Gui) {
 }
 
 describe('Tasks: the real state, with its last change', () => {
-  it('a task that finished long ago keeps its final state and its old time after GetTask and Wait', async () => {
+  it('a task that finished long ago keeps its final state and its old time after GetTask, and offers no Wait or Cancel', async () => {
     box = sandbox();
     await register(box, { tasks: fleet.agents.tasks! });
     const taskId: string = (await box.run(['send', 'tasks', 'count the moons', '--json'])).json().data.response.task.id;
@@ -86,12 +86,11 @@ describe('Tasks: the real state, with its last change', () => {
     await expect.poll(text(page.getByTestId('task-detail-state')), POLL).toContain('completed');
 
     // Asking the agent again changes nothing: the time stays the time of the last change, not of the question.
-    await detail.getByRole('button', { name: 'Refresh (GetTask)' }).click();
-    await expect.poll(text(page.getByTestId('task-detail-source')), POLL).toContain('GetTask');
+    await detail.getByRole('button', { name: `Refresh task ${taskId}` }).click();
+    await expect.poll(text(detail.getByTestId('followed-source')), POLL).toContain('GetTask');
     expect(await page.getByTestId('task-detail-state').innerText()).toContain('3 h ago');
-    await detail.getByRole('button', { name: 'Wait', exact: true }).click();
-    await expect.poll(text(page.getByTestId('wait-outcome')), POLL).toBe('outcome: completed');
-    await expect.poll(text(page.getByTestId('task-detail-state')), POLL).toContain('3 h ago');
+    // A final task is not waited on or cancelled (issue 35): neither is offered.
+    expect(await detail.getByRole('button', { name: /^(Wait for|Cancel) task/ }).count()).toBe(0);
     expect(await row.getByTestId('task-updated').innerText()).toContain('3 h ago');
     expect(readDb(box, (d) => (d.prepare(`SELECT updated_at FROM tasks WHERE task_id = ?`).get(taskId) as { updated_at: string }).updated_at)).toBe(longAgo);
   });
@@ -113,7 +112,8 @@ describe('Tasks: the real state, with its last change', () => {
         return text(page.getByTestId('task-detail-state'))();
       }, POLL)
       .toContain('completed');
-    expect(await page.getByTestId('task-detail-source').innerText()).toContain('as the agent reported it');
+    // Followed until final (components/FollowedTask.tsx): the agent's state, not the journal's last known one.
+    await expect.poll(text(page.getByTestId('task-detail').getByTestId('followed-state')), POLL).toBe('completed');
     await expect.poll(text(row.getByTestId('task-state')), POLL).toBe('completed');
   });
 });
@@ -163,21 +163,25 @@ describe('History and the wire view say what happened', () => {
 describe('error boxes', () => {
   it('show the error’s message, code and help, and no CLI exit code', async () => {
     box = sandbox();
-    await register(box, { tasks: fleet.agents.tasks! });
-    const taskId: string = (await box.run(['send', 'tasks', 'sort the socks', '--json'])).json().data.response.task.id;
+    await register(box, { quick: fleet.agents.quick! });
+    const taskId: string = (await box.run(['send', 'quick', 'take 5m', '--return-immediately', '--json'])).json().data.task.task_id;
     const { page } = await open();
-    await page.getByTestId('nav-tasks').click();
-    await page.locator('.task-row', { hasText: taskId }).click();
-    const detail = page.getByTestId('task-detail');
-    await expect.poll(text(page.getByTestId('task-detail-state')), POLL).toContain('completed');
-    // Cancelling a finished task: the agent refuses.
-    await detail.getByRole('button', { name: 'Cancel', exact: true }).click();
-    const error = page.getByTestId('view-tasks').getByTestId('error');
-    await expect.poll(text(error.getByTestId('error-message')), POLL).toContain('the agent cannot cancel the task in its current state');
-    expect(await error.getByTestId('error-code').innerText()).toBe('missive::protocol::task_not_cancelable');
-    expect(await error.getByTestId('error-help').innerText()).toContain('The task has probably ended already');
-    expect(await error.innerText()).not.toMatch(/exit/i);
-    expect(await page.getByTestId('view-tasks').innerText()).not.toMatch(/\(exit \d+\)/);
+    // The agent stops: cancelling its task fails, and the error box says why.
+    await fleet.agents.quick!.pause();
+    try {
+      await page.getByTestId('nav-tasks').click();
+      await page.locator('.task-row', { hasText: taskId }).click();
+      const detail = page.getByTestId('task-detail');
+      await detail.getByRole('button', { name: `Cancel task ${taskId}` }).click();
+      const error = detail.getByTestId('followed-cancel-error').getByTestId('error');
+      await expect.poll(text(error.getByTestId('error-message')), POLL).toContain('refused the connection');
+      expect(await error.getByTestId('error-code').innerText()).toBe('missive::transport::connection_refused');
+      expect(await error.getByTestId('error-help').innerText()).toContain('Is the agent running on that host and port?');
+      expect(await error.innerText()).not.toMatch(/exit/i);
+      expect(await page.getByTestId('view-tasks').innerText()).not.toMatch(/\(exit \d+\)/);
+    } finally {
+      await fleet.agents.quick!.resume();
+    }
   });
 });
 

@@ -284,7 +284,8 @@ describe('operator views', () => {
     // The inspect panel's interface table: what the card declares, which one was selected, where credentials go.
     await page.getByRole('button', { name: 'Inspect echo' }).click();
     const rows = page.getByTestId('interfaces').getByTestId('interface-row');
-    await expect.poll(() => rows.count(), POLL).toBe(2);
+    // HTTP+JSON and JSON-RPC for 1.0, then the same URLs for v0.3 clients (the embedded agent serves both).
+    await expect.poll(() => rows.count(), POLL).toBe(4);
     const selected = page.getByTestId('interfaces').locator('[data-selected=true]');
     expect(await selected.innerText()).toMatch(
       new RegExp(`HTTP\\+JSON\\s+1\\.0\\s+${fleet.agents.echo!.baseUrl}/a2a/rest\\s+none configured\\s+selected · speaks A2A 1\\.0`),
@@ -308,7 +309,7 @@ describe('operator views', () => {
       const rows = page.getByTestId('interfaces').getByTestId('interface-row');
       await page.getByRole('button', { name: 'Inspect pinned' }).click();
       await expect.poll(text(page.getByTestId('agent-card')), POLL).toContain('pinned');
-      await expect.poll(() => rows.count(), POLL).toBe(2);
+      await expect.poll(() => rows.count(), POLL).toBe(4);
       for (const t of await rows.allInnerTexts()) expect(t).toContain('refused: calls fail (other origin)');
       expect(await page.getByTestId('credentials').innerText()).toContain('are refused');
 

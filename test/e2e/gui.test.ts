@@ -128,8 +128,14 @@ describe('desktop views', () => {
     await page.getByTestId('nav-tasks').click();
     await page.getByTestId('tasks-table').locator('tbody tr').first().click();
     await expect.poll(text(page.getByTestId('task-detail')), POLL).toContain('result (result.txt) v1');
-    await page.getByRole('button', { name: 'Wait' }).click();
-    await expect.poll(text(page.getByTestId('wait-outcome')), POLL).toBe('outcome: completed');
+    // A completed task is final: no Wait, no Cancel (issue 35).
+    await expect.poll(text(page.getByTestId('task-detail').getByTestId('followed-state')), POLL).toBe('completed');
+    expect(
+      await page
+        .getByTestId('task-detail')
+        .getByRole('button', { name: /^(Wait for|Cancel) task/ })
+        .count(),
+    ).toBe(0);
     await page.getByRole('button', { name: 'Choose…' }).click();
     await expect.poll(() => page.locator('input[name=export-dir]').inputValue(), POLL).toBe(exportDir);
     await page.getByTestId('export').click();

@@ -253,6 +253,8 @@ describe('adapter stdio: every channel of the contract', () => {
     expect(local.artifacts.map((a: Frame) => a.artifact_id)).toEqual(['result']);
     expect((await adapter.ok('tasks.get', { taskId, remote: true })).task.state).toBe('completed');
     expect(await adapter.ok('tasks.wait', { taskId })).toMatchObject({ outcome: 'completed', exit_code: 0 });
+    // A final task is followed from the journal, with no call.
+    expect(await adapter.ok('tasks.follow', { taskId })).toMatchObject({ task: { state: 'completed' }, via: 'journal' });
     const artifact = await adapter.ok('artifacts.show', { taskId, artifactId: 'result' });
     expect(JSON.stringify(artifact.content)).toContain('result for: do work');
     const outputDir = join(box.home, 'exported');
@@ -307,6 +309,11 @@ describe('adapter stdio: every channel of the contract', () => {
         .sort(),
     ).toEqual(['echo', 'task']);
     const contextId = reply.value.request.context_id as string;
+    // Each member's answer, read where it arrived (no gather): the Collectives view's rows.
+    const answers = await adapter.ok('collectives.answers', {
+      members: reply.value.members.map((m: Frame) => ({ alias: m.alias, rank: m.rank, contextId, ...(m.task_id ? { taskId: m.task_id } : {}) })),
+    });
+    expect(answers.members.map((m: Frame) => m.text)).toEqual(['echo: all of you', 'done: all of you']);
 
     expect(await adapter.ok('collectives.barrier', { group: 'pair', contextId })).toMatchObject({ status: 'succeeded', exit_code: 0 });
     const gathered = await adapter.ok('collectives.gather', { group: 'pair', contextId });
@@ -356,6 +363,9 @@ describe('adapter stdio: every channel of the contract', () => {
     const status = await adapter.ok('webhook.status');
     expect(status).toMatchObject({ listening: true, url: started.url });
     expect(status.accepted + status.rejected).toBe(1);
+    // The journal lists what the receiver took in or refused, newest first (the webhook panel's list).
+    const listed = await until(async () => (await adapter.ok('webhook.callbacks', { limit: 5 })).callbacks[0]);
+    expect(listed).toMatchObject({ outcome: res.status === 202 ? 'accepted' : 'rejected', task_id: 'nope' });
     expect(await adapter.ok('webhook.stop')).toMatchObject({ listening: false });
     expect((await adapter.ok('webhook.status')).listening).toBe(false);
   });

@@ -186,6 +186,7 @@ describe('on the sqlite store only', () => {
         last_ok_at: null,
         last_error: null,
         reachable: null,
+        interface_problem: null,
       });
 
       await call('messages.send', { agent: 'healthy', inputs: { text: 'ping' } });

@@ -92,7 +92,7 @@ describe.each(STORES)('barrier (%s store)', (kind) => {
     expect(JSON.parse(failed.stderr).data.code).toBe('missive::orchestration::barrier_failed');
     const quorum = await box.run(['barrier', 'g', '--context', sent.request.context_id, '--required', '1', '--failure-policy', 'continue', '--json']);
     expect(quorum.code).toBe(0);
-    expect(quorum.json().data.quorum).toEqual({ required: 1, members: 2, satisfied: 1 });
+    expect(quorum.json().data.quorum).toEqual({ required: 1, members: 2, satisfied: 1, from: 'option' });
   });
 
   it('reports cancellation with 81 and a never-ending task as a timeout (82)', async () => {

@@ -85,6 +85,10 @@ describe('agent card discovery', () => {
       protocol_version: '1.0',
       dialect: '1.0',
       source: 'agent_card',
+      card_index: 0,
+      declared_url: null,
+      reason: "the card's first interface missive can call",
+      skipped: [],
     });
     const caps = (await box.run(['agent', 'capabilities', 'snake', '--json'])).json().data;
     expect(caps.labels).toEqual(expect.arrayContaining(['streaming', 'push-notifications', 'input:text/plain', 'output:application/json']));

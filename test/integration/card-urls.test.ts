@@ -114,10 +114,12 @@ describe('agent add with a card URL', () => {
     expect((await box.run(['agent', 'show', 'none'])).code).toBe(64);
   });
 
-  it('warns when a base URL already contains /.well-known/', async () => {
+  // Issue 35: any URL under /.well-known/ is a card URL (before, it was a base URL with a warning).
+  it('takes a URL under /.well-known/ for the card URL, registering nothing when it has no card', async () => {
     const add = await box.run(['agent', 'add', 'wk', `${server.url}/.well-known/`]);
-    expect(add.code).toBe(0);
-    expect(add.stderr).toMatch(/warning: .*\/\.well-known\/.*agent-card\.json/);
+    expect(add.code).toBe(76);
+    expect(add.stderr).toContain('--card-url');
+    expect((await box.run(['agent', 'show', 'wk'])).code).toBe(64);
   });
 });
 

@@ -75,8 +75,14 @@ describe('missive conformance', () => {
     expect(res.code).toBe(0);
     const data = res.json().data;
     expect(res.json().kind).toBe('conformance');
-    expect(data.interfaces.map((i: any) => i.id)).toEqual(['http+json/1.0', 'json-rpc/1.0', 'grpc/1.0']);
+    // The embedded agent also lists its HTTP URLs for v0.3 clients: missive probes them in the 0.3 dialect.
+    expect(data.interfaces.map((i: any) => i.id)).toEqual(['http+json/1.0', 'json-rpc/1.0', 'grpc/1.0', 'json-rpc/0.3', 'http+json/0.3']);
     expect(data).toMatchObject({ passed: true, exit_code: 0, card: { name: 'full', format: '1.0' } });
+    for (const column of ['json-rpc/0.3', 'http+json/0.3']) {
+      const cells = cellsOf(data, column);
+      for (const op of READS) expect(cells[op], `${column} ${op}`).toMatchObject({ status: 'ok', note: 'TaskNotFound', code: null });
+      expect(cells.ListTasks).toMatchObject({ status: 'not_in_0.3' });
+    }
     for (const column of ['http+json/1.0', 'json-rpc/1.0', 'grpc/1.0']) {
       const cells = cellsOf(data, column);
       for (const op of READS) expect(cells[op], `${column} ${op}`).toMatchObject({ status: 'ok', note: 'TaskNotFound', code: null });
@@ -87,7 +93,7 @@ describe('missive conformance', () => {
       expect(cells.GetExtendedAgentCard).toMatchObject({ status: 'not_advertised' });
       for (const c of Object.values(cells) as any[]) if (c.status === 'ok') expect(typeof c.latency_ms).toBe('number');
     }
-    expect(data.summary).toMatchObject({ failed: 0, ok: 21 });
+    expect(data.summary).toMatchObject({ failed: 0, ok: 33 });
     // Read-only: no message, task or send event was recorded; only the card refresh.
     const { messages, tasks, types } = readDb(box, (db) => ({
       messages: (db.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n,
@@ -99,9 +105,9 @@ describe('missive conformance', () => {
 
     const human = await box.run(['conformance', 'full']);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^operation\s+http\+json\/1\.0\s+json-rpc\/1\.0\s+grpc\/1\.0$/m);
-    expect(human.stdout).toMatch(/^GetTask\s+ok \d+ ms\s+ok \d+ ms\s+ok \d+ ms$/m);
-    expect(human.stdout).toMatch(/^SendMessage\s+skipped\s+skipped\s+skipped$/m);
+    expect(human.stdout).toMatch(/^operation\s+http\+json\/1\.0\s+json-rpc\/1\.0\s+grpc\/1\.0\s+json-rpc\/0\.3\s+http\+json\/0\.3$/m);
+    expect(human.stdout).toMatch(/^GetTask(\s+ok \d+ ms){5}$/m);
+    expect(human.stdout).toMatch(/^SendMessage(\s+skipped){5}$/m);
     expect(human.stdout).toContain('0 failed');
   });
 
@@ -153,8 +159,9 @@ describe('missive conformance', () => {
     }
     for (const column of ['json-rpc/0.3', 'grpc/0.3'])
       for (const c of data.interfaces.find((i: any) => i.id === column).cells) expect(c.status, `${column} ${c.operation}`).not.toBe('failed');
-    // The 0.3 SDK's own REST server answers SubscribeToTask of an unknown task with HTTP 500: the probe names it.
-    expect(cellsOf(data, 'http+json/0.3').SubscribeToTask).toMatchObject({ status: 'failed', code: 'missive::transport::http_status' });
+    // The 0.3 SDK's own REST server answers SubscribeToTask of an unknown task with HTTP 500 and an A2A error object in
+    // the body: the probe names the agent's error, with the code the same error has on JSON-RPC (issue 35).
+    expect(cellsOf(data, 'http+json/0.3').SubscribeToTask).toMatchObject({ status: 'failed', code: 'missive::protocol::jsonrpc_error' });
     expect(res.code).toBe(76);
     // Without the token the peer refuses every HTTP call: the auth really went through the probe.
     const refused = (await box.run(['conformance', 'old', '--json'])).json().data;

@@ -26,8 +26,15 @@ describe('SDK peer', () => {
         protocol_version: '1.0',
         dialect: '1.0',
         source: 'agent_card',
+        card_index: 0,
+        declared_url: null,
+        reason: "the card's first interface missive can call",
+        skipped: [],
       });
-      expect(data.card.supported_interfaces.map((i: { protocol_binding: string }) => i.protocol_binding)).toEqual(['HTTP+JSON', 'JSONRPC']);
+      // Each HTTP URL is listed for 1.0, then again for 0.3 (the agent answers v0.3 clients too).
+      expect(
+        data.card.supported_interfaces.map((i: { protocol_binding: string; protocol_version: string }) => `${i.protocol_binding} ${i.protocol_version}`),
+      ).toEqual(['HTTP+JSON 1.0', 'JSONRPC 1.0', 'JSONRPC 0.3', 'HTTP+JSON 0.3']);
       const rpc = (await box.run(['agent', 'inspect', 'echo', '--binding', 'json-rpc', '--json'])).json().data;
       expect(rpc.selected_interface).toMatchObject({ binding: 'json-rpc', protocol_binding: 'JSONRPC', url: agent.jsonRpcUrl });
       const cardRequest = agent.requests.find((r) => r.path === '/.well-known/agent-card.json')!;

@@ -421,6 +421,21 @@ describe('web console in Chromium and as the CLI', () => {
     }
   });
 
+  it('`ui --web --open` says once that no browser was opened: a browser command that is missing, or one that fails', async () => {
+    const cases: Array<[browser: string, said: string]> = [
+      [`missive-no-such-browser-${process.pid}`, 'ENOENT'],
+      [`${process.execPath} -e process.exit(3)`, 'exited with 3'],
+    ];
+    for (const [browser, said] of cases) {
+      const cli = await box.run(['ui', '--web', '--port', '0', '--open', '--timeout', '3s'], { env: { MISSIVE_RENDERER_DIR: renderer.dir, BROWSER: browser } });
+      expect(cli.code, cli.stderr).toBe(0);
+      const warnings = cli.stderr.split('\n').filter((line) => line.includes('warning'));
+      expect(warnings, `${browser}: ${cli.stderr}`).toHaveLength(1);
+      expect(warnings[0]).toContain(said);
+      expect(warnings[0]).toContain('open the URL above yourself');
+    }
+  });
+
   it('names the build step when the renderer is missing (exit 69)', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'missive-no-renderer-'));
     try {

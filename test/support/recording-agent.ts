@@ -10,12 +10,10 @@
  * way the task completes without anyone asking: the gateway's send jobs (returnImmediately, then GetTask polls) finish.
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { AgentCard, Message, Task, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { listenLoopback, mountSdkAgent, sdkInterfaces } from './loopback-app.js';
 
 const textOf = (message: Message) => message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
 
@@ -86,27 +84,20 @@ export async function startRecordingAgent(options: { minMs?: number; maxMs?: num
   // Spread over the range in arrival order (7 steps), not at random: the same run every time.
   const executor = new RecordingExecutor((arrival) => min + Math.round(((arrival % 7) / 6) * spread));
   const app = express();
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenLoopback(app);
+  const { baseUrl } = listening;
   const card = AgentCard.fromJSON({
     name: options.name ?? 'recording agent',
     description: 'Records every message id it receives; completes each task after a delay.',
     version: '1.0.0',
-    supportedInterfaces: [
-      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-    ],
+    supportedInterfaces: sdkInterfaces(baseUrl),
     capabilities: { streaming: false, pushNotifications: false },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [{ id: 'slow', name: 'Slow worker', description: 'Completes each task after a delay', tags: ['test'] }],
   });
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  mountSdkAgent(app, requestHandler);
   return {
     baseUrl,
     received: executor.received,
@@ -114,8 +105,7 @@ export async function startRecordingAgent(options: { minMs?: number; maxMs?: num
     countsByText: () => countBy(executor.received, (m) => m.text),
     close: async () => {
       executor.stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
     },
   };
 }

@@ -101,3 +101,81 @@ describe('redaction', () => {
     expect(dirty.b.password).toBe('x');
   });
 });
+
+describe('free-text redaction: credentials go, words stay', () => {
+  it('keeps the words after "bearer" in help text and in a card\'s scheme descriptions', () => {
+    for (const text of [
+      'Store one with: missive auth set-secret sec-bearer (reads the secret from stdin).',
+      'a bearer (JWT) issued by the identity provider',
+      'Send a bearer OAuth2 access token in the Authorization header.',
+      'HTTP bearer mTLS, bearer apiKey or bearer openIdConnect',
+      'Bearer JWTs only; Basic auth is refused; Token-based access via Bearer [see docs]',
+      'sign in with a bearer interoperability token',
+    ]) {
+      expect(redactText(text)).toBe(text);
+    }
+    // What is inside brackets after the scheme is still checked.
+    expect(redactText('with Bearer (sk-123) set')).toBe('with Bearer ([REDACTED]) set');
+  });
+
+  // Security scheme names and descriptions as agent cards write them: ordinary words, camel-cased names, acronyms and
+  // versioned names (OAuth2), brackets and punctuation; none of it is a credential. Names joined with "-" or "_"
+  // (`sec-bearer`) are prose too, except right after a scheme word: there they are shaped like passphrase tokens
+  // (`alice-token-of-the-real-one`) and are redacted on purpose.
+  const ENDS_IN_SCHEME = /\b(Bearer|bearer|Basic|basic|Token)$/;
+  const schemeWords = fc.constantFrom(
+    ...['bearer', 'Bearer', 'basic', 'Basic', 'Token', 'token', 'tokens', 'a', 'an', 'the', 'JWT', 'JWTs', 'OAuth', 'OAuth2', 'oauth2'],
+    ...['OpenID', 'openIdConnect', 'apiKey', 'api_key', 'bearerAuth', 'BearerAuth', 'sec-bearer', 'access-token', 'mTLS', 'mtls'],
+    ...['HTTP', 'HTTPS', 'https', 'header', 'Authorization', 'issued', 'by', 'identity', 'provider', 'interoperability', 'authentication'],
+    ...['credentials', 'client', 'reads', 'secret', 'from', 'stdin', 'scheme', 'required', 'format', 'signed', 'audience', 'scope'],
+    ...['scopes', 'read', 'write', 'send', 'use', 'with', 'or', 'and', 'Keycloak', 'Okta', 'GitHub', 'AzureAD', 'iOS', 'httpAuth'],
+    ...['internationalization', 'OIDC', 'SAML', 'realm', 'Entra', 'Auth0', 'v2', 'x', 'JSON', 'PKCE'],
+  );
+  const punctuated = fc.tuple(fc.constantFrom('', '(', '['), schemeWords, fc.constantFrom('', '.', ',', ':', ';', ')', ']', '!', '?', ').'));
+  const prose = fc
+    .array(punctuated, { minLength: 1, maxLength: 12 })
+    .filter((words) => words.every(([, word, close], i) => !(ENDS_IN_SCHEME.test(word) && close === '' && /[-_]/.test(words[i + 1]?.[1] ?? ''))))
+    .map((words) => words.map(([open, word, close]) => `${open}${word}${close}`).join(' '));
+
+  it('property: scheme names and descriptions made of ordinary words are never redacted', () => {
+    fc.assert(
+      fc.property(prose, (text) => {
+        expect(redactText(text)).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  // Credentials as they appear on the wire: JWTs, hex and base64 secrets of 128 bits and more, prefixed API keys,
+  // Basic's user:pass. (A random string of 12 letters can read like a camel-cased word: see looksLikeCredential.)
+  const alnum = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'];
+  const chars = (alphabet: string[], minLength: number, maxLength: number) =>
+    fc.array(fc.constantFrom(...alphabet), { minLength, maxLength }).map((c) => c.join(''));
+  const b64url = (minLength: number, maxLength: number) => chars([...alnum, '-', '_'], minLength, maxLength);
+  const token = fc.oneof(
+    fc.tuple(b64url(8, 40), b64url(8, 60), b64url(8, 43)).map(([h, p, s]) => `eyJ${h}.eyJ${p}.${s}`),
+    fc.uint8Array({ minLength: 16, maxLength: 40 }).map((b) => Buffer.from(b).toString('hex')),
+    fc.uint8Array({ minLength: 18, maxLength: 48 }).map((b) => Buffer.from(b).toString(b.length % 2 ? 'base64' : 'base64url')),
+    fc.tuple(fc.constantFrom('sk-', 'sk-live-', 'ghp_', 'xoxb-', 'glpat-', 'AKIA'), chars(alnum, 16, 40)).map(([p, rest]) => `${p}${rest}1`),
+    fc.tuple(chars(alnum, 3, 12), chars(alnum, 12, 24)).map(([u, p]) => Buffer.from(`${u}:${p}`).toString('base64')),
+  );
+
+  it('property: a credential after Bearer, Basic or Token is always redacted, wherever it stands in prose', () => {
+    fc.assert(
+      fc.property(
+        prose,
+        fc.constantFrom('Bearer', 'bearer', 'Basic', 'basic', 'Token', 'Authorization: Bearer'),
+        token,
+        prose,
+        fc.constantFrom('', '.', ',', ')'),
+        (before, scheme, secret, after, close) => {
+          const out = redactText(`${before} ${scheme} ${secret}${close} ${after}`);
+          expect(out).not.toContain(secret);
+          expect(out).toContain(`${scheme} [REDACTED]${close}`);
+          expect(redactText(out)).toBe(out);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -2,7 +2,7 @@
 import { Command, Option, type OptionValues } from 'commander';
 import { usageError } from '../../../shared/errors.js';
 import { listAgentViews, showAgent, type AgentView } from '../../core/agents/views.js';
-import type { InspectView } from '../../core/agents/discovery.js';
+import type { CachedSelection, InspectView } from '../../core/agents/discovery.js';
 import { BINDINGS, type Binding } from '../../core/config/schema.js';
 import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
 import type { Action } from '../command-context.js';
@@ -16,7 +16,7 @@ import type { ExtendedCardView } from '../../core/agents/extended-card.js';
 /** Whose agent: `shared` (the team's store), `personal` (this user's config file), else its source (`local`, `discovered`). */
 const scopeLabel = (a: AgentView) => (a.scope === 'local' ? a.source : a.scope);
 
-const showText = (a: AgentView) =>
+const showText = (a: AgentView, selection: CachedSelection) =>
   keyValues([
     ['alias', a.alias],
     ['source', `${scopeLabel(a)}${a.read_only ? ' (read-only)' : ''}`],
@@ -36,6 +36,7 @@ const showText = (a: AgentView) =>
         ? `${a.card.name ?? '(unnamed)'}, fetched ${a.card.fetched_at}, validated ${a.card.validated_at}`
         : 'not fetched yet (missive agent inspect ' + a.alias + ')',
     ],
+    ...(a.card.cached ? interfacePairs(selection.selected_interface, selection.interface_error?.message) : []),
   ]);
 
 const CREDENTIALS_TEXT: Record<InspectView['origin_pinning']['decision'], string> = {
@@ -45,10 +46,16 @@ const CREDENTIALS_TEXT: Record<InspectView['origin_pinning']['decision'], string
   none: 'none configured',
 };
 
-const selectedText = (v: InspectView) => {
-  const s = v.selected_interface;
-  if (!s) return `none: ${v.negotiation.error?.message.replace(/^\w+ error: /, '') ?? 'no mutual binding'}`;
-  return `${BINDING_LABEL[s.binding] ?? s.binding} ${s.url} (card says A2A ${s.protocol_version}; missive speaks the ${s.dialect} dialect; from ${s.source})`;
+/** The `selected` and `why` lines of `agent inspect` and `agent show`: the interface negotiation chose, and why (or why none). */
+const interfacePairs = (s: InspectView['selected_interface'], error: string | undefined): Array<[string, string | undefined]> => {
+  if (!s) return [['selected', `none: ${error?.replace(/^\w+ error: /, '') ?? 'no mutual binding'}`]];
+  return [
+    [
+      'selected',
+      `${BINDING_LABEL[s.binding] ?? s.binding} ${s.url} (card says A2A ${s.protocol_version}; missive speaks the ${s.dialect} dialect; from ${s.source})`,
+    ],
+    ['why', s.reason],
+  ];
 };
 
 /** `1.0: the highest both speak (agent offers 1.0, 0.3; missive speaks 1.0, 0.3)`, and how the card was asked for. */
@@ -87,7 +94,7 @@ const inspectText = (v: InspectView) => {
       ['push notifications', String((v.card.capabilities as { pushNotifications?: boolean }).pushNotifications === true)],
       ['input modes', v.card.default_input_modes],
       ['output modes', v.card.default_output_modes],
-      ['selected', selectedText(v)],
+      ...interfacePairs(v.selected_interface, v.negotiation.error?.message),
       ['A2A version', versionText(v.negotiation.version)],
       [
         'credentials',
@@ -159,7 +166,9 @@ export function registerAgentCommands(program: Command, action: Action): void {
 
   agent
     .command('add <alias> [base-url]')
-    .description("register an agent by alias and base URL, or by its card's URL (one ending in agent-card.json or agent.json: the card is fetched now)")
+    .description(
+      "register an agent by alias and base URL, or by its card's URL (one ending in agent-card.json or agent.json, or any URL under /.well-known/: the card is fetched now)",
+    )
     .option(
       '--card-url <url>',
       'where the agent serves its Agent Card, when not at <base-url>/.well-known/agent-card.json (fetched now; the base URL defaults to its first HTTP interface)',
@@ -275,7 +284,14 @@ export function registerAgentCommands(program: Command, action: Action): void {
   agent
     .command('show <alias>')
     .description('show one registry entry (no network)')
-    .action(action(async ({ core, out }, alias: string) => out.result('agent_show', { agent: await showAgent(core, alias) }, (d) => showText(d.agent))));
+    .action(
+      action(async ({ core, out }, alias: string) => {
+        const agent = await showAgent(core, alias);
+        // The interface a call would use and why, from the cached card (no network).
+        const selection = (await discovery()).cachedSelection(core, await (await registry()).requireAgent(core, alias));
+        out.result('agent_show', { agent, ...selection }, (d) => showText(d.agent, d));
+      }),
+    );
 
   agent
     .command('inspect <alias>')

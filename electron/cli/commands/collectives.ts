@@ -112,7 +112,7 @@ export function registerCollectiveCommands(program: Command, action: Action): vo
     .option('--context <id>', 'the context to wait on')
     .option('--from-bcast <path|->', 'take task ids from a `bcast --json` document')
     .option('--state <state>', 'target and success state (repeatable; default: terminal states, only completed succeeds)', collect, [])
-    .option('--required <n>', 'quorum, 1 to 10000 (default: every member)', integer('--required', 1, 10_000))
+    .option('--required <n>', 'quorum, 1 to 10000 (default: every member; with --from-bcast, the members it reached)', integer('--required', 1, 10_000))
     .addOption(
       new Option('--failure-policy <policy>', 'stop: any failure decides; continue: only the quorum does').choices(['stop', 'continue']).default('stop'),
     )

@@ -17,6 +17,7 @@ import { explainRoute, ROUTE_POLICIES, type RouteExplanation } from '../../core/
 import type { Action } from '../command-context.js';
 import { collect, integer } from '../options.js';
 import { keyValues, table } from '../human.js';
+import { BINDING_LABEL } from '../../core/a2a/binding-names.js';
 
 type PolicySource = 'group' | 'config' | 'default';
 const isRoutePolicy = (p: string | undefined): p is string => (ROUTE_POLICIES as readonly string[]).includes(p ?? '');
@@ -54,6 +55,18 @@ const groupText = (g: GroupView & { routing_policy_source: PolicySource }) =>
         )}`
       : '\n\nNo members yet: missive group add <group> <alias>'
   }`;
+
+/** Which interface a call to each candidate would use and why (the words of `agent inspect`), or why none. */
+const interfaceLines = (r: RouteExplanation): string[] => {
+  const lines = r.candidates.flatMap((c) =>
+    c.interface
+      ? [`${c.alias}: ${BINDING_LABEL[c.interface.binding] ?? c.interface.binding} ${c.interface.url} (${c.interface.reason})`]
+      : c.interface_error
+        ? [`${c.alias}: no interface missive can call (${c.interface_error})`]
+        : [],
+  );
+  return lines.length ? ['', 'Interfaces', ...lines] : [];
+};
 
 /** Candidates routed without a card get a line saying how to cache one. */
 const missingCardsHint = (r: RouteExplanation): string[] => {
@@ -194,6 +207,7 @@ export function registerGroupCommands(program: Command, action: Action): void {
                   r.candidates.map((c) => [c.chosen ? '→' : ' ', String(c.rank), c.alias, c.card, c.reason]),
                 ),
                 ...(r.next_round_robin_cursor !== null ? ['', `next round-robin cursor: ${r.next_round_robin_cursor}`] : []),
+                ...interfaceLines(r),
                 ...missingCardsHint(r),
               ].join('\n'),
           ),

@@ -3,7 +3,7 @@ import type { Command, OptionValues } from 'commander';
 import { responseText, sendMessage, type SendResult } from '../../core/messaging/send.js';
 import type { Action } from '../command-context.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
-import { resolveAgentTarget } from '../../core/agents/ad-hoc.js';
+import { withAgentTarget } from '../../core/agents/ad-hoc.js';
 import { keyValues } from '../human.js';
 import { addShowWireOption, wireView } from '../wire-view.js';
 
@@ -14,11 +14,12 @@ export function registerSendCommand(program: Command, action: Action): void {
     action(async (ctx, agent: string, message: string | undefined, o: OptionValues) => {
       const { core, out, deps } = ctx;
       const wire = wireView(ctx, o);
-      const result = await sendMessage(core, { ...(await messageInputsOf(await resolveAgentTarget(core, agent), message, o, deps)), wire: wire.capture }).catch(
-        (error: unknown) => {
-          throw wire.failed(error);
-        },
-      );
+      // A URL's agent is registered only when the send succeeds (ad-hoc.ts).
+      const result = await withAgentTarget(core, agent, async (alias) =>
+        sendMessage(core, { ...(await messageInputsOf(alias, message, o, deps)), wire: wire.capture }),
+      ).catch((error: unknown) => {
+        throw wire.failed(error);
+      });
       out.result('send_result', wire.attach(result), (d: SendResult) =>
         [
           responseText(d.response) ?? `(the ${d.response_shape} has no text, data or file)`,

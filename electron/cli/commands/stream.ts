@@ -5,7 +5,7 @@ import type { Action } from '../command-context.js';
 import { keyValues } from '../human.js';
 import { addShowWireOption, wireView } from '../wire-view.js';
 import { addMessageInputOptions, messageInputsOf } from '../message-options.js';
-import { resolveAgentTarget } from '../../core/agents/ad-hoc.js';
+import { withAgentTarget } from '../../core/agents/ad-hoc.js';
 
 const eventLine = (e: StreamEventView): string => {
   const head = `#${e.sequence} ${e.variant}`;
@@ -29,12 +29,15 @@ export function registerStreamCommand(program: Command, action: Action): void {
     action(async (ctx, agent: string, message: string | undefined, o: OptionValues) => {
       const { core, out, deps } = ctx;
       const wire = wireView(ctx, o);
-      const result = await streamMessage(core, {
-        ...(await messageInputsOf(await resolveAgentTarget(core, agent), message, o, deps)),
-        force: o.force,
-        wire: wire.capture,
-        onEvent: (e) => out.event('stream_event', e, eventLine),
-      }).catch((error: unknown) => {
+      // A URL's agent is registered only when the stream succeeds (ad-hoc.ts).
+      const result = await withAgentTarget(core, agent, async (alias) =>
+        streamMessage(core, {
+          ...(await messageInputsOf(alias, message, o, deps)),
+          force: o.force,
+          wire: wire.capture,
+          onEvent: (e) => out.event('stream_event', e, eventLine),
+        }),
+      ).catch((error: unknown) => {
         throw wire.failed(error);
       });
       out.result('stream_result', wire.attach(result), (d: StreamResult) =>

@@ -194,6 +194,18 @@ export interface A2AErrorContext {
   detail?: string;
 }
 
+/**
+ * The operations that name one push config: A2A has no "config not found" error, so agents (the SDKs among them)
+ * answer TaskNotFound for a config id the task does not have, as for a task they do not have.
+ */
+const ONE_PUSH_CONFIG = /^(Get|Delete)TaskPushNotificationConfig$/;
+
+/** TaskNotFound to a push-config operation: the config or the task is missing, and the help says how to tell which. */
+const PUSH_CONFIG_NOT_FOUND = {
+  says: 'the agent has no such push notification config for that task (or no such task)',
+  help: "List the task's push configs with missive push list <agent> <task-id> and check the config id; missive task get <task-id> --remote --agent <agent> shows whether the agent still has the task.",
+};
+
 /** The one missive error of an A2A error, the same on every binding. */
 export function a2aError(spec: A2AErrorSpec, ctx: A2AErrorContext): MissiveError {
   const said = ctx.detail ? `: ${oneLine(ctx.detail)}` : '';
@@ -201,5 +213,6 @@ export function a2aError(spec: A2AErrorSpec, ctx: A2AErrorContext): MissiveError
   if (spec.name === 'VersionNotSupported') {
     return protocolError(spec.code, `the agent does not support A2A protocol version ${ctx.protocolVersion ?? '?'} (${spec.name}${said})`, spec.help);
   }
-  return protocolError(spec.code, `${ctx.method}${where}: ${spec.says} (${spec.name}${said})`, spec.help.replaceAll('<agent>', ctx.alias ?? '<agent>'));
+  const { says, help } = spec.name === 'TaskNotFound' && ONE_PUSH_CONFIG.test(ctx.method) ? PUSH_CONFIG_NOT_FOUND : spec;
+  return protocolError(spec.code, `${ctx.method}${where}: ${says} (${spec.name}${said})`, help.replaceAll('<agent>', ctx.alias ?? '<agent>'));
 }

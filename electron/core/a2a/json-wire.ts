@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { protocolError } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
-import { assertAuthorized, assertOk, httpRequest, type HttpRequest } from './http.js';
-import { assertSameId, jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
+import { assertAuthorized, assertOk, httpRequest, tryJson, type HttpRequest } from './http.js';
+import { agentServerFailure, assertSameId, jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import type { ParamsOf, UnaryMethod } from './operations.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 import { assertFewObjects } from './wire-limits.js';
@@ -119,6 +119,9 @@ export async function exchange(call: BindingCall, req: HttpRequest, what: string
   assertAuthorized(res, what, url, call);
   assertFewObjects(res.body, `the ${what} answer`, call);
   if (jsonRpcId === undefined) {
+    // An A2A error object in a 5xx body: the agent's own error, as on JSON-RPC (jsonrpc-errors.ts).
+    const failure = res.status >= 500 ? agentServerFailure(what, res.status, tryJson(res.body), call.secrets) : undefined;
+    if (failure) throw failure;
     assertOk(res, what, url, call.protocolVersion, call);
     // 204 No Content (a deleted push config) has no body to parse.
     return res.body.trim() ? parseJson(res.body, `the ${what} response`) : null;

@@ -60,6 +60,30 @@ export function agentJsonRpcError(method: string, error: JsonRpcErrorObject, seq
   return protocolError('jsonrpc_error', `${method} failed${where} with JSON-RPC error ${error.code ?? '?'}: ${message}${data}`);
 }
 
+/** Statuses a proxy or load balancer answers for an agent it cannot reach: transport errors on every binding (retried). */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * A server failure the agent answered on HTTP+JSON as an A2A error object in an HTTP 5xx body (the 1.0 google.rpc.Status
+ * `{error: {code, status, message, details}}`, or the 0.3 body `{code, message}`) that names no A2A error (those are
+ * decoded by the SDK, a2a-errors.ts): the agent's own error, `protocol::jsonrpc_error` (76) as the same failure is on
+ * JSON-RPC (its Internal error), not a transport error. A 502, 503 or 504 stays the transport error it is on JSON-RPC
+ * too. Undefined for any other answer.
+ */
+export function agentServerFailure(method: string, status: number, body: unknown, secrets: readonly string[] = []): MissiveError | undefined {
+  if (status < 500 || status > 599 || GATEWAY_STATUSES.has(status) || !body || typeof body !== 'object') return undefined;
+  const holder = body as { error?: unknown; code?: unknown; message?: unknown };
+  const status10 =
+    holder.error && typeof holder.error === 'object' ? (holder.error as { code?: unknown; status?: unknown; message?: unknown; details?: unknown }) : null;
+  const isStatus = status10 !== null && typeof status10.code === 'number' && typeof status10.status === 'string' && typeof status10.message === 'string';
+  const isV03 = status10 === null && typeof holder.code === 'number' && typeof holder.message === 'string';
+  if ((!isStatus && !isV03) || specOfErrorObject(status10 ?? holder)) return undefined;
+  const message = redactText(oneLine(String(status10 ? status10.message : holder.message)), secrets) || 'no message';
+  const name = status10 ? ` ${oneLine(String(status10.status), 40)}` : ` (code ${String(holder.code)})`;
+  const details = Array.isArray(status10?.details) && status10.details.length ? `; details: ${oneLineData(status10.details, secrets)}` : '';
+  return protocolError('jsonrpc_error', `${method} failed with HTTP ${status}${name}: ${message}${details}`);
+}
+
 /**
  * The error for an envelope `{ error }` answered to `method` at `url` (a JSON-RPC error object, or in an HTTP+JSON
  * stream a google.rpc.Status). Inside a stream (`sequence` set) a missing method is no sign of another version (the

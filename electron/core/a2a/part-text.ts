@@ -1,4 +1,4 @@
-/** The readable text of an A2A part list (a message's, a status message's or an artifact's parts). */
+/** The readable text of an A2A message's parts (a message's or a status message's; an artifact's: shared/artifact-text.ts). */
 
 /** The text parts of an A2A part list, joined by newlines; null when there are none. */
 export function textOfParts(parts: unknown): string | null {

@@ -19,6 +19,7 @@ import { redactUrl } from '../security/redact.js';
 import type { BindingCall } from './binding-call.js';
 import { assertAuthorized, networkError, sharedDispatcher, timedDispatcher, tryJson, withQuery } from './http.js';
 import { oneLine } from './remote-text.js';
+import { agentServerFailure } from './jsonrpc-errors.js';
 import { loadUndici, loadUndiciFetch } from './undici.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
 import type { WireRecorder } from './wire.js';
@@ -346,8 +347,11 @@ export function sdkFetch({ call, method, trace, budget }: SdkFetchOptions): type
             answer: `HTTP ${res.status}${text.trim() ? ` (${oneLine(text, 80)})` : ''}`,
           });
         }
-        if (tryJson(text) === undefined)
+        const body = tryJson(text);
+        if (body === undefined)
           throw transportError('http_status', `${method} at ${where} answered HTTP ${res.status}${text.trim() ? `: ${oneLine(text)}` : ''}`);
+        const failure = call.iface.binding === 'http+json' ? agentServerFailure(method, res.status, body, call.secrets) : undefined;
+        if (failure) throw failure;
       }
       const kinds = res.ok ? kindCompletion(call, method, url) : null;
       const completed = kinds ? completeJsonRpcBody(text, kinds.allowed, kinds.origin) : null;

@@ -17,7 +17,7 @@ import { redactUrl } from '../security/redact.js';
 import { A2A_JSON, type BindingCall } from './binding-call.js';
 import { assertAuthorized, assertOk, flattenHeaders, networkError, sharedDispatcher, streamBrokenError, timedDispatcher, tryJson, withQuery } from './http.js';
 import { streamWithReauth } from './reauth.js';
-import { assertSameId, jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
+import { agentServerFailure, assertSameId, jsonRpcFailure, type JsonRpcErrorObject } from './jsonrpc-errors.js';
 import { viaSdk } from './interfaces.js';
 import { checkStreamResponse, type StreamRecord } from './stream-response.js';
 import { isMissingRoute, versionMismatchError } from './version-mismatch.js';
@@ -209,6 +209,9 @@ async function* httpStream(
       const parsed = tryJson(text) as { error?: JsonRpcErrorObject } | undefined;
       if (parsed?.error) throw jsonRpcFailure(call, method, url, parsed as { error: JsonRpcErrorObject });
     }
+    // An A2A error object in a 5xx body: the agent's own error, as on JSON-RPC (jsonrpc-errors.ts).
+    const failure = rest && text ? agentServerFailure(method, res.statusCode, tryJson(text), call.secrets) : undefined;
+    if (failure) throw failure;
     if (isMissingRoute(res.statusCode, text))
       throw versionMismatchError({ method, url, dialect: iface.dialect, alias: call.alias, answer: `HTTP ${res.statusCode}` });
     assertOk(flat, method, url, call.protocolVersion, call);

@@ -39,6 +39,8 @@ export const CHANNEL_EFFECTS: Readonly<Record<Channel, ChannelEffect>> = {
   // GetTask until a quorum: reads only.
   'collectives.barrier': 'read',
   'collectives.gather': 'read',
+  // Reads the journal only (journals nothing, unlike gather).
+  'collectives.answers': 'read',
   // May send the members' outputs to a reducer agent.
   'collectives.reduce': 'effect',
   'collectives.round': 'effect',
@@ -46,6 +48,8 @@ export const CHANNEL_EFFECTS: Readonly<Record<Channel, ChannelEffect>> = {
   'tasks.get': 'read',
   'tasks.cancel': 'effect',
   'tasks.wait': 'read',
+  // Asks the agent (GetTask or SubscribeToTask) and journals what it says, as tasks.get and tasks.wait do.
+  'tasks.follow': 'read',
   'artifacts.show': 'read',
   // Writes files (and refuses to overwrite them without force): not blindly repeatable.
   'artifacts.export': 'effect',
@@ -58,6 +62,7 @@ export const CHANNEL_EFFECTS: Readonly<Record<Channel, ChannelEffect>> = {
   'webhook.start': 'effect',
   'webhook.stop': 'effect',
   'webhook.status': 'read',
+  'webhook.callbacks': 'read',
   'auth.list': 'read',
   'auth.add': 'effect',
   'auth.update': 'effect',

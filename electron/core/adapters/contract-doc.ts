@@ -47,12 +47,16 @@ export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'collectives.bcast': 'Sends the same message to every member of a group in one context; each member outcome goes out as a `collectives.member` event.',
   'collectives.barrier': 'Waits until the members of a group have finished their tasks in a context (`local`: judge from the journal only).',
   'collectives.gather': "Collects each member's latest answer in a context.",
+  'collectives.answers':
+    "Each member's answer where it arrived, without a gather (nothing journaled): by the task or request a bcast, scatter or barrier reported for it.",
   'collectives.reduce': "Combines the members' answers in a context into one text (summarise, vote, merge, rank, or a custom template/reducer agent).",
   'collectives.round': 'bcast then reduce in one call: a full round of a group conversation.',
   'tasks.list': 'Tasks the journal knows, filtered by agent, context or state, paged (the Tasks view).',
   'tasks.get': 'One task with its artifacts, from the journal or (`remote`) fetched from its agent.',
   'tasks.cancel': 'Asks the agent to cancel a task and answers its new state.',
   'tasks.wait': 'Waits until a task reaches a final (or input-required) state; `exit_code` says how it ended.',
+  'tasks.follow':
+    'One step of following a task that is not final: SubscribeToTask (bounded) or GetTask, then its view, question and answer text (Compose, Tasks, History, Contexts).',
   'artifacts.show': 'One artifact of a task with its parts.',
   'artifacts.export': 'Writes the artifacts of a task as files into a directory (relative paths resolve against the adapter’s working directory).',
   'events.query':
@@ -65,6 +69,7 @@ export const CHANNEL_DESCRIPTIONS: Record<Channel, string> = {
   'webhook.start': 'Starts the push-notification receiver on 127.0.0.1 (`port` 0 or absent: any free port); arrivals go out as `webhook.arrival` events.',
   'webhook.stop': 'Stops the push-notification receiver.',
   'webhook.status': 'Whether the receiver listens, where, and how many notifications it accepted and rejected.',
+  'webhook.callbacks': 'The newest push callbacks the journal holds (time, task, state, the body as journaled, redacted), accepted and refused.',
   'auth.list': 'The auth refs (where each secret comes from, never the secret) and the state of the keyring.',
   'auth.add': 'Defines an auth ref (like `missive auth add`): where its secret lives and its flow; never the secret.',
   'auth.update': 'Replaces the settings of a local auth ref under the same name; the agents using it follow.',

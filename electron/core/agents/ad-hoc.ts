@@ -2,7 +2,8 @@
  * Curl-like use: an http(s) URL in place of an agent alias (`missive send <url> …`, `stream`, `conformance`,
  * `agent inspect`). The URL becomes a `discovered` agent named by the URL itself, so the journal records the URL as
  * the agent — without the credentials the URL may hold (`user:password`, query values), which are used for this
- * invocation only (url-credentials.ts). A card URL (`…/agent-card.json`) works too: the base URL comes from the card.
+ * invocation only (url-credentials.ts). A card URL (`…/agent-card.json`, anything under `/.well-known/`) works too: the
+ * base URL comes from the card. `send` and `stream` keep the agent only when their call succeeds (withAgentTarget).
  */
 import type { Core } from '../handle.js';
 import { usageError } from '../../../shared/errors.js';
@@ -61,7 +62,37 @@ function splitUrl(target: string): UrlParts {
  * created (and, for a card URL, its card fetched) the first time. Its credentials are held for this invocation.
  */
 export async function resolveAgentTarget(core: Core, target: string): Promise<string> {
-  if (!isUrlTarget(target)) return target;
+  return (await resolveTarget(core, target)).alias;
+}
+
+/**
+ * Runs `use` with the alias to call for `target` (resolveAgentTarget). An agent the URL discovers now stays
+ * registered only when `use` succeeds: a failed call (no card there, nothing listening, the agent's error) leaves
+ * `agent list` as it was; what the call journaled stays, as history. An agent that got a task meanwhile is kept.
+ */
+export async function withAgentTarget<T>(core: Core, target: string, use: (alias: string) => Promise<T>): Promise<T> {
+  const { alias, discovered } = await resolveTarget(core, target);
+  try {
+    return await use(alias);
+  } catch (error) {
+    if (discovered) await forgetDiscovered(core, alias).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function forgetDiscovered(core: Core, alias: string): Promise<void> {
+  await (
+    await core.storage()
+  ).transaction(async (tx) => {
+    const row = await tx.agents.get(alias);
+    if (row?.source !== 'discovered' || (await tx.agents.countTasks(alias)) > 0) return;
+    await tx.agents.remove(alias);
+    await tx.journal.append({ type: 'missive.agent.removed', payload: { alias, reason: 'discovering_call_failed' } });
+  });
+}
+
+async function resolveTarget(core: Core, target: string): Promise<{ alias: string; discovered: boolean }> {
+  if (!isUrlTarget(target)) return { alias: target, discovered: false };
   const parts = splitUrl(target);
   holdUrlCredentials(core, parts.alias, { username: parts.username, password: parts.password, query: parts.query });
   const storage = await core.storage();
@@ -70,20 +101,20 @@ export async function resolveAgentTarget(core: Core, target: string): Promise<st
     // A URL typed here is this host's decision, the row under its name is not: confirmed only while it still points
     // where the URL does (on a shared store a changed row is then refused before any credential goes out).
     if (credentialOrigins(existing).every((o) => o === originOf(parts.address)) && existing.authRefName === null) recordConfirmation(core, existing);
-    return parts.alias;
+    return { alias: parts.alias, discovered: false };
   }
   const row = discoveredRow(parts.alias, parts.address);
   recordConfirmation(core, row);
   if (!isCardUrl(parts.address)) {
     await insertDiscovered(storage, row, parts.address);
-    return parts.alias;
+    return { alias: parts.alias, discovered: true };
   }
   const fetched = await downloadCard(core, row, { only: parts.address });
   const discovered = { ...row, baseUrl: baseUrlFromCard(fetched.card, parts.address) };
   recordConfirmation(core, discovered);
   await insertDiscovered(storage, discovered, parts.address);
   await keepCard(core, parts.alias, fetched);
-  return parts.alias;
+  return { alias: parts.alias, discovered: true };
 }
 
 async function insertDiscovered(storage: Storage, row: AgentRow, url: string): Promise<void> {

@@ -92,8 +92,8 @@ export async function requestCard(core: Core, baseUrl: string, req: CardRequest)
           'no_agent_card',
           `no Agent Card at ${urls.map(redactUrl).join(' nor ')} (HTTP 404): ${req.only ? 'check the card URL' : 'the agent seems to speak another A2A version, or the base URL is wrong'}`,
           req.only
-            ? 'Give the URL the agent serves its card at (it ends in agent-card.json or agent.json), or its base URL.'
-            : 'A2A 0.3 and 1.0 agents serve /.well-known/agent-card.json, A2A 0.2 agents /.well-known/agent.json, both under the base URL. Check it with: missive agent show <alias>',
+            ? 'Give the URL the agent serves its card at (with --card-url, or in place of the base URL), or its base URL.'
+            : 'A2A 0.3 and 1.0 agents serve /.well-known/agent-card.json, A2A 0.2 agents /.well-known/agent.json, both under the base URL. Check it with: missive agent show <alias>; a card served elsewhere is named with --card-url URL (agent add), or in place of the base URL.',
         );
       }
       return { res, url, version };

@@ -15,14 +15,20 @@ import { addAgent, type AddAgentInput, type AgentView } from './registry.js';
 import { clientTlsPaths } from './client-tls-paths.js';
 import { downloadCard, keepCard, type CardResult } from './card-fetch.js';
 import { unstoredAgentRow } from './unstored-row.js';
+import { warnIfAuthNeeded } from './auth-needed.js';
 
 /** The largest card file read (the same bound as a fetched card). */
 const CARD_FILE_MAX_BYTES = 4 * 1024 * 1024;
 
-/** A URL whose last path segment is a card file name (`…/agent-card.json`, v0.2's `…/agent.json`). */
+/**
+ * A URL that names a card rather than an agent: one whose last path segment is a card file name (`…/agent-card.json`,
+ * v0.2's `…/agent.json`), or any URL under `/.well-known/` (`/.well-known/agent-card` without `.json`, as some
+ * frameworks serve it): missive asks for `<base-url>/.well-known/agent-card.json`, so a base URL never holds it.
+ */
 export function isCardUrl(text: string): boolean {
   try {
-    return /(?:^|[/.-])agent(?:-card)?\.json$/i.test(new URL(text).pathname);
+    const path = new URL(text).pathname;
+    return /(?:^|[/.-])agent(?:-card)?\.json$/i.test(path) || path.includes('/.well-known/');
   } catch {
     return false;
   }
@@ -65,7 +71,9 @@ export async function addAgentFromCard(core: Core, input: Omit<AddAgentInput, 'b
   // Without a base URL the agent's origin is not known yet: the card is asked for without credentials.
   const fetched = await downloadCard(core, input.baseUrl ? provisional : { ...provisional, authRefName: null }, { only: cardUrl });
   const view = await addAgent(core, { ...input, baseUrl: input.baseUrl ?? baseUrlFromCard(fetched.card, cardUrl) });
-  return { ...view, card: { ...view.card, ...cardFields(await keepCard(core, view.alias, fetched)) } };
+  const kept = await keepCard(core, view.alias, fetched);
+  await warnIfAuthNeeded(core, kept.agent, fetched.raw ?? kept.card);
+  return { ...view, card: { ...view.card, ...cardFields(kept) } };
 }
 
 /** The card fields of an agent's view once its fetched card is kept. */

@@ -7,7 +7,8 @@
 import type { ParsedCard } from '../a2a/card.js';
 import { parseCard } from '../a2a/card.js';
 import { canonicalBinding, BINDING_LABEL } from '../a2a/binding-names.js';
-import { SUPPORTED_BINDINGS } from '../a2a/interfaces.js';
+import { resolvedUrlText, SUPPORTED_BINDINGS } from '../a2a/interfaces.js';
+import { interfaceUrl, isGrpcTarget } from '../a2a/interface-urls.js';
 import type { SignatureView } from '../a2a/card-signature.js';
 import { originOf } from '../../../shared/origins.js';
 import { isMissiveError } from '../../../shared/errors.js';
@@ -50,10 +51,6 @@ const isHttpUrl = (text: string): boolean => {
   }
 };
 
-/** gRPC targets are `host:port` or a grpc(s)/http(s) URL; a path is relative. */
-const isGrpcTarget = (text: string): boolean =>
-  !text.startsWith('/') && !text.startsWith('.') && (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^[^/\s]+:\d+$/.test(text));
-
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
 
 export function cardWarnings(input: CardWarningInput): CardWarning[] {
@@ -88,12 +85,18 @@ export function cardWarnings(input: CardWarningInput): CardWarning[] {
       );
     }
     const absolute = binding === 'grpc' ? isGrpcTarget(iface.url) : isHttpUrl(iface.url);
-    if (!absolute) {
+    // The same resolution negotiation applies (interface-urls.ts): a relative URL it resolves is called, others skipped.
+    const target = supported && !absolute ? interfaceUrl(iface.url, binding, input.cardUrl) : null;
+    if (target?.ok) {
+      add('relative_url', `${field}.url`, `${resolvedUrlText(index, iface.protocolBinding, iface.url, target)} (A2A asks for absolute URLs)`);
+    } else if (target) {
       add(
         'relative_url',
         `${field}.url`,
-        `interface ${index + 1} has the URL "${iface.url}", which is not an absolute ${binding === 'grpc' ? 'host:port or URL' : 'http(s) URL'}: missive cannot call it`,
+        `interface ${index + 1} (${iface.protocolBinding}) has the URL "${iface.url}": ${target.reason}; missive cannot call it: it is skipped`,
       );
+    } else if (!absolute) {
+      add('relative_url', `${field}.url`, `interface ${index + 1} has the URL "${iface.url}", which is not an absolute http(s) URL`);
     } else if (cardOrigin && binding !== 'grpc') {
       const origin = originOf(iface.url);
       if (origin && origin !== cardOrigin) {
@@ -140,7 +143,7 @@ export function cardWarnings(input: CardWarningInput): CardWarning[] {
     add(
       'no_usable_interface',
       'supportedInterfaces',
-      'no interface of this card uses a binding missive speaks: calls to this agent fail until one is added (or give --interface at registration)',
+      'no interface of this card can be called (none uses a binding missive speaks with a URL it can call): calls to this agent fail until one is added',
     );
   if (input.signature?.status === 'invalid')
     add('signature_invalid', 'signatures', `the card's signature does not verify: ${input.signature.reason ?? 'no reason given'}`);

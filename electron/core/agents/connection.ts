@@ -9,7 +9,7 @@ import type { Core } from '../handle.js';
 import type { Binding } from '../config/schema.js';
 import type { BindingCall } from '../a2a/binding-call.js';
 import { a2aClient, type A2AClient } from '../a2a/client.js';
-import type { SelectedInterface } from '../a2a/interfaces.js';
+import { interfaceNotice, type SelectedInterface } from '../a2a/interfaces.js';
 import type { WireCapture } from '../a2a/wire.js';
 import { serviceParameterMetadata } from '../a2a/service-params.js';
 import { securitySchemesOf } from '../a2a/security-schemes.js';
@@ -91,6 +91,9 @@ export async function connect(core: Core, alias: string, options: ConnectOptions
   options.checkCard?.(card);
   const iface = selectInterface(core, card, options.binding);
   const agent = card.agent;
+  // A relative URL resolved, or an interface passed over: said once, in the words `agent inspect` uses.
+  const notice = interfaceNotice(agent.alias, iface);
+  if (notice) core.warn(notice);
   // Secrets in the body (a push token) go only where this host confirmed the agent, as the credentials do.
   assertConfirmedAgent(core, agent, options.bodySecrets ?? []);
   const resolved = await outboundFor(core, agent);

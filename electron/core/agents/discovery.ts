@@ -2,7 +2,14 @@
 import type { Core } from '../handle.js';
 import { errorFromReport, isMissiveError, toMissiveError, type ErrorReport } from '../../../shared/errors.js';
 import { cardUrl, parseCard, type ParsedCard } from '../a2a/card.js';
-import { negotiateInterface, SUPPORTED_BINDINGS, versionNegotiation, type SelectedInterface, type VersionNegotiation } from '../a2a/interfaces.js';
+import {
+  negotiateInterface,
+  SUPPORTED_BINDINGS,
+  versionNegotiation,
+  type NegotiatedInterface,
+  type SelectedInterface,
+  type VersionNegotiation,
+} from '../a2a/interfaces.js';
 import type { CardFormat, Dialect } from '../a2a/dialect.js';
 import { capabilityView, type CapabilityView } from '../a2a/capabilities.js';
 import type { Binding } from '../config/schema.js';
@@ -76,8 +83,10 @@ export async function loadCard(core: Core, alias: string, refresh = false, signe
   return result;
 }
 
-export function selectInterface(core: Core, result: CardResult, required?: Binding): SelectedInterface {
+/** The interface missive talks to, and why; relative interface URLs resolve against the URL the card came from. */
+export function selectInterface(core: Core, result: CardResult, required?: Binding): NegotiatedInterface {
   return negotiateInterface({
+    cardUrl: result.url,
     card: result.card,
     baseUrl: result.agent.baseUrl,
     interfaceUrls: result.agent.interfaceUrls,
@@ -85,6 +94,24 @@ export function selectInterface(core: Core, result: CardResult, required?: Bindi
     required,
     forcedVersion: core.options.protocolVersion,
   });
+}
+
+/** The interface a call would use and why, from the cached card alone (no network), or why none; nulls without a cached card. */
+export interface CachedSelection {
+  selected_interface: NegotiatedInterface | null;
+  interface_error: ErrorReport | null;
+}
+
+/** `agent show` and `route explain`: the negotiation `agent inspect` makes, on the cached card, without any fetch. */
+export function cachedSelection(core: Core, agent: AgentRow, required?: Binding): CachedSelection {
+  const { card } = usableCachedCard(core, agent);
+  if (!card || !agent.card) return { selected_interface: null, interface_error: null };
+  try {
+    const result: CardResult = { agent, card, status: 'cached', url: agent.card.url ?? cardUrl(agent.baseUrl), http_status: null };
+    return { selected_interface: selectInterface(core, result, required), interface_error: null };
+  } catch (error) {
+    return { selected_interface: null, interface_error: toMissiveError(error).toReport() };
+  }
 }
 
 export interface InspectView {
@@ -115,8 +142,8 @@ export interface InspectView {
     default_output_modes: string[];
     skills: Array<{ id: string; name?: string }>;
   };
-  /** The interface missive will talk to, or null when it has none in common with the agent. */
-  selected_interface: SelectedInterface | null;
+  /** The interface missive will talk to and why, or null when it has none it can call. */
+  selected_interface: NegotiatedInterface | null;
   negotiation: {
     ok: boolean;
     /** The A2A dialect missive will speak on the selected interface. */
@@ -168,7 +195,7 @@ export async function inspectAgent(core: Core, alias: string, options: { refresh
 
 /** The inspect view of a card already loaded (a registered agent's, or a card file's). */
 export async function inspectCardResult(core: Core, result: CardResult, options: { binding?: Binding } = {}): Promise<InspectView> {
-  let selected: SelectedInterface | null = null;
+  let selected: NegotiatedInterface | null = null;
   let failure: ErrorReport | null = null;
   try {
     selected = selectInterface(core, result, options.binding);

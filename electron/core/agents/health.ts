@@ -10,7 +10,7 @@ import type { AgentHealth } from '../../../shared/ipc/contract.js';
 import { toMissiveError } from '../../../shared/errors.js';
 import type { CallEventType, JournalRow } from '../store/rows/history.js';
 import { redactValue } from '../security/redact.js';
-import { refreshAgent } from './discovery.js';
+import { cachedSelection, refreshAgent } from './discovery.js';
 
 /** Calls that reached the agent and worked. */
 const OK_TYPES: CallEventType[] = ['a2a.send.completed', 'a2a.stream.completed', 'a2a.agent_card.fetched', 'a2a.agent_card.not_modified'];
@@ -66,6 +66,8 @@ export async function agentsHealth(core: Core): Promise<AgentHealth[]> {
     const failure = failed ? failureOf(failed) : null;
     const last = !ok ? failed : !failed ? ok : ok.sequence > failed.sequence ? ok : failed;
     const reachable = !last ? null : last === ok ? true : failure?.category !== 'transport';
+    // A card fetch that worked says nothing of the calls: with no interface missive can call, every call fails.
+    const interfaceProblem = agent.card && !agent.unreadableCard ? (cachedSelection(core, agent).interface_error?.message ?? null) : null;
     return redactValue({
       alias: agent.alias,
       card_fetched_at: agent.card?.fetchedAt ?? null,
@@ -73,6 +75,7 @@ export async function agentsHealth(core: Core): Promise<AgentHealth[]> {
       last_ok_at: ok?.timestamp ?? null,
       last_error: failed && failure ? { code: failure.code, message: failure.message, at: failed.timestamp } : null,
       reachable,
+      interface_problem: interfaceProblem,
     });
   });
 }

@@ -12,10 +12,11 @@ import { validateBaseUrl } from '../validation/url.js';
 import { parseTrustedOrigin } from '../validation/trusted-origin.js';
 import { recordConfirmation } from '../auth/host-trust.js';
 import { addAgent, removeAgent, type AddAgentInput, type AgentView } from './registry.js';
-import { addAgentFromCard, cardFields } from './card-source.js';
+import { addAgentFromCard, cardFields, isCardUrl } from './card-source.js';
 import { clientTlsPaths } from './client-tls-paths.js';
 import { downloadCard, keepCard } from './card-fetch.js';
 import { unstoredAgentRow } from './unstored-row.js';
+import { warnIfAuthNeeded } from './auth-needed.js';
 
 export type RegisterInput = Omit<AddAgentInput, 'baseUrl'> & { baseUrl?: string; cardUrl?: string };
 
@@ -33,6 +34,8 @@ function provisionalRow(input: RegisterInput, baseUrl: string): AgentRow {
 
 export async function registerAgentWithCard(core: Core, input: RegisterInput): Promise<AgentView> {
   if (input.cardUrl) return addAgentFromCard(core, { ...input, cardUrl: input.cardUrl });
+  // A card's URL in place of the base URL (`…/agent-card.json`, anything under /.well-known/), as `agent add` takes it.
+  if (input.baseUrl && isCardUrl(input.baseUrl)) return addAgentFromCard(core, { ...input, baseUrl: undefined, cardUrl: input.baseUrl });
   if (!input.baseUrl) throw usageError('missing_base_url', `agent ${input.alias} needs its base URL or its card URL`);
   validateAlias(input.alias);
   const baseUrl = validateBaseUrl(input.baseUrl);
@@ -56,6 +59,7 @@ export async function registerAgentWithCard(core: Core, input: RegisterInput): P
   const view = await addAgent(core, { ...input, baseUrl });
   try {
     const kept = await keepCard(core, view.alias, fetched);
+    await warnIfAuthNeeded(core, kept.agent, fetched.raw ?? kept.card);
     return { ...view, card: { ...view.card, ...cardFields(kept) } };
   } catch (error) {
     await removeAgent(core, view.alias);

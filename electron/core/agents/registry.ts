@@ -74,7 +74,7 @@ export function wellKnownWarning(baseUrl: string): string | undefined {
     return undefined;
   }
   if (!path.includes('/.well-known/')) return undefined;
-  return `the base URL ${withoutUserinfo(baseUrl)} already contains /.well-known/: missive asks for <base-url>/.well-known/agent-card.json. Give the agent's base URL, or the card's own URL (ending in agent-card.json or agent.json)`;
+  return `the base URL ${withoutUserinfo(baseUrl)} already contains /.well-known/: missive asks for <base-url>/.well-known/agent-card.json. Give the agent's base URL, and the card's own URL with --card-url`;
 }
 
 function refuseReadOnly(row: AgentRow, action: string) {

@@ -16,7 +16,7 @@
  * The local SQLite store is not shared: it lives in the user's private state directory, so its rows are the user's
  * own decisions and are used as they are (the gateway's allow-list still applies when configured).
  */
-import { authError, usageError } from '../../../shared/errors.js';
+import { authError, MissiveError, usageError } from '../../../shared/errors.js';
 import { formatOrigin } from '../../../shared/origins.js';
 import { pinnedOrigins } from './origin-pin.js';
 import type { Core } from '../handle.js';
@@ -188,18 +188,28 @@ export function assertConfirmedAgent(
   const confirmed = decisions(core).agents[agent.alias];
   const origins = credentialOrigins(agent).join(', ');
   if (!confirmed) {
-    throw authError(
+    throw new MissiveError(
+      'auth',
       'agent_not_confirmed',
       `agent "${agent.alias}" is registered on the shared store, and this host has not confirmed where its credentials go (${sending.join(', ')} to ${origins}); nothing was sent`,
-      `If ${origins} is where "${agent.alias}" runs, confirm it on this host: missive agent trust ${agent.alias}`,
+      {
+        help: `If ${origins} is where "${agent.alias}" runs, confirm it on this host: missive agent trust ${agent.alias}`,
+        gui: { help: `If ${origins} is where "${agent.alias}" runs, confirm it on this host with the button below, then try again.` },
+      },
     );
   }
   const gaps = confirmationGaps(agent, confirmed);
   if (gaps.length === 0) return;
-  throw authError(
+  throw new MissiveError(
+    'auth',
     'shared_agent_changed',
     `agent "${agent.alias}" was changed on the shared store since this host confirmed it: ${gaps.join('; ')}; nothing was sent (${sending.join(', ')})`,
-    `Check the change with whoever made it (missive events list --agent ${agent.alias}). If it is right, confirm it again: missive agent trust ${agent.alias}`,
+    {
+      help: `Check the change with whoever made it (missive events list --agent ${agent.alias}). If it is right, confirm it again: missive agent trust ${agent.alias}`,
+      gui: {
+        help: `Check the change with whoever made it (Events, filtered on agent ${agent.alias}). If it is right, confirm it again with the button below, then try again.`,
+      },
+    },
   );
 }
 

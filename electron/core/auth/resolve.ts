@@ -4,10 +4,11 @@
  * --bearer-token-env → --header (a later header of the same name replaces an earlier one).
  * Everything missing fails here, before any request is sent (exit 77).
  */
-import { authError } from '../../../shared/errors.js';
+import { authError, MissiveError, type GuiHelp } from '../../../shared/errors.js';
 import type { AuthRefRow } from '../store/rows/auth-refs.js';
 import { AuthHeaders } from './auth-headers.js';
 import { KEYRING_FALLBACK_HELP, type SecretStore } from './secret-store.js';
+import { sessionOnlyReason } from './session-secrets.js';
 import { HEADER_NAME } from '../config/schema.js';
 import { isOAuthFlow } from '../config/auth-flow.js';
 import type { OAuthContext } from './oauth2/context.js';
@@ -42,11 +43,12 @@ export async function refSecret(ref: AuthRefRow, env: NodeJS.ProcessEnv, secrets
     const secret = env[ref.envVar!];
     if (secret) return secret;
     if (optional) return null;
-    throw authError(
-      'env_missing',
-      `auth ref "${ref.name}" reads environment variable ${ref.envVar}, which is not set`,
-      `export ${ref.envVar}=<secret> and try again.`,
-    );
+    throw new MissiveError('auth', 'env_missing', `auth ref "${ref.name}" reads environment variable ${ref.envVar}, which is not set`, {
+      help: `export ${ref.envVar}=<secret> and try again.`,
+      gui: {
+        help: `missive reads ${ref.envVar} from the environment it was started in: start it again with ${ref.envVar} set, or make auth ref "${ref.name}" keep its secret in missive (Settings › Auth refs › Edit).`,
+      },
+    });
   }
   const available = await secrets.available();
   if (!available.ok) {
@@ -55,10 +57,27 @@ export async function refSecret(ref: AuthRefRow, env: NodeJS.ProcessEnv, secrets
   }
   const secret = await secrets.get(ref.keyringService!, ref.keyringAccount!);
   if (secret || optional) return secret || null;
-  throw authError(
+  const setSecret: GuiHelp = {
+    help: `Set the secret of auth ref "${ref.name}" with Set secret (or in Settings › Auth refs), then try again.`,
+    action: { kind: 'set-secret', auth_ref: ref.name },
+  };
+  // The window without an OS keyring keeps secrets in its memory: after a restart they are gone, and there is no
+  // keyring to look in.
+  const sessionOnly = await sessionOnlyReason(secrets);
+  if (sessionOnly) {
+    throw new MissiveError('auth', 'keyring_unavailable', `auth ref "${ref.name}" has no secret in this session: ${sessionOnly}`, {
+      help: KEYRING_FALLBACK_HELP,
+      gui: {
+        ...setSecret,
+        help: `Set the secret of auth ref "${ref.name}" again for this session with Set secret, or make it read an environment variable (Settings › Auth refs).`,
+      },
+    });
+  }
+  throw new MissiveError(
+    'auth',
     'keyring_missing',
     `auth ref "${ref.name}" has no secret in the keyring (service "${ref.keyringService}", account "${ref.keyringAccount}")`,
-    `Store one with: missive auth set-secret ${ref.name} (reads the secret from stdin).`,
+    { help: `Store one with: missive auth set-secret ${ref.name} (reads the secret from stdin).`, gui: setSecret },
   );
 }
 

@@ -24,6 +24,16 @@ export async function secretPersistence(store: SecretStore): Promise<Persistence
   return store.backend === 'memory' ? { persistent: false, reason: 'the secret store is this process’s memory' } : { persistent: true, reason: null };
 }
 
+/**
+ * Why the window's session store holds no secret that outlives it (no OS keyring: a secret set before a restart is
+ * gone), in words for the operator; null for any other store (the CLI's), or when secrets go to a keyring.
+ */
+export async function sessionOnlyReason(store: SecretStore): Promise<string | null> {
+  if (!('persistence' in store) || typeof store.persistence !== 'function') return null;
+  const persistence = await (store as SessionSecretStore).persistence();
+  return persistence.persistent ? null : (persistence.reason ?? 'secrets are kept in memory until the app quits');
+}
+
 export function withSessionFallback(primary: SecretStore): SessionSecretStore {
   const memory = new Map<string, string>();
   const key = (s: string, a: string) => `${s}\u0000${a}`;

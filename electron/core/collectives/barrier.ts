@@ -1,7 +1,10 @@
 /**
  * barrier: wait until enough members' tasks in one context reach the target states. Each round refreshes the
  * undecided members concurrently with GetTask (or reads SQLite with --local); decided members are not polled again.
- * A member that answered with a direct Message (no task) is final: it counts as completed.
+ * A member that answered with a direct Message (no task) is final: it counts as completed. A member whose task is
+ * already known final (journaled, or in the `--from-bcast` document) is decided without a call: terminal states never
+ * change, and agents may forget tasks. An agent answering TaskNotFound to the poll is a final member error.
+ * The quorum defaults to every member, or after `--from-bcast` to the members the bcast reached (as round's does).
  *
  * Decision, every round: satisfied ≥ required → succeeded (0); under `stop`, any failed/error/unmatched → failed (80),
  * else any cancelled → cancelled (81); quorum impossible → cancelled (81) when only cancellations disqualify, else
@@ -31,6 +34,8 @@ export interface BarrierMember {
   interface: SelectedInterface | null;
   polls: number;
   error: ErrorReport | null;
+  /** Why the member is not satisfied, in words (missing, error, unmatched final state); null otherwise. */
+  reason: string | null;
 }
 
 export interface BarrierResult {
@@ -39,7 +44,8 @@ export interface BarrierResult {
   context_id: string;
   status: 'succeeded' | 'failed' | 'cancelled' | 'timeout';
   exit_code: number;
-  quorum: { required: number; members: number; satisfied: number };
+  /** `from`: where `required` came from: --required, every member, or the members the `--from-bcast` bcast reached. */
+  quorum: { required: number; members: number; satisfied: number; from: 'option' | 'members' | 'bcast' };
   counts: Record<BarrierMemberStatus, number>;
   target_states: TaskStateName[];
   success_states: TaskStateName[];
@@ -65,6 +71,11 @@ export interface BarrierInput {
 
 const DECIDED: BarrierMemberStatus[] = ['satisfied', 'failed', 'cancelled', 'missing', 'terminal_unmatched'];
 
+/** The error an agent answers for a task it does not know (any binding): the task is gone, asking again cannot help. */
+const TASK_NOT_FOUND = 'missive::protocol::task_not_found';
+/** Whether a member's error is final whatever the failure policy (the agent no longer knows its task). */
+const finalError = (m: BarrierMember) => m.status === 'error' && m.error?.code === TASK_NOT_FOUND;
+
 function parseStates(states: string[] | undefined): { targets: TaskStateName[]; successes: TaskStateName[] } {
   if (!states?.length) return { targets: ['completed', 'failed', 'cancelled'], successes: ['completed'] };
   const parsed = states.map((s) => {
@@ -86,7 +97,8 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
   const contextId = fromBcast?.contextId ?? input.contextId!;
   const { targets, successes } = parseStates(input.states);
   const total = group.members.length;
-  const required = input.required ?? total;
+  const from: BarrierResult['quorum']['from'] = input.required !== undefined ? 'option' : fromBcast ? 'bcast' : 'members';
+  const required = input.required ?? (fromBcast ? Math.min(Math.max(fromBcast.reached, 1), total) : total);
   if (!Number.isInteger(required) || required < 1 || required > total)
     throw usageError('invalid_required', `--required must be from 1 to ${total} (the member count), not ${required}`);
   const failurePolicy = input.failurePolicy ?? 'stop';
@@ -106,6 +118,20 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
     });
   });
 
+  /** The task's last known state: the journal's, else the bcast document's when that one is final. */
+  const knownState = async (taskId: string, inDocument: string | null | undefined): Promise<TaskStateName | null> => {
+    const journaled = (await conversation.getTask(taskId))?.state ?? null;
+    if (journaled && TERMINAL_STATES.includes(journaled)) return journaled;
+    if (inDocument && TERMINAL_STATES.includes(inDocument as TaskStateName)) return inDocument as TaskStateName;
+    return journaled ?? ((inDocument as TaskStateName | null | undefined) || null);
+  };
+  const missingReason = (alias: string) =>
+    fromBcast
+      ? fromBcast.unreached.has(alias)
+        ? `the bcast did not reach it: ${fromBcast.unreached.get(alias)}`
+        : 'not in the bcast document'
+      : 'no task or reply from it in this context';
+
   const members: BarrierMember[] = await Promise.all(
     group.members.map(async (m): Promise<BarrierMember> => {
       const known = fromBcast?.tasks.get(m.agent_alias);
@@ -115,11 +141,12 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
         alias: m.agent_alias,
         rank: m.rank,
         task_id: taskId,
-        state: direct ? 'message' : null,
+        state: direct ? 'message' : taskId ? await knownState(taskId, known?.state) : null,
         status: 'pending',
         interface: null,
         polls: 0,
         error: null,
+        reason: null,
       };
     }),
   );
@@ -130,15 +157,24 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
     if (TERMINAL_STATES.includes(state)) return 'terminal_unmatched';
     return 'pending';
   };
-  const decided = (m: BarrierMember) => DECIDED.includes(m.status) || (m.status === 'error' && failurePolicy === 'stop');
+  const decided = (m: BarrierMember) => DECIDED.includes(m.status) || (m.status === 'error' && failurePolicy === 'stop') || finalError(m);
+  const unmatched = (state: string) => `ended ${state}, not a target state (${targets.join(', ')})`;
 
   const observe = async (m: BarrierMember) => {
     if (m.state === 'message') {
       m.status = successes.includes('completed') ? 'satisfied' : 'terminal_unmatched';
+      if (m.status === 'terminal_unmatched') m.reason = unmatched('completed (a direct reply)');
       return;
     }
     if (!m.task_id) {
       m.status = 'missing';
+      m.reason = missingReason(m.alias);
+      return;
+    }
+    if (m.state && TERMINAL_STATES.includes(m.state)) {
+      // Known final: a terminal state never changes, so the agent (which may have forgotten the task) is not asked.
+      m.status = classify(m, m.state);
+      if (m.status === 'terminal_unmatched') m.reason = unmatched(m.state);
       return;
     }
     m.polls++;
@@ -151,10 +187,14 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
         m.interface = refreshed.interface;
       }
       m.error = null;
+      m.reason = null;
       m.status = m.state ? classify(m, m.state) : 'missing';
+      if (m.status === 'missing') m.reason = 'not in the local journal';
+      if (m.status === 'terminal_unmatched') m.reason = unmatched(m.state!);
     } catch (error) {
       m.status = 'error';
       m.error = toMissiveError(error).toReport();
+      m.reason = finalError(m) ? `task not found: the agent no longer knows task ${m.task_id}` : m.error.message;
     }
   };
 
@@ -169,7 +209,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
       context_id: contextId,
       status: final,
       exit_code: { succeeded: 0, failed: 80, cancelled: 81, timeout: 82 }[final],
-      quorum: { required, members: total, satisfied: counts.satisfied },
+      quorum: { required, members: total, satisfied: counts.satisfied, from },
       counts,
       target_states: targets,
       success_states: successes,
@@ -187,7 +227,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
       if (c.failed + c.error + c.terminal_unmatched > 0) return 'failed';
       if (c.cancelled > 0) return 'cancelled';
     }
-    const disqualified = c.failed + c.cancelled + c.missing + c.terminal_unmatched + (failurePolicy === 'stop' ? c.error : 0);
+    const disqualified = c.failed + c.cancelled + c.missing + c.terminal_unmatched + (failurePolicy === 'stop' ? c.error : members.filter(finalError).length);
     if (total - disqualified < required) return c.cancelled > 0 && c.failed + c.error + c.terminal_unmatched === 0 ? 'cancelled' : 'failed';
     return null;
   };
@@ -204,7 +244,7 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
           agentAlias: m.alias,
           contextId,
           taskId: m.task_id,
-          payload: { operation_id: operationId, rank: m.rank, state: m.state, error: m.error },
+          payload: { operation_id: operationId, rank: m.rank, state: m.state, polls: m.polls, error: m.error, reason: m.reason },
         });
       }
     }
@@ -223,13 +263,29 @@ export async function barrier(core: Core, input: BarrierInput): Promise<BarrierR
   return result;
 }
 
-export const barrierError = (r: BarrierResult) =>
-  new MissiveError(
+/** The members that kept the barrier from its quorum, by status: `missing: a, b; error: c`. */
+export const unsatisfiedNames = (r: BarrierResult): string =>
+  (['missing', 'failed', 'cancelled', 'error', 'terminal_unmatched'] as const)
+    .map((status) => [status, r.members.filter((m) => m.status === status).map((m) => m.alias)] as const)
+    .filter(([, aliases]) => aliases.length > 0)
+    .map(([status, aliases]) => `${status}: ${aliases.join(', ')}`)
+    .join('; ');
+
+/** The help for a failed barrier: when members without a task or reply put the quorum out of reach, the --required that would work. */
+function barrierHelp(r: BarrierResult): string | undefined {
+  if (r.status === 'timeout') return 'Raise --timeout, or lower --required.';
+  const waitable = r.quorum.members - r.counts.missing;
+  if (r.counts.missing > 0 && waitable >= 1 && r.quorum.required > waitable)
+    return `Only ${waitable} member(s) have a task or reply to wait on: pass --required ${waitable}, or send to the missing member(s) first.`;
+  return undefined;
+}
+
+export const barrierError = (r: BarrierResult) => {
+  const names = unsatisfiedNames(r);
+  return new MissiveError(
     'orchestration',
     `barrier_${r.status}`,
-    `barrier on "${r.group}" ${r.status}: ${r.quorum.satisfied} of ${r.quorum.required} required satisfied after ${r.attempts} round(s)`,
-    {
-      exitCode: r.exit_code,
-      help: r.status === 'timeout' ? 'Raise --timeout, or lower --required.' : undefined,
-    },
+    `barrier on "${r.group}" ${r.status}: ${r.quorum.satisfied} of ${r.quorum.required} required satisfied after ${r.attempts} round(s)${names ? `; ${names}` : ''}`,
+    { exitCode: r.exit_code, help: barrierHelp(r) },
   );
+};

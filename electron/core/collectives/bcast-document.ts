@@ -6,8 +6,12 @@ import type { FanOutResult } from './fan-out.js';
 
 export interface BcastDocument {
   contextId: string;
-  /** Per member alias: the task it answered with, or that it answered with a direct message. */
-  tasks: Map<string, { taskId: string | null; message: boolean }>;
+  /** Per member alias: the task it answered with (and the task's state then), or that it answered with a direct message. */
+  tasks: Map<string, { taskId: string | null; message: boolean; state: string | null }>;
+  /** How many members the bcast reached (status succeeded): the quorum a barrier after it waits for by default, as round's does. */
+  reached: number;
+  /** Per member alias the bcast did not reach: why (its error message, else its status). */
+  unreached: Map<string, string>;
 }
 
 /** Reads the envelope (or its data) for `group`; a `contextId` given too must be the document's. */
@@ -18,10 +22,14 @@ export function readBcastDocument(doc: unknown, group: string, contextId: string
   if (data.group !== group) throw usageError('bcast_group_mismatch', `--from-bcast is for group "${data.group}", not "${group}"`);
   if (contextId && contextId !== data.request.context_id)
     throw usageError('bcast_context_mismatch', `--context ${contextId} does not match the bcast context ${data.request.context_id}`);
-  const tasks = new Map<string, { taskId: string | null; message: boolean }>();
+  const tasks: BcastDocument['tasks'] = new Map();
+  const unreached = new Map<string, string>();
   for (const m of data.members)
-    if (m.status === 'succeeded' || m.task_id) tasks.set(m.alias, { taskId: m.task_id ?? null, message: m.response_shape === 'message' });
-  return { contextId: data.request.context_id, tasks };
+    if (m.status === 'succeeded' || m.task_id)
+      tasks.set(m.alias, { taskId: m.task_id ?? null, message: m.response_shape === 'message', state: m.state ?? null });
+    else unreached.set(m.alias, m.error?.message ?? String(m.status));
+  const reached = data.members.filter((m) => m.status === 'succeeded').length;
+  return { contextId: data.request.context_id, tasks, reached, unreached };
 }
 
 /**

@@ -66,6 +66,8 @@ export interface FanOutInput {
   failurePolicy?: FailurePolicy;
   /** Each member's send goes on the shared job queue, for the gateways to make: jobs/fan-out-queue.ts's `sendThroughQueue`. */
   viaJobs?: QueuedSends;
+  /** The collective a context this fan-out creates is named after (`created_by`): a round's bcast says `round`; default its kind. */
+  createdBy?: 'round';
   onMember?: (member: MemberResult) => void;
 }
 
@@ -91,6 +93,8 @@ type PlannedSend = ReturnType<FanOutInput['plan']>[number];
 export interface FanOutRun {
   core: Core;
   kind: FanOutResult['kind'];
+  /** The collective the context is named after when this run creates it. */
+  createdBy: FanOutResult['kind'] | 'round';
   group: GroupView;
   operationId: string;
   contextId: string;
@@ -137,6 +141,7 @@ async function planRun(core: Core, kind: FanOutResult['kind'], input: FanOutInpu
   return {
     core,
     kind,
+    createdBy: input.createdBy ?? kind,
     group,
     operationId: randomUUID(),
     contextId,
@@ -183,7 +188,7 @@ async function journalStart(run: FanOutRun): Promise<void> {
   await (
     await run.core.storage()
   ).write(function* () {
-    yield* call('ensureContext', run.contextId, null, { created_by: run.kind, group: run.group.group_name });
+    yield* call('ensureContext', run.contextId, null, { created_by: run.createdBy, group: run.group.group_name });
     yield* journal({
       type: `missive.${run.kind}.started`,
       contextId: run.contextId,

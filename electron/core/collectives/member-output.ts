@@ -6,6 +6,7 @@
  * artifact. A member with no task and no direct answer is `missing_task`; one with nothing to show is `empty_output`.
  */
 import { textOfParts } from '../a2a/part-text.js';
+import { artifactText } from '../../../shared/artifact-text.js';
 import { call, type Steps } from '../store/steps.js';
 import type { ArtifactSummary, StoredArtifact, StoredMessage, TaskStateName } from '../store/rows/conversation.js';
 
@@ -57,10 +58,17 @@ const firstWithText = (rows: StoredMessage[]) => {
   return null;
 };
 
-/** What `member` produced in `contextId` (reads only: run it with `Storage.read`, on either store). */
-export function* memberOutput(member: { alias: string; rank: number }, contextId: string): Steps<MemberOutput & { stored_artifacts: StoredArtifact[] }> {
+/**
+ * What `member` produced in `contextId` (reads only: run it with `Storage.read`, on either store). `taskId`: the task
+ * a bcast or barrier reported for the member, read instead of the member's latest task in the context.
+ */
+export function* memberOutput(
+  member: { alias: string; rank: number },
+  contextId: string,
+  taskId?: string,
+): Steps<MemberOutput & { stored_artifacts: StoredArtifact[] }> {
   const base = { alias: member.alias, rank: member.rank, artifacts: [], stored_artifacts: [], message_count: 0, score: null, data: [] };
-  const task = yield* call('latestTaskOf', member.alias, contextId);
+  const task = taskId ? yield* call('getTask', taskId) : yield* call('latestTaskOf', member.alias, contextId);
   if (!task) {
     const direct = yield* call('directResponsesOf', member.alias, contextId);
     if (!direct.length) return { ...base, status: 'missing_task', task_id: null, state: null, text: null, text_source: null, source_message_id: null };
@@ -103,9 +111,10 @@ export function* memberOutput(member: { alias: string; rank: number }, contextId
       text = status;
       source = 'status';
     } else {
-      const textArtifact = stored.find((a) => textOf(a.content.parts));
-      if (textArtifact) {
-        text = textOf(textArtifact.content.parts)!.slice(0, PREVIEW_CHARS);
+      // The first artifact with text, its pieces (one per token, often) joined as one text.
+      const found = stored.map((a) => artifactText(a.content.parts)?.trim()).find((t) => t);
+      if (found) {
+        text = found.slice(0, PREVIEW_CHARS);
         source = 'artifact';
       }
     }

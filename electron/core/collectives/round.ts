@@ -32,7 +32,8 @@ export interface RoundResult {
 }
 
 export async function round(core: Core, input: RoundInput): Promise<RoundResult> {
-  const sent = await bcast(core, input.inputs, input);
+  // The context is the round's: the Contexts view names it "round over group <g>".
+  const sent = await bcast(core, input.inputs, { ...input, createdBy: 'round' });
   input.onStep?.('bcast', sent);
   const contextId = sent.request.context_id;
   const base = { group: sent.group, context_id: contextId, bcast: sent, barrier: null, gather: null, reduce: null, error: null };
@@ -43,7 +44,8 @@ export async function round(core: Core, input: RoundInput): Promise<RoundResult>
     fromBcast: sent,
     failurePolicy: 'continue',
     states: input.barrier?.states,
-    required: input.barrier?.required ?? sent.counts.succeeded,
+    // Unset: the barrier waits for the members the bcast reached (its --from-bcast default).
+    required: input.barrier?.required,
     intervalMs: input.barrier?.intervalMs ?? 250,
   });
   input.onStep?.('barrier', waited);

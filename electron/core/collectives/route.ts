@@ -4,12 +4,15 @@
  *   first            the lowest-ranked candidate with a usable card
  *   round-robin      candidate `cursor % n` (cursor from --cursor, else the group's stored cursor), reporting the next
  *   capability-match every candidate holding all --need labels, in rank order, with what each lacks
+ * Each candidate names the interface a call would use and why (the negotiation `agent inspect` makes); one whose card
+ * has no interface missive can call is never chosen.
  */
 import { usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { capabilityView } from '../a2a/capabilities.js';
 import { parseCard } from '../a2a/card.js';
-import { loadCard } from '../agents/discovery.js';
+import type { NegotiatedInterface } from '../a2a/interfaces.js';
+import { cachedSelection, loadCard, selectInterface } from '../agents/discovery.js';
 import { requireAgent } from '../agents/registry.js';
 import { requireGroup } from './groups.js';
 
@@ -35,6 +38,10 @@ export interface RouteCandidate {
   missing: string[];
   chosen: boolean;
   reason: string;
+  /** The interface a call would use and why, or null (no usable card, or `interface_error`). */
+  interface: NegotiatedInterface | null;
+  /** Why no interface of the card can be called, when it has none. */
+  interface_error: string | null;
 }
 
 export interface RouteExplanation {
@@ -66,17 +73,30 @@ function pickPolicy(core: Core, input: RouteInput, groupPolicy: string | null): 
   return { policy: 'first', policy_source: 'default' };
 }
 
-async function labelsOf(core: Core, alias: string, refresh: boolean): Promise<Pick<RouteCandidate, 'card' | 'labels'>> {
+type CardFacts = Pick<RouteCandidate, 'card' | 'labels' | 'interface' | 'interface_error'>;
+
+/** What the candidate's card offers, and the interface a call would use (selectInterface, as every call). */
+async function labelsOf(core: Core, alias: string, refresh: boolean): Promise<CardFacts> {
   const agent = await requireAgent(core, alias);
+  const none = { interface: null, interface_error: null };
+  const negotiate = (pick: () => NegotiatedInterface): Pick<CardFacts, 'interface' | 'interface_error'> => {
+    try {
+      return { interface: pick(), interface_error: null };
+    } catch (error) {
+      return { interface: null, interface_error: error instanceof Error ? error.message : String(error) };
+    }
+  };
   try {
     if (refresh) {
       const result = await loadCard(core, alias, true);
-      return { card: 'fetched', labels: capabilityView(result.card, result.agent.metadata).labels };
+      return { card: 'fetched', labels: capabilityView(result.card, result.agent.metadata).labels, ...negotiate(() => selectInterface(core, result)) };
     }
-    if (!agent.card) return { card: 'missing', labels: capabilityView(null, agent.metadata).labels };
-    return { card: 'cached', labels: capabilityView(parseCard(agent.card.json), agent.metadata).labels };
+    if (!agent.card) return { card: 'missing', labels: capabilityView(null, agent.metadata).labels, ...none };
+    const { selected_interface, interface_error } = cachedSelection(core, agent);
+    const labels = capabilityView(parseCard(agent.card.json), agent.metadata).labels;
+    return { card: 'cached', labels, interface: selected_interface, interface_error: interface_error?.message ?? null };
   } catch {
-    return { card: 'error', labels: [] };
+    return { card: 'error', labels: [], ...none };
   }
 }
 
@@ -91,19 +111,23 @@ export async function explainRoute(core: Core, input: RouteInput): Promise<Route
 
   const candidates: RouteCandidate[] = [];
   for (const m of members) {
-    const { card, labels } = await labelsOf(core, m.alias, input.refresh === true);
+    const facts = await labelsOf(core, m.alias, input.refresh === true);
+    const { card, labels } = facts;
     const matched = needs.filter((n) => labels.includes(n));
     const missing = needs.filter((n) => !labels.includes(n)).map((n) => (card === 'missing' || card === 'error' ? `${n}:unknown` : n));
-    candidates.push({ alias: m.alias, rank: m.rank, card, labels, matched, missing, chosen: false, reason: '' });
+    candidates.push({ alias: m.alias, rank: m.rank, ...facts, matched, missing, chosen: false, reason: '' });
   }
 
   let cursor: number | null = null;
   let next: number | null = null;
-  const usable = (c: RouteCandidate) => c.card === 'cached' || c.card === 'fetched';
+  const hasCard = (c: RouteCandidate) => c.card === 'cached' || c.card === 'fetched';
+  // A card whose interfaces missive cannot call is no usable card: a call to it would fail.
+  const usable = (c: RouteCandidate) => hasCard(c) && !c.interface_error;
+  const unusable = (c: RouteCandidate) => (hasCard(c) ? `no interface missive can call (${c.interface_error})` : `no usable card (${c.card})`);
   if (policy === 'first') {
     const pick = candidates.find(usable);
     for (const c of candidates)
-      c.reason = !usable(c) ? `no usable card (${c.card})` : c === pick ? 'lowest rank with a usable card' : `rank ${c.rank} comes after rank ${pick?.rank}`;
+      c.reason = !usable(c) ? unusable(c) : c === pick ? 'lowest rank with a usable card' : `rank ${c.rank} comes after rank ${pick?.rank}`;
     if (pick) pick.chosen = true;
   } else if (policy === 'round-robin') {
     cursor = input.cursor ?? Number(group?.metadata.round_robin_cursor ?? 0);
@@ -115,8 +139,8 @@ export async function explainRoute(core: Core, input: RouteInput): Promise<Route
     });
   } else {
     for (const c of candidates) {
-      c.chosen = c.missing.length === 0;
-      c.reason = c.chosen ? `has ${c.matched.join(', ')}` : `lacks ${c.missing.join(', ')}`;
+      c.chosen = c.missing.length === 0 && !c.interface_error;
+      c.reason = c.missing.length ? `lacks ${c.missing.join(', ')}` : c.interface_error ? unusable(c) : `has ${c.matched.join(', ')}`;
     }
   }
   return {

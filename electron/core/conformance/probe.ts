@@ -17,6 +17,7 @@ import { a2aClient } from '../a2a/client.js';
 import { canonicalBinding } from '../a2a/binding-names.js';
 import { dialectFor } from '../a2a/dialect.js';
 import { SUPPORTED_BINDINGS, type SelectedInterface } from '../a2a/interfaces.js';
+import { interfaceUrl } from '../a2a/interface-urls.js';
 import { createWireCapture } from '../a2a/wire.js';
 import { redactUrl } from '../security/redact.js';
 import { decidePin } from '../auth/origin-pin.js';
@@ -98,11 +99,13 @@ async function targets(core: Core, alias: string, card: CardResult): Promise<Arr
   return card.card.wire.supportedInterfaces.map((i) => {
     const binding = canonicalBinding(i.protocolBinding);
     const dialect = core.options.protocolVersion ? dialectFor(core.options.protocolVersion) : dialectFor(i.protocolVersion);
+    // A relative URL is probed where negotiation would call it: resolved against the card's URL (interface-urls.ts).
+    const target = interfaceUrl(i.url, binding, card.url);
     return {
       iface: {
         binding: binding as Binding,
         protocol_binding: i.protocolBinding,
-        url: i.url,
+        url: target.ok ? target.url : i.url,
         tenant: i.tenant || null,
         protocol_version: i.protocolVersion ?? 'unknown',
         dialect,

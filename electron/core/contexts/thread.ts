@@ -6,6 +6,7 @@
 import type { Core } from '../handle.js';
 import { redactValue } from '../security/redact.js';
 import { textOfParts } from '../a2a/part-text.js';
+import { artifactText } from '../../../shared/artifact-text.js';
 import type { ContextRow } from '../store/rows/contexts.js';
 import type { ThreadArtifactRow, ThreadMessageRow } from '../store/rows/history.js';
 import type { Storage } from '../store/storage.js';
@@ -118,7 +119,7 @@ async function artifactItem(storage: Storage, row: ThreadArtifactRow): Promise<T
       const described = describePart(part);
       if (described) others.add(described);
     }
-    text += textOfParts(chunk.parts) ?? '';
+    text += artifactText(chunk.parts) ?? '';
     if (text.length > THREAD_ARTIFACT_TEXT) {
       text = text.slice(0, THREAD_ARTIFACT_TEXT);
       truncated = true;

@@ -2,6 +2,11 @@
  * An embedded A2A v1.0 agent built on the official SDK server: JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest,
  * optionally gRPC on a port of its own, and the Agent Card at /.well-known/agent-card.json, on 127.0.0.1 and random
  * ports. It backs `missive demo` and the tests.
+ *
+ * It answers v0.3 clients too, through the SDK's v0.3 compatibility layer (`legacyCompat`): the card lists each HTTP
+ * URL a second time with protocolVersion 0.3 (JSON-RPC first, the binding every v0.3 client speaks), so a client asking
+ * for the card without `A2A-Version` (or with 0.3) gets the v0.3 shape (url, preferredTransport,
+ * additionalInterfaces); JSON-RPC tells the versions apart by that header, HTTP+JSON by the v0.3 `/v1/…` paths.
  */
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +15,6 @@ import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import {
   AgentEvent,
-  DefaultPushNotificationSender,
   DefaultRequestHandler,
   InMemoryPushNotificationStore,
   InMemoryTaskStore,
@@ -19,6 +23,7 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { createLegacyAwarePushNotificationSender } from '@a2a-js/sdk/compat/v0_3/server';
 
 /**
  * echo: a direct Message; task: a completed Task with an artifact (with `failOnRequest`, a failed one when the text
@@ -33,7 +38,7 @@ export interface EmbeddedAgentOptions {
   name?: string;
   behaviour?: AgentBehaviour;
   streaming?: boolean;
-  /** Accept push notification configs and deliver callbacks with the SDK's DefaultPushNotificationSender. */
+  /** Accept push notification configs and deliver callbacks with the SDK's push sender (v0.3 bodies to v0.3 configs). */
   pushNotifications?: boolean;
   skills?: Array<{ id: string; name: string; tags?: string[]; description?: string }>;
   host?: string;
@@ -248,6 +253,9 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
       { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       ...(grpcServer ? [{ url: grpcServer.target, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
+      // The same URLs for v0.3 clients, after every 1.0 interface so v1.0 clients keep choosing 1.0.
+      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ],
     capabilities: { streaming: options.streaming ?? true, pushNotifications: options.pushNotifications ?? false },
     defaultInputModes: ['text/plain'],
@@ -270,11 +278,13 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
     executor,
     undefined,
     pushStore,
-    pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 2000 }) : undefined,
+    // Callbacks in the shape of the version the push config was set with (a v0.3 client gets v0.3 bodies).
+    pushStore ? createLegacyAwarePushNotificationSender(pushStore, { timeout: 2000 }) : undefined,
   );
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  const legacyCompat = { enabled: true };
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
+  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   await grpcServer?.serve(requestHandler);
   return {
     baseUrl,

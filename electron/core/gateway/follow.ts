@@ -36,14 +36,15 @@ export async function pollTask(core: Core, alias: string, taskId: string): Promi
     : { settled: false, state: refreshed.state, events: 0 };
 }
 
-export async function subscribeTask(core: Core, alias: string, taskId: string, signal: AbortSignal): Promise<FollowOutcome> {
+/** `source`: who follows, as the journal rows it writes name it (the gateway; `gui` for a console view following a task). */
+export async function subscribeTask(core: Core, alias: string, taskId: string, signal: AbortSignal, source = 'gateway'): Promise<FollowOutcome> {
   const conn = await connect(core, alias);
   const storage = await core.storage();
   const meta = conn.meta;
   let events = 0;
   let state: TaskStateName | null = null;
   await storage.journal.append(
-    { type: 'a2a.subscription.started', source: 'gateway', agentAlias: alias, taskId, payload: { interface: conn.iface } },
+    { type: 'a2a.subscription.started', source, agentAlias: alias, taskId, payload: { interface: conn.iface } },
     conn.outbound.secrets,
   );
   // Events are applied as `missive stream` applies them (tasks/update-writer.ts).
@@ -57,7 +58,7 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
       })) {
         const applied = await writer.apply(record, {
           eventPrefix: 'a2a.subscription',
-          source: 'gateway',
+          source,
           alias,
           protocolVersion: conn.iface.protocol_version,
           metadata: meta,
@@ -83,6 +84,6 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
     }
     throw err;
   }
-  await storage.journal.append({ type: 'a2a.subscription.closed', source: 'gateway', agentAlias: alias, taskId, payload: { events, state } });
+  await storage.journal.append({ type: 'a2a.subscription.closed', source, agentAlias: alias, taskId, payload: { events, state } });
   return { settled: false, state, events };
 }

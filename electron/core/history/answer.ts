@@ -7,6 +7,7 @@
 import type { JournalRow, MessageRow } from '../store/rows/history.js';
 import type { Repositories } from '../store/storage.js';
 import { textOfParts } from '../a2a/part-text.js';
+import { artifactText } from '../../../shared/artifact-text.js';
 import { isUnconfirmedEnd } from './unconfirmed.js';
 
 /** How much of an answer to read: `maxText` characters (the entry notes a cut), `full` the response JSON too. */
@@ -66,7 +67,7 @@ async function artifactsText(store: Repositories, taskId: string, bounds: Answer
   const text = new TextCollector(bounds.maxText);
   let previous: string | null = null;
   await store.history.scanArtifactChunks(taskId, 10_000, undefined, (chunk) => {
-    text.add(textOfParts(chunk.parts), chunk.artifactId === previous ? 'direct' : 'line');
+    text.add(artifactText(chunk.parts), chunk.artifactId === previous ? 'direct' : 'line');
     previous = chunk.artifactId;
     return !text.truncated;
   });
@@ -126,7 +127,7 @@ export async function streamAnswer(
       if (event.type === 'a2a.stream.message') lastMessage = p.message as Record<string, unknown>;
       else if (event.type === 'a2a.stream.artifact_update') {
         const update = p.artifactUpdate as { append?: boolean; artifact?: { parts?: unknown } } | undefined;
-        streamed.add(textOfParts(update?.artifact?.parts), update?.append ? 'direct' : 'line');
+        streamed.add(artifactText(update?.artifact?.parts), update?.append ? 'direct' : 'line');
       } else if (event.type === 'a2a.stream.status_update')
         streamed.add(textOfParts((p.statusUpdate as { status?: { message?: { parts?: unknown } } } | undefined)?.status?.message?.parts));
       else if (event.type === 'a2a.stream.task') streamed.add(statusMessageText(p.task as Record<string, unknown>));

@@ -13,7 +13,7 @@ import {
   type EventPayload,
   type IpcResult,
 } from '../../../shared/ipc/contract.js';
-import { MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
+import { guiReport, MissiveError, toMissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { redactValue, scrubSecrets } from '../security/redact.js';
 import { addAgent, listAgentViews, removeAgent } from '../agents/registry.js';
@@ -29,10 +29,12 @@ import { addMember, createGroup, deleteGroup, listGroups, removeMember, requireG
 import { bcast } from '../collectives/bcast.js';
 import { barrier } from '../collectives/barrier.js';
 import { gather } from '../collectives/gather.js';
+import { memberAnswers } from './member-answers.js';
 import { reduce } from '../collectives/reduce.js';
 import { round } from '../collectives/round.js';
 import { listTaskPage } from '../tasks/list.js';
 import { cancelTask, localTask, remoteTask, waitForTask } from '../tasks/service.js';
+import { followTaskStep } from '../gateway/follow-step.js';
 import { exportArtifacts, showArtifact } from '../artifacts/service.js';
 import { queryJournalPage } from '../events/journal-page.js';
 import { createContext, exportContext, forkContext, listContextSummaries } from '../contexts/service.js';
@@ -46,6 +48,7 @@ import { previewRequests } from '../messaging/preview.js';
 import { getHistoryEntry, listHistory } from '../history/service.js';
 import { contextThread } from '../contexts/thread.js';
 import { createWebhookHost } from './webhook-host.js';
+import { listCallbacks } from '../webhook/callback-list.js';
 import { createDemoHost } from './demo-host.js';
 import { tailEvents } from './event-tail.js';
 import { createWireLog, recordWireCalls } from './wire-log.js';
@@ -164,6 +167,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
         intervalMs: 250,
       }),
     'collectives.gather': async (i) => gather(core, { group: i.group, contextId: i.contextId, cwd }),
+    'collectives.answers': (i) => memberAnswers(core, i.members),
     'collectives.reduce': (i) => reduce(core, { group: i.group, contextId: i.contextId, cwd, ...i.reduce }),
     'collectives.round': (i) => {
       const { contextId, ...inputs } = i.inputs;
@@ -184,6 +188,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'tasks.get': (i) => (i.remote ? remoteTask(core, i.taskId) : localTask(core, i.taskId)),
     'tasks.cancel': (i) => cancelTask(core, i.taskId),
     'tasks.wait': (i) => waitForTask(core, i.taskId, { local: i.local }),
+    'tasks.follow': (i) => followTaskStep(core, i.taskId, { maxMs: i.maxMs }),
     'artifacts.show': (i) => showArtifact(core, i.taskId, i.artifactId),
     'artifacts.export': (i) => exportArtifacts(core, i.taskId, i.outputDir, { force: i.force, cwd }),
     // One bounded page through the storage interface (either store), and `next` when there may be more: a call never
@@ -202,6 +207,7 @@ export function createRegistry(deps: RegistryDeps): Registry {
     'webhook.start': (i) => withoutEventSource(() => webhook.start(i.port)),
     'webhook.stop': () => webhook.stop(),
     'webhook.status': () => webhook.status(),
+    'webhook.callbacks': (i) => listCallbacks(core, i),
     'auth.list': () => listAuth(core),
     // The secret goes to the keyring; nothing of it comes back.
     'auth.add': (i) => addAuth(core, i),
@@ -259,7 +265,8 @@ export function createRegistry(deps: RegistryDeps): Registry {
           throw new MissiveError('internal', 'invalid_output', `${channel} produced output outside the contract: ${checked.error.issues[0]?.message}`);
         return { ok: true, data: checked.data as ChannelOutput<C> };
       } catch (error) {
-        const report = scrub(toMissiveError(error).toReport());
+        // The window's report: the GUI's help and action beside the CLI's help, when the error has them.
+        const report = scrub(guiReport(toMissiveError(error)));
         // A failed messages.send|stream with `wire: true` shows what went over the wire.
         const wire = wireCalls.failed(error);
         return { ok: false, error: wire ? { ...report, wire: scrub(wire) } : report };

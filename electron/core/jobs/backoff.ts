@@ -1,10 +1,5 @@
-/** Bounded exponential backoff with jitter: base·2^attempt capped, then a random point in its upper half. */
-export function backoffMs(attempt: number, options: { baseMs?: number; capMs?: number; random?: () => number } = {}): number {
-  const base = options.baseMs ?? 500;
-  const cap = options.capMs ?? 30_000;
-  const ceiling = Math.min(cap, base * 2 ** Math.min(attempt, 20));
-  return Math.round(ceiling / 2 + (options.random ?? Math.random)() * (ceiling / 2));
-}
+/** Bounded exponential backoff with jitter (written once in shared/backoff.ts: the renderer follows tasks with it too). */
+export { backoffMs } from '../../../shared/backoff.js';
 
 /** The longest wait between two tries of a store that went away: 8 times the first wait, at most 30 s. */
 export const storeRetryCapMs = (baseMs: number) => Math.min(baseMs * 8, 30_000);

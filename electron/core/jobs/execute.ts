@@ -19,6 +19,7 @@ import type { Storage } from '../store/storage.js';
 import { jobCall, type Steps } from '../store/steps.js';
 import { WAIT_OUTCOMES } from '../tasks/service.js';
 import { localTaskState } from '../tasks/task-state.js';
+import { storedTaskAnswer } from '../tasks/answer-text.js';
 import type { JobTrail } from './job-trail.js';
 import { pollTaskOnce } from './poll-task.js';
 import { parseJobRequest, type JobRequest } from './requests.js';
@@ -112,7 +113,10 @@ async function settle(core: Core, taskId: string, agent: string | undefined, opt
     // A poll that finds the task as stored writes nothing (poll-task.ts).
     const task = await pollTaskOnce(core, alias, taskId, 'job');
     const code = WAIT_OUTCOMES[task.state];
-    if (code !== undefined) return { outcome: task.state, exit_code: code, task_id: taskId, context_id: task.context_id, state: task.state };
+    // The answer as journaled (artifacts streamed in pieces joined: tasks/answer-text.ts), as a send's result has it.
+    const text = () => storage.read(storedTaskAnswer(taskId));
+    if (code !== undefined)
+      return { outcome: task.state, exit_code: code, task_id: taskId, context_id: task.context_id, state: task.state, text: await text() };
     await pause(options.pollMs, options.signal);
   }
 }

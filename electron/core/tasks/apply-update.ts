@@ -10,6 +10,7 @@ import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
 import { scrubSecrets } from '../security/redact.js';
 import { localTaskState, SETTLED_STATES } from './task-state.js';
 import { textOfParts } from '../a2a/part-text.js';
+import { artifactText } from '../../../shared/artifact-text.js';
 import { artifactKind, canonicalTask, persistTaskSteps } from './persist.js';
 
 export interface UpdateSource {
@@ -198,7 +199,7 @@ function* updateSteps(source: UpdateSource, record: StreamRecord, tick: TickValu
     text = textOfParts(p.status?.message?.parts);
   } else if (record.variant === 'artifactUpdate') {
     artifact = yield* applyArtifact(tick, p, contextId);
-    text = textOfParts(p.artifact?.parts);
+    text = artifactText(p.artifact?.parts);
   } else {
     text = textOfParts(p.parts);
   }

@@ -8,7 +8,9 @@ import { CardSignature } from './CardSignature';
 import { ClientCertificate } from './ClientCertificate';
 import { SecuritySchemes } from './SecuritySchemes';
 import { CardWarnings } from './CardWarnings';
+import { AuthNeeded } from './AuthNeeded';
 import { Time } from './Time';
+import { DetailHeading } from './MasterDetail';
 import type { ChannelOutput } from '../../../shared/ipc/contract';
 import '../agents.css';
 
@@ -23,16 +25,18 @@ function credentialText(c: InspectView['origin_pinning']): string {
   return `${what}: pinned to ${c.pinned_origins.join(', ')}; calls to ${c.interface_origin} are refused`;
 }
 
-export function AgentCardPanel({ view, busy, onRefetch }: { view: InspectView; busy: boolean; onRefetch: () => void }) {
+/** `reveal`: goes up with each inspect asked for; the card's heading then comes into view and takes the focus. */
+export function AgentCardPanel({ view, busy, onRefetch, reveal = 0 }: { view: InspectView; busy: boolean; onRefetch: () => void; reveal?: number }) {
   return (
     <div className="card" data-testid="agent-card">
       <div className="card-head">
-        <h3>{view.card.name}</h3>
+        <DetailHeading reveal={reveal}>{view.card.name}</DetailHeading>
         <button type="button" className="small" onClick={onRefetch} disabled={busy}>
           Fetch card again
         </button>
       </div>
       <p className="muted">{view.card.description}</p>
+      <AuthNeeded view={view} onBound={onRefetch} />
       <dl className="kv">
         <dt>Provider</dt>
         <dd>{stringOf(jsonAt(view.card.provider, 'organization')) ?? '-'}</dd>

@@ -22,7 +22,7 @@ const KINDS = [
   ['oauth2_client_credentials', 'OAuth2 client credentials'],
   ['oauth2_device_code', 'OAuth2 device code'],
 ] as const;
-type Kind = (typeof KINDS)[number][0];
+export type Kind = (typeof KINDS)[number][0];
 
 function kindOf(ref: AuthRef | undefined): Kind {
   if (!ref) return 'bearer';
@@ -32,20 +32,33 @@ function kindOf(ref: AuthRef | undefined): Kind {
 
 const flowText = (ref: AuthRef | undefined, key: string) => stringOf(jsonAt(ref?.flow, key)) ?? '';
 
+/** A new ref's first values, e.g. from the card scheme it is made for (AuthNeeded's one-click add). */
+export interface AuthRefPreset {
+  name?: string;
+  kind?: Kind;
+  place?: 'header' | 'query' | 'cookie';
+  keyName?: string;
+  tokenUrl?: string;
+  issuer?: string;
+  deviceUrl?: string;
+}
+
 export function AuthRefForm({
   existing,
+  preset = {},
   sessionOnly,
   onSaved,
   onCancel,
 }: {
   existing?: AuthRef;
+  preset?: AuthRefPreset;
   sessionOnly: boolean;
   onSaved: (name: string) => void;
   onCancel?: () => void;
 }) {
   const editing = !!existing;
-  const [name, setName] = useState(existing?.name ?? '');
-  const [kind, setKind] = useState<Kind>(kindOf(existing));
+  const [name, setName] = useState(existing?.name ?? preset.name ?? '');
+  const [kind, setKind] = useState<Kind>(existing ? kindOf(existing) : (preset.kind ?? 'bearer'));
   const [storage, setStorage] = useState<'keyring' | 'env'>(existing?.kind ?? 'keyring');
   const [env, setEnv] = useState(existing?.env ?? '');
   const [service, setService] = useState(existing?.keyring_service ?? 'missive');
@@ -53,14 +66,14 @@ export function AuthRefForm({
   const [header, setHeader] = useState(existing && kindOf(existing) === 'custom' ? existing.header : 'X-Api-Token');
   const [scheme, setScheme] = useState(existing && kindOf(existing) === 'custom' ? existing.scheme : 'none');
   const [username, setUsername] = useState(flowText(existing, 'username'));
-  const [place, setPlace] = useState<'header' | 'query' | 'cookie'>((flowText(existing, 'in') || 'header') as 'header' | 'query' | 'cookie');
-  const [keyName, setKeyName] = useState(flowText(existing, 'name') || 'X-API-Key');
-  const [tokenUrl, setTokenUrl] = useState(flowText(existing, 'token_url'));
-  const [issuer, setIssuer] = useState(flowText(existing, 'issuer'));
+  const [place, setPlace] = useState<'header' | 'query' | 'cookie'>((flowText(existing, 'in') || preset.place || 'header') as 'header' | 'query' | 'cookie');
+  const [keyName, setKeyName] = useState(flowText(existing, 'name') || preset.keyName || 'X-API-Key');
+  const [tokenUrl, setTokenUrl] = useState(flowText(existing, 'token_url') || (preset.tokenUrl ?? ''));
+  const [issuer, setIssuer] = useState(flowText(existing, 'issuer') || (preset.issuer ?? ''));
   const [clientId, setClientId] = useState(flowText(existing, 'client_id'));
   const [scopes, setScopes] = useState(((jsonAt(existing?.flow, 'scopes') as string[] | undefined) ?? []).join(' '));
   const [audience, setAudience] = useState(flowText(existing, 'audience'));
-  const [deviceUrl, setDeviceUrl] = useState(flowText(existing, 'device_authorization_url'));
+  const [deviceUrl, setDeviceUrl] = useState(flowText(existing, 'device_authorization_url') || (preset.deviceUrl ?? ''));
   const [secret, setSecret] = useState('');
   const oauth = kind === 'oauth2_client_credentials' || kind === 'oauth2_device_code';
 

@@ -123,7 +123,7 @@ export function AuthRefs() {
                         type="button"
                         className="small secondary"
                         onClick={() => setSecretFor(secretFor === r.name ? null : r.name)}
-                        aria-label={`Set the secret of ${r.name}`}
+                        aria-label={`Set secret of ${r.name}`}
                       >
                         Set secret
                       </button>
@@ -132,7 +132,7 @@ export function AuthRefs() {
                         className="small secondary"
                         onClick={() => void dropSecret.run(r.name)}
                         disabled={!r.present || dropSecret.busy}
-                        aria-label={`Delete the secret of ${r.name}`}
+                        aria-label={`Delete secret of ${r.name}`}
                       >
                         Delete secret
                       </button>

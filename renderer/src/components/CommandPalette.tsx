@@ -1,7 +1,9 @@
 /**
- * The command palette (Ctrl+K / ⌘K): one box to reach the views, the agents (open one in Agents, or compose to it)
- * and the window's actions (start the demo agents, a new conversation, refresh the cards, the theme, the shortcuts).
- * Typed words narrow the list (every word must match); ↑/↓ pick, Enter runs, Escape closes. A modal <dialog>.
+ * The command palette (Ctrl+K / ⌘K): one box to reach the views, the agents (open one in Agents, or compose to it),
+ * the tasks, contexts and history entries by their id (the newest ID_ENTRIES of each, listed when a typed word of 3
+ * or more characters starts the id) and the window's actions (start the demo agents, a new conversation, refresh the cards, the
+ * theme, the shortcuts). Typed words narrow the list (every word must match); ↑/↓ pick, Enter runs, Escape closes.
+ * An "open" entry selects its item in its view, shows it and moves the focus to it. A modal <dialog>.
  */
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { call } from '../api';
@@ -10,19 +12,61 @@ import { useStore, VIEWS } from '../store';
 
 interface Entry {
   id: string;
-  group: 'View' | 'Agent' | 'Action';
+  group: 'View' | 'Agent' | 'Task' | 'Context' | 'Message' | 'Action';
   label: string;
+  /** An item found by its id: listed only when a typed word starts that id. */
+  itemId?: string;
   run: () => void | Promise<void>;
 }
 
-/** Whether every typed word occurs in the entry's group or label. */
+/** How many of the newest tasks, contexts and history entries the palette offers by id. */
+export const ID_ENTRIES = 500;
+/** The typed length from which tasks, contexts and messages are listed (a few characters of an id). */
+const ID_QUERY_MIN = 3;
+
+interface IdItem {
+  kind: 'task' | 'context' | 'message';
+  id: string;
+  /** What tells it apart besides its id: agent, state, name or first words. */
+  about: string;
+}
+
+const oneLine = (text: string | null | undefined, max = 60) => {
+  const line = (text ?? '').replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/** The newest tasks, contexts and history entries, as the palette lists them (a list that fails is left out). */
+async function loadIdItems(): Promise<IdItem[]> {
+  const [tasks, contexts, history] = await Promise.all([
+    call('tasks.list', { pageSize: ID_ENTRIES }).catch(() => null),
+    call('contexts.list', {}).catch(() => null),
+    call('history.list', { limit: ID_ENTRIES }).catch(() => null),
+  ]);
+  return [
+    ...(tasks?.tasks ?? []).map((t): IdItem => ({ kind: 'task', id: t.task_id, about: [t.agent_alias, t.state].filter(Boolean).join(' · ') })),
+    ...(contexts?.contexts ?? []).slice(0, ID_ENTRIES).map((c): IdItem => ({
+      kind: 'context',
+      id: c.context_id,
+      about: [c.name, c.agent, c.preview ? `“${oneLine(c.preview)}”` : null].filter(Boolean).join(' · '),
+    })),
+    ...(history?.entries ?? []).map((h): IdItem => ({
+      kind: 'message',
+      id: h.message_id,
+      about: [h.operation, h.agent_alias, h.request_text ? `“${oneLine(h.request_text)}”` : null].filter(Boolean).join(' · '),
+    })),
+  ];
+}
+
+const ID_GROUP = { task: 'Task', context: 'Context', message: 'Message' } as const;
+const ID_VIEW = { task: 'Tasks', context: 'Contexts', message: 'History' } as const;
+
+/** Whether every typed word occurs in the entry's group or label (and, for an item found by id, one word starts its id). */
 const matches = (entry: Entry, query: string) => {
   const haystack = `${entry.group} ${entry.label}`.toLowerCase();
-  return query
-    .toLowerCase()
-    .split(/\s+/)
-    .filter(Boolean)
-    .every((word) => haystack.includes(word));
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (entry.itemId !== undefined && !words.some((w) => w.length >= ID_QUERY_MIN && entry.itemId!.toLowerCase().startsWith(w))) return false;
+  return words.every((word) => haystack.includes(word));
 };
 
 export function CommandPalette({
@@ -42,6 +86,7 @@ export function CommandPalette({
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const [agents, setAgents] = useState<string[]>([]);
+  const [idItems, setIdItems] = useState<IdItem[]>([]);
   // The demo agents live in a personal store only: not offered on a shared one.
   const sharedStore = useSharedStore();
   const base = useId();
@@ -58,6 +103,7 @@ export function CommandPalette({
       call('agents.list', {})
         .then((r) => setAgents(r.agents.map((a) => a.alias)))
         .catch(() => setAgents([]));
+      void loadIdItems().then(setIdItems);
     }
     if (!open && el.open) el.close();
   }, [open]);
@@ -124,7 +170,18 @@ export function CommandPalette({
     ];
   }, [agents, sharedStore, setView, navigate, openInCompose, notify, onToggleTheme, onShowShortcuts]);
 
-  const shown = entries.filter((e) => matches(e, query));
+  const idEntries = useMemo<Entry[]>(
+    () =>
+      idItems.map((item) => ({
+        id: `${item.kind}-${item.id}`,
+        group: ID_GROUP[item.kind],
+        label: `${item.id}${item.about ? ` · ${item.about}` : ''}: open in ${ID_VIEW[item.kind]}`,
+        itemId: item.id,
+        run: () => navigate(item.kind, item.id),
+      })),
+    [idItems, navigate],
+  );
+  const shown = [...entries, ...idEntries].filter((e) => matches(e, query));
   const current = shown[Math.min(active, shown.length - 1)];
   const runEntry = (entry: Entry | undefined) => {
     if (!entry) return;
@@ -157,8 +214,8 @@ export function CommandPalette({
         aria-controls={`${base}-list`}
         aria-activedescendant={current ? optionId(current) : undefined}
         aria-autocomplete="list"
-        aria-label="Command: a view, an agent or an action"
-        placeholder="Type a view, an agent or an action…"
+        aria-label="Command: a view, an agent, an id or an action"
+        placeholder="Type a view, an agent, a task, context or message id, or an action…"
         value={query}
         onChange={(e) => {
           setQuery(e.target.value);

@@ -45,6 +45,7 @@ export function EventList<T extends ListedEvent>({
   onToggle,
   renderRow,
   renderDetail,
+  renderAside,
   testId,
 }: {
   rows: readonly T[];
@@ -52,6 +53,8 @@ export function EventList<T extends ListedEvent>({
   onToggle: (sequence: number) => void;
   renderRow: (row: T) => ReactNode;
   renderDetail: (row: T) => ReactNode;
+  /** What the row shows beside its toggle, outside it (links: a button cannot hold another). */
+  renderAside?: (row: T) => ReactNode;
   testId?: string;
 }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -97,14 +100,24 @@ export function EventList<T extends ListedEvent>({
   for (let i = first; i < last; i++) {
     const row = rows[i]!;
     const isOpen = expanded.has(row.sequence);
+    const toggle = (
+      <button type="button" className="event-row" aria-expanded={isOpen} onClick={() => onToggle(row.sequence)} data-sequence={row.sequence}>
+        <span className="event-chevron" aria-hidden="true">
+          {isOpen ? '▾' : '▸'}
+        </span>
+        {renderRow(row)}
+      </button>
+    );
     items.push(
       <div key={row.sequence} className={isOpen ? 'event-item open' : 'event-item'} style={{ top: offsetOf(i), height: ROW + (isOpen ? PANEL : 0) }}>
-        <button type="button" className="event-row" aria-expanded={isOpen} onClick={() => onToggle(row.sequence)} data-sequence={row.sequence}>
-          <span className="event-chevron" aria-hidden="true">
-            {isOpen ? '▾' : '▸'}
-          </span>
-          {renderRow(row)}
-        </button>
+        {renderAside ? (
+          <div className="event-line">
+            {toggle}
+            {renderAside(row)}
+          </div>
+        ) : (
+          toggle
+        )}
         {isOpen ? (
           <div className="event-detail" style={{ height: PANEL }} data-testid="event-detail">
             {renderDetail(row)}

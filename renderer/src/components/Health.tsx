@@ -1,6 +1,7 @@
 /**
  * An agent's health as the journal knows it (`agents.health`): reachable, unreachable with the failing error's code,
- * or never contacted; with the age of the last success or failure. A failed check the view just ran (a card fetch
+ * or never contacted; with the age of the last success or failure. A fetched card with no interface missive can call
+ * (`interface_problem`) is never shown as "reachable ok": every call to it would fail. A failed check the view just ran (a card fetch
  * whose failure the journal does not hold) is shown instead. Used by the Agents and Collectives views.
  */
 import { useMemo } from 'react';
@@ -62,6 +63,14 @@ export function HealthCell({ health, failedCheck }: { health: AgentHealth | unde
         <span className="muted">
           <Time at={health.last_error?.at} show="age" />
         </span>
+      </span>
+    );
+  }
+  if (health.interface_problem) {
+    // The card came, but no interface of it can be called: calling this "reachable ok" would be untrue.
+    return (
+      <span className="health warn" data-testid="health" data-state="no-interface" title={health.interface_problem}>
+        <span aria-hidden="true">●</span> card fetched, no interface missive can call <span className="muted">(see Inspect)</span>
       </span>
     );
   }

@@ -1,6 +1,8 @@
 /**
  * The inspect panel's interface table: every interface the Agent Card declares (binding × A2A version × URL), which
- * one negotiation selected, and whether the agent's credentials would go to it (the origin pin). The selected row's
+ * one negotiation selected and why (the core's `reason`, the words `agent inspect` prints), which it skipped because
+ * missive cannot call them, and whether the agent's credentials would go to it (the origin pin). A relative URL shows
+ * where it resolved to. The selected row's
  * credential decision is the core's own (`origin_pinning`); for the others it is the same rule applied to their URL.
  * The table itself is what the card says and what missive would do with it; the "Run conformance probe" button calls
  * `agents.conformance` and shows what each interface actually answered (ConformanceTable).
@@ -71,13 +73,18 @@ export function InterfaceTable({ view }: { view: InspectData }) {
   const probed = probedAlias === view.agent.alias;
   const supported = view.negotiation.supported_bindings;
   const declared = view.card.supported_interfaces;
-  const isSelected = (i: DeclaredInterface) => !!selected && i.url === selected.url && canonical(i.protocol_binding) === selected.binding;
+  // The card's own position when negotiation gives it (one URL may be listed for two versions), else URL and binding.
+  const isSelected = (i: DeclaredInterface & { index?: number }) =>
+    !!selected &&
+    (typeof selected.card_index === 'number' ? i.index === selected.card_index : i.url === selected.url && canonical(i.protocol_binding) === selected.binding);
+  const skippedAt = new Map((selected?.skipped ?? []).map((s) => [s.card_index, s.reason] as const));
+  const indexed = declared.map((i, index) => ({ ...i, index }));
   // An interface negotiation took from the registry or the base URL is not in the card: it gets a row of its own.
-  const rows: Array<DeclaredInterface & { note?: string }> =
-    declared.some(isSelected) || !selected
-      ? [...declared]
+  const rows: Array<DeclaredInterface & { note?: string; index?: number }> =
+    indexed.some(isSelected) || !selected
+      ? indexed
       : [
-          ...declared,
+          ...indexed,
           { protocol_binding: selected.protocol_binding, url: selected.url, protocol_version: null, tenant: null, note: selected.source.replace(/_/g, ' ') },
         ];
   return (
@@ -105,19 +112,39 @@ export function InterfaceTable({ view }: { view: InspectData }) {
               ? { text: DECISION_TEXT[view.origin_pinning.decision] ?? view.origin_pinning.decision, kind: view.origin_pinning.decision }
               : credentialsFor(i.url, view);
             const usable = supported.includes(canonical(i.protocol_binding));
+            const skipped = i.index === undefined ? undefined : skippedAt.get(i.index);
             return (
-              <tr key={`${i.protocol_binding} ${i.url}`} className={chosen ? 'selected' : undefined} data-testid="interface-row" data-selected={chosen}>
+              <tr
+                key={`${i.index ?? 'extra'} ${i.protocol_binding} ${i.url}`}
+                className={chosen ? 'selected' : skipped ? 'skipped' : undefined}
+                data-testid="interface-row"
+                data-selected={chosen}
+                data-skipped={!!skipped}
+              >
                 <td>{i.protocol_binding}</td>
                 <td>{i.protocol_version ?? <span className="muted">{chosen && selected ? selected.protocol_version : 'unknown'}</span>}</td>
                 <td className="mono cell-id">
                   {i.url}
+                  {chosen && selected?.declared_url ? <span className="muted"> → {selected.url}</span> : null}
                   {i.tenant ? <span className="muted"> · tenant {i.tenant}</span> : null}
                   {i.note ? <span className="muted"> · {i.note}</span> : null}
                 </td>
                 <td className={`cred cred-${credentials.kind}`}>{credentials.text}</td>
                 <td>
                   {chosen && selected ? (
-                    <strong>selected · speaks A2A {selected.dialect}</strong>
+                    <>
+                      <strong>selected · speaks A2A {selected.dialect}</strong>
+                      {selected.reason ? (
+                        <span className="muted interface-reason" data-testid="interface-reason">
+                          {' '}
+                          · {selected.reason}
+                        </span>
+                      ) : null}
+                    </>
+                  ) : skipped ? (
+                    <span className="interface-skipped" data-testid="interface-skipped">
+                      skipped: missive cannot call it ({skipped})
+                    </span>
                   ) : usable ? (
                     <span className="muted">not selected</span>
                   ) : (

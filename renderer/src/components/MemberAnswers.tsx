@@ -1,8 +1,9 @@
 /**
  * A collective's members: a live progress line (done / running / failed as `collectives.member` events arrive), one
- * row per member, and under each row, on "Show answer", what the member said: its error, its text (and where the
- * text came from), and its artifacts, read with `artifacts.show` and drawn by Compose's ArtifactView (text, data as a
- * JSON tree, files with Save).
+ * row per member with its answer's text as soon as it is known (a bcast's or barrier's read where it arrived, no
+ * gather needed: member-answers-load.ts), and under each row, on "Show answer", what the member said: its error, its
+ * text (and where the text came from), and its artifacts, read with `artifacts.show` and drawn by Compose's
+ * ArtifactView (text, data as a JSON tree, files with Save).
  */
 import { useEffect, useId, useState } from 'react';
 import { call } from '../api';
@@ -12,18 +13,29 @@ import { IdLink } from './IdLink';
 import { ArtifactView } from './ArtifactView';
 import { partsOf } from './answer-model';
 import { progressOf, progressText, type MemberRow } from './collective-members';
+import { useArrivedAnswers } from './member-answers-load';
 import type { ChannelOutput } from '../../../shared/ipc/contract';
 import '../collectives.css';
 
 const SOURCE_LABEL = { message: 'its message', status: 'its task’s status message', artifact: 'its first text artifact' } as const;
 
-export function MemberAnswers({ rows, running }: { rows: MemberRow[]; running: boolean }) {
+/** The first characters of an answer, on one line, for its member's row (the whole text is under "Show answer"). */
+const PREVIEW_CHARS = 160;
+const previewOf = (text: string) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
+};
+
+export function MemberAnswers({ rows: given, running }: { rows: MemberRow[]; running: boolean }) {
   const [open, setOpen] = useState<Record<string, boolean>>({});
   const base = useId();
+  const arrived = useArrivedAnswers(given);
+  const rows = arrived.rows;
   const slowest = Math.max(1, ...rows.map((r) => r.latency_ms ?? 0));
   if (!rows.length) return null;
   return (
     <div className="member-answers">
+      <ErrorBox error={arrived.error} />
       <p className={running ? 'collective-progress running' : 'collective-progress'} role="status" data-testid="collective-progress">
         {running ? 'Running — ' : ''}
         {progressText(progressOf(rows))}
@@ -59,7 +71,14 @@ export function MemberAnswers({ rows, running }: { rows: MemberRow[]; running: b
                     '-'
                   )}
                 </td>
-                <td>
+                <td className="member-answer-cell">
+                  {m.answer?.text ? (
+                    <span className="member-preview" data-testid="member-preview" title={previewOf(m.answer.text)}>
+                      {previewOf(m.answer.text)}
+                    </span>
+                  ) : arrived.reading(m) ? (
+                    <span className="muted member-preview">reading its answer…</span>
+                  ) : null}
                   <button
                     type="button"
                     className="small secondary"
@@ -78,7 +97,7 @@ export function MemberAnswers({ rows, running }: { rows: MemberRow[]; running: b
               row,
               <tr key={`${key}-answer`} className="member-answer-row">
                 <td colSpan={6} id={panel}>
-                  <MemberAnswer member={m} />
+                  <MemberAnswer member={m} reading={arrived.reading(m)} />
                 </td>
               </tr>,
             ];
@@ -89,8 +108,17 @@ export function MemberAnswers({ rows, running }: { rows: MemberRow[]; running: b
   );
 }
 
+/** What the detail says when a member has no answer to show (yet). */
+function noAnswerText(m: MemberRow, reading: boolean): string {
+  if (m.error) return '';
+  if (m.status === 'running' || m.status === 'pending') return 'No answer yet.';
+  if (reading) return 'Reading its answer…';
+  if (m.status === 'skipped') return 'Not sent: the run stopped before this member.';
+  return 'No answer from this member.';
+}
+
 /** One member's error, text and artifacts. */
-function MemberAnswer({ member: m }: { member: MemberRow }) {
+function MemberAnswer({ member: m, reading }: { member: MemberRow; reading: boolean }) {
   const a = m.answer;
   return (
     <div className="member-answer" data-testid="member-answer" data-member={m.alias}>
@@ -125,9 +153,7 @@ function MemberAnswer({ member: m }: { member: MemberRow }) {
         </ul>
       ) : null}
       {!a ? (
-        <p className="muted">
-          {m.error ? '' : m.status === 'running' || m.status === 'pending' ? 'No answer yet.' : 'Answers are gathered by a round or a gather in this context.'}
-        </p>
+        <p className="muted">{noAnswerText(m, reading)}</p>
       ) : a.status === 'missing_task' ? (
         <p className="muted">No task or answer from this member in this context.</p>
       ) : a.status === 'empty_output' ? (

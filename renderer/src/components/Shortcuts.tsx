@@ -8,6 +8,7 @@ import { VIEWS } from '../store';
 /** Every shortcut the window knows, in the words the dialog shows. */
 export const SHORTCUTS: ReadonlyArray<readonly [keys: string, what: string]> = [
   ['Ctrl+K (⌘K)', 'Command palette: views, agents, actions'],
+  ['Ctrl+N (⌘N)', 'New message in Compose (a new conversation; a browser may keep it for a new window)'],
   ['?', 'This list of shortcuts'],
   ...VIEWS.map(([, label], i) => [`Ctrl+${i + 1} (⌘${i + 1})`, `Go to ${label}`] as const),
   ['Escape', 'Close the palette or this dialog'],

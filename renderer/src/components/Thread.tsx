@@ -5,6 +5,7 @@
  */
 import { JsonTree, jsonAt } from './common';
 import { Time } from './Time';
+import { IdLink } from './IdLink';
 import type { ChannelOutput } from '../../../shared/ipc/contract';
 
 export type ThreadItem = ChannelOutput<'contexts.thread'>['items'][number];
@@ -63,9 +64,9 @@ function MessageBubble({ item }: { item: ThreadMessage }) {
         <strong>{who}</strong>
         {item.direction === 'stream_event' ? <span className="chip">stream</span> : null}
         {item.task_id ? (
-          <span className="mono muted" title={item.task_id}>
+          <span className="muted">
             {' '}
-            task {item.task_id.slice(0, 8)}
+            task <IdLink kind="task" id={item.task_id} label={item.task_id.slice(0, 8)} />
           </span>
         ) : null}
         <span className="bubble-time">

@@ -7,6 +7,7 @@
 import { jsonAt, stringOf } from './common';
 import type { ChannelOutput, EventPayload } from '../../../shared/ipc/contract';
 import { isInterruptedTaskState } from '../../../shared/task-states';
+import { appendArtifactParts, joinArtifactParts } from '../../../shared/artifact-text';
 
 export type Part = Record<string, unknown>;
 
@@ -71,21 +72,6 @@ export function streamEvent(e: EventPayload<'messages.stream.event'>): StreamEve
   };
 }
 
-/** A text part's text when the part is only text (no file or data besides), else null. */
-const plainText = (p: Part): string | null =>
-  typeof p.text === 'string' && p.data === undefined && p.url === undefined && p.raw === undefined ? p.text : null;
-
-/** An appended chunk's parts after the artifact's: a text chunk continues a text part of the same media type. */
-export function appendParts(existing: Part[], chunk: Part[]): Part[] {
-  if (!chunk.length) return existing;
-  const last = existing[existing.length - 1];
-  const first = chunk[0]!;
-  const a = last ? plainText(last) : null;
-  const b = plainText(first);
-  if (last && a !== null && b !== null && last.mediaType === first.mediaType) return [...existing.slice(0, -1), { ...last, text: a + b }, ...chunk.slice(1)];
-  return [...existing, ...chunk];
-}
-
 type SendResult = ChannelOutput<'messages.send'>;
 
 /** A send's answer: its direct message, or its task's status message and artifacts. */
@@ -98,7 +84,8 @@ export function answerOfSend(result: SendResult): AnswerModel {
   const artifacts = (Array.isArray(jsonAt(task, 'artifacts')) ? (jsonAt(task, 'artifacts') as unknown[]) : []).map((a, i) => ({
     id: stringOf(jsonAt(a, 'artifactId')) ?? `artifact-${i + 1}`,
     name: stringOf(jsonAt(a, 'name')),
-    parts: partsOf(jsonAt(a, 'parts')),
+    // The agent's SDK hands back streamed pieces as consecutive text parts: one text, as in a stream.
+    parts: joinArtifactParts(partsOf(jsonAt(a, 'parts'))),
     version: result.task?.artifacts.find((s) => s.artifact_id === stringOf(jsonAt(a, 'artifactId')))?.version ?? 1,
     complete: true,
   }));
@@ -129,7 +116,9 @@ export function assembleStream(events: StreamEvent[], requestContext: string | n
       const { artifact_id: id, version, append, last_chunk: complete } = e.artifact;
       const before = artifacts.get(id);
       const name = e.artifact_name ?? before?.name ?? null;
-      artifacts.set(id, { id, name, version, complete, parts: append && before ? appendParts(before.parts, e.parts) : e.parts });
+      // An appended chunk's text pieces continue the artifact's text (shared/artifact-text.ts); another chunk replaces it.
+      const joined = append && before ? appendArtifactParts(before.parts, e.parts) : joinArtifactParts(e.parts);
+      artifacts.set(id, { id, name, version, complete, parts: joined });
     } else if (e.parts.length) {
       parts = e.parts;
       notes.push({ state: e.variant === 'message' ? null : e.state, parts: e.parts });

@@ -39,8 +39,12 @@ export interface MemberRow {
   state: string | null;
   latency_ms: number | null;
   task_id: string | null;
+  /** The context the member was sent to (or waited on) in; null before it is known. */
+  context_id: string | null;
+  /** The request a bcast sent the member: its answer is this request's (a direct reply, or the task it opened). */
+  request_message_id: string | null;
   error: MemberError | null;
-  /** Null until gathered (a bcast alone, or a round that stopped before its gather). */
+  /** Null until read: gathered by a round or gather, else read where it arrived (`collectives.answers`, member-answers-load.ts). */
   answer: MemberAnswer | null;
 }
 
@@ -62,9 +66,13 @@ export const pendingRow = (m: { agent_alias: string; rank: number }): MemberRow 
   state: null,
   latency_ms: null,
   task_id: null,
+  context_id: null,
+  request_message_id: null,
   error: null,
   answer: null,
 });
+
+const maybeString = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
 /** A `collectives.member` event as a row. */
 export const liveRow = (m: EventPayload<'collectives.member'>): MemberRow => ({
@@ -74,6 +82,8 @@ export const liveRow = (m: EventPayload<'collectives.member'>): MemberRow => ({
   state: m.state ?? null,
   latency_ms: m.latency_ms ?? null,
   task_id: typeof m.task_id === 'string' ? m.task_id : null,
+  context_id: maybeString(m.context_id),
+  request_message_id: maybeString(m.request_message_id),
   error: errorOf(m.error),
   answer: null,
 });
@@ -89,6 +99,8 @@ export function rowsOf(out: Outcome): MemberRow[] {
       state: m.state,
       latency_ms: null,
       task_id: m.task_id,
+      context_id: out.result.context_id,
+      request_message_id: null,
       error: null,
       answer: answerOf(m),
     }));
@@ -101,6 +113,8 @@ export function rowsOf(out: Outcome): MemberRow[] {
       state: m.state,
       latency_ms: null,
       task_id: m.task_id,
+      context_id: out.result.context_id,
+      request_message_id: null,
       error: errorOf(m.error),
       answer: null,
     }));
@@ -120,6 +134,8 @@ export function rowsOf(out: Outcome): MemberRow[] {
         state: g?.state ?? (b?.state && b.state !== 'message' ? b.state : null) ?? m.state,
         latency_ms: m.latency_ms,
         task_id: g?.task_id ?? m.task_id,
+        context_id: m.context_id,
+        request_message_id: m.request_message_id,
         error: errorOf(m.error) ?? errorOf(b?.error),
         answer: g ? answerOf(g) : null,
       };

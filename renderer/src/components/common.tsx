@@ -2,10 +2,12 @@
 import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import type { IpcError } from '../../../shared/ipc/contract';
 import { TrustPrompt } from './TrustPrompt';
+import { ErrorAction } from './ErrorAction';
 
 /**
  * An error as the window shows it: what went wrong, its stable code (what to search for or quote), and the help that
- * names the fix. The CLI's exit code means nothing in a window and is left out.
+ * names the fix: the window's own (GUI actions, and a button for the one it names) where the CLI's names commands.
+ * The CLI's exit code means nothing in a window and is left out.
  */
 export function ErrorBox({ error }: { error: IpcError | null }) {
   if (!error) return null;
@@ -17,11 +19,12 @@ export function ErrorBox({ error }: { error: IpcError | null }) {
       <div className="error-code" data-testid="error-code">
         {error.code}
       </div>
-      {error.help ? (
+      {error.gui_help || error.help ? (
         <div className="error-help" data-testid="error-help">
-          {error.help}
+          {error.gui_help ?? error.help}
         </div>
       ) : null}
+      <ErrorAction action={error.gui_action} />
       <TrustPrompt error={error} />
     </div>
   );

@@ -3,8 +3,10 @@
  * registers nothing, and a refused card is shown as served with every issue), edit and remove them, start the demo
  * agents, refresh every card at once, the registered agents with their card's age and health, and the inspect panel
  * (AgentCardPanel: the card, its warnings, interfaces, trust). A failed inspect clears the card shown before it.
+ * The list has a filter (alias, URL, card name); the inspected agent's card is shown beside the list (a drawer on a
+ * narrow window), in view with its heading focused, after Inspect, Register, Edit or the palette's "open in Agents".
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { call } from '../api';
 import { useAction, useLoad, useSharedStore } from '../hooks';
 import { Empty, ErrorBox } from '../components/common';
@@ -13,12 +15,16 @@ import { Time } from '../components/Time';
 import { AgentForm } from '../components/AgentForm';
 import { AgentCardPanel } from '../components/AgentCardPanel';
 import { RawCard, REFUSED_CARD_CODES, type RawCardTarget } from '../components/RawCard';
+import { ListFilter, MasterDetail, matchesFilter } from '../components/MasterDetail';
+import { useNavigationTarget } from '../store';
+import { SecretMissing, useSecretGaps } from '../components/SecretMissing';
 import '../agents.css';
 
 export function AgentsView() {
   const list = useLoad(() => call('agents.list', {}), []);
   const sharedStore = useSharedStore();
   const health = useAgentHealth();
+  const secretGaps = useSecretGaps(list.data);
   const reloadAll = async () => void (await Promise.all([list.run(), health.reload()]));
   /** A new key empties the register form after a registration. */
   const [formKey, setFormKey] = useState(0);
@@ -27,6 +33,9 @@ export function AgentsView() {
   /** The card to show as served: after a refused card at register or inspect. */
   const [refused, setRefused] = useState<RawCardTarget | null>(null);
   const [inspected, setInspected] = useState<string | null>(null);
+  /** Goes up with every inspect asked for: the card's heading then comes into view and takes the focus. */
+  const [reveal, setReveal] = useState(0);
+  const [filter, setFilter] = useState('');
   const inspect = useAction(async (a: string, refresh: boolean) => {
     try {
       return await call('agents.inspect', { alias: a, refresh });
@@ -39,10 +48,25 @@ export function AgentsView() {
     inspect.setData(null);
     setInspected(a);
     setRefused(null);
+    setReveal((n) => n + 1);
     void inspect.run(a, refresh).then((v) => {
       if (!v) setRefused({ alias: a });
     });
   };
+  const closeCard = () => {
+    setInspected(null);
+    setRefused(null);
+    inspect.setData(null);
+    inspect.setError(null);
+  };
+  // The palette's "<alias>: open in Agents": that agent selected, its card shown.
+  const target = useNavigationTarget('agent');
+  useEffect(() => {
+    if (!target) return;
+    const known = list.data?.agents.find((a) => a.alias === target.id);
+    runInspect(target.id, known ? !known.card.cached : false);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- inspect once per navigation target; runInspect is a fresh closure each render
+  }, [target]);
   const remove = useAction(async (a: string) => {
     const removed = await call('agents.remove', { alias: a });
     setConfirming(null);
@@ -62,10 +86,24 @@ export function AgentsView() {
     return refreshed;
   });
   const agents = list.data?.agents ?? [];
+  const listed = agents.filter((a) => matchesFilter(filter, [a.alias, a.base_url, a.card.name, a.auth_ref]));
   const view = inspect.data && inspect.data.agent.alias === inspected ? inspect.data : null;
   const failures = refreshAll.data?.agents.filter((a) => !a.ok).length ?? 0;
   const editAgent = agents.find((a) => a.alias === editing);
   const showRefused = refused && ('url' in refused || (inspect.error && REFUSED_CARD_CODES.includes(inspect.error.code) && !inspect.busy));
+  const detail =
+    inspected !== null && (view || inspect.busy || inspect.error || (showRefused && refused && 'alias' in refused)) ? (
+      <>
+        <ErrorBox error={inspect.error} />
+        {showRefused && refused && 'alias' in refused ? <RawCard target={refused} /> : null}
+        {inspect.busy && !view ? (
+          <p className="muted" role="status">
+            Inspecting {inspected}…
+          </p>
+        ) : null}
+        {view ? <AgentCardPanel view={view} busy={inspect.busy} reveal={reveal} onRefetch={() => runInspect(view.agent.alias, true)} /> : null}
+      </>
+    ) : null;
   return (
     <section className="view" data-testid="view-agents">
       <h2>Agents</h2>
@@ -113,7 +151,7 @@ export function AgentsView() {
             : 'Register one by alias and base URL (with its auth, when it needs some), or press “Start demo agents” to try everything with embedded agents.'}
         </Empty>
       ) : (
-        <>
+        <MasterDetail detail={detail} label="agent card" onClose={closeCard} testId="agents-master-detail">
           <div className="row toolbar">
             <button type="button" onClick={() => void refreshAll.run()} disabled={refreshAll.busy} data-testid="refresh-all">
               {refreshAll.busy ? 'Refreshing…' : 'Refresh all'}
@@ -146,6 +184,15 @@ export function AgentsView() {
               </ul>
             </div>
           ) : null}
+          <ListFilter
+            name="agent-filter"
+            label="Filter agents"
+            value={filter}
+            onChange={setFilter}
+            placeholder="alias, URL or card name"
+            shown={listed.length}
+            total={agents.length}
+          />
           <table className="table agents-table" data-testid="agents-table">
             <thead>
               <tr>
@@ -159,13 +206,14 @@ export function AgentsView() {
               </tr>
             </thead>
             <tbody>
-              {agents.map((a) => (
-                <tr key={a.alias} data-testid="agent-row" data-alias={a.alias}>
+              {listed.map((a) => (
+                <tr key={a.alias} data-testid="agent-row" data-alias={a.alias} className={inspected === a.alias ? 'selected' : undefined}>
                   <td>
                     {a.alias}
                     {a.auth_ref ? <div className="muted small-text">auth: {a.auth_ref}</div> : null}
+                    <SecretMissing alias={a.alias} authRef={a.auth_ref} gaps={secretGaps} />
                   </td>
-                  <td className="mono cell-id">{a.base_url}</td>
+                  <td className="mono agent-url">{a.base_url}</td>
                   <td>{a.card.cached ? (a.card.name ?? 'cached') : <span className="muted">not fetched</span>}</td>
                   <td data-testid="agent-health">
                     <HealthCell health={health.byAlias.get(a.alias)} />
@@ -219,16 +267,9 @@ export function AgentsView() {
               ))}
             </tbody>
           </table>
-        </>
+        </MasterDetail>
       )}
-      <ErrorBox error={inspect.error} />
-      {showRefused && refused && 'alias' in refused ? <RawCard target={refused} /> : null}
-      {inspect.busy && !view ? (
-        <p className="muted" role="status">
-          Inspecting {inspected}…
-        </p>
-      ) : null}
-      {view ? <AgentCardPanel view={view} busy={inspect.busy} onRefetch={() => runInspect(view.agent.alias, true)} /> : null}
+      {agents.length === 0 ? detail : null}
     </section>
   );
 }

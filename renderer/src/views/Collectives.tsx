@@ -17,6 +17,7 @@ import { CollectiveSummary } from '../components/CollectiveSummary';
 import { contextOf, liveRow, pendingRow, rowsOf, type MemberRow, type Operation, type Outcome } from '../components/collective-members';
 import { useOnShownAgain } from '../components/timers';
 import { useViewActive } from '../store';
+import { IdLink } from '../components/IdLink';
 import type { ChannelOutput } from '../../../shared/ipc/contract';
 
 /** The operations with what each does, shown in full next to its radio button. */
@@ -270,7 +271,12 @@ export function CollectivesView() {
             {reduced.provenance.map((p) => (
               <li key={p.rank}>
                 {p.rank} {p.agent}: {p.status}
-                {p.task_id ? <span className="mono"> task {p.task_id}</span> : null}
+                {p.task_id ? (
+                  <>
+                    {' '}
+                    task <IdLink kind="task" id={p.task_id} />
+                  </>
+                ) : null}
                 {p.artifacts.length ? ` · artifacts ${p.artifacts.map((a) => `${a.artifact_id} v${a.version}`).join(', ')}` : ''}
               </li>
             ))}

@@ -19,6 +19,8 @@ import { Conversation } from '../components/Conversation';
 import { answerOfSend, assembleStream, isAwaiting, streamEvent, type StreamEvent } from '../components/answer-model';
 import { draftOf, EMPTY_DRAFT, inputsOf, previewInputsOf, type Draft } from './compose-draft';
 import { ComposeForm, type Mode } from './ComposeForm';
+import { FollowedTask } from '../components/FollowedTask';
+import type { FollowView } from '../components/use-followed-task';
 import type { SendInputs, WireExchange } from '../../../shared/ipc/contract';
 import '../compose.css';
 
@@ -77,6 +79,8 @@ export function ComposeView() {
     setPane('request');
     // Options the reopened request set are shown, not hidden in the closed "More options".
     if (reopened.binding || reopened.metadata || reopened.outputModes || reopened.returnImmediately || reopened.fileKind !== 'files') setMoreOpen(true);
+    // The message box takes the focus (after the render that shows the view and the request pane).
+    requestAnimationFrame(() => textBox.current?.focus());
   }, [composeRequest]);
 
   const send = useAction(async (req: Request): Promise<Sent> => {
@@ -141,6 +145,23 @@ export function ComposeView() {
     () => (sent ? modelOf(sent, timeline) : streaming ? assembleStream(timeline, inputs.contextId ?? null) : null),
     [sent, timeline, streaming, inputs.contextId],
   );
+  // A task the answer brought is followed until it is final (FollowedTask): its newer state, and its newer status
+  // message, replace what the call answered; the next message replies in it while the agent waits for the user.
+  const [followed, setFollowed] = useState<{ turn: number; view: FollowView } | null>(null);
+  const current = followed && followed.turn === turn && model?.taskId === followed.view.task.task_id ? followed.view : null;
+  const shown = useMemo(
+    () =>
+      model && current && current.task.state !== model.state
+        ? { ...model, state: current.task.state, parts: current.status_text ? [{ text: current.status_text }] : model.parts }
+        : model,
+    [model, current],
+  );
+  const onFollowed = (view: FollowView) => {
+    setFollowed({ turn, view });
+    const { task_id: taskId, state, context_id: contextId } = view.task;
+    if (isAwaiting(state)) setDraft((d) => (d.taskId === taskId ? d : { ...d, taskId, context: contextId ?? d.context }));
+    else setDraft((d) => (d.taskId === taskId ? { ...d, taskId: '' } : d));
+  };
   const failedWire = send.error?.wire;
   const submit = () => {
     if (target) void send.run(request);
@@ -162,23 +183,29 @@ export function ComposeView() {
     requestAnimationFrame(() => textBox.current?.focus());
   };
 
-  const answer = model ? (
-    <Answer
-      agent={sent?.agent ?? target}
-      sent={sent}
-      model={model}
-      timeline={timeline}
-      streaming={streaming}
-      next={{ contextId: draft.context, taskId: draft.taskId }}
-      onContinue={(contextId) => {
-        edit({ context: contextId, taskId: isAwaiting(model.state) && model.contextId === contextId ? (model.taskId ?? '') : '' });
-        focusText();
-      }}
-      onReply={(taskId, contextId) => {
-        edit({ taskId, context: contextId ?? draft.context });
-        focusText();
-      }}
-    />
+  const answer = shown ? (
+    <>
+      {sent && !send.busy && shown.taskId ? (
+        // Compose's own form replies in the task: no second reply box.
+        <FollowedTask key={`${turn} ${shown.taskId}`} taskId={shown.taskId} initialState={model?.state} reply={false} onChange={onFollowed} />
+      ) : null}
+      <Answer
+        agent={sent?.agent ?? target}
+        sent={sent}
+        model={shown}
+        timeline={timeline}
+        streaming={streaming}
+        next={{ contextId: draft.context, taskId: draft.taskId }}
+        onContinue={(contextId) => {
+          edit({ context: contextId, taskId: isAwaiting(shown.state) && shown.contextId === contextId ? (shown.taskId ?? '') : '' });
+          focusText();
+        }}
+        onReply={(taskId, contextId) => {
+          edit({ taskId, context: contextId ?? draft.context });
+          focusText();
+        }}
+      />
+    </>
   ) : null;
 
   return (

@@ -7,6 +7,7 @@ import type { Ref } from 'react';
 import { Field } from '../components/common';
 import { CopyAs } from '../components/CopyAs';
 import { IdLink } from '../components/IdLink';
+import { PushReceiverOffer } from '../components/PushReceiverOffer';
 import type { CopyText } from '../components/copy-text';
 import { describeCarried, type Draft, type FileKind } from './compose-draft';
 import type { ChannelOutput } from '../../../shared/ipc/contract';
@@ -127,6 +128,7 @@ export function ComposeForm(p: ComposeFormProps) {
               placeholder="e.g. http://127.0.0.1:8787/a2a/push"
             />
           </Field>
+          <PushReceiverOffer current={draft.pushUrl.trim()} onUse={(url) => edit({ pushUrl: url })} />
         </div>
         <Field label="Metadata (one key=value per line, not secret)">
           <textarea name="metadata" rows={2} value={draft.metadata} onChange={(e) => edit({ metadata: e.target.value })} placeholder="e.g. ticket=OPS-12" />

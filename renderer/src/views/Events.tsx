@@ -248,8 +248,8 @@ export function EventsView() {
             <span>#</span>
             <span>Type</span>
             <span>Agent</span>
-            <span>Task / context</span>
             <span>Who</span>
+            <span>Task / context</span>
           </div>
           <EventList
             testId="event-list"
@@ -264,11 +264,15 @@ export function EventsView() {
                 <span className="mono muted">{r.sequence}</span>
                 <span className="etype">{r.type}</span>
                 <span className="muted">{r.agentAlias ?? ''}</span>
-                <span className="mono muted">{r.taskId ?? r.contextId ?? ''}</span>
                 <span className="muted event-who" title={r.actor ? `${r.actor.user}@${r.actor.host} (${r.actor.id})` : 'not recorded'}>
                   {whoOf(r.actor)}
                 </span>
               </>
+            )}
+            renderAside={(r) => (
+              <span className="event-ids">
+                {r.taskId ? <IdLink kind="task" id={r.taskId} /> : r.contextId ? <IdLink kind="context" id={r.contextId} /> : null}
+              </span>
             )}
             renderDetail={(r) => <EventDetail row={r} />}
           />

@@ -4,20 +4,24 @@
  * (`history.get`); from there it can be opened in Compose, re-run (the new run appears at the top) or copied as a
  * missive or curl command. Two entries picked with their checkboxes can be diffed: their answers' texts line by line
  * and their responses as JSON. New sends and streams (also the CLI's) appear as the journal's live tail reports them.
+ * The open entry sits beside the list (a drawer on a narrow window), its heading focused; a text filter narrows the
+ * loaded entries (request, answer, agent, ids).
  */
 import { useEffect, useRef, useState } from 'react';
 import { call, subscribe } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { useNavigationTarget, useStore } from '../store';
 import { IdLink } from '../components/IdLink';
-import { useScrollIntoView } from '../hooks';
+import { DetailHeading, ListFilter, MasterDetail, matchesFilter } from '../components/MasterDetail';
 import { Empty, ErrorBox, Field, JsonTree, stateClass } from '../components/common';
 import { Time } from '../components/Time';
 import { WireView } from '../components/WireView';
 import { CopyAs } from '../components/CopyAs';
 import { DiffView, jsonChanges, textChanges } from '../components/DiffView';
 import { commandOfMessage, curlOfPreview, curlOfWire } from '../components/copy-text';
+import { FollowedTask } from '../components/FollowedTask';
 import type { HistoryEntry, WireExchange } from '../../../shared/ipc/contract';
+import { isTerminalTaskState } from '../../../shared/task-states';
 
 const PAGE = 50;
 const SHORT = 160;
@@ -104,10 +108,20 @@ export function HistoryView() {
   const next = older ? older.next : (first.data?.next_before_sequence ?? null);
 
   const [openId, setOpenId] = useState<string | null>(null);
+  /** Goes up with every open: the entry's heading then comes into view and takes the focus. */
+  const [reveal, setReveal] = useState(0);
+  const openEntry = (id: string | null) => {
+    setOpenId(id);
+    if (id) setReveal((n) => n + 1);
+  };
+  const [textFilter, setTextFilter] = useState('');
+  const listed = entries.filter((e) =>
+    matchesFilter(textFilter, [e.request_text, e.answer_text, e.agent_alias, e.operation, e.message_id, e.task_id, e.context_id, e.error?.code]),
+  );
   // A message id link followed elsewhere opens that entry here (history.get finds it even when it is not listed).
   const target = useNavigationTarget('message');
   useEffect(() => {
-    if (target) setOpenId(target.id);
+    if (target) openEntry(target.id);
   }, [target]);
   const [picked, setPicked] = useState<string[]>([]);
   const [diffing, setDiffing] = useState<[string, string] | null>(null);
@@ -159,45 +173,61 @@ export function HistoryView() {
           Messages sent from Compose or with `missive send` / `missive stream` appear here.
         </Empty>
       ) : null}
-      {entries.length ? (
-        <ol className="history-list" data-testid="history-list" aria-label="history entries">
-          {entries.map((e) => (
-            <li key={e.message_id} className={openId === e.message_id ? 'history-row open' : 'history-row'} data-testid="history-row">
-              <input
-                type="checkbox"
-                checked={picked.includes(e.message_id)}
-                onChange={(ev) => pick(e.message_id, ev.target.checked)}
-                aria-label={`Pick for diff: ${e.operation} to ${e.agent_alias ?? 'unknown agent'}, ${shorten(e.request_text, 40)}`}
-              />
-              <button
-                type="button"
-                className="history-open"
-                aria-expanded={openId === e.message_id}
-                onClick={() => setOpenId(openId === e.message_id ? null : e.message_id)}
-              >
-                <span className="history-meta">
-                  <Time at={e.started_at} /> <strong>{e.agent_alias ?? '—'}</strong> <span className="chip">{e.operation}</span> <Outcome entry={e} />
-                </span>
-                <span className="history-text">
-                  <span className="history-request">{shorten(e.request_text) || <span className="muted">(no text parts)</span>}</span>
-                  <span className="history-answer">{e.answer_text ? `→ ${shorten(e.answer_text)}` : e.error ? `→ ${shorten(e.error.message)}` : ''}</span>
-                </span>
-              </button>
-            </li>
-          ))}
-        </ol>
-      ) : null}
-      {next !== null ? (
-        <button type="button" className="secondary" onClick={() => void more.run(next)} disabled={more.busy} data-testid="history-more">
-          {more.busy ? 'Loading…' : 'Load more'}
-        </button>
-      ) : null}
-      {openId ? <HistoryDetail messageId={openId} onOpen={setOpenId} /> : null}
+      <MasterDetail
+        detail={openId ? <HistoryDetail messageId={openId} onOpen={openEntry} reveal={reveal} /> : null}
+        label="history entry"
+        onClose={() => setOpenId(null)}
+      >
+        {entries.length ? (
+          <ListFilter
+            name="history-filter"
+            label="Filter the loaded entries"
+            value={textFilter}
+            onChange={setTextFilter}
+            placeholder="request or answer text, agent, id"
+            shown={listed.length}
+            total={entries.length}
+          />
+        ) : null}
+        {entries.length ? (
+          <ol className="history-list" data-testid="history-list" aria-label="history entries">
+            {listed.map((e) => (
+              <li key={e.message_id} className={openId === e.message_id ? 'history-row open' : 'history-row'} data-testid="history-row">
+                <input
+                  type="checkbox"
+                  checked={picked.includes(e.message_id)}
+                  onChange={(ev) => pick(e.message_id, ev.target.checked)}
+                  aria-label={`Pick for diff: ${e.operation} to ${e.agent_alias ?? 'unknown agent'}, ${shorten(e.request_text, 40)}`}
+                />
+                <button
+                  type="button"
+                  className="history-open"
+                  aria-current={openId === e.message_id ? 'true' : undefined}
+                  onClick={() => openEntry(e.message_id)}
+                >
+                  <span className="history-meta">
+                    <Time at={e.started_at} /> <strong>{e.agent_alias ?? '—'}</strong> <span className="chip">{e.operation}</span> <Outcome entry={e} />
+                  </span>
+                  <span className="history-text">
+                    <span className="history-request">{shorten(e.request_text) || <span className="muted">(no text parts)</span>}</span>
+                    <span className="history-answer">{e.answer_text ? `→ ${shorten(e.answer_text)}` : e.error ? `→ ${shorten(e.error.message)}` : ''}</span>
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ol>
+        ) : null}
+        {next !== null ? (
+          <button type="button" className="secondary" onClick={() => void more.run(next)} disabled={more.busy} data-testid="history-more">
+            {more.busy ? 'Loading…' : 'Load more'}
+          </button>
+        ) : null}
+      </MasterDetail>
     </section>
   );
 }
 
-function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: string) => void }) {
+function HistoryDetail({ messageId, onOpen, reveal }: { messageId: string; onOpen: (id: string) => void; reveal: number }) {
   const { journalTick, openInCompose, noteJournalChanged } = useStore();
   const detail = useLoad(() => call('history.get', { messageId }), [messageId, journalTick]);
   const rerun = useAction(async (entry: HistoryEntry) => {
@@ -215,9 +245,8 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
   }, [rerun.data]);
   const d = detail.data;
   const entry = d?.entry;
-  const card = useScrollIntoView(messageId);
   return (
-    <div className="card history-detail" data-testid="history-detail" ref={card}>
+    <div className="card history-detail" data-testid="history-detail">
       <ErrorBox error={detail.error} />
       {!entry ? (
         detail.busy ? (
@@ -225,9 +254,9 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
         ) : null
       ) : (
         <>
-          <h3>
+          <DetailHeading reveal={reveal}>
             {entry.operation} to {entry.agent_alias ?? 'an unknown agent'} <Outcome entry={entry} />
-          </h3>
+          </DetailHeading>
           <p className="muted">
             <Time at={entry.started_at} />
             {entry.finished_at ? (
@@ -249,6 +278,7 @@ function HistoryDetail({ messageId, onOpen }: { messageId: string; onOpen: (id: 
               </>
             ) : null}
           </p>
+          {entry.task_id && !isTerminalTaskState(entry.state) ? <FollowedTask key={entry.task_id} taskId={entry.task_id} initialState={entry.state} /> : null}
           <div className="row actions">
             <button
               type="button"

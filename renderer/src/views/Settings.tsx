@@ -9,6 +9,7 @@ import { useAction, useLoad } from '../hooks';
 import { ErrorBox, Field } from '../components/common';
 import { Time } from '../components/Time';
 import { AuthRefs } from '../components/AuthRefs';
+import { WebhookCallbacks } from '../components/WebhookCallbacks';
 import { useInterval } from '../components/timers';
 import { useViewActive } from '../store';
 
@@ -95,6 +96,7 @@ export function SettingsView({ theme, setTheme }: { theme: string; setTheme: (t:
         </button>
       </div>
       <ErrorBox error={start.error ?? stop.error ?? webhook.error} />
+      <WebhookCallbacks />
       <h3>Auth refs</h3>
       <AuthRefs />
     </section>

@@ -3,7 +3,8 @@
  * the task's detail, its last change in local time with relative age, and Wait / Cancel on every task that has not
  * ended. The list reloads when the journal records task events (live tail) while the view is shown, and the open
  * detail with it. A state that is not final is what the journal last heard ("last known"): opening such a task asks
- * the agent (GetTask), so a task that finished since is shown finished. A task id link elsewhere opens it here.
+ * the agent (GetTask), so a task that finished since is shown finished. A task id link elsewhere opens it here. The
+ * detail sits beside the list (a drawer on a narrow window), its heading focused; a filter narrows the loaded list.
  */
 import { useEffect, useRef, useState } from 'react';
 import { call, subscribe } from '../api';
@@ -12,7 +13,9 @@ import { Empty, ErrorBox, Field, JsonTree, stateClass } from '../components/comm
 import { Time } from '../components/Time';
 import { useNavigationTarget, useViewActive } from '../store';
 import { IdLink } from '../components/IdLink';
-import { useScrollIntoView } from '../hooks';
+import { DetailHeading, ListFilter, MasterDetail, matchesFilter } from '../components/MasterDetail';
+import { FollowedTask } from '../components/FollowedTask';
+import type { FollowView } from '../components/use-followed-task';
 import type { ChannelOutput, IpcError } from '../../../shared/ipc/contract';
 import { isTerminalTaskState, SELECTABLE_TASK_STATES } from '../../../shared/task-states';
 
@@ -38,8 +41,12 @@ export function TasksView() {
     }
   });
   const [selected, setSelected] = useState<string | null>(null);
+  /** Goes up with every open: the detail's heading then comes into view and takes the focus. */
+  const [reveal, setReveal] = useState(0);
+  const [filter, setFilter] = useState('');
   const open = (taskId: string) => {
     setSelected(taskId);
+    setReveal((n) => n + 1);
     void detail.run(taskId);
   };
   // A task id link followed elsewhere opens that task here.
@@ -54,18 +61,13 @@ export function TasksView() {
     if (selected && list.data && !detail.busy) void detail.run(selected, 'local');
     // eslint-disable-next-line react-hooks/exhaustive-deps -- follow list reloads only; a change of selection or busy must not refetch
   }, [list.data]);
-  const detailCard = useScrollIntoView(selected);
-  const cancel = useAction(async (taskId: string) => {
-    await call('tasks.cancel', { taskId });
-    await list.run();
-    return detail.run(taskId, 'local');
-  });
-  const wait = useAction(async (taskId: string) => {
-    const waited = await call('tasks.wait', { taskId });
-    await list.run();
-    await detail.run(taskId, 'local');
-    return waited;
-  });
+  // The open task as followed (FollowedTask): when it changes, the list reloads, and the detail with it.
+  const [followed, setFollowed] = useState<FollowView | null>(null);
+  const onFollowed = (v: FollowView) => {
+    setFollowed(v);
+    const shown = detail.data?.view.task;
+    if (shown?.task_id === v.task.task_id && (shown.state !== v.task.state || shown.updated_at !== v.task.updated_at)) void list.run();
+  };
   // Wait and Cancel from a row: each row keeps its own progress and outcome.
   const [rowActions, setRowActions] = useState<Record<string, RowAction>>({});
   const runRow = async (taskId: string, kind: RowAction['kind']) => {
@@ -102,7 +104,8 @@ export function TasksView() {
   const [dir, setDir] = useState('');
   const exported = useAction((taskId: string) => call('artifacts.export', { taskId, outputDir: dir, force: false }));
   const tasks = list.data?.tasks ?? [];
-  const d = detail.data?.view ?? null;
+  const listed = tasks.filter((t) => matchesFilter(filter, [t.task_id, t.agent_alias, t.state, t.context_id]));
+  const d = selected ? (detail.data?.view ?? null) : null;
   return (
     <section className="view" data-testid="view-tasks">
       <h2>Tasks</h2>
@@ -129,156 +132,160 @@ export function TasksView() {
           <Empty title="No tasks in the journal">Send a message to an agent that answers with a task, or run a collective.</Empty>
         )
       ) : (
-        <table className="table tasks-table" data-testid="tasks-table">
-          <thead>
-            <tr>
-              <th>Task</th>
-              <th>Agent</th>
-              <th>State</th>
-              <th>Updated</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {tasks.map((t) => {
-              const action = rowActions[t.task_id];
-              const ended = isTerminalTaskState(t.state);
-              return (
-                <tr key={t.task_id} className={selected === t.task_id ? 'task-row selected' : 'task-row'} onClick={() => open(t.task_id)}>
-                  <td className="task-id-cell">
-                    <button
-                      type="button"
-                      className="row-link mono"
-                      onClick={(e) => (e.stopPropagation(), open(t.task_id))}
-                      aria-label={`Open task ${t.task_id}`}
-                      aria-current={selected === t.task_id ? 'true' : undefined}
-                    >
-                      {t.task_id}
-                    </button>
-                  </td>
-                  <td>{t.agent_alias}</td>
-                  <td data-testid="task-state">
-                    <TaskState state={t.state} />
-                  </td>
-                  <td data-testid="task-updated">
-                    <Time at={t.updated_at} />
-                  </td>
-                  <td className="row-actions" onClick={(e) => e.stopPropagation()}>
-                    {!ended ? (
-                      <>
-                        <button
-                          type="button"
-                          className="small"
-                          disabled={action?.busy}
-                          onClick={() => void runRow(t.task_id, 'wait')}
-                          aria-label={`Wait for task ${t.task_id}`}
-                        >
-                          {action?.busy && action.kind === 'wait' ? 'Waiting…' : 'Wait'}
-                        </button>
-                        <button
-                          type="button"
-                          className="small danger"
-                          disabled={action?.busy}
-                          onClick={() => void runRow(t.task_id, 'cancel')}
-                          aria-label={`Cancel task ${t.task_id}`}
-                        >
-                          {action?.busy && action.kind === 'cancel' ? 'Cancelling…' : 'Cancel'}
-                        </button>
-                      </>
-                    ) : null}
-                    {action && !action.busy ? (
-                      <span className={action.error ? 'row-outcome error-code' : 'row-outcome muted'} data-testid="row-outcome" title={action.error?.message}>
-                        {action.error ? action.error.code : `${action.kind === 'wait' ? 'waited' : 'cancel'}: ${action.outcome}`}
-                      </span>
-                    ) : null}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <MasterDetail detail={detailPane()} label="task detail" onClose={() => setSelected(null)}>
+          <ListFilter
+            name="task-filter"
+            label="Filter tasks"
+            value={filter}
+            onChange={setFilter}
+            placeholder="id prefix, agent, state or context"
+            shown={listed.length}
+            total={tasks.length}
+          />
+          <table className="table tasks-table" data-testid="tasks-table">
+            <thead>
+              <tr>
+                <th>Task</th>
+                <th>Agent</th>
+                <th>State</th>
+                <th>Updated</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {listed.map((t) => {
+                const action = rowActions[t.task_id];
+                const ended = isTerminalTaskState(t.state);
+                return (
+                  <tr key={t.task_id} className={selected === t.task_id ? 'task-row selected' : 'task-row'} onClick={() => open(t.task_id)}>
+                    <td className="task-id-cell">
+                      <button
+                        type="button"
+                        className="row-link mono"
+                        onClick={(e) => (e.stopPropagation(), open(t.task_id))}
+                        aria-label={`Open task ${t.task_id}`}
+                        aria-current={selected === t.task_id ? 'true' : undefined}
+                      >
+                        {t.task_id}
+                      </button>
+                    </td>
+                    <td>{t.agent_alias}</td>
+                    <td data-testid="task-state">
+                      <TaskState state={t.state} />
+                    </td>
+                    <td data-testid="task-updated">
+                      <Time at={t.updated_at} />
+                    </td>
+                    <td className="row-actions" onClick={(e) => e.stopPropagation()}>
+                      {!ended ? (
+                        <>
+                          <button
+                            type="button"
+                            className="small"
+                            disabled={action?.busy}
+                            onClick={() => void runRow(t.task_id, 'wait')}
+                            aria-label={`Wait for task ${t.task_id}`}
+                          >
+                            {action?.busy && action.kind === 'wait' ? 'Waiting…' : 'Wait'}
+                          </button>
+                          <button
+                            type="button"
+                            className="small danger"
+                            disabled={action?.busy}
+                            onClick={() => void runRow(t.task_id, 'cancel')}
+                            aria-label={`Cancel task ${t.task_id}`}
+                          >
+                            {action?.busy && action.kind === 'cancel' ? 'Cancelling…' : 'Cancel'}
+                          </button>
+                        </>
+                      ) : null}
+                      {action && !action.busy ? (
+                        <span className={action.error ? 'row-outcome error-code' : 'row-outcome muted'} data-testid="row-outcome" title={action.error?.message}>
+                          {action.error ? action.error.code : `${action.kind === 'wait' ? 'waited' : 'cancel'}: ${action.outcome}`}
+                        </span>
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </MasterDetail>
       )}
-      <ErrorBox error={detail.error ?? cancel.error} />
-      {d ? (
-        <div className="card" data-testid="task-detail" ref={detailCard}>
-          <h3 className="mono">{d.task.task_id}</h3>
-          <p data-testid="task-detail-state">
-            <TaskState state={d.task.state} checked={d.source === 'remote'} /> · {d.task.agent_alias} · context{' '}
-            {d.task.context_id ? <IdLink kind="context" id={d.task.context_id} /> : '—'} · last change <Time at={d.task.updated_at} />
-          </p>
-          <p className="muted" data-testid="task-detail-source">
-            {d.source === 'remote'
-              ? 'State as the agent reported it just now (GetTask).'
-              : isTerminalTaskState(d.task.state)
-                ? 'Final state, from the journal.'
-                : 'Last state the journal heard of; the agent may have moved on.'}
-          </p>
-          {detail.data?.checkError ? (
-            <div className="carried" data-testid="task-check-error">
-              Could not ask the agent for the current state: {detail.data.checkError.message} <span className="error-code">{detail.data.checkError.code}</span>
-            </div>
-          ) : null}
-          <div className="row">
-            <button type="button" onClick={() => void detail.run(d.task.task_id, 'remote')}>
-              Refresh (GetTask)
-            </button>
-            <button type="button" onClick={() => void wait.run(d.task.task_id)} disabled={wait.busy}>
-              Wait
-            </button>
-            <button type="button" onClick={() => void cancel.run(d.task.task_id)}>
-              Cancel
-            </button>
-          </div>
-          {wait.data ? <p data-testid="wait-outcome">outcome: {wait.data.outcome}</p> : null}
-          <ErrorBox error={wait.error} />
-          <h4>Artifacts</h4>
-          {d.artifacts.length === 0 ? <p className="muted">none</p> : null}
-          <ul>
-            {d.artifacts.map((a) => (
-              <li key={a.artifact_id}>
-                {a.artifact_id} {a.name ? `(${a.name})` : ''} v{a.version} · {a.kind}
-              </li>
-            ))}
-          </ul>
-          {d.artifacts.length ? (
-            <div className="row">
-              <Field label="Export to directory">
-                <input name="export-dir" value={dir} onChange={(e) => setDir(e.target.value)} placeholder="e.g. ~/exports/launch" />
-              </Field>
-              <button
-                type="button"
-                onClick={() =>
-                  void call('dialogs.chooseDirectory', { title: 'Export artifacts to…' }).then((picked) => {
-                    if (picked.path) setDir(picked.path);
-                  })
-                }
-              >
-                Choose…
-              </button>
-              <button type="button" onClick={() => void exported.run(d.task.task_id)} disabled={!dir} data-testid="export">
-                Export artifacts
-              </button>
-            </div>
-          ) : null}
-          <ErrorBox error={exported.error} />
-          {exported.data ? (
-            <p data-testid="exported">
-              exported {exported.data.files.length} file(s) to {exported.data.directory}: {exported.data.files.map((f) => f.file).join(', ')}
-            </p>
-          ) : null}
-          <details className="raw-json">
-            <summary>
-              Everything <code>tasks.get</code> returned (JSON)
-            </summary>
-            <JsonTree value={d} label="task" />
-          </details>
-        </div>
-      ) : null}
+      {tasks.length === 0 ? detailPane() : null}
     </section>
   );
+
+  /** The open task's detail (null: none open). */
+  function detailPane() {
+    if (!selected || !(d || detail.error)) return null;
+    return (
+      <>
+        <ErrorBox error={detail.error} />
+        {d ? (
+          <div className="card" data-testid="task-detail">
+            <DetailHeading reveal={reveal} className="mono">
+              {d.task.task_id}
+            </DetailHeading>
+            <p data-testid="task-detail-state">
+              <TaskState state={d.task.state} checked={d.source === 'remote' || isLive(followed, d.task)} /> · {d.task.agent_alias} · context{' '}
+              {d.task.context_id ? <IdLink kind="context" id={d.task.context_id} /> : '—'} · last change <Time at={d.task.updated_at} />
+            </p>
+            {/* State, following, Refresh / Wait / Cancel, and the agent's question with a reply box (components/FollowedTask.tsx). */}
+            <FollowedTask key={d.task.task_id} taskId={d.task.task_id} initialState={d.task.state} onChange={onFollowed} />
+            <h4>Artifacts</h4>
+            {d.artifacts.length === 0 ? <p className="muted">none</p> : null}
+            <ul>
+              {d.artifacts.map((a) => (
+                <li key={a.artifact_id}>
+                  {a.artifact_id} {a.name ? `(${a.name})` : ''} v{a.version} · {a.kind}
+                </li>
+              ))}
+            </ul>
+            {d.artifacts.length ? (
+              <div className="row">
+                <Field label="Export to directory">
+                  <input name="export-dir" value={dir} onChange={(e) => setDir(e.target.value)} placeholder="e.g. ~/exports/launch" />
+                </Field>
+                <button
+                  type="button"
+                  onClick={() =>
+                    void call('dialogs.chooseDirectory', { title: 'Export artifacts to…' }).then((picked) => {
+                      if (picked.path) setDir(picked.path);
+                    })
+                  }
+                >
+                  Choose…
+                </button>
+                <button type="button" onClick={() => void exported.run(d.task.task_id)} disabled={!dir} data-testid="export">
+                  Export artifacts
+                </button>
+              </div>
+            ) : null}
+            <ErrorBox error={exported.error} />
+            {exported.data ? (
+              <p data-testid="exported">
+                exported {exported.data.files.length} file(s) to {exported.data.directory}: {exported.data.files.map((f) => f.file).join(', ')}
+              </p>
+            ) : null}
+            <details className="raw-json">
+              <summary>
+                Everything <code>tasks.get</code> returned (JSON)
+              </summary>
+              <JsonTree value={d} label="task" />
+            </details>
+          </div>
+        ) : null}
+      </>
+    );
+  }
 }
+
+/** Whether following has just heard this state of the task from its agent (not only the journal). */
+const isLive = (followed: FollowView | null, task: { task_id: string; state: string }) =>
+  followed?.task.task_id === task.task_id && followed.via !== 'journal' && followed.task.state === task.state;
 
 /** What the detail shows: the task view, and why asking the agent failed (the journal's view is shown instead). */
 interface Detail {

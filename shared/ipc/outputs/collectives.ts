@@ -54,7 +54,8 @@ export const barrierResult = loose({
   context_id: text,
   status: z.enum(['succeeded', 'failed', 'cancelled', 'timeout']),
   exit_code: count,
-  quorum: loose({ required: count, members: count, satisfied: count }),
+  /** `from`: where `required` came from: --required, every member, or the members a `--from-bcast` bcast reached. */
+  quorum: loose({ required: count, members: count, satisfied: count, from: z.enum(['option', 'members', 'bcast']).optional() }),
   counts: z.record(z.string(), count),
   target_states: z.array(taskState),
   success_states: z.array(taskState),
@@ -71,11 +72,29 @@ export const barrierResult = loose({
       interface: selectedInterface.nullable(),
       polls: count,
       error: reportedError.nullable(),
+      /** Why the member is not satisfied, in words (missing, an error such as a task the agent no longer knows, an unmatched final state). */
+      reason: maybeText.optional(),
     }),
   ),
 });
 
 const gatherStatus = z.enum(['gathered', 'missing_task', 'empty_output']);
+
+/** What a member produced in a context (core/collectives/member-output.ts `MemberOutput`): gather's and `collectives.answers`' rows. */
+export const memberOutput = loose({
+  alias: text,
+  rank: count,
+  status: gatherStatus,
+  task_id: maybeText,
+  state: taskState.nullable(),
+  text: maybeText,
+  text_source: z.enum(['message', 'status', 'artifact']).nullable(),
+  source_message_id: maybeText,
+  artifacts: z.array(loose({ artifact_id: text, name: maybeText, kind: text, version: count })),
+  message_count: count,
+  score: count.nullable(),
+  data: z.array(z.unknown()),
+});
 
 /** core/collectives/gather.ts `GatherResult`. */
 export const gatherResult = loose({
@@ -83,22 +102,7 @@ export const gatherResult = loose({
   group: text,
   context_id: text,
   counts: z.record(z.string(), count),
-  members: z.array(
-    loose({
-      alias: text,
-      rank: count,
-      status: gatherStatus,
-      task_id: maybeText,
-      state: taskState.nullable(),
-      text: maybeText,
-      text_source: z.enum(['message', 'status', 'artifact']).nullable(),
-      source_message_id: maybeText,
-      artifacts: z.array(loose({ artifact_id: text, name: maybeText, kind: text, version: count })),
-      message_count: count,
-      score: count.nullable(),
-      data: z.array(z.unknown()),
-    }),
-  ),
+  members: z.array(memberOutput),
   export: loose({ directory: text, files: z.array(artifactFile) }).nullable(),
 });
 

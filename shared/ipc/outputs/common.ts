@@ -25,6 +25,14 @@ export const selectedInterface = loose({
   /** The wire missive speaks on it. */
   dialect,
   source: z.enum(['agent_card', 'registry_interface', 'base_url_fallback']),
+  /** Its position in the card's supportedInterfaces (0-based), or null when it is not the card's (`NegotiatedInterface`). */
+  card_index: count.nullable().optional(),
+  /** The URL as the card declares it, when a relative one was resolved (against the card's URL) to `url`. */
+  declared_url: maybeText.optional(),
+  /** Why this interface was chosen: the same sentence in every view. */
+  reason: text.optional(),
+  /** The card's interfaces missive cannot call, passed over, with why. */
+  skipped: z.array(loose({ card_index: count, protocol_binding: text, url: text, reason: text })).optional(),
 });
 
 /** An artifact written to disk (core/artifacts/write-files.ts `ArtifactFile`). */

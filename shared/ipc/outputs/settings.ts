@@ -11,6 +11,22 @@ export const webhookStats = loose({
   last: loose({ at: text, status: count, variant: maybeText, task_id: maybeText, event_type: text, reason: maybeText }).nullable(),
 });
 
+/** One push callback the journal holds (core/webhook/callback-list.ts `ReceivedCallback`): redacted, headers never stored. */
+export const receivedCallback = loose({
+  sequence: count,
+  at: text,
+  event_type: text,
+  outcome: z.enum(['accepted', 'rejected']),
+  status: count.nullable(),
+  reason: maybeText,
+  agent: maybeText,
+  task_id: maybeText,
+  context_id: maybeText,
+  variant: z.enum(['task', 'message', 'statusUpdate', 'artifactUpdate']).nullable(),
+  state: maybeText,
+  body: z.unknown(),
+});
+
 const authFlowName = z.enum(['header', 'basic', 'api_key', 'oauth2_client_credentials', 'oauth2_device_code']);
 
 /** core/auth/service.ts `listAuth`: the auth refs (where each secret lives, never the secret) and the keyring. */

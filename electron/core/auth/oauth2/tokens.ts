@@ -3,7 +3,7 @@
  * else, for client credentials, a new one from the token endpoint. A device-code ref without a usable token needs
  * `missive auth login`. Every new token is cached in memory and in the keyring.
  */
-import { authError } from '../../../../shared/errors.js';
+import { MissiveError } from '../../../../shared/errors.js';
 import type { OAuthFlow } from '../../config/auth-flow.js';
 import type { OAuthContext } from './context.js';
 import { deviceCodeLogin } from './device-code.js';
@@ -22,7 +22,10 @@ async function newToken(ref: OAuthRef, client: OAuthClient, ctx: OAuthContext): 
   const endpoints = await endpointsOf(ref.name, ref.flow, ctx);
   if (ref.flow.type === 'oauth2_client_credentials') {
     if (!client.secret)
-      throw authError('client_secret_missing', `auth ref "${ref.name}" has no client secret`, `Store one: missive auth set-secret ${ref.name}`);
+      throw new MissiveError('auth', 'client_secret_missing', `auth ref "${ref.name}" has no client secret`, {
+        help: `Store one: missive auth set-secret ${ref.name}`,
+        gui: { help: `Set the client secret of auth ref "${ref.name}" with Set secret, then try again.`, action: { kind: 'set-secret', auth_ref: ref.name } },
+      });
     return clientCredentialsGrant(ref.name, ref.flow, endpoints.token_url, client, ctx);
   }
   return deviceCodeLogin(ref.name, ref.flow, { token_url: endpoints.token_url, device_authorization_url: endpoints.device_authorization_url! }, client, ctx);
@@ -47,11 +50,10 @@ export async function accessTokenFor(ref: OAuthRef, client: OAuthClient, ctx: OA
     }
   }
   if (ref.flow.type === 'oauth2_device_code') {
-    throw authError(
-      'login_required',
-      `auth ref "${ref.name}" has ${cached ? 'an expired token' : 'no token yet'} (OAuth2 device code)`,
-      `Log in: missive auth login ${ref.name}`,
-    );
+    throw new MissiveError('auth', 'login_required', `auth ref "${ref.name}" has ${cached ? 'an expired token' : 'no token yet'} (OAuth2 device code)`, {
+      help: `Log in: missive auth login ${ref.name}`,
+      gui: { help: `Log in with auth ref "${ref.name}" (Log in), then try again.`, action: { kind: 'log-in', target: ref.name } },
+    });
   }
   const token = await newToken(ref, client, ctx);
   await writeToken(ctx.secrets, account, token);
