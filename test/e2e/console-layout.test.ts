@@ -87,7 +87,7 @@ describe.each([
     // The picked row is still in view beside its card (on a narrow window, beside the drawer).
     const zetaRow = page.locator('[data-testid=agent-row][data-alias=zeta]');
     await expect.poll(() => placement(page, zetaRow).then((p) => p.inViewport), POLL).toBe(true);
-    await gui.shot(`layout-agents-${width}x${height}`);
+    await gui.shot(`layout-agents-${width}x${height}`, { window: true });
   });
 
   it("Register's automatic inspect shows the new agent's card in view, its heading focused", async () => {

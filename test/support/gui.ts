@@ -27,7 +27,11 @@ export interface Gui {
   url: string;
   core: Core;
   registry: Registry;
-  shot(name: string): Promise<void>;
+  /**
+   * Saves a screenshot under test/e2e/screenshots: the whole of the view (the window never scrolls, its content pane
+   * does: for the shot it is let grow to its full height), or with `{ window: true }` just what the window shows.
+   */
+  shot(name: string, options?: { window?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,7 +75,31 @@ export async function startGui(box: Sandbox, options: { chooseDirectory?: () => 
     url,
     core,
     registry: webConsole.registry,
-    shot: async (name) => void (await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })),
+    shot: async (name, shotOptions = {}) => {
+      const path = join(SCREENSHOTS, `${name}.png`);
+      if (shotOptions.window) return void (await page.screenshot({ path }));
+      // Through the CSSOM: the page's CSP allows no injected <style>.
+      const grow = (on: boolean) =>
+        page.evaluate((grown) => {
+          const app = document.querySelector<HTMLElement>('.app');
+          const content = document.querySelector<HTMLElement>('.content');
+          if (grown) {
+            app?.style.setProperty('height', 'auto');
+            app?.style.setProperty('min-height', '100vh');
+            content?.style.setProperty('overflow', 'visible');
+          } else {
+            app?.style.removeProperty('height');
+            app?.style.removeProperty('min-height');
+            content?.style.removeProperty('overflow');
+          }
+        }, on);
+      await grow(true);
+      try {
+        await page.screenshot({ path, fullPage: true });
+      } finally {
+        await grow(false);
+      }
+    },
     async close() {
       await browser!.close();
       await webConsole.close();
