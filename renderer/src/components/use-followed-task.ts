@@ -45,6 +45,8 @@ export function useFollowedTask(taskId: string): FollowedTask {
   /** Whether any view is known yet (read by the loop's failure handler). */
   const known = useRef(false);
   known.current = view !== null;
+  /** How many steps answered: a failure read late is not shown over a later answer. */
+  const answered = useRef(0);
   /** A final view an action brought: the loop has nothing left to follow and does not start again. */
   const shownFinal = useRef(false);
 
@@ -71,18 +73,23 @@ export function useFollowedTask(taskId: string): FollowedTask {
       subscribed: (v) => v.via === 'subscription',
       keyOf: (v) => `${v.task.state} ${v.task.updated_at}`,
       onValue: (v) => {
+        answered.current++;
         setView(v);
         setFailure(null);
         setHeardAt((h) => later(later(h, v.task.updated_at), new Date().toISOString()));
       },
       onFailure: (error) => {
-        setFailure(toReport(error));
-        // With nothing known yet, the journal's view is the last known state.
-        if (!known.current)
-          void call('tasks.get', { taskId }).then(
+        const report = toReport(error);
+        if (known.current) return setFailure(report);
+        // With nothing known yet, the journal's view is the last known state: it is read before the failure is
+        // shown, so "last known" always says when (unless a step answered meanwhile: then there is no failure).
+        const answeredBefore = answered.current;
+        void call('tasks.get', { taskId })
+          .then(
             (local) => !signal.aborted && setView((v) => v ?? { ...local, via: 'journal', status_text: null, answer_text: null }),
             () => undefined,
-          );
+          )
+          .then(() => !signal.aborted && answered.current === answeredBefore && setFailure(report));
       },
     }).then((end) => {
       if (!signal.aborted) setEnded(end);
@@ -94,6 +101,7 @@ export function useFollowedTask(taskId: string): FollowedTask {
   const show = useCallback((next: TaskViewLike) => {
     // An action's view carries no question or answer text: the loop's next step brings them (a final task keeps the last).
     setView((v) => ({ ...next, via: next.source === 'remote' ? 'poll' : 'journal', status_text: v?.status_text ?? null, answer_text: v?.answer_text ?? null }));
+    answered.current++;
     setFailure(null);
     setHeardAt(new Date().toISOString());
     shownFinal.current = isTerminalTaskState(next.task.state);
