@@ -27,6 +27,7 @@ const CORE_LAYERS = [
   ['doctor', 'demo', 'replay', 'diff', 'logs'],
   ['ipc'],
   ['adapters', 'web-console'],
+  ['mcp'],
 ];
 
 const CORE_HANDLE = 'handle.ts';

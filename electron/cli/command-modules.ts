@@ -39,6 +39,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['logs'], load: async () => (await import('./commands/logs.js')).registerLogsCommand },
   { names: ['completion', 'manpage'], load: async () => (await import('./commands/completion.js')).registerCompletionCommands, loadsAll: true },
   { names: ['adapter'], load: async () => (await import('./commands/adapter.js')).registerAdapterCommands },
+  { names: ['mcp'], load: async () => (await import('./commands/mcp.js')).registerMcpCommands },
 ];
 
 /**

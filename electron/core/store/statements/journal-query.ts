@@ -4,7 +4,8 @@
  * What `--outcome failed` keeps: a failed call or run (types ending in .failed, .rejected, .timeout or .error: sends,
  * streams, card fetches, refused callbacks, collective members, reduces, jobs; and the counts of refused callbacks,
  * a2a.push.rejected_summary), a task that ended failed or rejected
- * (as send, stream, task get|wait|cancel or barrier saw it), and a collective whose summary is not a success. `field`
+ * (as send, stream, task get|wait|cancel or barrier saw it), a collective whose summary is not a success, and an MCP
+ * tool call that failed (missive.mcp.call with an error_code). `field`
  * writes the engine's expression of a payload field by its path (SQLite's in repos/journal-query.ts, PostgreSQL's in postgres/repos/journal-reads.ts).
  */
 export function failedOutcomeSql(field: (path: readonly string[]) => string): string {
@@ -14,5 +15,6 @@ export function failedOutcomeSql(field: (path: readonly string[]) => string): st
   OR (event_type = 'a2a.send.completed' AND ${field(['task', 'state'])} IN ('failed', 'rejected'))
   OR (event_type IN ('a2a.stream.completed', 'a2a.task.updated', 'a2a.task.cancel_requested') AND ${field(['state'])} IN ('failed', 'rejected'))
   OR (event_type LIKE 'missive.%.completed' AND ${field(['status'])} IN ('failed', 'partial_failure', 'timeout'))
+  OR (event_type = 'missive.mcp.call' AND ${field(['error_code'])} IS NOT NULL)
 )`;
 }
