@@ -166,8 +166,15 @@ export function createMissiveMcp(options: McpServeOptions): MissiveMcp {
   const subscribe = async (server: Server, uri: string) => {
     const those = subscribers.get(uri);
     if (those) return void those.add(server);
-    await resources.subscribe(uri);
-    subscribers.set(uri, new Set([server]));
+    // Claimed before the watch answers, so two connections subscribing at once make one subscription of the watch.
+    const first = new Set([server]);
+    subscribers.set(uri, first);
+    try {
+      await resources.subscribe(uri);
+    } catch (error) {
+      if (subscribers.get(uri) === first) subscribers.delete(uri);
+      throw error;
+    }
   };
   const unsubscribe = (server: Server, uri: string) => {
     const those = subscribers.get(uri);
