@@ -157,6 +157,8 @@ describe('MCP resources (mcp serve over stdio)', () => {
     expect(unknown).toMatchObject({ code: -32602 });
     expect((unknown as Error).message).toContain('"file:///etc/passwd"');
     expect((unknown as Error).message).not.toContain('root:');
+    // MCP's "MCP error <code>:" prefix once, as the client adds it (the server sends the message alone).
+    expect((unknown as Error).message).toMatch(/^MCP error -32602: (?!MCP error)/);
     const missing = await mcp.client.readResource({ uri: 'missive://task/no-such-task' }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: -32002 });
     expect((missing as Error).message).toContain('"missive://task/no-such-task"');

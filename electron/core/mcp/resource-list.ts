@@ -4,7 +4,8 @@
  * opaque position (section, offset, and the place inside a task's artifacts), and the contexts and tasks listed are
  * bounded (the newest LISTED_CONTEXTS and LISTED_TASKS); older ones stay readable through the URI templates.
  */
-import { ErrorCode, McpError, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { mcpError } from './mcp-error.js';
 import type { Core } from '../handle.js';
 import type { Storage } from '../store/storage.js';
 import type { StoredTask } from '../store/rows/conversation.js';
@@ -97,7 +98,7 @@ function decodeCursor(cursor: string | undefined): Position {
   const match = /^v1:(\d):(\d{1,9}):(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   const position = match ? { section: Number(match[1]), offset: Number(match[2]), sub: Number(match[3]) } : null;
   if (!position || position.section >= SECTIONS.length)
-    throw new McpError(
+    throw mcpError(
       ErrorCode.InvalidParams,
       `cursor ${JSON.stringify(cursor.slice(0, 100))} was not issued by this server's resources/list; list again without it`,
     );

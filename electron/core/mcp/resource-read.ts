@@ -3,7 +3,8 @@
  * context's thread, a task's state and status message, an artifact whole. server.ts redacts and scrubs what this
  * returns; file bytes appear only in an artifact's own resource (a blob), never in a card, thread or task.
  */
-import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { mcpError } from './mcp-error.js';
 import type { Core } from '../handle.js';
 import { contextThread } from '../contexts/thread.js';
 import { textOfParts } from '../a2a/part-text.js';
@@ -93,7 +94,7 @@ async function readArtifact(core: Core, uri: string, taskId: string, artifactId:
   const contents = artifactResourceContents(artifactUri(taskId, artifactId), artifact.content.parts);
   const bytes = contents.reduce((n, c) => n + (c.blob?.length ?? 0) + (c.text?.length ?? 0), 0);
   if (bytes > MAX_ARTIFACT_BYTES)
-    throw new McpError(
+    throw mcpError(
       ErrorCode.InvalidRequest,
       `${quoted(uri)} is ${bytes} bytes, over the ${MAX_ARTIFACT_BYTES} one read returns; save it with: missive task artifact save ${taskId} ${artifactId} <file>`,
       { uri },

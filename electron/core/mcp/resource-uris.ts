@@ -4,6 +4,7 @@
  * Every id in a URI is percent-encoded, so an alias, a context name or an id with a `/` stays one segment.
  */
 import { ErrorCode, McpError, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { mcpError } from './mcp-error.js';
 import { artifactUri, parseArtifactUri } from './parts.js';
 
 /** MCP's "resource not found" (the specification's -32002; the SDK's ErrorCode has no name for it). */
@@ -76,7 +77,7 @@ export function parseMissiveUri(uri: string): MissiveUri {
     if (thread) return { kind: 'thread', context: value };
     return { kind: 'task', taskId: value };
   }
-  throw new McpError(
+  throw mcpError(
     ErrorCode.InvalidParams,
     `unknown resource URI ${quoted(uri)}: missive's resources are ${RESOURCE_TEMPLATES.map((t) => t.uriTemplate).join(', ')}`,
     { uri },
@@ -84,4 +85,4 @@ export function parseMissiveUri(uri: string): MissiveUri {
 }
 
 /** -32002 for a URI of the right shape that names nothing the store holds; `why` says what is missing and what to do. */
-export const notFound = (uri: string, why: string): McpError => new McpError(RESOURCE_NOT_FOUND, `resource not found: ${quoted(uri)}: ${why}`, { uri });
+export const notFound = (uri: string, why: string): McpError => mcpError(RESOURCE_NOT_FOUND, `resource not found: ${quoted(uri)}: ${why}`, { uri });

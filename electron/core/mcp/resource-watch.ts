@@ -6,7 +6,8 @@
  * unsubscribes, or when the server closes. At most MAX_SUBSCRIPTIONS at once; the journal changes when anything of
  * missive (a wait_task or send_message of this server, `missive task wait`, a push callback) records the task's news.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { mcpError } from './mcp-error.js';
 import type { Core } from '../handle.js';
 import { isTerminalTaskState } from '../../../shared/task-states.js';
 import { toMissiveError } from '../../../shared/errors.js';
@@ -87,12 +88,12 @@ export function createResourceWatch(core: Core, notify: (uri: string) => void): 
     async subscribe(uri) {
       const target = parseMissiveUri(uri);
       if (target.kind !== 'task' && target.kind !== 'artifact')
-        throw new McpError(ErrorCode.InvalidParams, `${quoted(uri)} cannot be subscribed to: only a task (missive://task/<id>) and its artifacts change`, {
+        throw mcpError(ErrorCode.InvalidParams, `${quoted(uri)} cannot be subscribed to: only a task (missive://task/<id>) and its artifacts change`, {
           uri,
         });
       if (subscriptions.has(uri)) return;
       if (subscriptions.size >= MAX_SUBSCRIPTIONS)
-        throw new McpError(ErrorCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS} resource subscriptions at once; unsubscribe from one first`, { uri });
+        throw mcpError(ErrorCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS} resource subscriptions at once; unsubscribe from one first`, { uri });
       const now = await snapshot(core, target.taskId);
       if (!now) throw notFound(uri, `task ${quoted(target.taskId)} is not in the local journal`);
       // A final task will not change: the subscription is accepted and ends at once, with nothing to notify.

@@ -5,6 +5,7 @@
  * runs (resource-watch.ts). A failure that is not an MCP error already becomes one carrying missive's report.
  */
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { mcpError } from './mcp-error.js';
 import { toMissiveError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { listResources } from './resource-list.js';
@@ -28,7 +29,7 @@ async function asMcp<T>(fn: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof McpError) throw error;
     const report = toMissiveError(error).toReport();
-    throw new McpError(ErrorCode.InternalError, `${report.message} [${report.code}]`, { error: report });
+    throw mcpError(ErrorCode.InternalError, `${report.message} [${report.code}]`, { error: report });
   }
 }
 
