@@ -14,7 +14,8 @@ import type { JournalFilters, JournalWindow } from '../store/storage.js';
 /** The most events one `events.query` answer holds (measured by bench/journal-ipc.ts: well inside 50 ms of the loop). */
 export const EVENTS_PAGE_ROWS = 250;
 
-export interface JournalPageInput extends Pick<JournalFilters, 'type' | 'contextId' | 'taskId' | 'search' | 'actorHost' | 'actorUser'> {
+/** Any of the journal's filters (the Events view sends some; MCP's search_journal also an outcome, a type prefix, an agent, a time). */
+export interface JournalPageInput extends JournalFilters {
   /** How many matching events the caller wants in all; one answer holds at most EVENTS_PAGE_ROWS of them. */
   limit?: number;
   /** Walk back from below this sequence (default: the newest events). */
