@@ -10,37 +10,7 @@
  *           in constant time; missing or wrong is 401.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
-import { hostname, networkInterfaces } from 'node:os';
-import { isLoopbackHost } from '../../../shared/origins.js';
-import { usageError } from '../../../shared/errors.js';
 import { checkSource, presentedToken, tokenMatches, type Refusal } from '../web-console/guard.js';
-
-/** The address to bind: an IP address or localhost; anything but loopback only with allowRemote. */
-export function checkBindHost(host: string, allowRemote: boolean): void {
-  if (host !== 'localhost' && !isIP(host)) throw usageError('invalid_host', `--host must be an IP address or localhost, not "${host}"`);
-  if (!isLoopbackHost(host) && !allowRemote) {
-    throw usageError(
-      'remote_bind',
-      `refusing to serve MCP on ${host}: it would be reachable from the network, and its tools can reach every registered agent with your credentials`,
-      'Leave --host out (the server listens on 127.0.0.1), or pass --allow-remote as well and put TLS in front of it.',
-    );
-  }
-}
-
-/** This machine's addresses and name: the Host values a server bound to 0.0.0.0 or :: answers to. */
-export function machineNames(): { addresses: string[]; hostname: string } {
-  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.replace(/%.*$/, '')));
-  return { addresses, hostname: hostname() };
-}
-
-/** Where a client reaches a server bound to every interface: the first external IPv4 address, else loopback. */
-export function externalAddress(): string {
-  const ipv4 = Object.values(networkInterfaces())
-    .flatMap((list) => list ?? [])
-    .find((i) => i.family === 'IPv4' && !i.internal);
-  return ipv4?.address ?? '127.0.0.1';
-}
 
 /** Host and Origin (403), then the token (401); null when the request may go on to the MCP transport. */
 export function checkMcpRequest(req: IncomingMessage, url: URL, policy: { hosts: Set<string>; token: string }): Refusal | null {

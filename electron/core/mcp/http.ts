@@ -11,13 +11,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isLoopbackHost } from '../../../shared/origins.js';
-import { MissiveError } from '../../../shared/errors.js';
 import { allowedHosts, isUnspecifiedHost, newToken, urlHost } from '../web-console/guard.js';
-import { checkBindHost, checkMcpRequest, externalAddress, machineNames, sendJsonRpcError } from './http-access.js';
+import { checkMcpRequest, sendJsonRpcError } from './http-access.js';
+import { checkBindHost, externalAddress, listenOn, machineNames } from '../web-console/bind.js';
 import type { MissiveMcp } from './server.js';
 
 export interface McpHttpOptions {
@@ -50,25 +49,13 @@ interface Session {
   server: Server;
 }
 
-function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException) =>
-      reject(
-        new MissiveError('transport', 'listen_failed', `the MCP server cannot listen on ${urlHost(host)}:${port}: ${error.code ?? error.message}`, {
-          help: error.code === 'EADDRINUSE' ? 'Pick another --port, or leave it out for a free one.' : undefined,
-        }),
-      );
-    server.once('error', failed);
-    server.listen(port, host, () => {
-      server.off('error', failed);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
 export async function startMcpHttp(mcp: MissiveMcp, options: McpHttpOptions): Promise<McpHttp> {
   const host = options.host ?? '127.0.0.1';
-  checkBindHost(host, options.allowRemote);
+  checkBindHost(host, options.allowRemote, {
+    serve: 'MCP',
+    exposes: 'its tools can reach every registered agent with your credentials',
+    listens: 'the server listens',
+  });
   const token = options.token ?? newToken();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const policy = { hosts: new Set<string>(), token };
@@ -139,7 +126,7 @@ export async function startMcpHttp(mcp: MissiveMcp, options: McpHttpOptions): Pr
       else res.destroy();
     });
   });
-  const address = await listen(httpServer, options.port, host);
+  const address = await listenOn(httpServer, options.port, host, 'the MCP server');
   policy.hosts = allowedHosts(host, address.port, isUnspecifiedHost(host) ? machineNames() : undefined);
   if (!isLoopbackHost(host))
     options.warn(

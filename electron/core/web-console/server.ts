@@ -13,13 +13,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isIP } from 'node:net';
-import { hostname, networkInterfaces } from 'node:os';
 import { isLoopbackHost } from '../../../shared/origins.js';
 import { MissiveError, usageError } from '../../../shared/errors.js';
 import type { Core } from '../handle.js';
 import { createRegistry, type Registry } from '../ipc/registry.js';
 import { allowedHosts, checkSource, checkToken, isUnspecifiedHost, newToken, urlHost, type Refusal } from './guard.js';
+import { checkBindHost, externalAddress, listenOn, machineNames } from './bind.js';
 import { loadRenderer } from './static-files.js';
 import { createEventStream } from './event-stream.js';
 import { readBody } from './request-body.js';
@@ -62,46 +61,6 @@ export interface WebConsole {
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-function checkHost(host: string, allowNonLoopback: boolean | undefined): void {
-  if (host !== 'localhost' && !isIP(host)) throw usageError('invalid_host', `--host must be an IP address or localhost, not "${host}"`);
-  if (!isLoopbackHost(host) && !allowNonLoopback) {
-    throw usageError(
-      'remote_bind',
-      `refusing to serve the web console on ${host}: it would be reachable from the network, and it can do everything missive can`,
-      'Leave --host out (the console listens on 127.0.0.1), or pass --allow-remote as well and put TLS in front of it.',
-    );
-  }
-}
-
-/** Where a user opens a console bound to every interface: the first external IPv4 address, else loopback. */
-function machine(): { addresses: string[]; hostname: string } {
-  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.replace(/%.*$/, '')));
-  return { addresses, hostname: hostname() };
-}
-
-function externalAddress(): string {
-  const ipv4 = Object.values(networkInterfaces())
-    .flatMap((list) => list ?? [])
-    .find((i) => i.family === 'IPv4' && !i.internal);
-  return ipv4?.address ?? '127.0.0.1';
-}
-
-function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException) =>
-      reject(
-        new MissiveError('transport', 'listen_failed', `the web console cannot listen on ${urlHost(host)}:${port}: ${error.code ?? error.message}`, {
-          help: error.code === 'EADDRINUSE' ? 'Pick another --port, or leave it out for a free one.' : undefined,
-        }),
-      );
-    server.once('error', failed);
-    server.listen(port, host, () => {
-      server.off('error', failed);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   void res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 
@@ -117,7 +76,11 @@ const refuse = (res: ServerResponse, refusal: Refusal) =>
     .end(`${refusal.status} ${refusal.reason}\n`);
 
 export async function startWebConsole(options: WebConsoleOptions): Promise<WebConsole> {
-  checkHost(options.host ?? '127.0.0.1', options.allowNonLoopback);
+  checkBindHost(options.host ?? '127.0.0.1', options.allowNonLoopback, {
+    serve: 'the web console',
+    exposes: 'it can do everything missive can',
+    listens: 'the console listens',
+  });
   // The name `localhost` may resolve to ::1 or 127.0.0.1, and a browser given it tries ::1 first: whoever listens
   // there at this port would get the page, fragment and all. So the console binds an address and prints that address.
   const host = !options.host || options.host === 'localhost' ? '127.0.0.1' : options.host;
@@ -221,14 +184,14 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
 
   let address: AddressInfo;
   try {
-    address = await listen(server, requestedPort, host);
+    address = await listenOn(server, requestedPort, host, 'the web console');
   } catch (error) {
     events.close();
     await registry.dispose();
     throw error;
   }
   const port = address.port;
-  policy.hosts = allowedHosts(host, port, isUnspecifiedHost(host) ? machine() : undefined);
+  policy.hosts = allowedHosts(host, port, isUnspecifiedHost(host) ? machineNames() : undefined);
   if (!isLoopbackHost(host))
     options.onWarning?.(
       `the web console listens on ${host}:${port}, beyond this machine: whoever has its URL can do everything missive can, over plain HTTP; put TLS in front of it`,
