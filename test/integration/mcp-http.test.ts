@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
+import { wireProgress } from '../support/mcp.js';
 import { connectHttp, INITIALIZE, POST_HEADERS, rawRequest, serveHttp, type HttpServer } from '../support/mcp-http.js';
 
 let fleet: Awaited<ReturnType<typeof startAgents>>;
@@ -41,7 +42,7 @@ describe('mcp serve --http', () => {
   });
 
   it('serves the SDK client with a bearer token: tools/list, list_agents, send_message with progress', async () => {
-    const { client } = await connectHttp(served.url, token);
+    const { client, wire } = await connectHttp(served.url, token);
     try {
       const tools = (await client.listTools()).tools.map((t) => t.name);
       expect(tools).toEqual(expect.arrayContaining(['list_agents', 'send_message', 'get_task', 'round']));
@@ -51,13 +52,15 @@ describe('mcp serve --http', () => {
       const sent = (await client.callTool({ name: 'send_message', arguments: { agent: 'echo', text: 'over http' } })) as CallToolResult;
       expect(texts(sent)).toBe('echo: over http');
       // A streaming agent's chunks arrive as progress notifications on the POST's SSE stream, before the result.
-      const progress: string[] = [];
       const streamed = (await client.callTool({ name: 'send_message', arguments: { agent: 'chunks', text: 'tale' } }, CallToolResultSchema, {
-        onprogress: (p) => void progress.push(String(p.message)),
+        onprogress: () => undefined,
       })) as CallToolResult;
       expect(texts(streamed)).toContain('chunk 3 of 3 for: tale');
-      expect(progress.length).toBeGreaterThanOrEqual(3);
-      expect(progress[0]).toContain('chunk 1 of 3 for: tale');
+      const progress = wireProgress(wire, 'send_message');
+      expect(progress.beforeResponse).toBe(true);
+      expect(progress.messages.length).toBeGreaterThanOrEqual(3);
+      expect(progress.messages[0]).toContain('chunk 1 of 3 for: tale');
+      expect(progress.messages.at(-1)).toContain('chunk 3 of 3 for: tale');
     } finally {
       await client.close();
     }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { register, startAgents } from '../support/agents.js';
-import { connectStdio, type McpSession } from '../support/mcp.js';
+import { connectStdio, wireProgress, type McpSession } from '../support/mcp.js';
 
 /** A skill id that is hostile three ways: control and bidi characters, markup, and far over the length of a tool name. */
 const HOSTILE_ID = `x\u202e\u0000<script>${'a'.repeat(100)}`;
@@ -140,9 +140,8 @@ describe('agents', () => {
 
 describe('collectives', () => {
   it('runs a round over a group of three: each member answers, progress arrives per member, and the answers are reduced', async () => {
-    const progress: string[] = [];
     const result = (await plain.client.callTool({ name: 'round', arguments: { group: 'trio', text: 'status?', strategy: 'vote' } }, CallToolResultSchema, {
-      onprogress: (p) => void progress.push(p.message ?? ''),
+      onprogress: () => undefined,
     })) as Answer;
     expect(result.isError, texts(result)).toBeFalsy();
     expect(result.structuredContent.round).toMatchObject({ group: 'trio', status: 'succeeded' });
@@ -155,8 +154,10 @@ describe('collectives', () => {
     for (const alias of ['e1', 'e2', 'e3']) expect(text).toMatch(new RegExp(`#\\d ${alias} \\(answered\\)\\necho: status\\?`));
     expect(text).toContain('Reduced (vote, local; 3 input(s)):\nVote result: "echo: status?" received 3 of 3 vote(s).');
     expect(result.structuredContent.round.reduce.reduced_text).toContain('received 3 of 3');
-    expect(progress).toEqual(expect.arrayContaining(['e1: succeeded', 'e2: succeeded', 'e3: succeeded']));
-    expect(progress.slice(3)).toEqual(['barrier: succeeded', 'gather done', 'reduce done']);
+    const progress = wireProgress(plain.wire, 'round');
+    expect(progress.beforeResponse).toBe(true);
+    expect(progress.messages.slice(0, 3).sort()).toEqual(['e1: succeeded', 'e2: succeeded', 'e3: succeeded']);
+    expect(progress.messages.slice(3)).toEqual(['barrier: succeeded', 'gather done', 'reduce done']);
   });
 
   it('gathers and reduces the answers of an earlier bcast in its context', async () => {

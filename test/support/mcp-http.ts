@@ -1,12 +1,13 @@
 /**
  * `missive mcp serve --http --port 0 --json` as a child process (the built CLI), as a program that launches it would
  * run it: the URL and the token read from its --json output; and the official SDK client connected to it over
- * Streamable HTTP with the token as `Authorization: Bearer`.
+ * Streamable HTTP with the token as `Authorization: Bearer`, every message each way kept as text (`wire`).
  */
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { until, type Sandbox } from './cli.js';
+import { recordWire } from './mcp.js';
 import { spawnMissive, type MissiveProcess } from './missive-process.js';
 
 export interface HttpServer {
@@ -64,13 +65,15 @@ export async function connectHttp(
   url: string,
   token?: string,
   name = 'missive-http-test-client',
-): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport; wire: string[] }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: token ? { headers: { Authorization: `Bearer ${token}` } } : undefined,
   });
+  const wire: string[] = [];
+  recordWire(transport, wire);
   const client = new Client({ name, version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);
-  return { client, transport };
+  return { client, transport, wire };
 }
 
 export interface RawResponse {

@@ -29,6 +29,21 @@ export function recordWire(transport: Transport, wire: string[]): void {
 }
 
 /**
+ * The progress messages of the last `tool` call on `wire`, in the order they went over it, and whether every one
+ * preceded the call's response. Read from the wire because the SDK client runs notification handlers a microtask
+ * late: a notification read in the same chunk as the response reaches no `onprogress`, though it was sent first.
+ */
+export function wireProgress(wire: string[], tool: string): { messages: string[]; beforeResponse: boolean } {
+  const messages = wire.map((line) => JSON.parse(line));
+  const call = messages.filter((m) => m.method === 'tools/call' && m.params?.name === tool).at(-1);
+  if (!call) throw new Error(`no ${tool} call on the wire`);
+  const token = call.params._meta?.progressToken;
+  const response = messages.findIndex((m) => m.id === call.id && ('result' in m || 'error' in m));
+  const notes = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.method === 'notifications/progress' && m.params.progressToken === token);
+  return { messages: notes.map(({ m }) => String(m.params.message)), beforeResponse: response >= 0 && notes.every(({ i }) => i < response) };
+}
+
+/**
  * Launches `node bin/missive.js mcp serve <args>` in the sandbox's home and connects a client named `name` with
  * `capabilities` (e.g. `{ elicitation: {} }`); `setup` runs before the connection (notification and request handlers).
  */
