@@ -16,6 +16,8 @@ export interface CliDeps {
   io: Io;
   secrets?: SecretStore;
   stdin?: () => Promise<string>;
+  /** One line the user types (a confirmation such as `load`'s); without it, the first line of `stdin` is read. */
+  readLine?: () => Promise<string>;
   /** `gateway install|start|stop|status|uninstall`: the systemctl/launchctl runner and a directory standing for `/` (tests). */
   service?: { runner?: CommandRunner; root?: string; uid?: number };
 }

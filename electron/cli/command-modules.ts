@@ -32,6 +32,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['history'], load: async () => (await import('./commands/history.js')).registerHistoryCommands },
   { names: ['events'], load: async () => (await import('./commands/events.js')).registerEventsCommands },
   { names: ['diff'], load: async () => (await import('./commands/diff.js')).registerDiffCommand },
+  { names: ['load'], load: async () => (await import('./commands/load.js')).registerLoadCommand },
   { names: ['conformance'], load: async () => (await import('./commands/conformance.js')).registerConformanceCommand },
   { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctorCommand },
   { names: ['config'], load: async () => (await import('./commands/config.js')).registerConfigCommands },
@@ -40,6 +41,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['completion', 'manpage'], load: async () => (await import('./commands/completion.js')).registerCompletionCommands, loadsAll: true },
   { names: ['adapter'], load: async () => (await import('./commands/adapter.js')).registerAdapterCommands },
   { names: ['mcp'], load: async () => (await import('./commands/mcp.js')).registerMcpCommands },
+  { names: ['mock'], load: async () => (await import('./commands/mock.js')).registerMockCommands },
 ];
 
 /**

@@ -12,6 +12,7 @@ const OPTION_VALUES: Record<string, StoreValueKind> = {
   '--member': 'agents',
   '--group': 'groups',
   '--context': 'contexts',
+  '--from-context': 'contexts',
   '--task': 'tasks',
 };
 
@@ -24,7 +25,7 @@ export function optionStoreValues(path: readonly string[], long: string | undefi
 /** What argument `name` of the command at `path` completes to from the store (new names complete to nothing). */
 export function argumentStoreValues(path: readonly string[], name: string): StoreValueKind | undefined {
   const [, top, sub] = path;
-  if (name === 'agent' || name === 'old' || (name === 'alias' && !(top === 'agent' && sub === 'add'))) return 'agents';
+  if (name === 'agent' || name === 'old' || (name === 'target' && top === 'load') || (name === 'alias' && !(top === 'agent' && sub === 'add'))) return 'agents';
   if (name === 'group' || (name === 'name' && top === 'group' && sub !== 'create')) return 'groups';
   if (name === 'context') return 'contexts';
   if (name === 'task-id' || (name === 'id' && top === 'task')) return 'tasks';

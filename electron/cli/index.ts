@@ -12,6 +12,19 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** One line typed at the terminal (a confirmation): read from the keyboard when stdin is one, else the piped input's first line. */
+async function readLine(): Promise<string> {
+  if (!process.stdin.isTTY) return (await readStdin()).split('\n')[0] ?? '';
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  try {
+    for await (const line of rl) return line;
+    return '';
+  } finally {
+    rl.close();
+  }
+}
+
 const stdout = createStdout();
 
 void runCli(process.argv.slice(2), {
@@ -25,6 +38,7 @@ void runCli(process.argv.slice(2), {
     },
   },
   stdin: readStdin,
+  readLine,
 }).then((code) => {
   process.exitCode = code;
 });

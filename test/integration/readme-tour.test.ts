@@ -1,6 +1,6 @@
 /**
  * The README's quick tour, replayed line by line from README.md itself against the embedded demo agents, in a
- * sandbox: `missive demo serve &` and `missive webhook run … &` run as background processes of the real bin, every
+ * sandbox: `missive demo serve &`, `missive webhook run … &` and `missive mock serve … &` run as background processes of the real bin, every
  * other line in-process. A `<task-id>` is the newest task of the journal (the one the lines before it started), a
  * loopback port of the tour is swapped for a free one, and every line must exit 0 and show what its comment promises.
  */
@@ -105,6 +105,16 @@ const PROMISES: Array<[string, (r: CliResult) => void]> = [
   ['missive context thread launch', (r) => expect(r.stdout).toContain('kick-off')],
   ['missive send demo-tasks "fail', (r) => expect(r.stdout).toMatch(/task\s+\S+ \(failed\)/)],
   [
+    'missive load demo-echo',
+    (r) => {
+      expect(r.stdout).toMatch(/model\s+open-loop at 50\/s/);
+      expect(r.stdout).toMatch(/requests\s+100 sent, 100 answered, 100 succeeded, 0 failed/);
+      expect(r.stdout).toMatch(/^answer\s+100\s/m);
+    },
+  ],
+  ['missive load demo "status?"', (r) => expect(r.stdout).toMatch(/model\s+closed-loop, 4 virtual users[\s\S]*requests\s+20 sent, 20 answered, 20 succeeded/)],
+  ['missive send http://127.0.0.1:8788', (r) => expect(r.stdout).toContain('echo: kick-off')],
+  [
     'missive events list --outcome failed',
     (r) => {
       expect(r.stdout).toMatch(/a2a\.send\.completed\s+demo-tasks/);
@@ -170,7 +180,7 @@ describe('the README quick tour', () => {
         let stderr = '';
         child.stdout!.on('data', (c) => (stdout += c));
         child.stderr!.on('data', (c) => (stderr += c));
-        // Both background commands print their first line once they serve.
+        // Every background command prints its first line once it serves.
         await until(
           `\`${command.line}\` to be ready`,
           () => stdout.length > 0 || (child.exitCode !== null && expect.fail(`${command.line} exited ${child.exitCode}: ${stderr}`)),

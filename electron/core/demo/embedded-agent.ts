@@ -1,7 +1,7 @@
 /**
- * An embedded A2A v1.0 agent built on the official SDK server: JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest,
- * optionally gRPC on a port of its own, and the Agent Card at /.well-known/agent-card.json, on 127.0.0.1 and random
- * ports. It backs `missive demo` and the tests.
+ * An embedded A2A v1.0 agent built on the official SDK server (hosted by agent-host.ts): JSON-RPC at /a2a/jsonrpc,
+ * HTTP+JSON at /a2a/rest, optionally gRPC on a port of its own, and the Agent Card at /.well-known/agent-card.json, on
+ * 127.0.0.1 and random ports. It backs `missive demo` and the tests.
  *
  * It answers v0.3 clients too, through the SDK's v0.3 compatibility layer (`legacyCompat`): the card lists each HTTP
  * URL a second time with protocolVersion 0.3 (JSON-RPC first, the binding every v0.3 client speaks), so a client asking
@@ -9,21 +9,9 @@
  * additionalInterfaces); JSON-RPC tells the versions apart by that header, HTTP+JSON by the v0.3 `/v1/…` paths.
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import express from 'express';
-import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryPushNotificationStore,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { createLegacyAwarePushNotificationSender } from '@a2a-js/sdk/compat/v0_3/server';
+import { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { hostInterfaces, startAgentHost, type CardBuilder } from './agent-host.js';
 
 /**
  * echo: a direct Message; task: a completed Task with an artifact (with `failOnRequest`, a failed one when the text
@@ -221,42 +209,18 @@ class DemoExecutor implements AgentExecutor {
 }
 
 export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Promise<EmbeddedAgent> {
-  const host = options.host ?? '127.0.0.1';
-  const app = express();
   const requests: RecordedRequest[] = [];
-  app.use((req, _res, next) => {
-    requests.push({ method: req.method, path: req.path, headers: { ...req.headers } });
-    next();
+  const executor = new DemoExecutor(options.behaviour ?? 'echo', {
+    chunks: options.chunks ?? 5,
+    delayMs: options.delayMs ?? (options.behaviour === 'slow' ? 2000 : 0),
+    failOnRequest: options.failOnRequest === true,
   });
-  const listen = (on: number) =>
-    new Promise<Server>((resolve) => {
-      const s = app.listen(on, host, () => resolve(s));
-    });
-  let server: Server | undefined = await listen(0);
-  const { port } = server.address() as AddressInfo;
-  const stopListening = () =>
-    new Promise<void>((resolve) => {
-      const s = server;
-      server = undefined;
-      if (!s) return resolve();
-      s.closeAllConnections();
-      s.close(() => resolve());
-    });
-  const baseUrl = `http://${host}:${port}`;
-  const grpcServer = options.grpc ? await startGrpcServer(host) : null;
-  const cardJson = {
+  const buildCard: CardBuilder = ({ baseUrl, grpcTarget }) => ({
     name: options.name ?? 'missive demo agent',
     description: `An embedded ${options.behaviour ?? 'echo'} agent for trying missive.`,
     version: '1.0.0',
     provider: { organization: 'missive (embedded demo)' },
-    supportedInterfaces: [
-      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      ...(grpcServer ? [{ url: grpcServer.target, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
-      // The same URLs for v0.3 clients, after every 1.0 interface so v1.0 clients keep choosing 1.0.
-      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
-      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
-    ],
+    supportedInterfaces: hostInterfaces(baseUrl, grpcTarget),
     capabilities: { streaming: options.streaming ?? true, pushNotifications: options.pushNotifications ?? false },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
@@ -264,59 +228,26 @@ export async function startEmbeddedAgent(options: EmbeddedAgentOptions = {}): Pr
       description: s.description ?? s.name,
       ...s,
     })),
-  };
-  const card = AgentCard.fromJSON(cardJson);
-  const pushStore = options.pushNotifications ? new InMemoryPushNotificationStore() : undefined;
-  const executor = new DemoExecutor(options.behaviour ?? 'echo', {
-    chunks: options.chunks ?? 5,
-    delayMs: options.delayMs ?? (options.behaviour === 'slow' ? 2000 : 0),
-    failOnRequest: options.failOnRequest === true,
   });
-  const requestHandler = new DefaultRequestHandler(
-    card,
-    new InMemoryTaskStore(),
-    executor,
-    undefined,
-    pushStore,
-    // Callbacks in the shape of the version the push config was set with (a v0.3 client gets v0.3 bodies).
-    pushStore ? createLegacyAwarePushNotificationSender(pushStore, { timeout: 2000 }) : undefined,
-  );
-  const legacyCompat = { enabled: true };
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
-  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
-  await grpcServer?.serve(requestHandler);
+  const host = await startAgentHost(buildCard, executor, {
+    host: options.host,
+    bindings: options.grpc ? ['http+json', 'json-rpc', 'grpc'] : ['http+json', 'json-rpc'],
+    versions: ['1.0', '0.3'],
+    pushNotifications: options.pushNotifications,
+    onRequest: (req) => requests.push({ method: req.method, path: req.path, headers: { ...req.headers } }),
+  });
   return {
-    baseUrl,
-    jsonRpcUrl: `${baseUrl}/a2a/jsonrpc`,
-    restUrl: `${baseUrl}/a2a/rest`,
-    grpcTarget: grpcServer?.target ?? null,
-    card: AgentCard.toJSON(card),
+    baseUrl: host.baseUrl,
+    jsonRpcUrl: host.jsonRpcUrl,
+    restUrl: host.restUrl,
+    grpcTarget: host.grpcTarget,
+    card: host.card,
     requests,
     close: async () => {
       executor.stop();
-      grpcServer?.stop();
-      await stopListening();
+      await host.close();
     },
-    pause: stopListening,
-    async resume() {
-      server ??= await listen(port);
-    },
-  };
-}
-
-/** The SDK's gRPC service on its own loopback port; @grpc/grpc-js is loaded only for agents that ask for it. */
-async function startGrpcServer(host: string) {
-  const grpc = await import('@grpc/grpc-js');
-  const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
-  const server = new grpc.Server();
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:0`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
-  return {
-    target: `${host}:${port}`,
-    serve: async (requestHandler: DefaultRequestHandler) =>
-      void server.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication })),
-    stop: () => server.forceShutdown(),
+    pause: host.pause,
+    resume: host.resume,
   };
 }

@@ -32,6 +32,8 @@ export interface LoadPlan {
   inputs: LoadInput[];
   /** Journal every request as a send/stream does (slower), instead of one `load` record. */
   record: boolean;
+  /** `--max-requests`: the run never sends more (a timed closed-loop run stops there; the CLI refuses plans above it). */
+  maxRequests?: number;
 }
 
 /** A latency distribution, from an HDR histogram (microsecond resolution), in milliseconds. */
@@ -99,4 +101,12 @@ export interface LoadReport {
   outcomes: Record<string, number>;
   /** The generator itself: how far behind its schedule it fell, and whether that made the numbers unreliable. */
   generator: { max_lag_ms: number; saturated: boolean };
+}
+
+/** What the engine (run.ts, `runLoad`) is handed besides the plan. */
+export interface LoadHooks {
+  /** Called about once a second while the run lasts (the live view, `--ndjson`). */
+  onSnapshot?: (snapshot: LoadSnapshot) => void;
+  /** Aborting ends the run early (Ctrl-C): requests in flight are awaited (bounded), and the report covers what ran. */
+  signal?: AbortSignal;
 }

@@ -27,8 +27,11 @@ export interface RecordedExchange {
   text: string;
   /** What the agent answered, in order; empty when it answered an error. */
   events: RecordedEvent[];
-  /** The A2A error the agent answered instead, when it did. */
-  error?: { code: string; message: string };
+  /**
+   * The A2A error the agent answered instead, when it did: missive's code (`missive::protocol::task_not_found`), its
+   * message, and the A2A error's name (`TaskNotFound`, a2a-errors.ts) when the code is one of them.
+   */
+  error?: { code: string; message: string; a2a?: string };
   /** Push callbacks the agent sent for this exchange's task, in order (bodies as journaled, redacted). */
   callbacks?: RecordedEvent[];
 }
@@ -42,3 +45,26 @@ export interface Recording {
   card: JsonObject | null;
   exchanges: RecordedExchange[];
 }
+
+/** How a request finds its recorded exchange (match.ts): see docs/mock.md. */
+export type MatchMode = 'exact' | 'normalised' | 'sequence';
+
+export type MatchResult =
+  | { exchange: RecordedExchange; reason: string }
+  /** No exchange matched: `closest` is the recorded request nearest to it (or null), `reason` says why none matched. */
+  | { exchange: null; closest: RecordedExchange | null; reason: string };
+
+/**
+ * Finds each incoming request's exchange (match.ts, `createMatcher(recording, mode)`). It is stateful: `sequence`
+ * walks the recording in order, and each mode prefers the first exchange not yet served. `misses()` are the requests
+ * nothing matched, with their closest recorded request; `diff()` is the text `--strict` prints at shutdown (empty when
+ * every request matched).
+ */
+export interface Matcher {
+  match(request: JsonObject, operation: 'send' | 'stream'): MatchResult;
+  misses(): Array<{ request: JsonObject; closest: RecordedExchange | null; reason: string }>;
+  diff(): string;
+}
+
+/** Where `mock serve` reads its recording from (load-recording.ts, `loadRecording(core, source, cwd)`). */
+export type RecordingSource = { context: string } | { history: string } | { export: string };
