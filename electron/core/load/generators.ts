@@ -4,8 +4,8 @@
  * once, and how late the generator was is tracked (its lag). Closed-loop: C virtual users, each issuing its next
  * request once its last one settled.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { LoadTracker } from './tracker.js';
+import { sleepAbortable } from './sleep.js';
 
 /** Issues request `index`; `startedAt` is what its latency counts from (the scheduled start in open-loop). */
 export type Launch = (index: number, startedAt: number, warm: boolean) => Promise<void>;
@@ -119,6 +119,3 @@ export async function closedLoop(c: ClosedLoop): Promise<void> {
   await Promise.all(Array.from({ length: c.concurrency }, user));
   c.state.endedAt = performance.now();
 }
-
-/** Waits `ms`, or less when the signal aborts; never rejects. */
-export const sleepAbortable = (ms: number, signal: AbortSignal): Promise<void> => delay(ms, undefined, { signal }).catch(() => undefined);

@@ -15,7 +15,7 @@ import { partBytes } from '../messaging/parts.js';
 import { localTaskState } from '../tasks/task-state.js';
 import { INTERRUPTED_TASK_STATES, TERMINAL_TASK_STATES, type TaskState } from '../../../shared/task-states.js';
 import type { LoadInput, LoadPlan } from './types.js';
-import { sleepAbortable } from './generators.js';
+import { sleepAbortable } from './sleep.js';
 
 /** What one request gave: when each thing happened (performance.now()), and how it ended. */
 export interface RequestResult {
