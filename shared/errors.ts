@@ -67,6 +67,8 @@ export class MissiveError extends Error {
   readonly help?: string;
   readonly gui?: GuiHelp;
   readonly exitCode: number;
+  /** The HTTP status of the answer that caused it, when an agent answered one (set where the answer is read: withHttpStatus). */
+  httpStatus?: number;
 
   constructor(category: ErrorCategory, reason: string, message: string, options: MissiveErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -98,6 +100,12 @@ export function guiReport(error: MissiveError): ErrorReport & { gui_help?: strin
 }
 
 export const isMissiveError = (value: unknown): value is MissiveError => value instanceof MissiveError;
+
+/** `error`, marked as caused by an answer with HTTP `status` (kept when already marked); any other value as it is. */
+export function withHttpStatus<E>(error: E, status: number): E {
+  if (error instanceof MissiveError) error.httpStatus ??= status;
+  return error;
+}
 
 /** The error a report was made of (`toReport`), as a process that only has the report (a job's result) rebuilds it. */
 export function errorFromReport(report: ErrorReport): MissiveError {

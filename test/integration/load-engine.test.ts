@@ -104,9 +104,13 @@ describe('missive load engine', () => {
     const report = await runLoad(core, plan('failing', { requests: 50 }));
     expect(report.requests).toMatchObject({ sent: 50, answered: 50, succeeded: 45, failed: 5 });
     expect(report.errors).toHaveLength(1);
-    expect(report.errors[0]).toMatchObject({ key: 'protocol::task_not_found', category: 'protocol', code: 'task_not_found', count: 5 });
+    // Over JSON-RPC the error came in an HTTP 200 answer: no status to count it by.
+    expect(report.errors[0]).toMatchObject({ key: 'protocol::task_not_found', category: 'protocol', code: 'task_not_found', count: 5, http_status: null });
     expect(report.errors[0]!.first_example).toMatch(/no such task/);
     expect(report.model.description).toMatch(/closed-loop, 4 virtual users/);
+    // Over HTTP+JSON the same A2A error comes with its HTTP status (404), read from the answer.
+    const rest = await runLoad(core, plan('failing', { requests: 20, binding: 'http+json' }));
+    expect(rest.errors).toEqual([expect.objectContaining({ key: 'protocol::task_not_found', count: 2, http_status: 404 })]);
   });
 
   it('--until final follows working tasks to completed (GetTask with backoff), and counts input_required without waiting on it', async () => {

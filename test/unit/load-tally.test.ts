@@ -1,14 +1,14 @@
 /** `missive load`'s error tally: kinds by missive error and HTTP status, first examples redacted. */
 import { describe, expect, it } from 'vitest';
 import { ErrorTallies } from '../../electron/core/load/tally.js';
-import { protocolError, transportError } from '../../shared/errors.js';
+import { protocolError, transportError, withHttpStatus } from '../../shared/errors.js';
 
 describe('ErrorTallies', () => {
   it('counts by category::code, and by HTTP status when the agent answered one, most frequent first', () => {
     const tally = new ErrorTallies();
     for (let i = 0; i < 3; i++) tally.add(protocolError('task_not_found', `task ${i} not found`));
-    tally.add(transportError('http_status', 'SendMessage at http://127.0.0.1:1/rpc answered HTTP 503: busy'));
-    tally.add(transportError('http_status', 'SendMessage at http://127.0.0.1:1/rpc answered HTTP 503: still busy'));
+    tally.add(withHttpStatus(transportError('http_status', 'SendMessage at http://127.0.0.1:1/rpc answered HTTP 503: busy'), 503));
+    tally.add(withHttpStatus(transportError('http_status', 'SendMessage at http://127.0.0.1:1/rpc answered HTTP 503: still busy'), 503));
     tally.add(transportError('connection_refused', 'nothing listens at 127.0.0.1:1'));
     tally.add(new Error('boom'));
     expect(tally.count).toBe(7);

@@ -5,7 +5,7 @@
  * With a wire capture, each request and its answer are recorded for the wire view.
  */
 import type { Dispatcher } from 'undici';
-import { MissiveError, transportError } from '../../../shared/errors.js';
+import { MissiveError, transportError, withHttpStatus } from '../../../shared/errors.js';
 import { parseBoundedJson } from '../security/json-depth.js';
 import { redactText, redactUrl, redactValue } from '../security/redact.js';
 import { a2aError, errorInfoMetadata, specByJsonRpcCode, specByReason, specOfErrorObject } from './a2a-errors.js';
@@ -208,7 +208,10 @@ export function assertAuthorized(res: Pick<HttpResponse, 'status' | 'headers' | 
   const plain = body as { error?: unknown; message?: unknown } | undefined;
   const said = [errorMessageOf(body), plain?.message, plain?.error].find((v): v is string => typeof v === 'string');
   const detail = said ?? (body === undefined ? oneLine(res.body) : undefined);
-  throw authRejectedError({ status: res.status, what, url, headers: res.headers, detail, alias: context.alias, hint: context.auth, secrets: context.secrets });
+  throw withHttpStatus(
+    authRejectedError({ status: res.status, what, url, headers: res.headers, detail, alias: context.alias, hint: context.auth, secrets: context.secrets }),
+    res.status,
+  );
 }
 
 /** Throws the right error for a non-2xx response (401/403 → auth, an A2A error body → its A2A error (76), others → transport). */
@@ -217,13 +220,17 @@ export function assertOk(res: HttpResponse, what: string, url: string, protocolV
   assertAuthorized(res, what, url, context);
   const body = tryJson(res.body, `the answer to the ${what} at ${redactUrl(url)}`);
   const a2a = a2aErrorOfBody(body, what, url, protocolVersion, context);
-  if (a2a) throw a2a;
-  if (isVersionNotSupported(body)) throw versionNotSupportedError(protocolVersion, redactText(errorMessageOf(body) ?? '', context.secrets) || undefined);
+  if (a2a) throw withHttpStatus(a2a, res.status);
+  if (isVersionNotSupported(body))
+    throw withHttpStatus(versionNotSupportedError(protocolVersion, redactText(errorMessageOf(body) ?? '', context.secrets) || undefined), res.status);
   const detail = oneLine(errorMessageOf(body) ?? res.body);
-  throw transportError(
-    'http_status',
-    `${what} at ${redactUrl(url)} answered HTTP ${res.status}${detail ? `: ${redactText(detail, context.secrets)}` : ''}`,
-    res.status === 404 ? 'Check the base URL: the agent may serve its card or interface elsewhere.' : undefined,
+  throw withHttpStatus(
+    transportError(
+      'http_status',
+      `${what} at ${redactUrl(url)} answered HTTP ${res.status}${detail ? `: ${redactText(detail, context.secrets)}` : ''}`,
+      res.status === 404 ? 'Check the base URL: the agent may serve its card or interface elsewhere.' : undefined,
+    ),
+    res.status,
   );
 }
 

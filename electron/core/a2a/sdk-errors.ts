@@ -9,7 +9,7 @@
  * unreachable or slow agents 69, gRPC UNAUTHENTICATED / PERMISSION_DENIED auth errors (77), and an answer nested so deep
  * that the SDK's decoder overflowed the stack (a gRPC google.protobuf.Struct has no depth limit) too_deeply_nested (76).
  */
-import { MissiveError, protocolError, transportError } from '../../../shared/errors.js';
+import { MissiveError, protocolError, transportError, withHttpStatus } from '../../../shared/errors.js';
 import { tooDeepError } from '../security/json-depth.js';
 import { redactText, redactUrl } from '../security/redact.js';
 import { authRejectedError, isAuthStatus } from './auth-challenge.js';
@@ -190,7 +190,10 @@ export function fromSdkError(error: unknown, ctx: SdkErrorContext): MissiveError
     });
   }
   if (ctx.call.iface.binding !== 'grpc' && httpStatus) {
-    return transportError('http_status', `${method} at ${redactUrl(ctx.trace.url ?? ctx.url)} answered HTTP ${httpStatus}: ${text}`);
+    return withHttpStatus(
+      transportError('http_status', `${method} at ${redactUrl(ctx.trace.url ?? ctx.url)} answered HTTP ${httpStatus}: ${text}`),
+      httpStatus,
+    );
   }
   return protocolError('invalid_response', `${method} at ${where} gave an answer missive cannot read: ${text}`);
 }

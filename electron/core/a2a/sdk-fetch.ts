@@ -13,7 +13,7 @@
  * (result-kinds.ts), with one warning per agent through `call.warn`; the wire view keeps what was received.
  */
 import { createParser } from 'eventsource-parser';
-import { MissiveError, transportError } from '../../../shared/errors.js';
+import { MissiveError, transportError, withHttpStatus } from '../../../shared/errors.js';
 import { isTooDeep, tooDeepError } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import type { BindingCall } from './binding-call.js';
@@ -349,9 +349,12 @@ export function sdkFetch({ call, method, trace, budget }: SdkFetchOptions): type
         }
         const body = tryJson(text);
         if (body === undefined)
-          throw transportError('http_status', `${method} at ${where} answered HTTP ${res.status}${text.trim() ? `: ${oneLine(text)}` : ''}`);
+          throw withHttpStatus(
+            transportError('http_status', `${method} at ${where} answered HTTP ${res.status}${text.trim() ? `: ${oneLine(text)}` : ''}`),
+            res.status,
+          );
         const failure = call.iface.binding === 'http+json' ? agentServerFailure(method, res.status, body, call.secrets) : undefined;
-        if (failure) throw failure;
+        if (failure) throw withHttpStatus(failure, res.status);
       }
       const kinds = res.ok ? kindCompletion(call, method, url) : null;
       const completed = kinds ? completeJsonRpcBody(text, kinds.allowed, kinds.origin) : null;

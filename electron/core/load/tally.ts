@@ -1,16 +1,11 @@
 /**
  * A load run's failures by kind: the missive error (`protocol::task_not_found`, `transport::connection_refused`) and
- * the HTTP status when the agent answered one (`http 503`), each with its count and its first message, redacted.
+ * the HTTP status when the agent answered one (`http 503`; `MissiveError.httpStatus`, set where the answer is read), each
+ * with its count and its first message, redacted.
  */
 import { toMissiveError } from '../../../shared/errors.js';
 import { redactText } from '../security/redact.js';
 import type { ErrorTally } from './types.js';
-
-/** The HTTP status an error's message names (`… answered HTTP 503: …`, auth errors' `HTTP 401`), else null. */
-function httpStatusOf(message: string): number | null {
-  const match = /\bHTTP (\d{3})\b/.exec(message);
-  return match ? Number(match[1]) : null;
-}
 
 export class ErrorTallies {
   private readonly byKey = new Map<string, ErrorTally>();
@@ -20,7 +15,7 @@ export class ErrorTallies {
   add(error: unknown, secrets: readonly string[] = []): void {
     const err = toMissiveError(error);
     const reason = err.code.split('::').slice(2).join('::') || 'unexpected';
-    const status = httpStatusOf(err.message);
+    const status = err.httpStatus ?? null;
     const key = reason === 'http_status' && status !== null ? `http ${status}` : `${err.category}::${reason}`;
     this.total++;
     const known = this.byKey.get(key);
