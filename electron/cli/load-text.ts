@@ -2,7 +2,7 @@
 import type { LoadComparison, MetricChange } from '../core/load/compare.js';
 import type { LatencySummary, LoadReport } from '../core/load/types.js';
 import { keyValues, table } from './human.js';
-import { describeModel } from './load-options.js';
+import { describeModel } from '../core/load/model-name.js';
 
 /** The `--json` document: the report, and the comparison when --compare was given. */
 export type LoadResult = LoadReport & { comparison?: LoadComparison };

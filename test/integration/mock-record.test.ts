@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { eventually } from '../support/waits.js';
 import { RECORDING_TOKEN, RECORDING_TOKEN_ENV, STORY_CHUNKS, TEXTS, startStorytellerPeer, type StorytellerPeer } from '../support/recorded-conversation.js';
+import { postJsonRpcSend } from '../support/raw-send.js';
 import { spawnMock, type MockProcess, type MockServeData } from '../support/mock-process.js';
 
 let box: Sandbox;
@@ -79,18 +80,8 @@ describe('mock record, then mock serve --from-export', () => {
     // The card asks for a bearer token (the SDK server writes the scheme in its own oneof form, as for every SDK agent).
     expect(JSON.stringify(card.securitySchemes)).toContain('"scheme":"Bearer"');
     expect(card.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendMessage',
-      params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: TEXTS.hello }] } },
-    });
     for (const authorization of [undefined, 'Bearer wrong', `Bearer ${recorder.data.bearer}x`]) {
-      const res = await fetch(`${recorder.data.url}/a2a/jsonrpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...(authorization ? { authorization } : {}) },
-        body,
-      });
+      const res = await postJsonRpcSend(`${recorder.data.url}/a2a/jsonrpc`, TEXTS.hello, authorization ? { authorization } : {});
       expect(res.status, String(authorization)).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
     }

@@ -15,6 +15,7 @@ import { ClientFactory as V03ClientFactory, ClientFactoryOptions as V03ClientFac
 import { sandbox, type Sandbox } from '../support/cli.js';
 import { eventually } from '../support/waits.js';
 import { recordConversation, RECORDING_TOKEN, STORY_CHUNKS, TEXTS } from '../support/recorded-conversation.js';
+import { postJsonRpcSend } from '../support/raw-send.js';
 import { spawnMock, type MockProcess, type MockServeData } from '../support/mock-process.js';
 
 const QUESTION = 'What name should I use?';
@@ -165,16 +166,7 @@ describe('mock serve of the recorded conversation', () => {
     expect(error.code).toBe('missive::protocol::unsupported_operation');
     expect(error.message).toContain('no recorded request matches "hello there, world"; closest: #3 "hello"');
     // The JSON-RPC wire carries the A2A code itself (-32004).
-    const raw = await fetch(`${mock.data.url}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendMessage',
-        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'story please' }] } },
-      }),
-    });
+    const raw = await postJsonRpcSend(`${mock.data.url}/a2a/jsonrpc`, 'story please');
     const body = await raw.json();
     expect(body.error.code).toBe(-32004);
     expect(body.error.message).toMatch(/no recorded request matches "story please"; closest: #\d+ "/);

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedAgent, type EmbeddedAgent } from '../../electron/core/demo/embedded-agent.js';
 import { sandbox } from '../support/cli.js';
+import { postJsonRpcSend } from '../support/raw-send.js';
 
 let agent: EmbeddedAgent;
 beforeAll(async () => {
@@ -52,16 +53,7 @@ describe('SDK peer', () => {
   });
 
   it('serves A2A over both bindings to a plain client (the peer the later messaging commands talk to)', async () => {
-    const rpc = await fetch(agent.jsonRpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendMessage',
-        params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
-      }),
-    });
+    const rpc = await postJsonRpcSend(agent.jsonRpcUrl, 'hi');
     const rpcBody = (await rpc.json()) as { result: { message: { parts: Array<{ text: string }> } } };
     expect(rpcBody.result.message.parts[0]!.text).toBe('echo: hi');
     const rest = await fetch(`${agent.restUrl}/message:send`, {

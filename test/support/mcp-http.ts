@@ -6,9 +6,9 @@
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { until, type Sandbox } from './cli.js';
+import type { Sandbox } from './cli.js';
 import { recordWire } from './mcp.js';
-import { spawnMissive, type MissiveProcess } from './missive-process.js';
+import { firstJsonDocument, spawnMissive, type MissiveProcess } from './missive-process.js';
 
 export interface HttpServer {
   process: MissiveProcess;
@@ -24,26 +24,13 @@ export async function serveHttp(box: Sandbox, args: string[] = []): Promise<Http
   const child = spawnMissive(['mcp', 'serve', '--http', '--port', '0', '--json', ...args], box.env);
   let exited = false;
   void child.exited.then(() => void (exited = true));
-  const envelope = await until(
-    'the mcp_server --json output',
-    () => {
-      if (exited) throw new Error(`mcp serve --http exited early: ${child.stderr()}`);
-      try {
-        return JSON.parse(child.stdout()) as { kind: string; data: HttpServer['data'] };
-      } catch {
-        return undefined;
-      }
-    },
-    20_000,
-  ).catch((error: unknown) => {
-    child.kill();
-    throw error;
-  });
+  const envelope = await firstJsonDocument(child, 'mcp serve --http');
   expectKind(envelope.kind);
+  const data = envelope.data as HttpServer['data'];
   return {
     process: child,
-    data: envelope.data,
-    url: envelope.data.url,
+    data,
+    url: data.url,
     async stop() {
       if (!exited) child.child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill(), 10_000);

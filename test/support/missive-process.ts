@@ -4,6 +4,7 @@
  * process of their own: a gateway to SIGKILL, or one that must see only the environment it is given.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { until } from './cli.js';
 
 export interface NdjsonLine {
   kind: string;
@@ -63,6 +64,38 @@ export function spawnMissive(args: string[], env: NodeJS.ProcessEnv): MissivePro
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/** The JSON documents of a --json stdout (pretty, one after the other). */
+export function jsonDocuments(stdout: string): NdjsonLine[] {
+  return stdout
+    .split(/\n(?=\{)/)
+    .filter((s) => s.trim())
+    .map((s) => JSON.parse(s) as NdjsonLine);
+}
+
+/**
+ * The first --json document a long-running command prints (once it serves), waited for up to 20 s; an early exit
+ * fails with its stderr, and a child that never prints is killed.
+ */
+export async function firstJsonDocument(child: MissiveProcess, what: string): Promise<NdjsonLine> {
+  let exited = false;
+  void child.exited.then(() => void (exited = true));
+  return until(
+    `${what} to print its --json document`,
+    () => {
+      if (exited) throw new Error(`${what} exited early: ${child.stderr()}`);
+      try {
+        return jsonDocuments(child.stdout())[0];
+      } catch {
+        return undefined; // not all of it yet
+      }
+    },
+    20_000,
+  ).catch((error: unknown) => {
+    child.kill();
+    throw error;
+  });
 }
 
 /** Runs a command to its end: its exit code and output. */

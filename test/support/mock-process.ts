@@ -2,14 +2,14 @@
  * `missive mock serve` / `mock record` as child processes of the built CLI (run `npm run build` first), as a CI script
  * would launch them: the one --json document printed once it listens, read from stdout; SIGTERM to stop.
  */
-import { until, type Sandbox } from './cli.js';
-import { spawnMissive, type MissiveProcess } from './missive-process.js';
+import type { Sandbox } from './cli.js';
+import { firstJsonDocument, jsonDocuments, spawnMissive, type MissiveProcess, type NdjsonLine } from './missive-process.js';
 
 export interface MockProcess<T> {
   process: MissiveProcess;
   data: T;
   /** SIGTERM, then the exit code and the documents printed after the first (the shutdown report), parsed. */
-  stop(): Promise<{ code: number | null; after: Array<{ kind: string; ok: boolean; data: Record<string, any> }>; stderr: string }>;
+  stop(): Promise<{ code: number | null; after: NdjsonLine[]; stderr: string }>;
 }
 
 export interface MockServeData {
@@ -23,33 +23,9 @@ export interface MockServeData {
   exchanges: number;
 }
 
-/** The JSON documents of a --json stdout (pretty, one after the other). */
-export function jsonDocuments(stdout: string): Array<{ kind: string; ok: boolean; data: Record<string, any> }> {
-  return stdout
-    .split(/\n(?=\{)/)
-    .filter((s) => s.trim())
-    .map((s) => JSON.parse(s) as { kind: string; ok: boolean; data: Record<string, any> });
-}
-
 export async function spawnMock<T = MockServeData>(box: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}): Promise<MockProcess<T>> {
   const child = spawnMissive([...args, '--json'], { ...box.env, ...env });
-  let exited = false;
-  void child.exited.then(() => void (exited = true));
-  const first = await until(
-    `${args.slice(0, 2).join(' ')} to listen`,
-    () => {
-      if (exited) throw new Error(`${args.join(' ')} exited early: ${child.stderr()}`);
-      try {
-        return jsonDocuments(child.stdout())[0];
-      } catch {
-        return undefined;
-      }
-    },
-    20_000,
-  ).catch((error: unknown) => {
-    child.kill();
-    throw error;
-  });
+  const first = await firstJsonDocument(child, args.join(' '));
   return {
     process: child,
     data: first.data as T,

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkLoadSafety, isYes, plannedRequests } from '../../electron/core/load/safety.js';
 import { compareReports, parseLoadReport } from '../../electron/core/load/compare.js';
-import { describeModel, parseRate } from '../../electron/cli/load-options.js';
+import { parseRate } from '../../electron/cli/load-options.js';
+import { describeModel } from '../../electron/core/load/model-name.js';
 import type { LoadReport } from '../../electron/core/load/types.js';
 
 const go = { maxRequests: 100_000, yes: false, interactive: false, where: 'billing at http://agent.example' };

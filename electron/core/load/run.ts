@@ -13,6 +13,7 @@ import { capabilityView } from '../a2a/capabilities.js';
 import { assertSustainableRate } from './capacity.js';
 import { closedLoop, openLoop, type GeneratorState, type Launch } from './generators.js';
 import { sleepAbortable } from './sleep.js';
+import { describeModel } from './model-name.js';
 import { requestTemplate, runRequest, type AgentLane, type RequestContext } from './request.js';
 import { LoadTracker } from './tracker.js';
 import type { LoadHooks, LoadPlan, LoadReport } from './types.js';
@@ -201,11 +202,11 @@ function buildReport(
     const interval = 1000 / target;
     const windowMs = state.lastLaunch === null || state.firstCountedDue === null ? 0 : state.lastLaunch - state.firstCountedDue + interval;
     achieved = windowMs > 0 ? (sent * 1000) / windowMs : 0;
-    description = `open-loop at ${target}/s: requests start on schedule whatever the answers do; latency counts from each request's scheduled start`;
+    description = `${describeModel(plan.model)}: requests start on schedule whatever the answers do; latency counts from each request's scheduled start`;
   } else {
     const windowMs = tracker.lastSettled - at.countedFrom;
     achieved = windowMs > 0 ? (answered * 1000) / windowMs : 0;
-    description = `closed-loop, ${plan.model.concurrency} virtual users: each sends its next request when its last one settled`;
+    description = `${describeModel(plan.model)}: each sends its next request when its last one settled`;
   }
   const issued = sent + tracker.counts.warmup;
   const maxLag = Math.round(state.maxLagMs * 1000) / 1000;

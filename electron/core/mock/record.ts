@@ -28,6 +28,7 @@ import { sendMessage } from '../messaging/send.js';
 import { streamMessage } from '../messaging/stream.js';
 import { startAgentHost, type HostBinding } from '../demo/agent-host.js';
 import { listenFailed, mockCardBuilder } from './server.js';
+import { rewriteStrings } from './id-rewrite.js';
 
 export interface MockRecordOptions {
   alias: string;
@@ -56,15 +57,11 @@ export interface MockRecorder {
 
 /** Replaces the agent's ids (task, context) with the proxy's in an answer, all the way down. */
 function proxied(body: JsonObject, real: { tasks: Map<string, string>; contextId: string }, live: { taskId: string; contextId: string }): JsonObject {
-  const walk = (value: unknown, key: string | null): unknown => {
-    if (Array.isArray(value)) return value.map((v) => walk(v, null));
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, walk(v, k)]));
-    if (typeof value !== 'string') return value;
+  return rewriteStrings(body, (key, value) => {
     if (key === 'taskId' || key === 'id') for (const [proxyId, realId] of real.tasks) if (realId === value) return proxyId;
     if (key === 'contextId' && value === real.contextId) return live.contextId;
     return value;
-  };
-  return walk(body, null) as JsonObject;
+  });
 }
 
 const VARIANT_EVENT = {

@@ -11,6 +11,7 @@ import { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import type { JsonObject } from '../a2a/operations.js';
 import type { RecordedEvent, RecordedExchange } from './recording.js';
+import { rewriteStrings } from './id-rewrite.js';
 
 /** `recorded`: each event at its recorded offset; `none`: all at once; a number: that many ms before each event after the first. */
 export type Latency = 'recorded' | 'none' | number;
@@ -37,21 +38,15 @@ export function recordedIds(exchange: RecordedExchange): IdMap {
 
 /** `body` with every recorded task / context id replaced by the live one and every message id by a fresh one. */
 export function liveBody(body: JsonObject, ids: IdMap, live: { taskId: string; contextId: string }): JsonObject {
-  const walk = (value: unknown, key: string | null): unknown => {
-    if (Array.isArray(value)) return value.map((v) => walk(v, key === 'referenceTaskIds' ? key : null));
-    if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, walk(v, k)]));
-    }
-    if (typeof value !== 'string') return value;
+  return rewriteStrings(body, (key, value) => {
     if ((key === 'taskId' || key === 'id' || key === 'referenceTaskIds') && ids.tasks.has(value)) return live.taskId;
     if (key === 'contextId' && ids.contexts.has(value)) return live.contextId;
     if (key === 'messageId') {
       if (!ids.messages.has(value)) ids.messages.set(value, randomUUID());
-      return ids.messages.get(value);
+      return ids.messages.get(value)!;
     }
     return value;
-  };
-  return walk(body, null) as JsonObject;
+  });
 }
 
 /** The SDK event of a recorded one (its body already live). */
