@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventFilter } from '../electron/core/events/journal.js';
 import { NARROW_SINCE_EVENTS } from '../electron/core/store/repos/events.js';
 import { type NewEvent } from '../electron/core/store/rows/events.js';
+import { runKey, updateTypeBit } from '../electron/core/store/rows/update-runs.js';
 import type { Db } from '../electron/core/store/db.js';
 import { median, quantile } from './_stats.js';
 
@@ -277,7 +278,12 @@ export const journalRow = (e: NewEvent, at: string): unknown[] => [
   JSON.stringify(e.metadata ?? {}),
 ];
 
-export function insertJournalEvents(db: Db, count: number, onTask: (t: TaskRow) => void): { start: number; step: number } {
+export function insertJournalEvents(
+  db: Db,
+  count: number,
+  onTask: (t: TaskRow) => void,
+  options: { narrowUpdates?: boolean } = {},
+): { start: number; step: number } {
   const insert = db.prepare(
     `INSERT INTO events (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -285,11 +291,53 @@ export function insertJournalEvents(db: Db, count: number, onTask: (t: TaskRow) 
   const start = Date.now() - SPAN_MS;
   const step = SPAN_MS / count;
   const events = journalEvents(count, onTask);
+  const write = options.narrowUpdates ? narrowWriter(db) : null;
   const chunk = db.transaction((n: number, from: number) => {
     for (let i = from; i < from + n; i++) {
-      insert.run(...journalRow(events.next().value as NewEvent, new Date(start + i * step).toISOString()));
+      const event = events.next().value as NewEvent;
+      const at = new Date(start + i * step).toISOString();
+      if (write) write(event, at, i % TICK_EVENTS === TICK_EVENTS - 1 || i === from + n - 1);
+      else insert.run(...journalRow(event, at));
     }
   });
   for (let i = 0; i < count; i += 20_000) chunk(Math.min(20_000, count - i), i);
   return { start, step };
+}
+
+/** Events per tick when the journal is written as schema v14 writes it: 16 streams of one process share each tick. */
+const TICK_EVENTS = 64;
+
+/**
+ * The journal as schema v14 writes it: each update a narrow row (`via_run = 1`), and at the end of each tick of
+ * TICK_EVENTS events one run per agent and context of its updates (journal_runs); other events whole rows.
+ */
+function narrowWriter(db: Db): (event: NewEvent, at: string, endOfTick: boolean) => void {
+  const whole = db.prepare(
+    `INSERT INTO events (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const narrow = db.prepare(
+    `INSERT INTO events (event_id, timestamp, source, event_type, agent_alias, context_id, task_id, dedupe_key, payload_json, metadata_json, via_run)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+  );
+  const run = db.prepare(
+    `INSERT INTO journal_runs (last_sequence, first_sequence, agent_alias, context_id, types, update_count, last_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  let runs = new Map<string, { first: number; last: number; agent: string | null; context: string | null; types: number; count: number; at: string }>();
+  return (event, at, endOfTick) => {
+    const bit = updateTypeBit(event.type);
+    if (bit === 0) whole.run(...journalRow(event, at));
+    else {
+      // Stored once: no message row beside it (the mix's updates name one, as versions before issue 23 wrote them).
+      const { message_row: _row, ...payload } = event.payload as Record<string, unknown>;
+      const sequence = Number(narrow.run(...journalRow({ ...event, payload }, at)).lastInsertRowid);
+      const key = runKey(event.agentAlias, event.contextId);
+      const open = runs.get(key);
+      if (open) Object.assign(open, { last: sequence, types: open.types | bit, count: open.count + 1, at });
+      else runs.set(key, { first: sequence, last: sequence, agent: event.agentAlias ?? null, context: event.contextId ?? null, types: bit, count: 1, at });
+    }
+    if (!endOfTick) return;
+    for (const r of runs.values()) run.run(r.last, r.first, r.agent, r.context, r.types, r.count, r.at);
+    runs = new Map();
+  };
 }

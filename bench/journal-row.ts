@@ -4,8 +4,11 @@
  * transaction, into a fresh database with missive's pragmas, and reports the CPU per row (this process does nothing
  * else). Cases, in turn for ROUNDS rounds:
  *
- * - `journal event`: `appendEvent` into the real `events` table (schema as migrated: the table, its event_id and
- *   dedupe_key unique indexes, five filter indexes, two partial ones, JSON checks, the context foreign key);
+ * - `journal event`: `appendEvent` into the real `events` table (a whole row: the table, idx_events_task, the
+ *   event_id unique index, four filter indexes and two more partial ones; before schema v14 also the dedupe_key
+ *   index of every row, JSON checks and the context foreign key);
+ * - `narrow update row`: what schema v14 writes for a stream's update (`appendUpdateRow`: the table and
+ *   idx_events_task), and its share of the run its tick writes (one per transaction here);
  * - `events, no secondary index`: the same row into a copy of `events` with only its primary key;
  * - `events + one index`: that copy with one (task_id, sequence) index: what a lean per-update table would cost;
  * - `chunk row`: the chunk insert an appended artifact chunk adds (`artifact_chunks`, its key and foreign key);
@@ -17,7 +20,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../electron/core/store/store.js';
-import { appendEvent } from '../electron/core/store/repos/events.js';
+import { appendEvent, appendUpdateRow } from '../electron/core/store/repos/events.js';
+import { extendRun, type UpdateRun } from '../electron/core/store/rows/update-runs.js';
+import { RUNS } from '../electron/core/store/statements/update-runs.js';
 import { appendArtifactChunk, ensureContext, writeArtifact } from '../electron/core/store/repos/conversation.js';
 import { median } from './_stats.js';
 
@@ -57,6 +62,20 @@ const CASES: Case[] = [
     name: 'journal event (appendEvent, events as migrated)',
     prepare: (db) => (i) =>
       void appendEvent(db, { type: 'a2a.stream.artifact_update', agentAlias: 'peer', contextId: 'bench-context', taskId: 'bench-task', payload: update(i) }),
+  },
+  {
+    name: 'narrow update row and its share of a run (schema v14: appendUpdateRow, one run per transaction)',
+    prepare: (db) => {
+      let run: UpdateRun | null = null;
+      return (i) => {
+        const event = { type: 'a2a.stream.artifact_update', agentAlias: 'peer', contextId: 'bench-context', taskId: 'bench-task', payload: update(i) };
+        const { sequence } = appendUpdateRow(db, event)!;
+        run = extendRun(run, sequence, event.type, 'peer', 'bench-context');
+        if (i % PER_TRANSACTION !== PER_TRANSACTION - 1 && i !== ROWS - 1) return;
+        db.prepare(RUNS.insert.sqlite).run(run.last, run.first, run.agentAlias, run.contextId, run.types, run.count);
+        run = null;
+      };
+    },
   },
   {
     name: 'events, no secondary index',

@@ -3,6 +3,7 @@
  * request options. The CLI and the Electron main process both build one of these and call the same services. The
  * `Core` type it returns lives in handle.ts, which every service imports instead of this file.
  */
+import { statSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { loadConfig } from './config/load.js';
 import { statePaths } from './config/paths.js';
@@ -109,10 +110,31 @@ function storePasswords(selection: StoreSelection & { kind: 'postgres' }, env: N
   return out;
 }
 
+/** A store file from this size on takes seconds to upgrade (about 32 s per 2.3 GB, docs/performance.md). */
+const UPGRADE_NOTICE_BYTES = 32 * 2 ** 20;
+
+const storeSize = (path: string): number => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+
 /** The store `selection` names, opened for `core`: the SQLite file with the config's seeds synced in, or the shared pool. */
 async function openCoreStorage(core: Core, selection: StoreSelection, nativeBinding: string | undefined): Promise<Storage> {
   const storage = await openStorage(selection, {
-    sqlite: { path: core.paths.database, stateDir: core.paths.state, nativeBinding },
+    sqlite: {
+      path: core.paths.database,
+      stateDir: core.paths.state,
+      nativeBinding,
+      // A long upgrade (the journal of a store past UPGRADE_NOTICE_BYTES rebuilt) says where it is, on stderr and in
+      // the window's notices; a small store's takes a moment and says nothing.
+      onMigration: (p) => {
+        if (storeSize(core.paths.database) >= UPGRADE_NOTICE_BYTES)
+          core.warn(`upgrading the store to schema v${p.version} (${p.name}), step ${p.step} of ${p.steps}: ${p.label}`);
+      },
+    },
     postgres: {
       env: core.env,
       secrets: core.secrets,

@@ -6,10 +6,11 @@
 import type { Storage } from './storage.js';
 import type { StoreSelection } from './selection.js';
 import type { OpenPoolOptions } from './postgres/connect.js';
+import type { MigrationProgress } from './db.js';
 
 export interface OpenStorageOptions {
   /** The profile's SQLite file and its folder (created 0700 first). */
-  sqlite: { path: string; stateDir: string; nativeBinding?: string };
+  sqlite: { path: string; stateDir: string; nativeBinding?: string; onMigration?: (progress: MigrationProgress) => void };
   /** What a PostgreSQL pool needs: env, the secret store, the config, where its passwords and warnings go. */
   postgres: OpenPoolOptions;
 }
@@ -22,7 +23,9 @@ export async function openStorage(selection: StoreSelection, options: OpenStorag
       import('./sqlite/storage.js'),
     ]);
     ensureStateDir(options.sqlite.stateDir);
-    return sqliteStorage(openStore(options.sqlite.path, { nativeBinding: options.sqlite.nativeBinding }), { owned: true });
+    return sqliteStorage(openStore(options.sqlite.path, { nativeBinding: options.sqlite.nativeBinding, onMigration: options.sqlite.onMigration }), {
+      owned: true,
+    });
   }
   const [{ openPool }, { migratePostgres }, { postgresStorage }] = await Promise.all([
     import('./postgres/connect.js'),

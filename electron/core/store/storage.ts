@@ -63,6 +63,12 @@ export type WriteMode = 'now' | 'group' | 'burst';
  * ticks (each update commits on its own) and gives none.
  */
 export interface TickValues {
+  /**
+   * Journals an update as a narrow row (indexed by task only) and records it in the tick's run of its agent and
+   * context, which the tick writes when it commits (journal_runs: how the journal's other filters find it). Null when
+   * its dedupe key was seen.
+   */
+  appendUpdate(event: NewEvent, knownSecrets?: readonly string[]): { sequence: number; eventId: string } | null;
   /** Appends a chunk to an artifact this tick already holds (or reads now); its new version, or null when the tick holds none to append to. */
   appendChunk(write: ArtifactWrite): number | null;
   /** The task's status write to save when the tick commits (the last one set wins): `save` writes it. */
@@ -422,7 +428,8 @@ export interface Storage extends Repositories {
   /** `steps` that only read, outside any transaction (what they read is committed). */
   read<T>(steps: Steps<T>): Promise<T>;
   /** `make()`'s steps in one transaction (or a commit shared as `mode` allows); settles once committed. */
-  write<T>(make: () => Steps<T>, mode?: WriteMode): Promise<T>;
+  /** `tick`: on SQLite, a `burst` write's (its updates narrow rows, their runs written with the burst); else none. */
+  write<T>(make: (tick?: TickValues) => Steps<T>, mode?: WriteMode): Promise<T>;
   /** A sink for one sequence of updates (a stream's, a subscription's). */
   updates(): UpdateSink;
   /**

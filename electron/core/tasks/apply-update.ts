@@ -206,20 +206,20 @@ function* updateSteps(source: UpdateSource, record: StreamRecord, tick: TickValu
   // The journal's own fields first, then the update under its variant's key (`{sequence, …, artifactUpdate: {…}}`).
   const payload: Record<string, unknown> = { ...source.payload };
   payload[record.variant] = p;
-  yield* journal(
-    {
-      eventId: messageId,
-      type: eventType,
-      source: source.source,
-      agentAlias: source.alias,
-      contextId,
-      taskId,
-      dedupeKey: source.dedupeKey ?? null,
-      payload,
-      metadata: source.metadata,
-    },
-    secrets,
-  );
+  const event = {
+    eventId: messageId,
+    type: eventType,
+    source: source.source,
+    agentAlias: source.alias,
+    contextId,
+    taskId,
+    dedupeKey: source.dedupeKey ?? null,
+    payload,
+    metadata: source.metadata,
+  };
+  // In a tick (SQLite's sink) the update is a narrow row found through its tick's run; elsewhere a journal event.
+  if (tick) tick.appendUpdate(event, secrets);
+  else yield* journal(event, secrets);
   const terminal = state !== null && SETTLED_STATES.includes(state);
   return {
     variant: record.variant,

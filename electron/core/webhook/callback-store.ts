@@ -8,11 +8,14 @@
  */
 import type { NewEvent } from '../store/rows/events.js';
 import type { Steps } from '../store/steps.js';
-import type { Storage } from '../store/storage.js';
+import type { Storage, TickValues } from '../store/storage.js';
 
 export interface CallbackStore {
-  /** Runs a callback's writes; settles once they have committed. `steps` may run twice (a failed group goes again). */
-  persist<T>(steps: () => Steps<T>): Promise<T>;
+  /**
+   * Runs a callback's writes; settles once they have committed. `steps` may run twice (a failed group goes again).
+   * `tick`: SQLite's burst, where its updates are narrow rows (Storage.write).
+   */
+  persist<T>(steps: (tick?: TickValues) => Steps<T>): Promise<T>;
   /** Journals one event on its own (a rejected callback, a summary of them); settles once it has committed. */
   append(event: NewEvent): Promise<void>;
   /** Resolves when the store accepts writes now (GET /readyz). */

@@ -19,6 +19,7 @@ import { VARIANT_EVENT } from '../a2a/stream-response.js';
 import { readCallback } from './callback-body.js';
 import { call, journal } from '../store/steps.js';
 import { applyUpdateSteps, knownTaskRows } from '../tasks/apply-update.js';
+import type { TickValues } from '../store/storage.js';
 import { authorised, type WebhookAuth } from './auth.js';
 import type { CallbackStore } from './callback-store.js';
 import { createRejectionLog, REJECTED_EVENT, type RejectionLog } from './rejection-log.js';
@@ -279,7 +280,7 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
     // On SQLite a group commit (commitGroups, then Store.batch): this callback's rows share a transaction with the
     // callbacks of the same burst and every batch write of that tick (fan-out answers); on PostgreSQL a transaction of
     // their own (callback-store.ts). The 202 goes out only once that transaction has committed.
-    const writes = function* () {
+    const writes = function* (tick?: TickValues) {
       // The task's row names its owner. (A push config cannot name one for a task without a row: push_configs.task_id
       // references tasks, so `push create` writes a placeholder task first.)
       const task = taskId ? yield* call('getTask', taskId) : undefined;
@@ -296,6 +297,7 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
             ensured: knownTaskRows(task),
           },
           record,
+          tick,
         );
       } else {
         // Nothing links it to a known agent: journal it, unlinked, rather than drop it.

@@ -11,6 +11,7 @@ import * as durableJobs from './0010-durable-jobs.js';
 import * as appendOnlyJournal from './0011-append-only-journal.js';
 import * as gatewayLease from './0012-gateway-lease.js';
 import * as actors from './0013-actors.js';
+import * as updateRuns from './0014-update-runs.js';
 
 import type { Migration } from '../migration.js';
 
@@ -31,4 +32,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 11, name: appendOnlyJournal.name, sql: appendOnlyJournal.sql },
   { version: 12, name: gatewayLease.name, sql: gatewayLease.sql },
   { version: 13, name: actors.name, sql: actors.sql },
+  { version: 14, name: updateRuns.name, sql: updateRuns.sql },
 ];

@@ -42,7 +42,8 @@ export const listContexts = (db: Db, limit: number): ContextSummary[] =>
 
 /** Every row linked to a context, for export (JSON columns parsed). */
 export function contextRows(db: Db, id: string): ContextRows {
-  const all = (table: string, sql: string) => (db.prepare(sql).all(id) as Array<Record<string, unknown>>).map(parseJsonColumns(table));
+  const all = (table: string, sql: string, params: unknown[] = [id]) =>
+    (db.prepare(sql).all(...params) as Array<Record<string, unknown>>).map(parseJsonColumns(table));
   return {
     // Its updates (stored once, as events) among them, in the shape their message rows had when each update was also a message row.
     messages: interleave(
@@ -51,7 +52,7 @@ export function contextRows(db: Db, id: string): ContextRows {
     ),
     tasks: all('tasks', CONTEXTS.exportTasks.sqlite),
     artifacts: all('artifacts', CONTEXTS.exportArtifacts.sqlite),
-    events: all('events', CONTEXTS.exportEvents.sqlite),
+    events: all('events', CONTEXTS.exportEvents.sqlite, [id, id]),
   };
 }
 

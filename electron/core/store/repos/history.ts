@@ -24,14 +24,18 @@ import {
   type ThreadMessageRow,
 } from '../rows/history.js';
 import { HISTORY } from '../statements/history.js';
+import { NOT_NARROW } from '../statements/update-runs.js';
 import { sqliteContexts } from './contexts.js';
 import type { WithDb } from '../repository-forms.js';
 import type { HistoryRepository } from '../storage.js';
 
-/** The event types idx_events_request_message holds (the migration's list, verbatim). */
-const REQUEST_TYPES = `event_type IN ('a2a.send.started', 'a2a.send.completed', 'a2a.send.failed', 'a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed')`;
-/** The event types idx_events_calls holds (the migration's list, verbatim). */
-const CALL_TYPES = `event_type IN ('a2a.send.started', 'a2a.send.completed', 'a2a.send.failed', 'a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed', 'a2a.agent_card.fetched', 'a2a.agent_card.not_modified', 'a2a.agent_card.failed')`;
+/**
+ * The event types idx_events_request_message holds (the migration's predicate, verbatim: since schema v14 behind
+ * `via_run IS NULL`, so a narrow update row never evaluates the list).
+ */
+const REQUEST_TYPES = `${NOT_NARROW} AND event_type IN ('a2a.send.started', 'a2a.send.completed', 'a2a.send.failed', 'a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed')`;
+/** The event types idx_events_calls holds (the migration's predicate, verbatim, as REQUEST_TYPES). */
+const CALL_TYPES = `${NOT_NARROW} AND event_type IN ('a2a.send.started', 'a2a.send.completed', 'a2a.send.failed', 'a2a.stream.started', 'a2a.stream.completed', 'a2a.stream.failed', 'a2a.agent_card.fetched', 'a2a.agent_card.not_modified', 'a2a.agent_card.failed')`;
 
 /** The SQL and parameters `listRequestStarts` runs (tests EXPLAIN it): one index range per operation, merged. */
 export function requestStartsSql(q: StartsQuery): { sql: string; params: unknown[] } {
@@ -39,7 +43,10 @@ export function requestStartsSql(q: StartsQuery): { sql: string; params: unknown
   const params: unknown[] = [];
   const ranges = operations.map((operation) => {
     // With an agent: idx_events_calls (agent, type, sequence); without: idx_events_type (type, sequence).
-    const where = q.agent ? [`agent_alias = ?`, `event_type = 'a2a.${operation}.started'`, CALL_TYPES] : [`event_type = 'a2a.${operation}.started'`];
+    // idx_events_type holds no narrow row (schema v14), and no request event is one: the query names its predicate.
+    const where = q.agent
+      ? [`agent_alias = ?`, `event_type = 'a2a.${operation}.started'`, CALL_TYPES]
+      : [NOT_NARROW, `event_type = 'a2a.${operation}.started'`];
     if (q.agent) params.push(q.agent);
     if (q.beforeSequence !== undefined) {
       where.push('sequence < ?');

@@ -5,7 +5,9 @@
  * (events/journal-query.ts parses them; postgres/repos/journal-reads.ts is PostgreSQL's reading of the same query.)
  */
 import type { Db } from '../db.js';
-import { containsPattern, eventQuerySql, eventRowOf, listEvents, type EventRow, type RawEvent } from './events.js';
+import { containsPattern, eventQuerySql, eventRowOf, eventRunsQuery, listEvents, type EventRow, type RawEvent } from './events.js';
+import { mergeRunRows } from './event-runs.js';
+import { updateTypeBits } from '../rows/update-runs.js';
 import { sqliteJsonField } from '../stored-json.js';
 import { EVENT_OUTCOMES, type EventOutcome, type JournalQuery } from '../rows/journal-query.js';
 import { failedOutcomeSql } from '../statements/journal-query.js';
@@ -16,17 +18,25 @@ export { EVENT_OUTCOMES, type EventOutcome, type JournalQuery };
 /** SQLite's: a payload field read by json_extract, a payload SQLite cannot read as an absent field (stored-json.ts). */
 const FAILED_SQL = failedOutcomeSql((path) => sqliteJsonField('payload_json', `$.${path.join('.')}`));
 
-/** The SQL `journalEvents` runs for a query with a type prefix or an outcome (tests EXPLAIN it). */
-export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; params: unknown[] } {
-  const { typePrefix, outcome, limit, ...base } = query;
-  const inner = eventQuerySql(db, { ...base, limit: -1 });
+/** The type prefix's and the outcome's conditions on a row, and their parameters. */
+function journalConditions(query: JournalQuery): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
-  if (typePrefix) {
-    where.push(`event_type LIKE ? ESCAPE '\\'`);
-    params.push(`${containsPattern(typePrefix).slice(1, -1)}%`);
+  if (query.typePrefix) {
+    where.push(`+event_type LIKE ? ESCAPE '\\'`);
+    params.push(typePrefixPattern(query.typePrefix));
   }
-  if (outcome === 'failed') where.push(FAILED_SQL);
+  if (query.outcome === 'failed') where.push(FAILED_SQL);
+  return { where, params };
+}
+
+const typePrefixPattern = (prefix: string) => `${containsPattern(prefix).slice(1, -1)}%`;
+
+/** The SQL `journalEvents` runs for a query with a type prefix or an outcome (tests EXPLAIN it): the rows its index holds. */
+export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; params: unknown[] } {
+  const { typePrefix: _prefix, outcome: _outcome, limit, ...base } = query;
+  const inner = eventQuerySql(db, { ...base, limit: -1 });
+  const { where, params } = journalConditions(query);
   const order = query.afterSequence !== undefined ? 'ASC' : 'DESC';
   const defaultLimit = query.afterSequence !== undefined ? 500 : 50;
   return {
@@ -39,6 +49,17 @@ export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; par
 export function journalEvents(db: Db, query: JournalQuery): EventRow[] {
   if (!query.typePrefix && !query.outcome) return listEvents(db, query);
   const { sql, params } = journalQuerySql(db, query);
-  const rows = (db.prepare(sql).all(...params) as RawEvent[]).map(eventRowOf);
-  return query.afterSequence !== undefined ? rows : rows.reverse();
+  const indexed = db.prepare(sql).all(...params) as RawEvent[];
+  // The narrow rows (schema v14) the prefix allows, through their runs, with the same conditions on each row.
+  const runs = eventRunsQuery(
+    db,
+    query,
+    updateTypeBits((type) => type.startsWith(query.typePrefix ?? '')),
+  );
+  let rows = indexed;
+  if (runs) {
+    const extra = journalConditions(query);
+    rows = mergeRunRows(db, indexed, { ...runs, rows: { where: [...runs.rows.where, ...extra.where], params: [...runs.rows.params, ...extra.params] } });
+  }
+  return (query.afterSequence !== undefined ? rows : rows.reverse()).map(eventRowOf);
 }

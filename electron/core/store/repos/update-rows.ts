@@ -11,8 +11,8 @@ export const updatesOfTask = (db: Db, taskId: string): UpdateMessageRow[] => (db
 
 /** A context's updates, oldest first (read from idx_events_context). */
 export const updatesOfContext = (db: Db, contextId: string): UpdateMessageRow[] =>
-  (db.prepare(UPDATES.ofContext.sqlite).all(contextId) as RawUpdate[]).map(fromRaw);
+  (db.prepare(UPDATES.ofContext.sqlite).all(contextId, contextId) as RawUpdate[]).map(fromRaw);
 
 /** An agent's updates in a context that belong to no task (a stream answered with a Message), oldest first. */
 export const taskFreeUpdatesOf = (db: Db, agentAlias: string, contextId: string): UpdateMessageRow[] =>
-  (db.prepare(UPDATES.taskFree.sqlite).all(contextId, agentAlias) as RawUpdate[]).map(fromRaw);
+  (db.prepare(UPDATES.taskFree.sqlite).all(contextId, agentAlias, contextId, agentAlias) as RawUpdate[]).map(fromRaw);

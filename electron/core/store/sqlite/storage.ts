@@ -42,13 +42,13 @@ const loadRecords = async (): Promise<RecordsModule> => (recordsModule ??= await
  * The step driver and the update sink bring the journal's writer: loaded, like it, on first use, and not awaited again
  * once loaded (`writesModule ?? await loadWrites()`): a write then starts in the same turn it was asked for.
  */
-type WritesModule = Pick<typeof import('./run-steps.js'), 'runStepsSync'> & Pick<typeof import('./update-sink.js'), 'sqliteUpdateSink'>;
+type WritesModule = Pick<typeof import('./run-steps.js'), 'runStepsSync'> & Pick<typeof import('./update-sink.js'), 'sqliteUpdateSink' | 'burstTicks'>;
 let writesModule: WritesModule | undefined;
 const loadWrites = async (): Promise<WritesModule> => {
   await loadEvents();
   if (!writesModule) {
-    const [{ runStepsSync }, { sqliteUpdateSink }] = await Promise.all([import('./run-steps.js'), import('./update-sink.js')]);
-    writesModule = { runStepsSync, sqliteUpdateSink };
+    const [{ runStepsSync }, { sqliteUpdateSink, burstTicks }] = await Promise.all([import('./run-steps.js'), import('./update-sink.js')]);
+    writesModule = { runStepsSync, sqliteUpdateSink, burstTicks };
   }
   return writesModule;
 };
@@ -112,6 +112,7 @@ export function sqliteStorage(store: Store, options: { owned?: boolean } = {}): 
   const repos = repositories(store);
   // A receiver's callbacks: one group commit for a burst of them (commit-group.ts), made on the first such write.
   let burst: (<T>(fn: () => T) => Promise<T>) | undefined;
+  let bursts: ReturnType<WritesModule['burstTicks']> | undefined;
   const storage: Storage = {
     kind: 'sqlite',
     location: store.path,
@@ -122,7 +123,11 @@ export function sqliteStorage(store: Store, options: { owned?: boolean } = {}): 
     write: async (make, mode = 'now') => {
       const { runStepsSync } = writesModule ?? (await loadWrites());
       if (mode === 'group') return store.batch(() => runStepsSync(store.db, make()));
-      if (mode === 'burst') return (burst ??= commitGroups((fn) => store.batch(fn)))(() => runStepsSync(store.db, make()));
+      if (mode === 'burst') {
+        // A burst's updates are narrow rows, their runs written as its savepoint ends (update-sink.ts).
+        const ticks = (bursts ??= (writesModule ?? (await loadWrites())).burstTicks(store.db));
+        return (burst ??= commitGroups((fn) => store.batch(() => ticks.within(fn))))(() => runStepsSync(store.db, make(ticks.tick())));
+      }
       return store.transaction(() => runStepsSync(store.db, make()));
     },
     updates: (): UpdateSink => {

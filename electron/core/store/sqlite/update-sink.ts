@@ -2,7 +2,8 @@
  * SQLite's sink for a sequence of updates (Storage.updates): each update in a savepoint of the store's group writer,
  * committed with what the same tick of network data brings (a commit per event costs more than the event at stream
  * rates; Store.grouped). Within a tick, the status updates of a task and the chunks appended to an artifact write the
- * task's and the artifact's row once, when the tick commits (the tick's values, GroupWriter.set).
+ * task's and the artifact's row once, when the tick commits (the tick's values, GroupWriter.set). Its updates are
+ * narrow journal rows, and the run of each agent and context is written once, when the tick commits (schema v14).
  */
 import type { Db } from '../db.js';
 import type { GroupWriter, Store } from '../store.js';
@@ -10,13 +11,32 @@ import type { TickValues, UpdateSink } from '../storage.js';
 import { appendArtifactChunk, artifactHead, saveArtifactHead } from '../repos/conversation.js';
 import { appendedHead, partsOf, type ArtifactHead } from '../rows/conversation.js';
 import { runStepsSync } from './run-steps.js';
+import { appendEvent, appendUpdateRow } from '../repos/events.js';
+import { extendRun, runKey, type UpdateRun } from '../rows/update-runs.js';
+import { RUNS } from '../statements/update-runs.js';
 
 const taskKey = (taskId: string) => `task ${taskId}`;
 const artifactKey = (taskId: string, artifactId: string) => `artifact ${taskId} ${artifactId}`;
 
 /** The values of `writer`'s open tick, written through `db` when it commits. */
 export function tickValues(writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>, db: Db): TickValues {
+  const save = saveRun(db);
   return {
+    appendUpdate(event, knownSecrets) {
+      const appended = appendUpdateRow(db, event, knownSecrets);
+      if (!appended) return null;
+      // The row now; its run (first and last sequence, types, count) once, when the tick commits.
+      const key = runKey(event.agentAlias, event.contextId);
+      const run = extendRun(
+        writer.get<UpdateRun | null>(key, () => null),
+        appended.sequence,
+        event.type,
+        event.agentAlias ?? null,
+        event.contextId ?? null,
+      );
+      writer.set(key, run, save);
+      return appended;
+    },
     appendChunk(write) {
       const { taskId, artifactId } = write;
       const key = artifactKey(taskId, artifactId);
@@ -38,6 +58,50 @@ export function tickValues(writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>, 
     settleArtifact: (taskId, artifactId) => writer.settle(artifactKey(taskId, artifactId)),
   };
 }
+
+/**
+ * The tick of one burst of webhook callbacks (Storage.write `burst`, one savepoint of a group commit): their updates
+ * are narrow rows, and the run of each agent and context is written as the burst's savepoint ends, so it rolls back
+ * with the rows. Task and artifact rows are written at once, as without a tick (a burst holds few updates of a task).
+ */
+export function burstTicks(db: Db): { within<T>(fn: () => T): T; tick(): TickValues | undefined } {
+  let runs: Map<string, UpdateRun> | undefined;
+  const save = saveRun(db);
+  const tick: TickValues = {
+    appendUpdate(event, knownSecrets) {
+      // Outside a burst's savepoint there is no run to record it in: a whole row, which every index holds.
+      if (!runs) return appendEvent(db, event, knownSecrets);
+      const appended = appendUpdateRow(db, event, knownSecrets);
+      if (!appended) return null;
+      const key = runKey(event.agentAlias, event.contextId);
+      runs.set(key, extendRun(runs.get(key) ?? null, appended.sequence, event.type, event.agentAlias ?? null, event.contextId ?? null));
+      return appended;
+    },
+    appendChunk: () => null,
+    setStatus: (write, saveStatus) => runStepsSync(db, saveStatus(write)),
+    settleTask: () => undefined,
+    settleArtifact: () => undefined,
+  };
+  return {
+    within<T>(fn: () => T): T {
+      runs = new Map();
+      try {
+        const value = fn();
+        for (const run of runs.values()) save(run);
+        return value;
+      } finally {
+        runs = undefined;
+      }
+    },
+    tick: () => (runs ? tick : undefined),
+  };
+}
+
+/** Writes a tick's run of updates (journal_runs). */
+const saveRun =
+  (db: Db) =>
+  (run: UpdateRun): void =>
+    void db.prepare(RUNS.insert.sqlite).run(run.last, run.first, run.agentAlias, run.contextId, run.types, run.count);
 
 export function sqliteUpdateSink(store: Store): UpdateSink {
   const writer = store.grouped();

@@ -2,6 +2,7 @@
 import { sql } from '../sql.js';
 import { COUNT } from './common.js';
 import { updateTypesWhere } from './update-rows.js';
+import { CONTEXT_RUN_COUNT, contextRunRows, NOT_NARROW } from './update-runs.js';
 
 /**
  * The columns of each table an export reads, in SQLite's `SELECT *` order: named, since PostgreSQL's tables have
@@ -25,17 +26,18 @@ export const CONTEXTS = {
   /**
    * The contexts, newest first, with their counts. `messages` counts what a thread shows: requests, answers and local
    * rows, and every update (its journal event; an update journaled by an earlier version also has a message row, not
-   * counted twice).
+   * counted twice). A context's narrow rows (schema v14) are counted by its runs.
    */
   list: sql`SELECT c.*,
            (SELECT ${COUNT} FROM messages m WHERE m.context_id = c.context_id AND m.direction NOT IN ('stream_event', 'push'))
-             + (SELECT ${COUNT} FROM events u WHERE u.context_id = c.context_id AND ${updateTypesWhere('u')}) AS messages,
+             + (SELECT ${COUNT} FROM events u WHERE u.context_id = c.context_id AND u.${NOT_NARROW} AND ${updateTypesWhere('u')})
+             + ${CONTEXT_RUN_COUNT} AS messages,
            (SELECT ${COUNT} FROM tasks t WHERE t.context_id = c.context_id) AS tasks,
-           (SELECT ${COUNT} FROM events e WHERE e.context_id = c.context_id) AS events
+           (SELECT ${COUNT} FROM events e WHERE e.context_id = c.context_id AND e.${NOT_NARROW}) + ${CONTEXT_RUN_COUNT} AS events
          FROM contexts c ORDER BY c.updated_at DESC, c.context_id LIMIT ?`,
-  /** An export's rows of each table (the context's id the one parameter). */
+  /** An export's rows of each table (the context's id the one parameter; twice for the events). */
   exportMessages: sql`SELECT ${MESSAGE_ROW} FROM messages WHERE context_id = ? ORDER BY created_at, rowid`,
   exportTasks: sql`SELECT ${TASK_ROW} FROM tasks WHERE context_id = ? ORDER BY created_at, task_id`,
   exportArtifacts: sql`SELECT ${ARTIFACT_ROW} FROM artifacts WHERE task_id IN (SELECT task_id FROM tasks WHERE context_id = ?) ORDER BY task_id, artifact_id`,
-  exportEvents: sql`SELECT ${EVENT_ROW} FROM events WHERE context_id = ? ORDER BY sequence`,
+  exportEvents: sql`SELECT ${EVENT_ROW} FROM events WHERE context_id = ? AND ${NOT_NARROW} UNION ${contextRunRows(EVENT_ROW)} ORDER BY sequence`,
 };

@@ -6,6 +6,7 @@
 import { fragment, sql, type Fragment } from '../sql.js';
 import { UPDATE_COLUMNS, UPDATE_EVENT_TYPES } from '../rows/update-rows.js';
 import { jsonField, NO_INDEX } from './common.js';
+import { contextRunRows, NOT_NARROW } from './update-runs.js';
 
 /** The condition on `events` (aliased `table`) of the update events, however they were stored. */
 export const updateTypesWhere = (table?: string): Fragment =>
@@ -15,10 +16,15 @@ export const updateTypesWhere = (table?: string): Fragment =>
 const STORED_ONCE = fragment`${updateTypesWhere()} AND ${jsonField('payload_json', 'message_row')} IS NULL`;
 
 export const UPDATES = {
-  /** A task's updates, oldest first (read from idx_events_task). */
+  /** A task's updates, oldest first (read from idx_events_task, which holds narrow rows too). */
   ofTask: sql`SELECT ${UPDATE_COLUMNS} FROM events WHERE task_id = ? AND ${STORED_ONCE} ORDER BY sequence`,
-  /** A context's updates, oldest first (read from idx_events_context). */
-  ofContext: sql`SELECT ${UPDATE_COLUMNS} FROM events WHERE context_id = ? AND ${STORED_ONCE} ORDER BY sequence`,
-  /** An agent's updates in a context that belong to no task (context, agent), oldest first. */
-  taskFree: sql`SELECT ${UPDATE_COLUMNS} FROM events WHERE context_id = ? AND ${NO_INDEX}agent_alias = ? AND ${NO_INDEX}task_id IS NULL AND ${STORED_ONCE} ORDER BY sequence`,
+  /**
+   * A context's updates, oldest first: the rows idx_events_context holds, then the narrow rows of the context's runs
+   * (schema v14; a narrow row is always an update stored once). Parameters: the context id, twice.
+   */
+  ofContext: sql`SELECT ${UPDATE_COLUMNS} FROM events WHERE context_id = ? AND ${NOT_NARROW} AND ${STORED_ONCE}
+    UNION ${contextRunRows(UPDATE_COLUMNS)} ORDER BY sequence`,
+  /** An agent's updates in a context that belong to no task, oldest first. Parameters: (context, agent), twice. */
+  taskFree: sql`SELECT ${UPDATE_COLUMNS} FROM events WHERE context_id = ? AND ${NO_INDEX}agent_alias = ? AND ${NO_INDEX}task_id IS NULL AND ${NOT_NARROW} AND ${STORED_ONCE}
+    UNION ${contextRunRows(UPDATE_COLUMNS, ' AND r.agent_alias = ? AND e.agent_alias = r.agent_alias AND e.task_id IS NULL')} ORDER BY sequence`,
 };

@@ -55,14 +55,14 @@ export function contextMethods(query: Query): ContextMethods {
 
     async contextRows(contextId): Promise<ContextRows> {
       const what = 'history.contextRows';
-      const all = async (table: string, sql: Statement) =>
-        (await run<Record<string, unknown>>(query, what, sql, [contextId])).rows.map(parseJsonColumns(table));
+      const all = async (table: string, sql: Statement, params: unknown[] = [contextId]) =>
+        (await run<Record<string, unknown>>(query, what, sql, params)).rows.map(parseJsonColumns(table));
       const [messages, updates, tasks, artifacts, events] = await Promise.all([
         all('messages', CONTEXTS.exportMessages),
         updatesOfContext(query, contextId, what),
         all('tasks', CONTEXTS.exportTasks),
         all('artifacts', CONTEXTS.exportArtifacts),
-        all('events', CONTEXTS.exportEvents),
+        all('events', CONTEXTS.exportEvents, [contextId, contextId]),
       ]);
       return {
         messages: interleave(

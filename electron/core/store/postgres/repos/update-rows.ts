@@ -20,8 +20,8 @@ export const updatesOfTask = (query: Query, taskId: string, what = 'conversation
 
 /** A context's updates, oldest first (read from idx_events_context). */
 export const updatesOfContext = (query: Query, contextId: string, what = 'history.updatesOfContext'): Promise<UpdateMessageRow[]> =>
-  updates(query, what, UPDATES.ofContext, [contextId]);
+  updates(query, what, UPDATES.ofContext, [contextId, contextId]);
 
 /** An agent's updates in a context that belong to no task (a stream answered with a Message), oldest first. */
 export const taskFreeUpdatesOf = (query: Query, agentAlias: string, contextId: string, what = 'conversation.directResponsesOf'): Promise<UpdateMessageRow[]> =>
-  updates(query, what, UPDATES.taskFree, [contextId, agentAlias]);
+  updates(query, what, UPDATES.taskFree, [contextId, agentAlias, contextId, agentAlias]);
