@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventFilter } from '../electron/core/events/journal.js';
 import { NARROW_SINCE_EVENTS } from '../electron/core/store/repos/events.js';
 import { type NewEvent } from '../electron/core/store/rows/events.js';
-import { runKey, updateTypeBit } from '../electron/core/store/rows/update-runs.js';
+import { extendRun, runKey, updateTypeBit, type UpdateRun } from '../electron/core/store/rows/update-runs.js';
 import type { Db } from '../electron/core/store/db.js';
 import { median, quantile } from './_stats.js';
 
@@ -323,21 +323,19 @@ function narrowWriter(db: Db): (event: NewEvent, at: string, endOfTick: boolean)
   const run = db.prepare(
     `INSERT INTO journal_runs (last_sequence, first_sequence, agent_alias, context_id, types, update_count, last_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
-  let runs = new Map<string, { first: number; last: number; agent: string | null; context: string | null; types: number; count: number; at: string }>();
+  /** The open tick's runs, each with the time of its last update. */
+  let runs = new Map<string, { run: UpdateRun; at: string }>();
   return (event, at, endOfTick) => {
-    const bit = updateTypeBit(event.type);
-    if (bit === 0) whole.run(...journalRow(event, at));
+    if (updateTypeBit(event.type) === 0) whole.run(...journalRow(event, at));
     else {
       // Stored once: no message row beside it (the mix's updates name one, as versions before issue 23 wrote them).
       const { message_row: _row, ...payload } = event.payload as Record<string, unknown>;
       const sequence = Number(narrow.run(...journalRow({ ...event, payload }, at)).lastInsertRowid);
       const key = runKey(event.agentAlias, event.contextId);
-      const open = runs.get(key);
-      if (open) Object.assign(open, { last: sequence, types: open.types | bit, count: open.count + 1, at });
-      else runs.set(key, { first: sequence, last: sequence, agent: event.agentAlias ?? null, context: event.contextId ?? null, types: bit, count: 1, at });
+      runs.set(key, { run: extendRun(runs.get(key)?.run ?? null, sequence, event), at });
     }
     if (!endOfTick) return;
-    for (const r of runs.values()) run.run(r.last, r.first, r.agent, r.context, r.types, r.count, r.at);
+    for (const { run: r, at: last } of runs.values()) run.run(r.last, r.first, r.agentAlias, r.contextId, r.types, r.count, last);
     runs = new Map();
   };
 }

@@ -70,7 +70,7 @@ const CASES: Case[] = [
       return (i) => {
         const event = { type: 'a2a.stream.artifact_update', agentAlias: 'peer', contextId: 'bench-context', taskId: 'bench-task', payload: update(i) };
         const { sequence } = appendUpdateRow(db, event)!;
-        run = extendRun(run, sequence, event.type, 'peer', 'bench-context');
+        run = extendRun(run, sequence, event);
         if (i % PER_TRANSACTION !== PER_TRANSACTION - 1 && i !== ROWS - 1) return;
         db.prepare(RUNS.insert.sqlite).run(run.last, run.first, run.agentAlias, run.contextId, run.types, run.count);
         run = null;

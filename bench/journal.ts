@@ -97,7 +97,8 @@ const explain = (db: Db, sql: string, params: unknown[]) =>
 const planOf = (db: Db, q: EventQuery) => {
   const { sql, params } = eventQuerySql(db, q);
   const runs = eventRunsQuery(db, q, ALL_UPDATE_TYPES);
-  const runsPlan = runs ? `; runs: ${explain(db, runsSql(runs).sql, runsSql(runs).params)}, each a rowid range` : '';
+  const plan = runs && runsSql(runs);
+  const runsPlan = plan ? `; runs: ${explain(db, plan.sql, plan.params)}, each a rowid range` : '';
   return `${explain(db, sql, params)}${runsPlan}`;
 };
 

@@ -123,6 +123,7 @@ const storeSize = (path: string): number => {
 
 /** The store `selection` names, opened for `core`: the SQLite file with the config's seeds synced in, or the shared pool. */
 async function openCoreStorage(core: Core, selection: StoreSelection, nativeBinding: string | undefined): Promise<Storage> {
+  let noticeUpgrade: boolean | undefined;
   const storage = await openStorage(selection, {
     sqlite: {
       path: core.paths.database,
@@ -131,8 +132,9 @@ async function openCoreStorage(core: Core, selection: StoreSelection, nativeBind
       // A long upgrade (the journal of a store past UPGRADE_NOTICE_BYTES rebuilt) says where it is, on stderr and in
       // the window's notices; a small store's takes a moment and says nothing.
       onMigration: (p) => {
-        if (storeSize(core.paths.database) >= UPGRADE_NOTICE_BYTES)
-          core.warn(`upgrading the store to schema v${p.version} (${p.name}), step ${p.step} of ${p.steps}: ${p.label}`);
+        // Sized once, at the upgrade's first step (the file does not change under the migration's transaction).
+        noticeUpgrade ??= storeSize(core.paths.database) >= UPGRADE_NOTICE_BYTES;
+        if (noticeUpgrade) core.warn(`upgrading the store to schema v${p.version} (${p.name}), step ${p.step} of ${p.steps}: ${p.label}`);
       },
     },
     postgres: {

@@ -193,8 +193,10 @@ export function migrate(db: Db, migrations: Migration[] = MIGRATIONS, onMigratio
   const pending = (applied: AppliedMigration[]) => migrations.filter((m) => !applied.some((row) => row.version === m.version));
   if (pending(verifyMigrations(db, migrations)).length === 0) return;
   // An upgrade that rebuilds a table sorts every row into each index: in a large cache and on a second core rather
-  // than in small spills to temporary files (the cache is restored after; temp_store stays MEMORY, as store.ts sets it).
+  // than in small spills to temporary files (cache and threads are restored after; temp_store stays MEMORY, as
+  // store.ts sets it).
   const cache = db.pragma('cache_size', { simple: true }) as number;
+  const threads = db.pragma('threads', { simple: true }) as number;
   db.pragma(`cache_size = -${MIGRATION_CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
   db.pragma('threads = 2');
@@ -214,6 +216,7 @@ export function migrate(db: Db, migrations: Migration[] = MIGRATIONS, onMigratio
     }
   }).immediate();
   db.pragma(`cache_size = ${cache}`);
+  db.pragma(`threads = ${threads}`);
 }
 
 export const nowIso = () => new Date().toISOString();

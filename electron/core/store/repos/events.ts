@@ -19,21 +19,19 @@ const APPEND_UPDATE_SQL = sql`${APPEND_UPDATE}`;
  * Appends one event with a redacted payload and metadata; returns its sequence and id, or null when the dedupe key was
  * seen. `eventId` is given when the caller already names the event (an update's row id, a stream's message id).
  */
-export function appendEvent(db: Db, event: NewEvent, knownSecrets: readonly string[] = []): { sequence: number; eventId: string } | null {
-  const { eventId, values } = eventValues(event, knownSecrets);
-  const info = db.prepare(APPEND_SQL.sqlite).run(...values);
-  if (info.changes === 0) return null;
-  return { sequence: Number(info.lastInsertRowid), eventId };
-}
+export const appendEvent = (db: Db, event: NewEvent, knownSecrets: readonly string[] = []) => append(db, APPEND_SQL.sqlite, event, knownSecrets);
 
 /**
  * Appends one update as a narrow row (schema v14): indexed by task and sequence only. The caller records it in its
  * tick's run (sqlite/update-sink.ts), which is how the journal's other filters find it; a narrow row written without
  * its run would be found by task and by a walk of the journal only.
  */
-export function appendUpdateRow(db: Db, event: NewEvent, knownSecrets: readonly string[] = []): { sequence: number; eventId: string } | null {
+export const appendUpdateRow = (db: Db, event: NewEvent, knownSecrets: readonly string[] = []) => append(db, APPEND_UPDATE_SQL.sqlite, event, knownSecrets);
+
+/** `event`'s values (rows/events.ts `eventValues`) inserted by `statement`: its sequence and id, or null when its dedupe key was seen. */
+function append(db: Db, statement: string, event: NewEvent, knownSecrets: readonly string[]): { sequence: number; eventId: string } | null {
   const { eventId, values } = eventValues(event, knownSecrets);
-  const info = db.prepare(APPEND_UPDATE_SQL.sqlite).run(...values);
+  const info = db.prepare(statement).run(...values);
   if (info.changes === 0) return null;
   return { sequence: Number(info.lastInsertRowid), eventId };
 }
@@ -99,7 +97,7 @@ const ACTOR_COLUMNS = [
 /** The index a query is read by: a narrow `since`'s, a filter column's, or none (the table by sequence). */
 type QueryIndex = 'timestamp' | (typeof FILTER_COLUMNS)[number][0] | null;
 
-function queryIndex(db: Db, query: EventQuery): QueryIndex {
+export function queryIndex(db: Db, query: EventQuery): QueryIndex {
   if (query.since && sinceIsNarrow(db, query.since)) return 'timestamp';
   const index = FILTER_COLUMNS.find(([, key]) => !!query[key])?.[0] ?? null;
   // An update type's whole rows are the journal's from before schema v14 (its updates since are narrow): when they are

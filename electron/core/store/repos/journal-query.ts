@@ -5,7 +5,7 @@
  * (events/journal-query.ts parses them; postgres/repos/journal-reads.ts is PostgreSQL's reading of the same query.)
  */
 import type { Db } from '../db.js';
-import { containsPattern, eventQuerySql, eventRowOf, eventRunsQuery, listEvents, type EventRow, type RawEvent } from './events.js';
+import { containsPattern, eventQuerySql, eventRowOf, eventRunsQuery, listEvents, queryIndex, type EventRow, type QueryIndex, type RawEvent } from './events.js';
 import { mergeRunRows } from './event-runs.js';
 import { updateTypeBits } from '../rows/update-runs.js';
 import { sqliteJsonField } from '../stored-json.js';
@@ -32,10 +32,13 @@ function journalConditions(query: JournalQuery): { where: string[]; params: unkn
 
 const typePrefixPattern = (prefix: string) => `${containsPattern(prefix).slice(1, -1)}%`;
 
-/** The SQL `journalEvents` runs for a query with a type prefix or an outcome (tests EXPLAIN it): the rows its index holds. */
-export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; params: unknown[] } {
+/**
+ * The SQL `journalEvents` runs for a query with a type prefix or an outcome (tests EXPLAIN it): the rows its index
+ * holds. `index`: the query's plan, when the caller has picked it already (events.ts `queryIndex`).
+ */
+export function journalQuerySql(db: Db, query: JournalQuery, index: QueryIndex = queryIndex(db, query)): { sql: string; params: unknown[] } {
   const { typePrefix: _prefix, outcome: _outcome, limit, ...base } = query;
-  const inner = eventQuerySql(db, { ...base, limit: -1 });
+  const inner = eventQuerySql(db, { ...base, limit: -1 }, index);
   const { where, params } = journalConditions(query);
   const order = query.afterSequence !== undefined ? 'ASC' : 'DESC';
   const defaultLimit = query.afterSequence !== undefined ? 500 : 50;
@@ -48,13 +51,16 @@ export function journalQuerySql(db: Db, query: JournalQuery): { sql: string; par
 /** `listEvents` with the journal's own filters: the newest `limit` matches oldest first, or the next after a cursor. */
 export function journalEvents(db: Db, query: JournalQuery): EventRow[] {
   if (!query.typePrefix && !query.outcome) return listEvents(db, query);
-  const { sql, params } = journalQuerySql(db, query);
+  // One plan for both reads (picking it counts rows in an index or two).
+  const index = queryIndex(db, query);
+  const { sql, params } = journalQuerySql(db, query, index);
   const indexed = db.prepare(sql).all(...params) as RawEvent[];
   // The narrow rows (schema v14) the prefix allows, through their runs, with the same conditions on each row.
   const runs = eventRunsQuery(
     db,
     query,
     updateTypeBits((type) => type.startsWith(query.typePrefix ?? '')),
+    index,
   );
   let rows = indexed;
   if (runs) {

@@ -4,6 +4,7 @@
  * filters other than the task find narrow rows through it. Neither engine owns this module.
  */
 import { UPDATE_EVENT_TYPES } from './update-rows.js';
+import type { NewEvent } from './events.js';
 
 export interface UpdateRun {
   first: number;
@@ -29,9 +30,9 @@ export const updateTypeBits = (matches: (type: string) => boolean): number =>
 export const runKey = (agentAlias: string | null | undefined, contextId: string | null | undefined): string =>
   `run ${agentAlias ?? ''}\u0000${contextId ?? ''}`;
 
-/** `run` with one more update (a new run when there is none yet). */
-export function extendRun(run: UpdateRun | null, sequence: number, type: string, agentAlias: string | null, contextId: string | null): UpdateRun {
-  const bit = updateTypeBit(type);
-  if (!run) return { first: sequence, last: sequence, agentAlias, contextId, types: bit, count: 1 };
+/** `run` with one more update, `event` appended as `sequence` (a new run of its agent and context when there is none yet). */
+export function extendRun(run: UpdateRun | null, sequence: number, event: Pick<NewEvent, 'type' | 'agentAlias' | 'contextId'>): UpdateRun {
+  const bit = updateTypeBit(event.type);
+  if (!run) return { first: sequence, last: sequence, agentAlias: event.agentAlias ?? null, contextId: event.contextId ?? null, types: bit, count: 1 };
   return { ...run, last: sequence, types: run.types | bit, count: run.count + 1 };
 }

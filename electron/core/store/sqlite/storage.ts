@@ -121,11 +121,11 @@ export function sqliteStorage(store: Store, options: { owned?: boolean } = {}): 
     ...repos,
     read: async (steps) => (writesModule ?? (await loadWrites())).runStepsSync(store.db, steps),
     write: async (make, mode = 'now') => {
-      const { runStepsSync } = writesModule ?? (await loadWrites());
+      const { runStepsSync, burstTicks } = writesModule ?? (await loadWrites());
       if (mode === 'group') return store.batch(() => runStepsSync(store.db, make()));
       if (mode === 'burst') {
         // A burst's updates are narrow rows, their runs written as its savepoint ends (update-sink.ts).
-        const ticks = (bursts ??= (writesModule ?? (await loadWrites())).burstTicks(store.db));
+        const ticks = (bursts ??= burstTicks(store.db));
         return (burst ??= commitGroups((fn) => store.batch(() => ticks.within(fn))))(() => runStepsSync(store.db, make(ticks.tick())));
       }
       return store.transaction(() => runStepsSync(store.db, make()));

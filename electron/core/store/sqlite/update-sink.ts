@@ -27,14 +27,15 @@ export function tickValues(writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>, 
       if (!appended) return null;
       // The row now; its run (first and last sequence, types, count) once, when the tick commits.
       const key = runKey(event.agentAlias, event.contextId);
-      const run = extendRun(
-        writer.get<UpdateRun | null>(key, () => null),
-        appended.sequence,
-        event.type,
-        event.agentAlias ?? null,
-        event.contextId ?? null,
+      writer.set(
+        key,
+        extendRun(
+          writer.get<UpdateRun | null>(key, () => null),
+          appended.sequence,
+          event,
+        ),
+        save,
       );
-      writer.set(key, run, save);
       return appended;
     },
     appendChunk(write) {
@@ -74,7 +75,7 @@ export function burstTicks(db: Db): { within<T>(fn: () => T): T; tick(): TickVal
       const appended = appendUpdateRow(db, event, knownSecrets);
       if (!appended) return null;
       const key = runKey(event.agentAlias, event.contextId);
-      runs.set(key, extendRun(runs.get(key) ?? null, appended.sequence, event.type, event.agentAlias ?? null, event.contextId ?? null));
+      runs.set(key, extendRun(runs.get(key) ?? null, appended.sequence, event));
       return appended;
     },
     appendChunk: () => null,
