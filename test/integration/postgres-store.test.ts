@@ -24,6 +24,7 @@ import type { Storage } from '../../electron/core/store/storage.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
 import { freshPostgresUrl, ignoringIdleErrors, postgresAdminUrl, withAdminClient, withUrl, type FreshDatabase } from '../support/postgres.js';
 import { postgresStoragesOfBlock } from '../support/stores.js';
+import { MAX_RUN_COUNT } from '../../electron/core/store/statements/update-runs.js';
 
 /**
  * A pool as postgres/connect.ts makes one: its connections' search_path is the profile's schema. With an 'error'
@@ -438,6 +439,21 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
     expect(await s.journal.append({ type: 'test.once', dedupeKey: 'k1' })).not.toBeNull();
     expect(await s.journal.append({ type: 'test.once', dedupeKey: 'k1', payload: { again: true } })).toBeNull();
     expect(await e.rows(`SELECT event_type, payload_json FROM events`)).toEqual([{ event_type: 'test.once', payload_json: '{}' }]);
+  });
+
+  it('journal: runs forged in the store (counts past any integer, negative) leave the context list answering, within bounds', async () => {
+    await s.conversation.ensureContext('ctx-forged', null);
+    await s.journal.append({ type: 'test.kept', contextId: 'ctx-forged' });
+    for (const [last, count] of [
+      [1_000_001, 2_147_483_647],
+      [1_000_002, 2_147_483_647],
+      [1_000_003, -5],
+    ])
+      await e.rows(
+        `INSERT INTO journal_runs (last_sequence, first_sequence, agent_alias, context_id, types, update_count) VALUES (${last}, 1, NULL, 'ctx-forged', 1, ${count}) RETURNING last_sequence`,
+      );
+    const [listed] = await s.history.listContexts(10);
+    expect(listed).toMatchObject({ context_id: 'ctx-forged', events: 1 + MAX_RUN_COUNT, messages: MAX_RUN_COUNT });
   });
 
   it('transaction: commits together; a failure inside leaves nothing of it', async () => {

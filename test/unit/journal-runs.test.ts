@@ -143,6 +143,46 @@ describe('narrow update rows and their runs', () => {
     store.close();
   });
 
+  it("follows an agent's journal from a cursor inside a tick's run without repeating the rows up to the cursor", () => {
+    const store = storeAt();
+    const writer = store.grouped();
+    const tick = tickValues(writer, store.db);
+    for (let n = 0; n < 5; n++)
+      writer.write(() => tick.appendUpdate({ type: 'a2a.stream.status_update', agentAlias: 'a1', contextId: 'c1', taskId: 't1', payload: { n } }));
+    writer.flush();
+    const sequences = everyRow(store).map((e) => e.sequence);
+    for (const filter of [{ agentAlias: 'a1' }, { contextId: 'c1' }, { type: 'a2a.stream.status_update' }])
+      expect(
+        listEvents(store.db, { ...filter, afterSequence: sequences[2] }).map((e) => e.sequence),
+        JSON.stringify(filter),
+      ).toEqual(sequences.slice(3));
+    store.close();
+  });
+
+  it('returns only matching rows, each once, when runs were forged or changed outside missive', async () => {
+    const store = storeAt();
+    await fill(store, 120, 5);
+    const all = everyRow(store);
+    const last = all.at(-1)!.sequence;
+    // Runs that lie: one claiming the whole journal (every type, a huge count) for a1 in c1, one naming rows of other
+    // agents and contexts, one reaching past the journal's end and below its start, one with no type.
+    const forge = store.db.prepare(
+      `INSERT INTO journal_runs (last_sequence, first_sequence, agent_alias, context_id, types, update_count) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    forge.run(last + 1_000_000, -5, 'a1', 'c1', 0x7fffffff, 2_000_000_000);
+    forge.run(last + 1_000_001, 1, 'a2', 'c0', 0x7fffffff, 1);
+    forge.run(last + 1_000_002, Math.floor(last / 2), 'a0', null, 0, 0);
+    for (const q of queries(all)) {
+      const { typePrefix, outcome, search, ...base } = q;
+      const got = typePrefix || outcome || search ? journalEvents(store.db, q) : listEvents(store.db, base as EventQuery);
+      expect(
+        got.map((e) => e.sequence),
+        JSON.stringify(q),
+      ).toEqual(expected(all, q).map((e) => e.sequence));
+    }
+    store.close();
+  });
+
   it("reads a context's thread, export and counts with its narrow rows, each once", async () => {
     const store = storeAt();
     await fill(store, 120, 11);

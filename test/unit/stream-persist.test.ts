@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../electron/core/store/store.js';
-import { ensureContext, getArtifact, getTaskJson, responsesOfTask, upsertTask } from '../../electron/core/store/repos/conversation.js';
+import { ensureContext, getArtifact, getTaskJson, listArtifactsOfTask, responsesOfTask, upsertTask } from '../../electron/core/store/repos/conversation.js';
 import { applyUpdateSteps, type UpdateSource } from '../../electron/core/tasks/apply-update.js';
 import { runStepsSync } from '../../electron/core/store/sqlite/run-steps.js';
 import { tickValues } from '../../electron/core/store/sqlite/update-sink.js';
@@ -166,12 +166,13 @@ describe('stream persistence', () => {
     store.close();
   });
 
-  it('writes the task row and the artifact row once per tick of a stream, with the last status and every chunk', () => {
+  it('writes the task row, the artifact row and one chunk row per tick of a stream, with the last status and every chunk', () => {
     const { store } = seeded();
     const db = store.db;
     db.exec(`CREATE TEMP TABLE writes (what TEXT);
       CREATE TEMP TRIGGER task_writes AFTER UPDATE ON main.tasks BEGIN INSERT INTO writes VALUES ('task'); END;
-      CREATE TEMP TRIGGER artifact_writes AFTER UPDATE ON main.artifacts BEGIN INSERT INTO writes VALUES ('artifact'); END;`);
+      CREATE TEMP TRIGGER artifact_writes AFTER UPDATE ON main.artifacts BEGIN INSERT INTO writes VALUES ('artifact'); END;
+      CREATE TEMP TRIGGER chunk_writes AFTER INSERT ON main.artifact_chunks BEGIN INSERT INTO writes VALUES ('chunk'); END;`);
     const writes = () => db.prepare(`SELECT what, count(*) AS n FROM writes GROUP BY what ORDER BY what`).all();
     const writer = store.grouped();
     const tick = { ...source, ensured: new Set<string>() };
@@ -190,9 +191,11 @@ describe('stream persistence', () => {
     ].map((u) => writer.write(() => runStepsSync(db, applyUpdateSteps(tick, u, tickValues(writer, db)))));
     expect(applied.filter((a) => a.artifact).map((a) => a.artifact!.version)).toEqual([1, 2, 3, 4]);
     writer.flush();
-    // One write of the task row and one of the artifact row for the whole tick (the artifact's first chunk inserts it).
+    // One write of the task row, one of the artifact row and one chunk row for the whole tick (the artifact's first
+    // chunk inserts its row and its first chunk row; the three appended chunks are the second chunk row).
     expect(writes()).toEqual([
       { what: 'artifact', n: 1 },
+      { what: 'chunk', n: 2 },
       { what: 'task', n: 1 },
     ]);
     expect(db.prepare(`SELECT state, last_message_id FROM tasks WHERE task_id = 't'`).get()).toEqual({
@@ -205,6 +208,34 @@ describe('stream persistence', () => {
       last_chunk: true,
       content: { parts: [{ text: '0 ' }, { text: '1 ' }, { text: '2 ' }, { text: '3 ' }] },
     });
+    // What `task get` counts: the four chunks the agent sent, not the two rows that hold them.
+    expect(listArtifactsOfTask(db, 't')).toMatchObject([{ artifact_id: 'a', version: 4, chunks: 4, last_chunk: 1 }]);
+    store.close();
+  });
+
+  it("keeps a tick's other chunks, in order, when a write appending one fails", () => {
+    const { store } = seeded();
+    const db = store.db;
+    const writer = store.grouped();
+    const tick = { ...source, ensured: new Set<string>() };
+    const values = tickValues(writer, db);
+    const chunk = (n: number) => ({
+      variant: 'artifactUpdate' as const,
+      payload: { taskId: 't', contextId: 'c', append: n > 0, artifact: { artifactId: 'a', parts: [{ text: `${n} ` }] } },
+    });
+    const apply = (n: number) => runStepsSync(db, applyUpdateSteps(tick, chunk(n), values));
+    writer.write(() => apply(0));
+    writer.write(() => apply(1));
+    expect(() =>
+      writer.write(() => {
+        apply(2);
+        throw new Error('the write fails after its chunk');
+      }),
+    ).toThrow(/fails/);
+    writer.write(() => apply(3));
+    writer.flush();
+    expect(getArtifact(db, 't', 'a')).toMatchObject({ version: 3, content: { parts: [{ text: '0 ' }, { text: '1 ' }, { text: '3 ' }] } });
+    expect(listArtifactsOfTask(db, 't')).toMatchObject([{ chunks: 3 }]);
     store.close();
   });
 });

@@ -14,7 +14,7 @@ import { knownContext } from './service.js';
 
 /** An artifact's text is shown up to this many characters (`text_truncated` says when it was cut). */
 export const THREAD_ARTIFACT_TEXT = 4000;
-/** Chunks of one artifact read for its text: enough for the bound above, however the agent split it. */
+/** Stored chunks of one artifact read for its text: enough for the bound above, however the agent split it. */
 const ARTIFACT_CHUNKS = 200;
 
 type Part = Record<string, unknown>;
@@ -114,7 +114,14 @@ async function artifactItem(storage: Storage, row: ThreadArtifactRow): Promise<T
   let text = '';
   let truncated = false;
   const others = new Set<string>();
-  await storage.history.scanArtifactChunks(row.task_id, ARTIFACT_CHUNKS, row.artifact_id, (chunk) => {
+  let read = 0;
+  // One chunk past the bound is asked for: if it comes, the text was cut there (a stored chunk may hold several
+  // received ones, so the artifact's count of received chunks cannot tell).
+  await storage.history.scanArtifactChunks(row.task_id, ARTIFACT_CHUNKS + 1, row.artifact_id, (chunk) => {
+    if (++read > ARTIFACT_CHUNKS) {
+      truncated = true;
+      return false;
+    }
     for (const part of chunk.parts as Part[]) {
       const described = describePart(part);
       if (described) others.add(described);
@@ -127,7 +134,6 @@ async function artifactItem(storage: Storage, row: ThreadArtifactRow): Promise<T
     }
     return true;
   });
-  if (!truncated && row.chunks > ARTIFACT_CHUNKS) truncated = true;
   const summary = [text ? 'text' : null, ...others].filter(Boolean).join(', ') || 'empty';
   return {
     kind: 'artifact',

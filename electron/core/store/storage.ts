@@ -69,7 +69,10 @@ export interface TickValues {
    * its dedupe key was seen.
    */
   appendUpdate(event: NewEvent, knownSecrets?: readonly string[]): { sequence: number; eventId: string } | null;
-  /** Appends a chunk to an artifact this tick already holds (or reads now); its new version, or null when the tick holds none to append to. */
+  /**
+   * Appends a chunk to an artifact this tick already holds (or reads now): its parts join the tick's one chunk row of
+   * the artifact, saved when the tick commits. Its new version, or null when the tick holds none to append to.
+   */
   appendChunk(write: ArtifactWrite): number | null;
   /** The task's status write to save when the tick commits (the last one set wins): `save` writes it. */
   setStatus(write: TaskStatusWrite, save: (write: TaskStatusWrite) => Steps<void>): void;

@@ -12,6 +12,7 @@ import * as appendOnlyJournal from './0011-append-only-journal.js';
 import * as gatewayLease from './0012-gateway-lease.js';
 import * as actors from './0013-actors.js';
 import * as updateRuns from './0014-update-runs.js';
+import * as chunkPieces from './0015-chunk-pieces.js';
 
 import type { Migration } from '../migration.js';
 
@@ -33,4 +34,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 12, name: gatewayLease.name, sql: gatewayLease.sql },
   { version: 13, name: actors.name, sql: actors.sql },
   { version: 14, name: updateRuns.name, sql: updateRuns.sql },
+  { version: 15, name: chunkPieces.name, sql: chunkPieces.sql },
 ];

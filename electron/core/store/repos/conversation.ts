@@ -116,9 +116,12 @@ export function artifactHead(db: Db, taskId: string, artifactId: string): Artifa
   return headOf(db.prepare(CONVERSATION.artifactHead.sqlite).get(taskId, artifactId) as Parameters<typeof headOf>[0]);
 }
 
-/** Adds the parts as the artifact's next chunk; its index is computed in the insert (from the chunks' primary key). */
-export function appendArtifactChunk(db: Db, taskId: string, artifactId: string, parts: unknown[]): void {
-  db.prepare(CONVERSATION.appendChunk.sqlite).run(taskId, artifactId, JSON.stringify(parts), taskId, artifactId);
+/**
+ * Adds the parts of `pieces` received chunks (a tick's, else one) as the artifact's next stored chunk; its index is
+ * computed in the insert (from the chunks' primary key).
+ */
+export function appendArtifactChunk(db: Db, taskId: string, artifactId: string, parts: unknown[], pieces = 1): void {
+  db.prepare(CONVERSATION.appendChunk.sqlite).run(taskId, artifactId, JSON.stringify(parts), pieces, taskId, artifactId);
 }
 
 export function saveArtifactHead(db: Db, taskId: string, artifactId: string, head: ArtifactHead): void {

@@ -79,7 +79,9 @@ export function mergeRunRows(db: Db, indexed: RawEvent[], q: RunsQuery): RawEven
   const forward = q.bounds.afterSequence !== undefined;
   const { sql, params } = runsSql(q);
   const readRun = db.prepare(runRowsSql(q, forward));
-  const first = q.bounds.fromSequence ?? Number.MIN_SAFE_INTEGER;
+  // A run's range is cut to the query's bounds: a cursor may fall inside a run (a tick's rows of one agent).
+  const { afterSequence, fromSequence } = q.bounds;
+  const first = Math.max(fromSequence ?? Number.MIN_SAFE_INTEGER, afterSequence !== undefined ? afterSequence + 1 : Number.MIN_SAFE_INTEGER);
   const last = q.bounds.beforeSequence !== undefined ? q.bounds.beforeSequence - 1 : Number.MAX_SAFE_INTEGER;
   // Ahead of `b` in the answer's order.
   const ahead = forward ? (a: number, b: number) => a < b : (a: number, b: number) => a > b;

@@ -2,7 +2,8 @@
  * SQLite's sink for a sequence of updates (Storage.updates): each update in a savepoint of the store's group writer,
  * committed with what the same tick of network data brings (a commit per event costs more than the event at stream
  * rates; Store.grouped). Within a tick, the status updates of a task and the chunks appended to an artifact write the
- * task's and the artifact's row once, when the tick commits (the tick's values, GroupWriter.set). Its updates are
+ * task's and the artifact's row once, when the tick commits (the tick's values, GroupWriter.set), and the chunks one
+ * `artifact_chunks` row holding their parts in order and their number (`pieces`, schema v15). Its updates are
  * narrow journal rows, and the run of each agent and context is written once, when the tick commits (schema v14).
  */
 import type { Db } from '../db.js';
@@ -16,6 +17,29 @@ import { extendRun, runKey, type UpdateRun } from '../rows/update-runs.js';
 import { RUNS } from '../statements/update-runs.js';
 
 const taskKey = (taskId: string) => `task ${taskId}`;
+
+/** The chunks a tick received for an artifact, newest first: each write adds a link (a failing write's is dropped). */
+interface ReceivedChunks {
+  parts: unknown[];
+  count: number;
+  earlier: ReceivedChunks | null;
+}
+
+/** An artifact a tick appends to: its row as it will be saved, and the chunks received since the tick began. */
+interface AppendedArtifact {
+  head: ArtifactHead;
+  received: ReceivedChunks | null;
+}
+
+/** Saves a tick's appends to an artifact: its received chunks as one chunk row (their parts in order), then its row. */
+function saveAppended(db: Db, taskId: string, artifactId: string, { head, received }: AppendedArtifact): void {
+  if (received) {
+    const chunks: unknown[][] = [];
+    for (let link: ReceivedChunks | null = received; link; link = link.earlier) chunks.push(link.parts);
+    appendArtifactChunk(db, taskId, artifactId, chunks.reverse().flat(), received.count);
+  }
+  saveArtifactHead(db, taskId, artifactId, head);
+}
 const artifactKey = (taskId: string, artifactId: string) => `artifact ${taskId} ${artifactId}`;
 
 /** The values of `writer`'s open tick, written through `db` when it commits. */
@@ -41,16 +65,22 @@ export function tickValues(writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>, 
     appendChunk(write) {
       const { taskId, artifactId } = write;
       const key = artifactKey(taskId, artifactId);
-      const head = writer.get(key, () => artifactHead(db, taskId, artifactId));
-      if (!head) {
+      const open = writer.get<AppendedArtifact | null>(key, () => {
+        const head = artifactHead(db, taskId, artifactId);
+        return head ? { head, received: null } : null;
+      });
+      if (!open) {
         writer.settle(key);
         return null;
       }
-      // The chunk row now; the artifact row (version, header) once, when the tick commits.
-      appendArtifactChunk(db, taskId, artifactId, partsOf(write));
-      const next = appendedHead(head, write);
-      writer.set(key, next, (saved: ArtifactHead) => saveArtifactHead(db, taskId, artifactId, saved));
-      return next.version;
+      // The tick's chunks of the artifact become one chunk row, and its row (version, header) is written once, when
+      // the tick commits. Each write adds a link rather than changing the list, so a failing write drops only its own.
+      const next: AppendedArtifact = {
+        head: appendedHead(open.head, write),
+        received: { parts: partsOf(write), count: (open.received?.count ?? 0) + 1, earlier: open.received },
+      };
+      writer.set(key, next, (saved: AppendedArtifact) => saveAppended(db, taskId, artifactId, saved));
+      return next.head.version;
     },
     setStatus(write, save) {
       writer.set(taskKey(write.taskId), write, (last: typeof write) => runStepsSync(db, save(last)));

@@ -6,6 +6,12 @@ import { sqliteJsonField } from '../stored-json.js';
 export const COUNT = differ('count(*)', 'count(*)::int');
 
 /**
+ * The chunks an artifact received, from its stored chunk rows `c` (a row a stream's tick wrote holds several: its
+ * `pieces`, schema v15). PostgreSQL's sum of integers is a bigint: read as an int there.
+ */
+export const RECEIVED_CHUNKS = differ('coalesce(sum(c.pieces), 0)', 'coalesce(sum(c.pieces), 0)::int');
+
+/**
  * `+` before a column keeps SQLite off that column's index (the query's other filter picks it); PostgreSQL's planner
  * picks by its statistics and reads no such mark.
  */

@@ -6,7 +6,7 @@
  */
 import { differ, fragment, sql } from '../sql.js';
 import { TERMINAL_STATES, type ArtifactHead, type ArtifactWrite, type NewMessage, type TaskUpsert } from '../rows/conversation.js';
-import { COUNT, FOR_UPDATE, SAME, TEXT_PARAM } from './common.js';
+import { FOR_UPDATE, RECEIVED_CHUNKS, SAME, TEXT_PARAM } from './common.js';
 
 export const TASK_COLUMNS = `task_id, agent_alias, context_id, state, remote_state, protocol_version, last_message_id, updated_at`;
 const STORED_MESSAGE_COLUMNS = 'message_id, direction, role, content_json, created_at';
@@ -47,15 +47,18 @@ export const CONVERSATION = {
     ' ON CONFLICT (task_id, artifact_id) DO NOTHING',
   )}`,
   addChunk: sql`INSERT INTO artifact_chunks (task_id, artifact_id, chunk_index, parts_json) VALUES (?, ?, ?, ?)`,
-  /** Adds the parts as the artifact's next chunk, its index computed in the insert (task, artifact, parts, task, artifact). */
-  appendChunk: sql`INSERT INTO artifact_chunks (task_id, artifact_id, chunk_index, parts_json)
-     SELECT ?, ?, coalesce(max(chunk_index), -1) + 1, ? FROM artifact_chunks WHERE task_id = ? AND artifact_id = ?`,
+  /**
+   * Adds the parts of `pieces` received chunks as the artifact's next stored chunk, its index computed in the insert
+   * (task, artifact, parts, pieces, task, artifact).
+   */
+  appendChunk: sql`INSERT INTO artifact_chunks (task_id, artifact_id, chunk_index, parts_json, pieces)
+     SELECT ?, ?, coalesce(max(chunk_index), -1) + 1, ?, CAST(? AS INTEGER) FROM artifact_chunks WHERE task_id = ? AND artifact_id = ?`,
   saveHead: sql`UPDATE artifacts SET content_json = ?, name = ?, mime_type = ?, kind = ?, version = ?, last_chunk = ?, updated_at = ? WHERE task_id = ? AND artifact_id = ?`,
   setLastChunk: sql`UPDATE artifacts SET last_chunk = ? WHERE task_id = ? AND artifact_id = ?`,
   deleteChunks: sql`DELETE FROM artifact_chunks WHERE task_id = ? AND artifact_id = ?`,
   replaceArtifact: sql`UPDATE artifacts SET content_json = ?, name = ?, mime_type = ?, kind = ?, version = version + 1, last_chunk = coalesce(?, last_chunk), updated_at = ? WHERE task_id = ? AND artifact_id = ?`,
   listArtifactsOfTask: sql`SELECT a.artifact_id, a.name, a.kind, a.mime_type, a.version, a.last_chunk, a.updated_at,
-              (SELECT ${COUNT} FROM artifact_chunks c WHERE c.task_id = a.task_id AND c.artifact_id = a.artifact_id) AS chunks
+              (SELECT ${RECEIVED_CHUNKS} FROM artifact_chunks c WHERE c.task_id = a.task_id AND c.artifact_id = a.artifact_id) AS chunks
        FROM artifacts a WHERE a.task_id = ? ORDER BY a.artifact_id`,
   getArtifact: sql`SELECT artifact_id, task_id, context_id, name, mime_type, kind, version, last_chunk, content_json, updated_at FROM artifacts WHERE task_id = ? AND artifact_id = ?`,
   /** An artifact's chunks in order, each decoded by the reader (rows/history.ts `chunkParts`). */

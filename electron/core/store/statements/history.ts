@@ -5,7 +5,7 @@
  */
 import { sql } from '../sql.js';
 import { MESSAGE_COLUMNS } from '../rows/history.js';
-import { COUNT } from './common.js';
+import { RECEIVED_CHUNKS } from './common.js';
 
 export const HISTORY = {
   /** One message row by its local id. */
@@ -18,7 +18,7 @@ export const HISTORY = {
   messagesOfContext: sql`SELECT ${MESSAGE_COLUMNS}, protocol_message_id FROM messages WHERE context_id = ? ORDER BY created_at, rowid`,
   /** The artifacts of a context (by their own context, or their task's: the context's id twice), oldest first. */
   artifactsOfContext: sql`SELECT a.task_id, t.agent_alias, a.artifact_id, a.name, a.mime_type, a.kind, a.version, a.last_chunk, a.created_at, a.updated_at,
-                (SELECT ${COUNT} FROM artifact_chunks c WHERE c.task_id = a.task_id AND c.artifact_id = a.artifact_id) AS chunks
+                (SELECT ${RECEIVED_CHUNKS} FROM artifact_chunks c WHERE c.task_id = a.task_id AND c.artifact_id = a.artifact_id) AS chunks
          FROM artifacts a LEFT JOIN tasks t ON t.task_id = a.task_id
          WHERE a.context_id = ? OR a.task_id IN (SELECT task_id FROM tasks WHERE context_id = ?) ORDER BY a.created_at, a.rowid`,
 };

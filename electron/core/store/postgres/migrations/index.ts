@@ -4,6 +4,7 @@ import * as journalReads from './0002-journal-reads.js';
 import * as jobQueue from './0003-job-queue.js';
 import * as actors from './0004-actors.js';
 import * as updateRuns from './0005-update-runs.js';
+import * as chunkPieces from './0006-chunk-pieces.js';
 
 /**
  * The PostgreSQL store's migrations: ordered, append-only, their own versions and checksums (ledger in each profile's
@@ -16,4 +17,5 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 3, name: jobQueue.name, sql: jobQueue.sql },
   { version: 4, name: actors.name, sql: actors.sql },
   { version: 5, name: updateRuns.name, sql: updateRuns.sql },
+  { version: 6, name: chunkPieces.name, sql: chunkPieces.sql },
 ];

@@ -153,7 +153,7 @@ export function conversationRepository(query: Query): ConversationRepository {
         }
       }
       if (a.mode === 'append') {
-        await run(query, 'conversation.writeArtifact', CONVERSATION.appendChunk, [a.taskId, a.artifactId, partsJson, a.taskId, a.artifactId]);
+        await run(query, 'conversation.writeArtifact', CONVERSATION.appendChunk, [a.taskId, a.artifactId, partsJson, 1, a.taskId, a.artifactId]);
         const head = appendedHead(existing, a);
         await run(query, 'conversation.writeArtifact', CONVERSATION.saveHead, saveHeadParams(a.taskId, a.artifactId, head, nowIso()));
         return head.version;
