@@ -7,11 +7,15 @@
  * A third run, missive's wire path alone (openStream: SSE parsing, checks, the SDK codec; no journal), splits the
  * cost between reading the wire and persisting it.
  * Targets (issue 23): CPU ≤ 3×, rate ≥ 0.3× the SDK's; every event persisted; RSS flat (no per-event accumulation).
+ * Then whole processes (issue 38): `missive stream` of WHOLE_EVENTS events against a one-shot SDK script consuming the
+ * same stream (bench/_sdk-stream-one-shot.ts), each a child of bash measured by its `times` (user + system CPU of the
+ * whole child, start-up and exit included), alternated; target ≤ 2×.
  *
- *   npm run bench -- stream [EVENTS] [ROUNDS]
+ *   npm run bench -- stream [EVENTS] [ROUNDS] [WHOLE_EVENTS]
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +36,8 @@ import { sqliteStore } from '../test/support/sqlite-store.js';
 
 const EVENTS = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
+const WHOLE_EVENTS = Number(process.argv[4] ?? 20_000);
+const WHOLE_ROUNDS = 5;
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 interface Run {
@@ -58,8 +64,28 @@ async function measured(consume: (tick: () => void) => Promise<void>): Promise<R
   return { cpuMs: (cpu.user + cpu.system) / 1000, wallMs, events, rssGrowthMb: (peak - rss0) / 1024 / 1024 };
 }
 
-const peer = spawn(process.execPath, [join(here, '_stream-peer.js'), String(EVENTS)], { stdio: ['pipe', 'pipe', 'inherit'] });
-const baseUrl = await new Promise<string>((resolve) => createInterface({ input: peer.stdout! }).once('line', resolve));
+/** A peer process answering every stream with `events` events, and its base URL. */
+async function startPeer(events: number): Promise<{ peer: ChildProcess; baseUrl: string }> {
+  const peer = spawn(process.execPath, [join(here, '_stream-peer.js'), String(events)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const baseUrl = await new Promise<string>((resolve) => createInterface({ input: peer.stdout! }).once('line', resolve));
+  return { peer, baseUrl };
+}
+
+const run = promisify(execFile);
+
+/** User + system CPU of one child process, whole (bash's `times`: its children's), in ms; `check` reads its stdout. */
+async function wholeProcessCpu(args: string[], env: NodeJS.ProcessEnv, check: (stdout: string) => void): Promise<number> {
+  const { stdout } = await run('bash', ['-c', '"$@" > "$OUT"; times', 'bash', process.execPath, ...args], {
+    env: { ...env, OUT: join(home, 'whole-process.out') },
+    encoding: 'utf8',
+  });
+  check(readFileSync(join(home, 'whole-process.out'), 'utf8'));
+  // `times` prints the shell's user and system time, then its children's: "0m1.234s 0m0.056s".
+  const seconds = [...stdout.trim().split('\n').at(-1)!.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  return (seconds[0]! + seconds[1]!) * 1000;
+}
+
+const { peer, baseUrl } = await startPeer(EVENTS);
 const home = mkdtempSync(join(tmpdir(), 'missive-bench-stream-'));
 const core = createCore({ env: { MISSIVE_HOME: home, HOME: home }, cwd: home, secrets: createMemorySecretStore(), timeoutMs: 120_000 });
 try {
@@ -115,6 +141,38 @@ try {
     .get() as { n: number };
   const expected = EVENTS * (ROUNDS + 1);
   console.log(`persisted: ${persisted.n} of ${expected} stream events as journal events${persisted.n === expected ? '' : ' — SOME LOST'}`);
+
+  // Whole processes: `missive stream` (start-up, card, stream, every event persisted, exit) against the SDK script.
+  const whole = await startPeer(WHOLE_EVENTS);
+  try {
+    const env = { MISSIVE_HOME: home, HOME: home, PATH: process.env.PATH };
+    await addAgent(core, { alias: 'whole', baseUrl: whole.baseUrl });
+    await loadCard(core, 'whole');
+    const cli = join(here, '../../bin/missive.js');
+    const cpu = { sdk: [] as number[], missive: [] as number[] };
+    for (let round = 0; round <= WHOLE_ROUNDS; round++) {
+      const s = await wholeProcessCpu([join(here, '_sdk-stream-one-shot.js'), whole.baseUrl], env, (out) => {
+        if (Number(out) !== WHOLE_EVENTS) throw new Error(`the SDK script read ${out.trim()} of ${WHOLE_EVENTS} events`);
+      });
+      const m = await wholeProcessCpu([cli, 'stream', 'whole', 'go', '--json'], env, (out) => {
+        const events = (JSON.parse(out) as { data: { events: number } }).data.events;
+        if (events !== WHOLE_EVENTS) throw new Error(`missive stream saw ${events} of ${WHOLE_EVENTS} events`);
+      });
+      if (round === 0) continue; // warm-up
+      cpu.sdk.push(s);
+      cpu.missive.push(m);
+    }
+    const [sdkMs, missiveMs] = [median(cpu.sdk), median(cpu.missive)];
+    console.log(
+      ratioLine(
+        `whole process, ${WHOLE_EVENTS} events: missive stream ${missiveMs.toFixed(0)} ms CPU, one-shot SDK script ${sdkMs.toFixed(0)} ms CPU (medians of ${WHOLE_ROUNDS})`,
+        missiveMs / sdkMs,
+        2,
+      ),
+    );
+  } finally {
+    whole.peer.stdin!.end();
+  }
 } finally {
   core.close();
   await closeSharedDispatcher();
