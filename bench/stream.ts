@@ -15,7 +15,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -31,6 +31,7 @@ import { streamMessage } from '../electron/core/messaging/stream.js';
 import { connect } from '../electron/core/agents/connection.js';
 import { openStream } from '../electron/core/a2a/sse.js';
 import { closeSharedDispatcher } from '../electron/core/a2a/http.js';
+import { DEFAULT_MAX_STREAM_EVENTS } from '../electron/core/config/limits.js';
 import { median, ratioLine } from './_stats.js';
 import { sqliteStore } from '../test/support/sqlite-store.js';
 
@@ -87,6 +88,11 @@ async function wholeProcessCpu(args: string[], env: NodeJS.ProcessEnv, check: (s
 
 const { peer, baseUrl } = await startPeer(EVENTS);
 const home = mkdtempSync(join(tmpdir(), 'missive-bench-stream-'));
+// A stream longer than the default budget of events (`[qos] max_stream_events`, 200,000): the budget raised to fit.
+if (EVENTS > DEFAULT_MAX_STREAM_EVENTS) {
+  mkdirSync(join(home, 'config'), { recursive: true });
+  writeFileSync(join(home, 'config/config.toml'), `[qos]\nmax_stream_events = ${EVENTS}\nmax_stream_bytes = ${EVENTS * 1024}\n`);
+}
 const core = createCore({ env: { MISSIVE_HOME: home, HOME: home }, cwd: home, secrets: createMemorySecretStore(), timeoutMs: 120_000 });
 try {
   await addAgent(core, { alias: 'peer', baseUrl });

@@ -4,7 +4,8 @@
  * costs), only to write synchronously too (Node writes pipes, sockets and files synchronously on Linux). A terminal,
  * other systems (where Node writes pipes asynchronously), and everything from a write that does not complete at
  * once on (a full non-blocking pipe: EAGAIN; or any error) go through `process.stdout`, so the output keeps its
- * order and an error is reported as Node reports it.
+ * order and an error is reported as Node reports it. A pipe whose reader has gone (`missive agent list | head -n 2`:
+ * EPIPE, on either path) ends the output quietly, as for any command-line tool: the rest has no one to read it.
  */
 import { fstatSync, writeSync } from 'node:fs';
 
@@ -37,13 +38,31 @@ export interface Stdout {
   readonly isTTY: boolean;
 }
 
+const readerGone = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+
 export function createStdout(deps: StdoutDeps = nodeDeps()): Stdout {
   let direct: boolean | undefined;
+  /** The pipe's reader has closed it: nothing more is written. */
+  let gone = false;
+  let heard = false;
   const isDirect = () => (direct ??= deps.platform === 'linux' && deps.direct() === true);
+  /** `process.stdout`, an EPIPE of its writes (reported as an 'error' event) ending the output; any other error as Node reports it. */
+  const stream = () => {
+    const out = deps.stream();
+    if (!heard) {
+      heard = true;
+      out.on?.('error', (error: Error) => {
+        if (!readerGone(error)) throw error;
+        gone = true;
+      });
+    }
+    return out;
+  };
   return {
     write(text) {
+      if (gone) return;
       if (!isDirect()) {
-        deps.stream().write(text);
+        stream().write(text);
         return;
       }
       const bytes = Buffer.from(text, 'utf8');
@@ -54,13 +73,17 @@ export function createStdout(deps: StdoutDeps = nodeDeps()): Stdout {
           if (!(n > 0)) throw new Error('no progress');
           written += n;
         }
-      } catch {
+      } catch (error) {
+        if (readerGone(error)) {
+          gone = true;
+          return;
+        }
         direct = false;
-        deps.stream().write(bytes.subarray(written));
+        stream().write(bytes.subarray(written));
       }
     },
     get isTTY() {
-      return isDirect() ? false : !!deps.stream().isTTY;
+      return isDirect() ? false : !!stream().isTTY;
     },
   };
 }

@@ -37,6 +37,29 @@ function fakeDeps(over: Partial<StdoutDeps> & { chunk?: number; failAt?: { call:
 }
 
 describe('CLI stdout', () => {
+  it('ends the output quietly when the reader of the pipe has gone (EPIPE), writing nothing more', () => {
+    const fake = fakeDeps({ failAt: { call: 2, code: 'EPIPE' } });
+    const out = createStdout(fake.deps);
+    out.write('first\n');
+    expect(() => out.write('second\n')).not.toThrow();
+    out.write('third\n');
+    expect(fake.text()).toBe('first\n');
+    expect(fake.streams()).toBe(0);
+  });
+
+  it("ends the output quietly when process.stdout reports EPIPE, and leaves any other error of it to Node's report", () => {
+    const listeners: Array<(error: Error) => void> = [];
+    const written: string[] = [];
+    const stream = { write: (t: string) => written.push(t), on: (_: string, f: (error: Error) => void) => listeners.push(f), isTTY: false };
+    const out = createStdout({ platform: 'darwin', direct: () => true, writeSync: () => 0, stream: () => stream as unknown as NodeJS.WriteStream });
+    out.write('one\n');
+    expect(() => listeners[0]!(Object.assign(new Error('write EACCES'), { code: 'EACCES' }))).toThrow(/EACCES/);
+    listeners[0]!(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    out.write('two\n');
+    expect(written).toEqual(['one\n']);
+    expect(listeners).toHaveLength(1);
+  });
+
   it('writes a pipe or a file on Linux directly, whole, through partial writes, without creating process.stdout', () => {
     const fake = fakeDeps({ chunk: 7 });
     const out = createStdout(fake.deps);
