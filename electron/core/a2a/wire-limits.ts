@@ -6,7 +6,7 @@
  * by whoever reads it, and what was journaled before stays.
  */
 import { protocolError, transportError, type MissiveError } from '../../../shared/errors.js';
-import { countJsonObjects } from '../security/json-depth.js';
+import { holdsMoreObjectsThan } from '../security/json-depth.js';
 import { redactUrl } from '../security/redact.js';
 import { DEFAULT_MAX_ANSWER_OBJECTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_STREAM_EVENTS } from '../config/limits.js';
 import type { BindingCall } from './binding-call.js';
@@ -79,7 +79,7 @@ export function streamBudget(call: Who & Pick<BindingCall, 'streamLimits'>, meth
  */
 export function assertFewObjects(text: string, what: string, call: Who & Pick<BindingCall, 'maxAnswerObjects'>): void {
   const max = call.maxAnswerObjects ?? DEFAULT_MAX_ANSWER_OBJECTS;
-  if (countJsonObjects(text, max) <= max) return;
+  if (!holdsMoreObjectsThan(text, max)) return;
   throw protocolError(
     'too_many_objects',
     `${what} from ${agentName(call)} holds more than [qos] max_answer_objects = ${max} JSON objects and arrays (parts, artifacts, messages, data); missive refuses it before reading it`,
