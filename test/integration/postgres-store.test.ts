@@ -24,7 +24,7 @@ import type { Storage } from '../../electron/core/store/storage.js';
 import { openStore, type Store } from '../../electron/core/store/store.js';
 import { freshPostgresUrl, ignoringIdleErrors, postgresAdminUrl, withAdminClient, withUrl, type FreshDatabase } from '../support/postgres.js';
 import { postgresStoragesOfBlock } from '../support/stores.js';
-import { MAX_RUN_COUNT } from '../../electron/core/store/statements/update-runs.js';
+import { MAX_SUMMED_COUNT } from '../../electron/core/store/statements/common.js';
 
 /**
  * A pool as postgres/connect.ts makes one: its connections' search_path is the profile's schema. With an 'error'
@@ -453,7 +453,37 @@ describe.each(['sqlite', 'postgres'] as const)('the Storage contract on %s', (ki
         `INSERT INTO journal_runs (last_sequence, first_sequence, agent_alias, context_id, types, update_count) VALUES (${last}, 1, NULL, 'ctx-forged', 1, ${count}) RETURNING last_sequence`,
       );
     const [listed] = await s.history.listContexts(10);
-    expect(listed).toMatchObject({ context_id: 'ctx-forged', events: 1 + MAX_RUN_COUNT, messages: MAX_RUN_COUNT });
+    expect(listed).toMatchObject({ context_id: 'ctx-forged', events: 1 + MAX_SUMMED_COUNT, messages: MAX_SUMMED_COUNT });
+  });
+
+  it('artifacts: chunk rows forged with counts past any integer leave the task’s artifacts and its context’s thread listing', async () => {
+    await s.agents.insert(agent('peer'));
+    await s.conversation.ensureContext('ctx-a', 'peer');
+    await s.conversation.upsertTask({
+      taskId: 't-a',
+      agentAlias: 'peer',
+      contextId: 'ctx-a',
+      state: 'working',
+      remoteState: null,
+      protocolVersion: '1.0',
+      remoteJson: {},
+      lastMessageId: null,
+    });
+    await s.conversation.writeArtifact({
+      taskId: 't-a',
+      artifactId: 'a',
+      contextId: 'ctx-a',
+      name: null,
+      mimeType: 'text/plain',
+      kind: 'text',
+      content: { artifactId: 'a', parts: [{ text: 'x' }] },
+    });
+    for (const index of [1, 2])
+      await e.rows(
+        `INSERT INTO artifact_chunks (task_id, artifact_id, chunk_index, parts_json, pieces) VALUES ('t-a', 'a', ${index}, '[]', 2147483647) RETURNING chunk_index`,
+      );
+    expect(await s.conversation.listArtifactsOfTask('t-a')).toMatchObject([{ artifact_id: 'a', chunks: MAX_SUMMED_COUNT }]);
+    expect(await s.history.artifactsOfContext('ctx-a')).toMatchObject([{ artifact_id: 'a', chunks: MAX_SUMMED_COUNT }]);
   });
 
   it('transaction: commits together; a failure inside leaves nothing of it', async () => {

@@ -123,6 +123,18 @@ function queries(all: EventRow[]): JournalQuery[] {
   return out;
 }
 
+/** Every query of `queries(all)` answers what it means (`expected`), through the reader the CLI would use. */
+function expectEveryQueryAnswered(store: Store, all: EventRow[]): void {
+  for (const q of queries(all)) {
+    const { typePrefix, outcome, search, ...base } = q;
+    const got = typePrefix || outcome || search ? journalEvents(store.db, q) : listEvents(store.db, base as EventQuery);
+    expect(
+      got.map((e) => e.sequence),
+      JSON.stringify(q),
+    ).toEqual(expected(all, q).map((e) => e.sequence));
+  }
+}
+
 describe('narrow update rows and their runs', () => {
   it('answers every filter with what it means, from narrow rows, whole rows and overlapping runs alike', async () => {
     const store = storeAt();
@@ -132,14 +144,7 @@ describe('narrow update rows and their runs', () => {
     const runs = store.db.prepare(`SELECT count(*) AS n FROM journal_runs`).get() as { n: number };
     expect(narrow.n).toBeGreaterThan(all.length / 2);
     expect(runs.n).toBeGreaterThan(300);
-    for (const q of queries(all)) {
-      const { typePrefix, outcome, search, ...base } = q;
-      const got = typePrefix || outcome || search ? journalEvents(store.db, q) : listEvents(store.db, base as EventQuery);
-      expect(
-        got.map((e) => e.sequence),
-        JSON.stringify(q),
-      ).toEqual(expected(all, q).map((e) => e.sequence));
-    }
+    expectEveryQueryAnswered(store, all);
     store.close();
   });
 
@@ -164,22 +169,15 @@ describe('narrow update rows and their runs', () => {
     await fill(store, 120, 5);
     const all = everyRow(store);
     const last = all.at(-1)!.sequence;
-    // Runs that lie: one claiming the whole journal (every type, a huge count) for a1 in c1, one naming rows of other
-    // agents and contexts, one reaching past the journal's end and below its start, one with no type.
+    // Runs that lie: one for a1 in c1 reaching from below the journal's start to past its end (every type, a huge
+    // count), one for a2 in c0 over rows of every agent and context, and one with no type and no count.
     const forge = store.db.prepare(
       `INSERT INTO journal_runs (last_sequence, first_sequence, agent_alias, context_id, types, update_count) VALUES (?, ?, ?, ?, ?, ?)`,
     );
     forge.run(last + 1_000_000, -5, 'a1', 'c1', 0x7fffffff, 2_000_000_000);
     forge.run(last + 1_000_001, 1, 'a2', 'c0', 0x7fffffff, 1);
     forge.run(last + 1_000_002, Math.floor(last / 2), 'a0', null, 0, 0);
-    for (const q of queries(all)) {
-      const { typePrefix, outcome, search, ...base } = q;
-      const got = typePrefix || outcome || search ? journalEvents(store.db, q) : listEvents(store.db, base as EventQuery);
-      expect(
-        got.map((e) => e.sequence),
-        JSON.stringify(q),
-      ).toEqual(expected(all, q).map((e) => e.sequence));
-    }
+    expectEveryQueryAnswered(store, all);
     store.close();
   });
 

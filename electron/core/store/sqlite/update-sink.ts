@@ -17,6 +17,7 @@ import { extendRun, runKey, type UpdateRun } from '../rows/update-runs.js';
 import { RUNS } from '../statements/update-runs.js';
 
 const taskKey = (taskId: string) => `task ${taskId}`;
+const artifactKey = (taskId: string, artifactId: string) => `artifact ${taskId} ${artifactId}`;
 
 /** The chunks a tick received for an artifact, newest first: each write adds a link (a failing write's is dropped). */
 interface ReceivedChunks {
@@ -40,7 +41,6 @@ function saveAppended(db: Db, taskId: string, artifactId: string, { head, receiv
   }
   saveArtifactHead(db, taskId, artifactId, head);
 }
-const artifactKey = (taskId: string, artifactId: string) => `artifact ${taskId} ${artifactId}`;
 
 /** The values of `writer`'s open tick, written through `db` when it commits. */
 export function tickValues(writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>, db: Db): TickValues {

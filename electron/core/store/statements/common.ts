@@ -6,10 +6,17 @@ import { sqliteJsonField } from '../stored-json.js';
 export const COUNT = differ('count(*)', 'count(*)::int');
 
 /**
- * The chunks an artifact received, from its stored chunk rows `c` (a row a stream's tick wrote holds several: its
- * `pieces`, schema v15). PostgreSQL's sum of integers is a bigint: read as an int there.
+ * The most a count summed from stored figures is read as (a context's updates by its runs, an artifact's received
+ * chunks): a billion. A figure changed outside missive (a shared store's row) cannot push a sum past what the
+ * listing's arithmetic holds (PostgreSQL's int, SQLite's sum), so the listing still answers, only with a wrong count.
  */
-export const RECEIVED_CHUNKS = differ('coalesce(sum(c.pieces), 0)', 'coalesce(sum(c.pieces), 0)::int');
+export const MAX_SUMMED_COUNT = 1_000_000_000;
+
+/**
+ * The chunks an artifact received, from its stored chunk rows `c` (a row a stream's tick wrote holds several: its
+ * `pieces`, schema v15), at most MAX_SUMMED_COUNT. PostgreSQL's sum of integers is a bigint: read as an int there.
+ */
+export const RECEIVED_CHUNKS = differ(`min(coalesce(sum(c.pieces), 0), ${MAX_SUMMED_COUNT})`, `least(coalesce(sum(c.pieces), 0), ${MAX_SUMMED_COUNT})::int`);
 
 /**
  * `+` before a column keeps SQLite off that column's index (the query's other filter picks it); PostgreSQL's planner

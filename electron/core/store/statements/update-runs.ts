@@ -4,6 +4,7 @@
  * there these reads find no run, and cost one probe of an empty index.)
  */
 import { differ, fragment, sql, type Fragment } from '../sql.js';
+import { MAX_SUMMED_COUNT } from './common.js';
 
 export const RUNS = {
   /** A run, written when its tick commits; its time is the commit's, at or after every update it holds. */
@@ -26,15 +27,11 @@ export const contextRunRows = (columns: string, where = ''): Fragment =>
       ', ',
     )} FROM journal_runs r JOIN events e ON e.sequence BETWEEN r.first_sequence AND r.last_sequence WHERE r.context_id = ? AND e.via_run = 1 AND e.context_id = r.context_id${where}`;
 
-/** The most updates a context's runs are counted as (each run's count, and their sum): a billion. */
-export const MAX_RUN_COUNT = 1_000_000_000;
-
 /**
- * How many narrow rows a context holds (`c`, the context row): the sum of its runs' counts. A count changed outside
- * missive (a shared store's row: negative, or past any integer) is taken as 0 to MAX_RUN_COUNT, so the listing's
- * arithmetic never overflows (PostgreSQL's int, SQLite's sum) and the context list still answers.
+ * How many narrow rows a context holds (`c`, the context row): the sum of its runs' counts, each and the sum taken as 0
+ * to MAX_SUMMED_COUNT (a count changed outside missive: negative, or past any integer).
  */
 export const CONTEXT_RUN_COUNT = fragment`(SELECT ${differ(
-  `min(coalesce(sum(min(max(update_count, 0), ${MAX_RUN_COUNT})), 0), ${MAX_RUN_COUNT})`,
-  `least(coalesce(sum(least(greatest(update_count, 0), ${MAX_RUN_COUNT})), 0), ${MAX_RUN_COUNT})::int`,
+  `min(coalesce(sum(min(max(update_count, 0), ${MAX_SUMMED_COUNT})), 0), ${MAX_SUMMED_COUNT})`,
+  `least(coalesce(sum(least(greatest(update_count, 0), ${MAX_SUMMED_COUNT})), 0), ${MAX_SUMMED_COUNT})::int`,
 )} FROM journal_runs r WHERE r.context_id = c.context_id)`;
