@@ -82,7 +82,13 @@ async function wholeProcessCpu(args: string[], env: NodeJS.ProcessEnv, check: (s
   });
   check(readFileSync(join(home, 'whole-process.out'), 'utf8'));
   // `times` prints the shell's user and system time, then its children's: "0m1.234s 0m0.056s".
-  const seconds = [...stdout.trim().split('\n').at(-1)!.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  const seconds = [
+    ...stdout
+      .trim()
+      .split('\n')
+      .at(-1)!
+      .matchAll(/(\d+)m([\d.]+)s/g),
+  ].map((m) => Number(m[1]) * 60 + Number(m[2]));
   return (seconds[0]! + seconds[1]!) * 1000;
 }
 
