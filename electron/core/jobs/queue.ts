@@ -110,7 +110,7 @@ export async function recordJob(core: Core, request: JobRequest, options: StartJ
   }
   // Random (v4), not time-ordered: the 8-character short ids `job list` prints must tell jobs of the same minute apart.
   const jobId = randomUUID();
-  await (
+  const recorded = await (
     await core.storage()
   ).transaction(async (tx) => {
     // A send may open a context of the caller's choosing: known from now on, as `missive send --context` makes it.
@@ -133,8 +133,11 @@ export async function recordJob(core: Core, request: JobRequest, options: StartJ
       contextId,
       payload: { job_id: jobId, ...summary, max_attempts: maxAttempts },
     });
+    // The job as recorded, read in the same transaction: once it commits, a gateway may claim it at once (PostgreSQL
+    // wakes one by NOTIFY), and a read after would show it running, or done, instead of queued.
+    return (await tx.jobs.findOperator(jobId))[0]!;
   });
-  return showJob(core, jobId);
+  return jobView(recorded);
 }
 
 /** A job checked and captured (job-file.ts), ready to record: its stored request and its summary. */
