@@ -110,7 +110,7 @@ function storePasswords(selection: StoreSelection & { kind: 'postgres' }, env: N
   return out;
 }
 
-/** A store file from this size on takes seconds to upgrade (about 32 s per 2.3 GB, docs/performance.md). */
+/** A store file from this size on takes seconds to upgrade (about 15 s per 2.3 GB, docs/performance.md). */
 const UPGRADE_NOTICE_BYTES = 32 * 2 ** 20;
 
 const storeSize = (path: string): number => {

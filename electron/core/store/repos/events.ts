@@ -67,9 +67,7 @@ export const NARROW_SINCE_EVENTS = 2000;
  * of the runs that end after it (schema v14), each count stopping one past.
  */
 function sinceIsNarrow(db: Db, since: string): boolean {
-  const { n } = db
-    .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE ${NOT_NARROW} AND timestamp >= ? LIMIT ${NARROW_SINCE_EVENTS + 1})`)
-    .get(since) as { n: number };
+  const n = wholeRowsUpTo(db, 'timestamp >= ?', since);
   if (n > NARROW_SINCE_EVENTS) return false;
   const { runs } = db
     .prepare(
@@ -107,11 +105,12 @@ export function queryIndex(db: Db, query: EventQuery): QueryIndex {
 }
 
 /** True when at most NARROW_SINCE_EVENTS whole rows have this type: counted in idx_events_type, stopping one past. */
-function fewWholeRows(db: Db, type: string): boolean {
-  const { n } = db
-    .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE ${NOT_NARROW} AND event_type = ? LIMIT ${NARROW_SINCE_EVENTS + 1})`)
-    .get(type) as { n: number };
-  return n <= NARROW_SINCE_EVENTS;
+const fewWholeRows = (db: Db, type: string): boolean => wholeRowsUpTo(db, 'event_type = ?', type) <= NARROW_SINCE_EVENTS;
+
+/** How many whole rows (the partial indexes' rows) match `condition` on `value`, counting no further than one past NARROW_SINCE_EVENTS. */
+function wholeRowsUpTo(db: Db, condition: string, value: string): number {
+  const sql = `SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE ${NOT_NARROW} AND ${condition} LIMIT ${NARROW_SINCE_EVENTS + 1})`;
+  return (db.prepare(sql).get(value) as { n: number }).n;
 }
 
 /** The conditions of `query` on a row, each column `+column` but `index`'s (null: every one), and their parameters. */
@@ -206,6 +205,9 @@ export function listEvents(db: Db, query: EventQuery = {}): EventRow[] {
   const { sql, params } = eventQuerySql(db, query, index);
   const indexed = db.prepare(sql).all(...params) as RawEvent[];
   const runs = eventRunsQuery(db, query, ALL_UPDATE_TYPES, index);
-  const rows = runs ? mergeRunRows(db, indexed, runs) : indexed;
-  return (query.afterSequence !== undefined ? rows : rows.reverse()).map(eventRowOf);
+  return inAnswerOrder(query, runs ? mergeRunRows(db, indexed, runs) : indexed);
 }
+
+/** A query's rows as read (newest first, or oldest first after a cursor), decoded in the order it answers: oldest first. */
+export const inAnswerOrder = (query: Pick<EventQuery, 'afterSequence'>, rows: RawEvent[]): EventRow[] =>
+  (query.afterSequence !== undefined ? rows : rows.reverse()).map(eventRowOf);

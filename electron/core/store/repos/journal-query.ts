@@ -5,7 +5,17 @@
  * (events/journal-query.ts parses them; postgres/repos/journal-reads.ts is PostgreSQL's reading of the same query.)
  */
 import type { Db } from '../db.js';
-import { containsPattern, eventQuerySql, eventRowOf, eventRunsQuery, listEvents, queryIndex, type EventRow, type QueryIndex, type RawEvent } from './events.js';
+import {
+  containsPattern,
+  eventQuerySql,
+  eventRunsQuery,
+  inAnswerOrder,
+  listEvents,
+  queryIndex,
+  type EventRow,
+  type QueryIndex,
+  type RawEvent,
+} from './events.js';
 import { mergeRunRows } from './event-runs.js';
 import { updateTypeBits } from '../rows/update-runs.js';
 import { sqliteJsonField } from '../stored-json.js';
@@ -67,5 +77,5 @@ export function journalEvents(db: Db, query: JournalQuery): EventRow[] {
     const extra = journalConditions(query);
     rows = mergeRunRows(db, indexed, { ...runs, rows: { where: [...runs.rows.where, ...extra.where], params: [...runs.rows.params, ...extra.params] } });
   }
-  return (query.afterSequence !== undefined ? rows : rows.reverse()).map(eventRowOf);
+  return inAnswerOrder(query, rows);
 }

@@ -9,6 +9,7 @@
 import type { Db } from '../db.js';
 import type { GroupWriter, Store } from '../store.js';
 import type { TickValues, UpdateSink } from '../storage.js';
+import type { NewEvent } from '../rows/events.js';
 import { appendArtifactChunk, artifactHead, saveArtifactHead } from '../repos/conversation.js';
 import { appendedHead, partsOf, type ArtifactHead } from '../rows/conversation.js';
 import { runStepsSync } from './run-steps.js';
@@ -42,26 +43,33 @@ function saveAppended(db: Db, taskId: string, artifactId: string, { head, receiv
   saveArtifactHead(db, taskId, artifactId, head);
 }
 
+/**
+ * Journals `event` as a narrow row and extends its agent's and context's run in `runs` (a tick's values, or a burst's
+ * map): its sequence and id, or null when its dedupe key was seen.
+ */
+function appendNarrow(
+  db: Db,
+  event: NewEvent,
+  knownSecrets: readonly string[] | undefined,
+  runs: { get(key: string): UpdateRun | null; set(key: string, run: UpdateRun): void },
+): { sequence: number; eventId: string } | null {
+  const appended = appendUpdateRow(db, event, knownSecrets);
+  if (!appended) return null;
+  const key = runKey(event.agentAlias, event.contextId);
+  runs.set(key, extendRun(runs.get(key), appended.sequence, event));
+  return appended;
+}
+
 /** The values of `writer`'s open tick, written through `db` when it commits. */
 export function tickValues(writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>, db: Db): TickValues {
   const save = saveRun(db);
   return {
-    appendUpdate(event, knownSecrets) {
-      const appended = appendUpdateRow(db, event, knownSecrets);
-      if (!appended) return null;
-      // The row now; its run (first and last sequence, types, count) once, when the tick commits.
-      const key = runKey(event.agentAlias, event.contextId);
-      writer.set(
-        key,
-        extendRun(
-          writer.get<UpdateRun | null>(key, () => null),
-          appended.sequence,
-          event,
-        ),
-        save,
-      );
-      return appended;
-    },
+    // The row now; its run (first and last sequence, types, count) once, when the tick commits.
+    appendUpdate: (event, knownSecrets) =>
+      appendNarrow(db, event, knownSecrets, {
+        get: (key) => writer.get<UpdateRun | null>(key, () => null),
+        set: (key, run) => writer.set(key, run, save),
+      }),
     appendChunk(write) {
       const { taskId, artifactId } = write;
       const key = artifactKey(taskId, artifactId);
@@ -102,11 +110,8 @@ export function burstTicks(db: Db): { within<T>(fn: () => T): T; tick(): TickVal
     appendUpdate(event, knownSecrets) {
       // Outside a burst's savepoint there is no run to record it in: a whole row, which every index holds.
       if (!runs) return appendEvent(db, event, knownSecrets);
-      const appended = appendUpdateRow(db, event, knownSecrets);
-      if (!appended) return null;
-      const key = runKey(event.agentAlias, event.contextId);
-      runs.set(key, extendRun(runs.get(key) ?? null, appended.sequence, event));
-      return appended;
+      const burst = runs;
+      return appendNarrow(db, event, knownSecrets, { get: (key) => burst.get(key) ?? null, set: (key, run) => void burst.set(key, run) });
     },
     appendChunk: () => null,
     setStatus: (write, saveStatus) => runStepsSync(db, saveStatus(write)),

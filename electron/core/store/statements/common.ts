@@ -1,5 +1,5 @@
 /** Fragments the statements of several areas share (sql.ts). */
-import { differ, fragment } from '../sql.js';
+import { differ, fragment, type Fragment } from '../sql.js';
 import { sqliteJsonField } from '../stored-json.js';
 
 /** PostgreSQL's count(*) is a bigint, which pg reads as a string: read as an int there. */
@@ -12,11 +12,16 @@ export const COUNT = differ('count(*)', 'count(*)::int');
  */
 export const MAX_SUMMED_COUNT = 1_000_000_000;
 
-/**
- * The chunks an artifact received, from its stored chunk rows `c` (a row a stream's tick wrote holds several: its
- * `pieces`, schema v15), at most MAX_SUMMED_COUNT. PostgreSQL's sum of integers is a bigint: read as an int there.
- */
-export const RECEIVED_CHUNKS = differ(`min(coalesce(sum(c.pieces), 0), ${MAX_SUMMED_COUNT})`, `least(coalesce(sum(c.pieces), 0), ${MAX_SUMMED_COUNT})::int`);
+const SMALLER = differ('min', 'least');
+
+/** `value` taken as 0 to MAX_SUMMED_COUNT (a stored figure no CHECK bounds). */
+export const withinCount = (value: string): Fragment => fragment`${SMALLER}(${differ('max', 'greatest')}(${value}, 0), ${MAX_SUMMED_COUNT})`;
+
+/** The sum of `value` over the rows, at most MAX_SUMMED_COUNT; PostgreSQL's sum of integers is a bigint: read as an int. */
+export const cappedSum = (value: string | Fragment): Fragment => fragment`${SMALLER}(coalesce(sum(${value}), 0), ${MAX_SUMMED_COUNT})${differ('', '::int')}`;
+
+/** The chunks an artifact received, from its stored chunk rows `c` (a row a stream's tick wrote holds several: its `pieces`, schema v15). */
+export const RECEIVED_CHUNKS = cappedSum('c.pieces');
 
 /**
  * `+` before a column keeps SQLite off that column's index (the query's other filter picks it); PostgreSQL's planner

@@ -3,8 +3,8 @@
  * writes, and the fragments that read a context's narrow rows through its runs. (PostgreSQL writes no narrow row yet:
  * there these reads find no run, and cost one probe of an empty index.)
  */
-import { differ, fragment, sql, type Fragment } from '../sql.js';
-import { MAX_SUMMED_COUNT } from './common.js';
+import { fragment, sql, type Fragment } from '../sql.js';
+import { cappedSum, withinCount } from './common.js';
 
 export const RUNS = {
   /** A run, written when its tick commits; its time is the commit's, at or after every update it holds. */
@@ -31,7 +31,4 @@ export const contextRunRows = (columns: string, where = ''): Fragment =>
  * How many narrow rows a context holds (`c`, the context row): the sum of its runs' counts, each and the sum taken as 0
  * to MAX_SUMMED_COUNT (a count changed outside missive: negative, or past any integer).
  */
-export const CONTEXT_RUN_COUNT = fragment`(SELECT ${differ(
-  `min(coalesce(sum(min(max(update_count, 0), ${MAX_SUMMED_COUNT})), 0), ${MAX_SUMMED_COUNT})`,
-  `least(coalesce(sum(least(greatest(update_count, 0), ${MAX_SUMMED_COUNT})), 0), ${MAX_SUMMED_COUNT})::int`,
-)} FROM journal_runs r WHERE r.context_id = c.context_id)`;
+export const CONTEXT_RUN_COUNT = fragment`(SELECT ${cappedSum(withinCount('update_count'))} FROM journal_runs r WHERE r.context_id = c.context_id)`;
