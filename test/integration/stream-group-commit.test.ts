@@ -1,14 +1,17 @@
 /**
  * `missive stream` commits its events in groups (one per tick of network data), not one transaction per event and
  * not only at the end: SIGKILLed on a random tick while the peer keeps sending, it keeps every event it had printed
- * except at most the last tick's.
+ * except at most the last tick's. On both stores: PostgreSQL's ticks hold their rows in memory until they commit
+ * (postgres/update-ticks.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readDb, sandbox, type Sandbox } from '../support/cli.js';
 import { minimalCard, json, startRawServer, type RawServer } from '../support/raw-server.js';
+import { STORES, storeUnderTest, type StoreUnderTest } from '../support/stores.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 /** Events per write of the peer. A write goes out only once the client printed the previous one's first event, so it never joins a tick already read: a tick holds at most one write. */
@@ -19,11 +22,28 @@ const MAX_WRITES = 400;
 let box: Sandbox | undefined;
 let server: RawServer | undefined;
 let child: ChildProcess | undefined;
+let store: StoreUnderTest | undefined;
 afterEach(async () => {
   if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await server?.close();
   box?.dispose();
+  await store?.release();
+  store = undefined;
 });
+
+const STORED = `SELECT event_id FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update')`;
+
+/** The ids of the stream's journal events, as the store holds them. */
+async function storedIds(kind: StoreUnderTest['kind'], box: Sandbox): Promise<Set<string>> {
+  if (kind === 'sqlite') return new Set(readDb(box, (db) => (db.prepare(STORED).all() as Array<{ event_id: string }>).map((r) => r.event_id)));
+  const client = new pg.Client({ connectionString: box.env.MISSIVE_STORE_URL, options: '-c search_path=missive_default' });
+  await client.connect();
+  try {
+    return new Set((await client.query<{ event_id: string }>(STORED)).rows.map((r) => r.event_id));
+  } finally {
+    await client.end();
+  }
+}
 
 const event = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 const statusWrite = (write: number) =>
@@ -37,7 +57,7 @@ const statusWrite = (write: number) =>
     }),
   ).join('');
 
-describe('stream group commit', () => {
+describe.each(STORES)('stream group commit (%s store)', (kind) => {
   it('loses at most the last tick when SIGKILLed on a random tick while the peer keeps sending', async () => {
     server = await startRawServer();
     const url = server.url;
@@ -52,7 +72,8 @@ describe('stream group commit', () => {
       };
       sendNext();
     });
-    box = sandbox();
+    store = await storeUnderTest(kind);
+    box = sandbox(store.env);
     expect((await box.run(['agent', 'add', 'raw', url])).code).toBe(0);
     expect((await box.run(['agent', 'inspect', 'raw'])).code).toBe(0);
 
@@ -84,13 +105,7 @@ describe('stream group commit', () => {
     expect(writesWhenKilled).toBeLessThan(MAX_WRITES);
 
     // Each update is stored once, as its journal event, under the id the stream printed.
-    const stored = new Set(
-      readDb(box, (db) =>
-        (
-          db.prepare(`SELECT event_id FROM events WHERE event_type IN ('a2a.stream.task', 'a2a.stream.status_update')`).all() as Array<{ event_id: string }>
-        ).map((r) => r.event_id),
-      ),
-    );
+    const stored = await storedIds(kind, box);
     // What is missing is the end of what was printed, one tick (one write) at most.
     const kept = printed.findIndex((id) => !stored.has(id));
     const lost = kept === -1 ? 0 : printed.length - kept;

@@ -52,9 +52,9 @@ async function stream(records: StreamRecord[], together: boolean): Promise<void>
   else
     for (const record of records) {
       await apply(record);
-      sink.flush();
+      await sink.flush();
     }
-  sink.flush();
+  await sink.flush();
 }
 
 const artifactOf = async (): Promise<ThreadArtifact> =>

@@ -72,7 +72,7 @@ export async function subscribeTask(core: Core, alias: string, taskId: string, s
         if (state && SETTLED_STATES.includes(state)) return { settled: true, state, events };
       }
     } finally {
-      writer.flush();
+      await writer.flush();
     }
   } catch (error) {
     const err = toMissiveError(error);

@@ -235,22 +235,21 @@ async function streamJob(core: Core, job: StoredJob, request: Extract<JobRequest
   await options.trail.write(storage, function* () {
     yield* jobCall('markDispatched', job.job_id, point.messageId);
   });
-  // The task is recorded as soon as the first event names it (a restart then waits on it rather than sending again).
-  let recorded: Promise<void> | undefined;
+  // The task is recorded with the first event that names it, in that event's transaction (a restart then waits on it
+  // rather than sending again).
+  let recorded = false;
   const streamed = await streamMessage(core, {
     ...request.input,
     cwd: process.cwd(),
     messageId: point.messageId,
     force: request.force,
     signal: options.signal,
-    onEvent: (event) => {
-      if (recorded || !event.task_id) return;
-      recorded = storage.jobs.setTargetTask(job.job_id, event.task_id, event.context_id);
-      // Awaited below; a failure must not go unhandled meanwhile.
-      recorded.catch(() => undefined);
+    *along(applied) {
+      if (recorded || !applied.task_id) return;
+      yield* jobCall('setTargetTask', job.job_id, applied.task_id, applied.context_id);
+      recorded = true;
     },
   });
-  await recorded;
   const common = { events: streamed.events, counts: streamed.counts, context_id: streamed.context_id, text: streamed.answer_text };
   if (!streamed.task) return { outcome: 'completed', exit_code: 0, response_shape: 'message', ...common };
   const code = streamed.task.state ? WAIT_OUTCOMES[streamed.task.state] : undefined;

@@ -22,6 +22,11 @@ export interface StreamInput extends SendInput {
   force?: boolean;
   /** Each applied event, with the record it came from (the GUI shows its parts as they arrive). */
   onEvent?: (event: StreamEventView, record: StreamRecord) => void;
+  /**
+   * What the caller writes with each event, in its transaction (a job records its task with the first event naming
+   * it). A write of its own from `onEvent` could not name the event's rows: on PostgreSQL they commit with their tick.
+   */
+  along?: (applied: AppliedUpdate) => Steps<void>;
   signal?: AbortSignal;
 }
 
@@ -91,7 +96,10 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
           payload: { sequence: record.sequence, request_message_id: messageId },
           ensured,
         },
-        (applied) => linkRequest(messageId, applied, { taskId, contextId }),
+        function* (applied) {
+          yield* linkRequest(messageId, applied, { taskId, contextId });
+          if (input.along) yield* input.along(applied);
+        },
       );
       events++;
       counts[COUNT_KEY[record.variant]]++;
@@ -111,14 +119,14 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
     const err = toMissiveError(error);
     // A store closed under the stream (the app quitting) cannot journal the failure: its own error says so.
     if (!writer.open()) throw err;
-    writer.flush();
+    await writer.flush();
     await storage.journal.append(
       { type: 'a2a.stream.failed', agentAlias: alias, contextId, taskId, payload: { message_id: messageId, events_received: events, error: err.toReport() } },
       outbound.secrets,
     );
     throw err instanceof MissiveError ? err : error;
   } finally {
-    writer.flush();
+    await writer.flush();
   }
 
   const result: StreamResult = {

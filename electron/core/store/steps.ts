@@ -25,23 +25,27 @@ export function* journal(event: NewEvent, knownSecrets?: readonly string[]): Ste
   return (yield { op: 'append', args: [event, knownSecrets] }) as { sequence: number; eventId: string } | null;
 }
 
+/** A value as steps that run nothing: an engine's synchronous answer where the interface takes steps (SQLite's tick). */
+// eslint-disable-next-line require-yield
+export function* done<T>(value: T): Steps<T> {
+  return value;
+}
+
 /** A job repository write as a step: `const held = yield* jobCall('finish', id, 'succeeded', result, null, owner)`. */
 export function* jobCall<K extends JobStepMethod>(method: K, ...args: Parameters<JobRepository[K]>): Steps<Awaited<ReturnType<JobRepository[K]>>> {
   return (yield { op: 'jobs', method, args } as Step) as Awaited<ReturnType<JobRepository[K]>>;
 }
 
+/** Runs one step on the asynchronous repositories. */
+export function runStep(repos: Repositories, step: Step): Promise<unknown> {
+  if (step.op === 'append') return repos.journal.append(...step.args);
+  if (step.op === 'jobs') return (repos.jobs[step.method] as (...args: unknown[]) => Promise<unknown>)(...step.args);
+  return (repos.conversation[step.op] as (...args: unknown[]) => Promise<unknown>)(...step.args);
+}
+
 /** Runs `steps` on the asynchronous repositories (a transaction's, or the store's outside any). */
 export async function runSteps<T>(repos: Repositories, steps: Steps<T>): Promise<T> {
   let next = steps.next();
-  while (!next.done) {
-    const step = next.value;
-    const value =
-      step.op === 'append'
-        ? await repos.journal.append(...step.args)
-        : step.op === 'jobs'
-          ? await (repos.jobs[step.method] as (...args: unknown[]) => Promise<unknown>)(...step.args)
-          : await (repos.conversation[step.op] as (...args: unknown[]) => Promise<unknown>)(...step.args);
-    next = steps.next(value);
-  }
+  while (!next.done) next = steps.next(await runStep(repos, next.value));
   return next.value;
 }

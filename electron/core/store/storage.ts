@@ -17,6 +17,7 @@ import type { GroupRow, MemberRow } from './rows/groups.js';
 import type { CallEventType, JournalRow, MessageRow, StartsQuery, ThreadArtifactRow, ThreadMessageRow } from './rows/history.js';
 import type {
   ArtifactSummary,
+  ArtifactHead,
   ArtifactWrite,
   NewMessage,
   StoredArtifact,
@@ -58,39 +59,44 @@ export type Steps<T> = Generator<Step, T, unknown>;
 export type WriteMode = 'now' | 'group' | 'burst';
 
 /**
- * Values kept for the rest of a tick of updates (SQLite's): the status updates of a task and the chunks appended to an
- * artifact within one tick write the task's and the artifact's row once, when the tick commits. PostgreSQL has no
- * ticks (each update commits on its own) and gives none.
+ * Values kept for the rest of a tick of updates: the status updates of a task and the chunks appended to an artifact
+ * within one tick write the task's and the artifact's row once, when the tick commits. SQLite's tick is a savepoint
+ * per update in a transaction committed as the tick of network data ends (sqlite/update-sink.ts); PostgreSQL's holds
+ * the tick's journal rows, chunks and statuses in memory and writes each kind with one statement before any other
+ * statement and when the tick ends (postgres/update-ticks.ts).
  */
 export interface TickValues {
   /**
-   * Journals an update as a narrow row (indexed by task only) and records it in the tick's run of its agent and
-   * context, which the tick writes when it commits (journal_runs: how the journal's other filters find it). Null when
-   * its dedupe key was seen.
+   * Journals an update with the tick. SQLite: a narrow row (indexed by task only) recorded in the tick's run of its
+   * agent and context, which the tick writes when it commits (journal_runs: how the journal's other filters find it).
+   * PostgreSQL: a whole row, written with the tick's others in one insert. A dedupe key seen before inserts nothing.
    */
-  appendUpdate(event: NewEvent, knownSecrets?: readonly string[]): { sequence: number; eventId: string } | null;
+  appendUpdate(event: NewEvent, knownSecrets?: readonly string[]): void;
   /**
-   * Appends a chunk to an artifact this tick already holds (or reads now): its parts join the tick's one chunk row of
-   * the artifact, saved when the tick commits. Its new version, or null when the tick holds none to append to.
+   * Appends a chunk to an artifact the tick holds (or reads now): its parts join the tick's one chunk row of the
+   * artifact, saved when the tick commits. Its new version, or null when there is no such artifact to append to.
    */
-  appendChunk(write: ArtifactWrite): number | null;
+  appendChunk(write: ArtifactWrite): Steps<number | null>;
   /** The task's status write to save when the tick commits (the last one set wins): `save` writes it. */
   setStatus(write: TaskStatusWrite, save: (write: TaskStatusWrite) => Steps<void>): void;
-  /** Saves now, and forgets, what the tick holds for a task's row or an artifact's (before a write that reads it). */
+  /** Saves, and forgets, what the tick holds for a task's row or an artifact's, before a write that reads it. */
   settleTask(taskId: string): void;
   settleArtifact(taskId: string, artifactId: string): void;
 }
 
 /**
  * Where a sequence of updates goes (a stream's events, a task subscription's): each applied at once and in order,
- * committed as the engine sees fit (SQLite: with what the same tick of network data brings; PostgreSQL: each in a
- * transaction of its own, committed before the next is read).
+ * committed with what the same tick of network data brings (SQLite and PostgreSQL alike: a commit, and on PostgreSQL
+ * a round trip, per event cost more than the event at stream rates).
  */
 export interface UpdateSink {
   /** Runs `make(tick)`'s steps; a failure leaves nothing of them. */
   apply<T>(make: (tick: TickValues | undefined) => Steps<T>): Promise<T>;
-  /** Commits what is still open: call when the sequence ends, and before journaling a failure. */
-  flush(): void;
+  /**
+   * Commits what is still open: call when the sequence ends, and before journaling a failure. Rejects with
+   * `storage::tick_rolled_back` (once) when a tick holding this sink's updates could not commit.
+   */
+  flush(): Promise<void>;
   /** Whether the store is still open to write in (the app may close it under a long stream). */
   open(): boolean;
 }
@@ -241,6 +247,8 @@ export interface ConversationRepository {
   upsertTask(task: TaskUpsert): Promise<void>;
   /** A new artifact, a new chunk (append) or new content (replace), each bumping the version; the stored version. */
   writeArtifact(artifact: ArtifactWrite): Promise<number>;
+  /** An artifact's head (version, header, kind), its row locked until the transaction ends (PostgreSQL); undefined when there is none. */
+  artifactHead(taskId: string, artifactId: string): Promise<ArtifactHead | undefined>;
   listArtifactsOfTask(taskId: string): Promise<ArtifactSummary[]>;
   /** Local tasks, most recently updated first (task id breaks ties). */
   listTasks(query: TaskQuery): Promise<StoredTask[]>;

@@ -136,7 +136,7 @@ function* applyArtifact(
   const result = (version: number) => ({ artifact_id: artifactId, version, append, last_chunk: lastChunk });
   // A chunk appended in a tick: the chunk row now, the artifact row (version, header) once, when the tick commits.
   if (tick && append) {
-    const version = tick.appendChunk(write);
+    const version = yield* tick.appendChunk(write);
     if (version !== null) return result(version);
   } else tick?.settleArtifact(taskId, artifactId);
   return result(yield* call('writeArtifact', write));

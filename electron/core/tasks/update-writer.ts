@@ -11,8 +11,8 @@ import { applyUpdateSteps, type AppliedUpdate, type UpdateSource } from './apply
 export interface UpdateWriter {
   /** Applies `record` (and `along`, in the same transaction); a failure leaves nothing of either. */
   apply(record: StreamRecord, source: UpdateSource, along?: (applied: AppliedUpdate) => Steps<void>): Promise<AppliedUpdate>;
-  /** Commits what is still open (SQLite's tick): call when the sequence ends, and before journaling a failure. */
-  flush(): void;
+  /** Commits what is still open (the tick): call when the sequence ends, and before journaling a failure. */
+  flush(): Promise<void>;
   /** Whether the store is still open to journal in (the app may close it under a long stream). */
   open(): boolean;
 }

@@ -5,7 +5,6 @@
  * runs on the one connection holding the transaction.
  */
 import type { Notification, Pool, PoolClient } from 'pg';
-import { MissiveError, storageError } from '../../../../shared/errors.js';
 import type { Repositories, Storage } from '../storage.js';
 import { queryFailure } from './query-errors.js';
 import { agentRepository } from './repos/agents.js';
@@ -21,6 +20,8 @@ import { journalWriter } from './repos/journal.js';
 import { postgresJournalReads } from './repos/journal-reads.js';
 import { run, type Query } from './repos/query.js';
 import { joinPool } from './pool-membership.js';
+import { openTransaction } from './open-transaction.js';
+import { postgresUpdateSink } from './update-ticks.js';
 import { runSteps } from '../steps.js';
 
 /** The channel every schema's gateway_jobs notifies when a job becomes runnable (migration 0003), the schema as payload. */
@@ -47,54 +48,14 @@ export function postgresStorage(pool: Pool, schema: string, location: string): S
   let closed: Promise<void> | undefined;
 
   async function transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T> {
-    let client: PoolClient;
+    const tx = await openTransaction(pool);
     try {
-      client = await pool.connect();
-    } catch (error) {
-      throw queryFailure(error, 'starting a transaction');
-    }
-    let open = true;
-    let broken: Error | undefined;
-    // While it is checked out the pool does not listen for the connection's errors: a connection the server ends
-    // (pg_terminate_backend, a restart, a failover) would emit an 'error' nobody handles and end the process. Kept
-    // here instead: the statement under way fails on its own, and the pool discards the connection on release.
-    const onError = (error: Error) => void (broken ??= error);
-    client.on('error', onError);
-    // A call through `tx` after the transaction ended would run on a connection handed back to the pool.
-    const onClient: Query = (sql, params) => {
-      if (!open)
-        return Promise.reject(new MissiveError('internal', 'transaction_closed', 'a store call was made through a transaction that had already ended'));
-      return client.query(sql, params);
-    };
-    let ended = false;
-    try {
-      try {
-        await client.query('BEGIN');
-      } catch (error) {
-        throw queryFailure(error, 'starting a transaction');
-      }
-      const result = await fn(repositories(onClient));
-      let commit;
-      try {
-        commit = await client.query('COMMIT');
-      } catch (error) {
-        throw queryFailure(error, 'committing a transaction');
-      }
-      ended = true;
-      // A statement failed inside and its error was caught: PostgreSQL answers COMMIT with a ROLLBACK.
-      if (commit.command === 'ROLLBACK') {
-        throw storageError('transaction_aborted', 'the transaction was rolled back: one of its statements had failed, so nothing of it was written');
-      }
+      const result = await fn(repositories(tx.query));
+      await tx.commit();
       return result;
-    } catch (error) {
-      if (!ended) await client.query('ROLLBACK').catch((rollback: Error) => void (broken = rollback));
-      throw error;
     } finally {
-      open = false;
-      // A connection whose ROLLBACK failed is in an unknown state: the pool discards it.
-      client.release(broken);
-      // Released: the pool listens for the idle connection's errors again.
-      client.removeListener('error', onError);
+      // Committed: nothing left to roll back. Else (`fn` or the COMMIT failed) nothing of it is written.
+      await tx.rollback();
     }
   }
 
@@ -158,8 +119,12 @@ export function postgresStorage(pool: Pool, schema: string, location: string): S
     callEvents: callEventReader(onPool),
     read: (steps) => runSteps(repos, steps),
     write: (make) => transaction((tx) => runSteps(tx, make())),
-    // Each update commits in a transaction of its own before the next is read: no ticks to coalesce in.
-    updates: () => ({ apply: (make) => transaction((tx) => runSteps(tx, make(undefined))), flush: () => {}, open: () => true }),
+    // The updates of a tick of network data share a transaction, their rows written a kind at a time (update-ticks.ts).
+    updates: () =>
+      postgresUpdateSink(async () => {
+        const tx = await openTransaction(pool);
+        return { tx, repos: repositories(tx.query) };
+      }),
     transaction,
     membership: (options) => joinPool(gatewayPool, options),
     gateways: async () => ({ kind: 'pool', rows: await gatewayPool.list() }),

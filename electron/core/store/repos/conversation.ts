@@ -230,6 +230,7 @@ export const sqliteConversation: WithDb<Omit<ConversationRepository, JournalBack
   getTask,
   upsertTask,
   writeArtifact,
+  artifactHead,
   listArtifactsOfTask,
   listTasks,
   requestOf,

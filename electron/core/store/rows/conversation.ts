@@ -105,6 +105,32 @@ export function appendedHead(head: ArtifactHead, a: ArtifactWrite): ArtifactHead
 /** The parts of an artifact write (its content's `parts`). */
 export const partsOf = (a: ArtifactWrite): unknown[] => splitArtifact(a.content).parts;
 
+/** The chunks a tick received for an artifact, newest first: each write adds a link (a failing write's is dropped). */
+export interface ReceivedChunks {
+  parts: unknown[];
+  count: number;
+  earlier: ReceivedChunks | null;
+}
+
+/** An artifact a tick appends to: its row as it will be saved, and the chunks received since the tick began. */
+export interface AppendedArtifact {
+  head: ArtifactHead;
+  received: ReceivedChunks | null;
+}
+
+/** `open` with `a` appended: a new value (the old one stays as it was, for a write that fails to go back to). */
+export const withChunk = (open: AppendedArtifact, a: ArtifactWrite): AppendedArtifact => ({
+  head: appendedHead(open.head, a),
+  received: { parts: partsOf(a), count: (open.received?.count ?? 0) + 1, earlier: open.received },
+});
+
+/** The parts of the received chunks, oldest first: what the tick's one chunk row of the artifact holds. */
+export function receivedParts(received: ReceivedChunks): unknown[] {
+  const chunks: unknown[][] = [];
+  for (let link: ReceivedChunks | null = received; link; link = link.earlier) chunks.push(link.parts);
+  return chunks.reverse().flat();
+}
+
 export interface StoredTask {
   task_id: string;
   agent_alias: string;

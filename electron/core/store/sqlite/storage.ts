@@ -134,7 +134,7 @@ export function sqliteStorage(store: Store, options: { owned?: boolean } = {}): 
       let sink: UpdateSink | undefined;
       return {
         apply: async (make) => (sink ??= (writesModule ?? (await loadWrites())).sqliteUpdateSink(store)).apply(make),
-        flush: () => sink?.flush(),
+        flush: async () => sink?.flush(),
         open: () => store.db.open,
       };
     },

@@ -10,9 +10,11 @@ import type { Db } from '../db.js';
 import type { GroupWriter, Store } from '../store.js';
 import type { TickValues, UpdateSink } from '../storage.js';
 import type { NewEvent } from '../rows/events.js';
+import type { ArtifactWrite } from '../rows/conversation.js';
 import { appendArtifactChunk, artifactHead, saveArtifactHead } from '../repos/conversation.js';
-import { appendedHead, partsOf, type ArtifactHead } from '../rows/conversation.js';
+import { receivedParts, withChunk, type AppendedArtifact } from '../rows/conversation.js';
 import { runStepsSync } from './run-steps.js';
+import { done } from '../steps.js';
 import { appendEvent, appendUpdateRow } from '../repos/events.js';
 import { extendRun, runKey, type UpdateRun } from '../rows/update-runs.js';
 import { RUNS } from '../statements/update-runs.js';
@@ -20,26 +22,9 @@ import { RUNS } from '../statements/update-runs.js';
 const taskKey = (taskId: string) => `task ${taskId}`;
 const artifactKey = (taskId: string, artifactId: string) => `artifact ${taskId} ${artifactId}`;
 
-/** The chunks a tick received for an artifact, newest first: each write adds a link (a failing write's is dropped). */
-interface ReceivedChunks {
-  parts: unknown[];
-  count: number;
-  earlier: ReceivedChunks | null;
-}
-
-/** An artifact a tick appends to: its row as it will be saved, and the chunks received since the tick began. */
-interface AppendedArtifact {
-  head: ArtifactHead;
-  received: ReceivedChunks | null;
-}
-
 /** Saves a tick's appends to an artifact: its received chunks as one chunk row (their parts in order), then its row. */
 function saveAppended(db: Db, taskId: string, artifactId: string, { head, received }: AppendedArtifact): void {
-  if (received) {
-    const chunks: unknown[][] = [];
-    for (let link: ReceivedChunks | null = received; link; link = link.earlier) chunks.push(link.parts);
-    appendArtifactChunk(db, taskId, artifactId, chunks.reverse().flat(), received.count);
-  }
+  if (received) appendArtifactChunk(db, taskId, artifactId, receivedParts(received), received.count);
   saveArtifactHead(db, taskId, artifactId, head);
 }
 
@@ -70,32 +55,31 @@ export function tickValues(writer: Pick<GroupWriter, 'get' | 'set' | 'settle'>, 
         get: (key) => writer.get<UpdateRun | null>(key, () => null),
         set: (key, run) => writer.set(key, run, save),
       }),
-    appendChunk(write) {
-      const { taskId, artifactId } = write;
-      const key = artifactKey(taskId, artifactId);
-      const open = writer.get<AppendedArtifact | null>(key, () => {
-        const head = artifactHead(db, taskId, artifactId);
-        return head ? { head, received: null } : null;
-      });
-      if (!open) {
-        writer.settle(key);
-        return null;
-      }
-      // The tick's chunks of the artifact become one chunk row, and its row (version, header) is written once, when
-      // the tick commits. Each write adds a link rather than changing the list, so a failing write drops only its own.
-      const next: AppendedArtifact = {
-        head: appendedHead(open.head, write),
-        received: { parts: partsOf(write), count: (open.received?.count ?? 0) + 1, earlier: open.received },
-      };
-      writer.set(key, next, (saved: AppendedArtifact) => saveAppended(db, taskId, artifactId, saved));
-      return next.head.version;
-    },
+    appendChunk: (write) => done(appendChunk(write)),
     setStatus(write, save) {
       writer.set(taskKey(write.taskId), write, (last: typeof write) => runStepsSync(db, save(last)));
     },
     settleTask: (taskId) => writer.settle(taskKey(taskId)),
     settleArtifact: (taskId, artifactId) => writer.settle(artifactKey(taskId, artifactId)),
   };
+
+  function appendChunk(write: ArtifactWrite): number | null {
+    const { taskId, artifactId } = write;
+    const key = artifactKey(taskId, artifactId);
+    const open = writer.get<AppendedArtifact | null>(key, () => {
+      const head = artifactHead(db, taskId, artifactId);
+      return head ? { head, received: null } : null;
+    });
+    if (!open) {
+      writer.settle(key);
+      return null;
+    }
+    // The tick's chunks of the artifact become one chunk row, and its row (version, header) is written once, when
+    // the tick commits. Each write adds a link rather than changing the list, so a failing write drops only its own.
+    const next = withChunk(open, write);
+    writer.set(key, next, (saved: AppendedArtifact) => saveAppended(db, taskId, artifactId, saved));
+    return next.head.version;
+  }
 }
 
 /**
@@ -113,7 +97,7 @@ export function burstTicks(db: Db): { within<T>(fn: () => T): T; tick(): TickVal
       const burst = runs;
       return appendNarrow(db, event, knownSecrets, { get: (key) => burst.get(key) ?? null, set: (key, run) => void burst.set(key, run) });
     },
-    appendChunk: () => null,
+    appendChunk: () => done(null),
     setStatus: (write, saveStatus) => runStepsSync(db, saveStatus(write)),
     settleTask: () => undefined,
     settleArtifact: () => undefined,
@@ -144,7 +128,7 @@ export function sqliteUpdateSink(store: Store): UpdateSink {
   const tick = tickValues(writer, store.db);
   return {
     apply: async (make) => writer.write(() => runStepsSync(store.db, make(tick))),
-    flush: () => writer.flush(),
+    flush: async () => writer.flush(),
     open: () => store.db.open,
   };
 }

@@ -17,6 +17,18 @@ export const APPEND = fragment`INSERT INTO events (${INSERTED_EVENT_COLUMNS}) VA
  */
 export const APPEND_UPDATE = fragment`INSERT INTO events (${INSERTED_EVENT_COLUMNS}, via_run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ${ON_KEY_SEEN}`;
 
+const COLUMN_COUNT = INSERTED_EVENT_COLUMNS.split(',').length;
+const columns = Array.from({ length: COLUMN_COUNT }, (_, i) => `c${i + 1}`).join(', ');
+
+/**
+ * PostgreSQL's append of many rows in one statement (a tick's, postgres/update-ticks.ts): one text array per column
+ * (the values of `eventValues`, oldest row first), inserted in their order, so their sequences are drawn in it. A
+ * dedupe key seen before, or earlier in the same insert, inserts nothing.
+ */
+export const APPEND_ROWS_POSTGRES = `INSERT INTO events (${INSERTED_EVENT_COLUMNS})
+  SELECT ${columns} FROM unnest(${Array.from({ length: COLUMN_COUNT }, (_, i) => `$${i + 1}::text[]`).join(', ')}) WITH ORDINALITY AS u(${columns}, n)
+  ORDER BY n ${ON_KEY_SEEN}`;
+
 export const EVENTS = {
   /** Whether an event with this dedupe key is journaled. */
   hasKey: sql`SELECT 1 FROM events WHERE dedupe_key = ?`,

@@ -1,11 +1,11 @@
 /**
  * PostgreSQL schema v5: SQLite's v14 columns (migrations/0014-update-runs.ts), so the statements both engines share
- * (statements/) read the same layout: `events.via_run` and `journal_runs`. PostgreSQL writes no narrow row yet (each
- * update commits in a transaction of its own, with every index), so `via_run` stays NULL and `journal_runs` empty here,
- * and a read through runs finds nothing there to add. As on SQLite, the journal no longer references `contexts` (it is
- * append-only history), and its unique indexes take SQLite's names (their constraints are renamed with them; they stay
- * whole: PostgreSQL's inserts are not the hot path here). Adding a column without a default rewrites no row, so the
- * journal's append-only trigger never fires.
+ * (statements/) read the same layout: `events.via_run` and `journal_runs`. PostgreSQL writes no narrow row (a stream's
+ * tick writes whole rows in one insert, postgres/update-ticks.ts: its indexes are whole), so `via_run` stays NULL and
+ * `journal_runs` empty here, and a read through runs finds nothing there to add. As on SQLite, the journal no longer
+ * references `contexts` (it is append-only history), and its unique indexes take SQLite's names (their constraints are
+ * renamed with them; they stay whole). Adding a column without a default rewrites no row, so the journal's append-only
+ * trigger never fires.
  */
 export const name = 'update_runs';
 

@@ -73,8 +73,8 @@ function withStatus(stored: string | null, t: TaskStatusWrite): string {
 
 export function conversationRepository(query: Query): ConversationRepository {
   /** The artifact's head, its row locked until the transaction ends. */
-  async function lockedHead(taskId: string, artifactId: string): Promise<ArtifactHead | undefined> {
-    const { rows } = await run<NonNullable<Parameters<typeof headOf>[0]>>(query, 'conversation.writeArtifact', CONVERSATION.artifactHead, [taskId, artifactId]);
+  async function lockedHead(taskId: string, artifactId: string, what = 'conversation.writeArtifact'): Promise<ArtifactHead | undefined> {
+    const { rows } = await run<NonNullable<Parameters<typeof headOf>[0]>>(query, what, CONVERSATION.artifactHead, [taskId, artifactId]);
     return headOf(rows[0]);
   }
 
@@ -169,6 +169,8 @@ export function conversationRepository(query: Query): ConversationRepository {
       await run(query, 'conversation.writeArtifact', CONVERSATION.replaceArtifact, replaceArtifactParams(a, headerJson, lastChunk, nowIso()));
       return existing.version + 1;
     },
+
+    artifactHead: (taskId, artifactId) => lockedHead(taskId, artifactId, 'conversation.artifactHead'),
 
     async listArtifactsOfTask(taskId) {
       return (await run<ArtifactSummary>(query, 'conversation.listArtifactsOfTask', CONVERSATION.listArtifactsOfTask, [taskId])).rows;

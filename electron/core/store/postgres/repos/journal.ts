@@ -1,6 +1,6 @@
 /** Appends to the event journal on PostgreSQL: statements/events.ts's append, redaction and dedupe included (rows/events.ts). */
 import { eventValues, type NewEvent } from '../../rows/events.js';
-import { APPEND } from '../../statements/events.js';
+import { APPEND, APPEND_ROWS_POSTGRES } from '../../statements/events.js';
 import { sql } from '../../sql.js';
 import type { JournalWriter } from '../../storage.js';
 import { run, type Query } from './query.js';
@@ -17,4 +17,11 @@ export function journalWriter(query: Query): JournalWriter {
       return rows[0] ? { sequence: Number(rows[0].sequence), eventId } : null;
     },
   };
+}
+
+/** Appends rows (each the values of `eventValues`, oldest first) with one statement: a column of values per parameter. */
+export async function appendRows(query: Query, rows: readonly unknown[][]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = rows[0]!.map((_, column) => rows.map((row) => row[column]));
+  await run(query, 'journal.appendRows', APPEND_ROWS_POSTGRES, columns);
 }
