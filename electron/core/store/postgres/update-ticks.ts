@@ -6,7 +6,8 @@
  * trips for an appended chunk.
  *
  * What is held is written before any other statement of the tick, so every read sees it, and when the tick ends (the
- * event loop's turn after the last update: `setImmediate`), just before the COMMIT. An update that needs a statement
+ * event loop's turn after the last update, once none runs or waits; at the latest at TICK_BOUNDS), just before the
+ * COMMIT. A tick locks a task's row before its artifacts' (taskOfArtifactStep). An update that needs a statement
  * (a context first seen, a dedupe key, an artifact's head, a whole task) runs its statements in a savepoint of the
  * tick's transaction. A failing update rolls back to it and drops what it added to memory, so it fails alone, as on
  * SQLite. Updates run one after another; the next tick begins after the commit.
