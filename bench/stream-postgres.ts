@@ -6,11 +6,11 @@
  * another process), wall time per event and events/s, the ratios PostgreSQL / SQLite and PostgreSQL / SDK, and checks
  * that every event was journaled in PostgreSQL.
  *
- * The cluster: MISSIVE_BENCH_PG_URL (a user that may create databases), else a throw-away one started here (fsync
- * off, as the tests': a server that flushes its WAL on every commit would make the per-update transactions of
- * earlier builds slower still).
+ * The cluster: MISSIVE_BENCH_PG_URL (a user that may create databases), else a throw-away one started here: fsync
+ * off, as the tests'; with `durable`, fsync and synchronous_commit on, as a server has them by default, so each commit
+ * waits for its WAL to reach the disk.
  *
- *   npm run bench -- stream-postgres [EVENTS] [ROUNDS]
+ *   npm run bench -- stream-postgres [EVENTS] [ROUNDS] [durable]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -34,6 +34,7 @@ import { median } from './_stats.js';
 
 const EVENTS = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
+const DURABLE = process.argv[4] === 'durable';
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 interface Run {
@@ -52,7 +53,7 @@ async function measured(consume: () => Promise<number>): Promise<Run> {
 }
 
 let cluster: BenchCluster | undefined;
-const adminUrl = process.env.MISSIVE_BENCH_PG_URL ?? (cluster = await startBenchCluster()).url;
+const adminUrl = process.env.MISSIVE_BENCH_PG_URL ?? (cluster = await startBenchCluster({ durable: DURABLE })).url;
 const database = `missive_bench_stream_${randomBytes(4).toString('hex')}`;
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
@@ -101,7 +102,7 @@ try {
   const cpu = (name: keyof typeof runs) => median(runs[name].map((r) => r.cpuUs));
   const wall = (name: keyof typeof runs) => median(runs[name].map((r) => r.wallUs));
   console.log(
-    `${EVENTS} events per stream, ${ROUNDS} rounds after a warm-up, medians; PostgreSQL ${cluster ? `${cluster.version} (throw-away, fsync off)` : 'at MISSIVE_BENCH_PG_URL'}`,
+    `${EVENTS} events per stream, ${ROUNDS} rounds after a warm-up, medians; PostgreSQL ${cluster ? `${cluster.version} (throw-away, ${DURABLE ? 'fsync and synchronous_commit on' : 'fsync off'})` : 'at MISSIVE_BENCH_PG_URL'}`,
   );
   for (const name of Object.keys(runs) as Array<keyof typeof runs>)
     console.log(`${name.padEnd(8)} ${cpu(name).toFixed(1)} µs CPU/event, ${wall(name).toFixed(1)} µs wall/event, ${Math.round(1e6 / wall(name))} events/s`);

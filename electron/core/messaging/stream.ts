@@ -54,10 +54,16 @@ export interface StreamResult {
 
 const COUNT_KEY = { task: 'task', message: 'message', statusUpdate: 'status_update', artifactUpdate: 'artifact_update' } as const;
 
-/** The request joins the task and the context the agent's first answer names. */
-function* linkRequest(messageId: string, applied: AppliedUpdate, known: { taskId: string | null; contextId: string | null }): Steps<void> {
+/** The request joins the task and the context the agent's first answer names; then what the caller writes along. */
+function* linkRequest(
+  messageId: string,
+  applied: AppliedUpdate,
+  known: { taskId: string | null; contextId: string | null },
+  along: StreamInput['along'],
+): Steps<void> {
   if (applied.task_id && known.taskId === null) yield* call('linkMessageToTask', messageId, applied.task_id, applied.context_id);
   else if (applied.context_id && known.contextId === null) yield* call('linkMessageToContext', messageId, applied.context_id);
+  if (along) yield* along(applied);
 }
 
 export async function streamMessage(core: Core, input: StreamInput): Promise<StreamResult> {
@@ -96,10 +102,7 @@ export async function streamMessage(core: Core, input: StreamInput): Promise<Str
           payload: { sequence: record.sequence, request_message_id: messageId },
           ensured,
         },
-        function* (applied) {
-          yield* linkRequest(messageId, applied, { taskId, contextId });
-          if (input.along) yield* input.along(applied);
-        },
+        (applied) => linkRequest(messageId, applied, { taskId, contextId }, input.along),
       );
       events++;
       counts[COUNT_KEY[record.variant]]++;
