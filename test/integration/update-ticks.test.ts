@@ -3,7 +3,7 @@
  * journaled in order and read back whole; an update the store refuses fails alone, the tick's others kept; a dedupe
  * key seen earlier in the same tick drops the later update. On PostgreSQL the tick is one transaction (before, every
  * update was a transaction of its own: six round trips per appended chunk), and a tick that cannot commit fails the
- * sink's flush with `storage::tick_rolled_back`, once.
+ * sink's flush once: `storage::tick_rolled_back`, or `storage::store_unreachable` when the store went away.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -152,6 +152,20 @@ describe.each(STORES)('a stream of updates as ticks (%s store)', (kind) => {
       }
     };
 
+    /** A sink whose first turn (the task and the artifact's first chunk) is committed. */
+    const afterFirstTurn = async (): Promise<{ sink: UpdateSink; from: UpdateSource }> => {
+      const sink = (await core.storage()).updates();
+      const from = source();
+      await inOneTurn(sink, from, [task(), chunk(0)]);
+      return { sink, from };
+    };
+    /** What the flush rejects with (undefined when it resolves). */
+    const flushFailure = (sink: UpdateSink): Promise<unknown> =>
+      sink.flush().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+
     it('writes the updates of one turn in one transaction', async () => {
       const sink = (await core.storage()).updates();
       await inOneTurn(sink, source(), [task(), ...Array.from({ length: 100 }, (_, n) => chunk(n))]);
@@ -223,10 +237,8 @@ describe.each(STORES)('a stream of updates as ticks (%s store)', (kind) => {
       expect(await artifactText()).toBe('0 2 ');
     });
 
-    it('fails the flush with tick_rolled_back, once, when the tick cannot commit, and stores nothing of it', async () => {
-      const sink = (await core.storage()).updates();
-      const from = source();
-      await inOneTurn(sink, from, [task(), chunk(0)]);
+    it("fails the flush as an outage, once, when the server ends the tick's connection, and stores nothing of the tick", async () => {
+      const { sink, from } = await afterFirstTurn();
       const client = admin();
       await client.connect();
       try {
@@ -251,7 +263,10 @@ describe.each(STORES)('a stream of updates as ticks (%s store)', (kind) => {
       } finally {
         await client.end();
       }
-      await expect(sink.flush()).rejects.toMatchObject({ code: 'missive::storage::tick_rolled_back' });
+      // The store went away: an outage (a gateway resumes its job), and the message says what was not stored.
+      const lost = await flushFailure(sink);
+      expect(lost).toMatchObject({ code: 'missive::storage::store_unreachable' });
+      expect((lost as Error).message).toContain('the updates received since the last commit are not stored');
       await expect(sink.flush()).resolves.toBeUndefined();
       // The status update was applied, then lost with its tick: the journal and the task say so.
       expect((await journal()).map((e) => e.type)).toEqual(['a2a.stream.task', 'a2a.stream.artifact_update']);
@@ -259,6 +274,33 @@ describe.each(STORES)('a stream of updates as ticks (%s store)', (kind) => {
       await inOneTurn(sink, from, [chunk(2)]);
       expect((await journal()).map((e) => e.type)).toEqual(['a2a.stream.task', 'a2a.stream.artifact_update', 'a2a.stream.artifact_update']);
       expect(await artifactText()).toBe('0 2 ');
+    });
+
+    it('fails the flush with tick_rolled_back, once, when PostgreSQL refuses a held row at the commit, and stores nothing of the tick', async () => {
+      const { sink, from } = await afterFirstTurn();
+      const client = admin();
+      await client.connect();
+      try {
+        // A shared store changed outside missive: a trigger refuses a journal row whose payload says "refused".
+        await client.query(`CREATE FUNCTION missive_default.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN IF NEW.payload_json LIKE '%refused%' THEN RAISE EXCEPTION 'refused by a trigger'; END IF; RETURN NEW; END $$`);
+        await client.query(`CREATE TRIGGER refuse BEFORE INSERT ON missive_default.events FOR EACH ROW EXECUTE FUNCTION missive_default.refuse()`);
+      } finally {
+        await client.end();
+      }
+      const refused: StreamRecord = {
+        variant: 'artifactUpdate',
+        payload: { taskId: TASK, contextId: CONTEXT, append: true, artifact: { artifactId: 'answer', parts: [{ text: 'refused ' }] } },
+      };
+      // Both are held (the second needs no statement): the refusal comes when the tick writes them, at its end.
+      const settled = await Promise.allSettled([chunk(1), refused].map((record) => sink.apply((tick) => applyUpdateSteps(from, record, tick))));
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled']);
+      const lost = await flushFailure(sink);
+      expect(lost).toMatchObject({ code: 'missive::storage::tick_rolled_back' });
+      expect((lost as Error).message).toContain('refused by a trigger');
+      await expect(sink.flush()).resolves.toBeUndefined();
+      expect((await journal()).map((e) => e.type)).toEqual(['a2a.stream.task', 'a2a.stream.artifact_update']);
+      expect(await artifactText()).toBe('0 ');
     });
   }
 });

@@ -13,9 +13,11 @@
  * SQLite. Updates run one after another; the next tick begins after the commit.
  *
  * A tick that cannot commit is lost whole (the connection went, or PostgreSQL refused a held row): the sink's next
- * update and its flush reject with `storage::tick_rolled_back`, once, and the caller's stream fails with it.
+ * update and its flush reject, once, and the caller's stream fails with it (`lostTick`).
  */
-import { MissiveError } from '../../../../shared/errors.js';
+import { MissiveError, storageError } from '../../../../shared/errors.js';
+import { isStoreOutage } from '../outage.js';
+import { queryFailure } from './query-errors.js';
 import { eventValues } from '../rows/events.js';
 import { nowIso } from '../rows/clock.js';
 import { receivedParts, withChunk, type AppendedArtifact, type TaskStatusWrite } from '../rows/conversation.js';
@@ -84,13 +86,17 @@ const SAVEPOINT = 'missive_update';
 const artifactKey = (taskId: string, artifactId: string) => `${taskId}\u0000${artifactId}`;
 const withEntry = <V>(map: ReadonlyMap<string, V>, key: string, value: V): ReadonlyMap<string, V> => new Map(map).set(key, value);
 
-const tickRolledBack = (cause: unknown) =>
-  new MissiveError(
-    'storage',
-    'tick_rolled_back',
-    `PostgreSQL did not commit this tick of updates (${(cause as Error)?.message ?? String(cause)}): the updates received since the last commit are not stored`,
-    { cause },
-  );
+/**
+ * What a lost tick is reported as. The store going away (a restart, a failover, a connection the server ended) stays
+ * `storage::store_unreachable`, so that a gateway treats it as the outage it is and resumes the job; anything else the
+ * store refused is `storage::tick_rolled_back`. Either way the message says the tick's updates are not stored.
+ */
+function lostTick(cause: unknown): MissiveError {
+  const failure = queryFailure(cause, 'committing a tick of updates');
+  const lost = 'the updates received since the last commit are not stored';
+  if (isStoreOutage(failure)) return storageError('store_unreachable', `${failure.message}: ${lost}`, failure.help);
+  return new MissiveError('storage', 'tick_rolled_back', `PostgreSQL did not commit this tick of updates (${failure.message}): ${lost}`, { cause });
+}
 
 /** Whether `held` has anything to write. */
 const holdsWrites = (held: Held) => held.rows !== null || held.statuses.size > 0 || [...held.artifacts.values()].some((a) => a.received !== null);
@@ -188,8 +194,8 @@ export function postgresUpdateSink(begin: () => Promise<TickTransaction>): Updat
   };
 
   async function applyNow<T>(make: (tick: TickValues) => Steps<T>): Promise<T> {
-    const lostTick = takeLost();
-    if (lostTick) throw lostTick;
+    const earlier = takeLost();
+    if (earlier) throw earlier;
     if (tickUpdates++ === 0) tickStart = performance.now();
     const before = held;
     inSavepoint = false;
@@ -241,7 +247,7 @@ export function postgresUpdateSink(begin: () => Promise<TickTransaction>): Updat
     const ending = open;
     open = undefined;
     held = NOTHING;
-    lost ??= tickRolledBack(cause);
+    lost ??= lostTick(cause);
     await ending?.tx.rollback();
   }
 
@@ -256,7 +262,7 @@ export function postgresUpdateSink(begin: () => Promise<TickTransaction>): Updat
       await writeHeld(ending);
       await ending.tx.commit();
     } catch (error) {
-      lost ??= tickRolledBack(error);
+      lost ??= lostTick(error);
       await ending?.tx.rollback();
     } finally {
       held = NOTHING;
@@ -280,8 +286,8 @@ export function postgresUpdateSink(begin: () => Promise<TickTransaction>): Updat
         if (tickEnd) clearImmediate(tickEnd);
         tickEnd = undefined;
         await endTick();
-        const lostTick = takeLost();
-        if (lostTick) throw lostTick;
+        const earlier = takeLost();
+        if (earlier) throw earlier;
       }),
     open: () => true,
   };
