@@ -93,8 +93,9 @@ export interface UpdateSink {
   /** Runs `make(tick)`'s steps; a failure leaves nothing of them. */
   apply<T>(make: (tick: TickValues | undefined) => Steps<T>): Promise<T>;
   /**
-   * Commits what is still open: call when the sequence ends, and before journaling a failure. Rejects with
-   * `storage::tick_rolled_back` (once) when a tick holding this sink's updates could not commit.
+   * Commits what is still open: call when the sequence ends, and before journaling a failure. Rejects (once) when a
+   * tick holding this sink's updates could not commit: `storage::tick_rolled_back`, or on PostgreSQL
+   * `storage::store_unreachable` when the store went away.
    */
   flush(): Promise<void>;
   /** Whether the store is still open to write in (the app may close it under a long stream). */
@@ -247,7 +248,10 @@ export interface ConversationRepository {
   upsertTask(task: TaskUpsert): Promise<void>;
   /** A new artifact, a new chunk (append) or new content (replace), each bumping the version; the stored version. */
   writeArtifact(artifact: ArtifactWrite): Promise<number>;
-  /** An artifact's head (version, header, kind), its row locked until the transaction ends (PostgreSQL); undefined when there is none. */
+  /**
+   * An artifact's head (version, header, kind), its row locked until the transaction ends (PostgreSQL); undefined when
+   * there is none.
+   */
   artifactHead(taskId: string, artifactId: string): Promise<ArtifactHead | undefined>;
   listArtifactsOfTask(taskId: string): Promise<ArtifactSummary[]>;
   /** Local tasks, most recently updated first (task id breaks ties). */
