@@ -21,7 +21,7 @@ import { queryFailure } from './query-errors.js';
 import { eventValues } from '../rows/events.js';
 import { nowIso } from '../rows/clock.js';
 import { receivedParts, withChunk, type AppendedArtifact, type TaskStatusWrite } from '../rows/conversation.js';
-import { CONVERSATION, saveHeadParams } from '../statements/conversation.js';
+import { appendChunkParams, CONVERSATION, saveHeadParams } from '../statements/conversation.js';
 import { call, runStep, runSteps } from '../steps.js';
 import type { Repositories, Step, Steps, TickValues, UpdateSink } from '../storage.js';
 import type { OpenTransaction } from './open-transaction.js';
@@ -146,7 +146,7 @@ export function postgresUpdateSink(begin: () => Promise<TickTransaction>): Updat
     for (const { taskId, artifactId, head, received } of artifacts.values()) {
       if (!received) continue;
       const what = 'conversation.appendChunks';
-      await run(tx.query, what, CONVERSATION.appendChunk, [taskId, artifactId, JSON.stringify(receivedParts(received)), received.count, taskId, artifactId]);
+      await run(tx.query, what, CONVERSATION.appendChunk, appendChunkParams(taskId, artifactId, JSON.stringify(receivedParts(received)), received.count));
       await run(tx.query, what, CONVERSATION.saveHead, saveHeadParams(taskId, artifactId, head, nowIso()));
     }
     for (const { write, save } of statuses.values()) await runSteps(repos, save(write));

@@ -29,6 +29,7 @@ import {
 } from '../rows/conversation.js';
 import { CONTEXTS } from '../statements/contexts.js';
 import {
+  appendChunkParams,
   CONVERSATION,
   headOf,
   insertArtifactParams,
@@ -121,7 +122,7 @@ export function artifactHead(db: Db, taskId: string, artifactId: string): Artifa
  * computed in the insert (from the chunks' primary key).
  */
 export function appendArtifactChunk(db: Db, taskId: string, artifactId: string, parts: unknown[], pieces = 1): void {
-  db.prepare(CONVERSATION.appendChunk.sqlite).run(taskId, artifactId, JSON.stringify(parts), pieces, taskId, artifactId);
+  db.prepare(CONVERSATION.appendChunk.sqlite).run(...appendChunkParams(taskId, artifactId, JSON.stringify(parts), pieces));
 }
 
 export function saveArtifactHead(db: Db, taskId: string, artifactId: string, head: ArtifactHead): void {

@@ -30,19 +30,18 @@ function saveAppended(db: Db, taskId: string, artifactId: string, { head, receiv
 
 /**
  * Journals `event` as a narrow row and extends its agent's and context's run in `runs` (a tick's values, or a burst's
- * map): its sequence and id, or null when its dedupe key was seen.
+ * map); a dedupe key seen before inserts nothing.
  */
 function appendNarrow(
   db: Db,
   event: NewEvent,
   knownSecrets: readonly string[] | undefined,
   runs: { get(key: string): UpdateRun | null; set(key: string, run: UpdateRun): void },
-): { sequence: number; eventId: string } | null {
+): void {
   const appended = appendUpdateRow(db, event, knownSecrets);
-  if (!appended) return null;
+  if (!appended) return;
   const key = runKey(event.agentAlias, event.contextId);
   runs.set(key, extendRun(runs.get(key), appended.sequence, event));
-  return appended;
 }
 
 /** The values of `writer`'s open tick, written through `db` when it commits. */
@@ -93,9 +92,9 @@ export function burstTicks(db: Db): { within<T>(fn: () => T): T; tick(): TickVal
   const tick: TickValues = {
     appendUpdate(event, knownSecrets) {
       // Outside a burst's savepoint there is no run to record it in: a whole row, which every index holds.
-      if (!runs) return appendEvent(db, event, knownSecrets);
       const burst = runs;
-      return appendNarrow(db, event, knownSecrets, { get: (key) => burst.get(key) ?? null, set: (key, run) => void burst.set(key, run) });
+      if (!burst) appendEvent(db, event, knownSecrets);
+      else appendNarrow(db, event, knownSecrets, { get: (key) => burst.get(key) ?? null, set: (key, run) => void burst.set(key, run) });
     },
     appendChunk: () => done(null),
     setStatus: (write, saveStatus) => runStepsSync(db, saveStatus(write)),

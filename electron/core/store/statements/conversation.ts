@@ -131,6 +131,16 @@ export const insertArtifactParams = (a: ArtifactWrite, headerJson: string, lastC
   lastChunk ?? 0,
 ];
 
+/** The parameters of CONVERSATION.appendChunk: the parts of `pieces` received chunks as the artifact's next chunk row. */
+export const appendChunkParams = (taskId: string, artifactId: string, partsJson: string, pieces: number): unknown[] => [
+  taskId,
+  artifactId,
+  partsJson,
+  pieces,
+  taskId,
+  artifactId,
+];
+
 export const saveHeadParams = (taskId: string, artifactId: string, head: ArtifactHead, now: string): unknown[] => [
   head.contentJson,
   head.name,

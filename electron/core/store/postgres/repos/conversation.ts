@@ -33,6 +33,7 @@ import { interleave } from '../../rows/update-rows.js';
 import { CONTEXTS } from '../../statements/contexts.js';
 import { EVENTS } from '../../statements/events.js';
 import {
+  appendChunkParams,
   CONVERSATION,
   headOf,
   insertArtifactParams,
@@ -153,7 +154,7 @@ export function conversationRepository(query: Query): ConversationRepository {
         }
       }
       if (a.mode === 'append') {
-        await run(query, 'conversation.writeArtifact', CONVERSATION.appendChunk, [a.taskId, a.artifactId, partsJson, 1, a.taskId, a.artifactId]);
+        await run(query, 'conversation.writeArtifact', CONVERSATION.appendChunk, appendChunkParams(a.taskId, a.artifactId, partsJson, 1));
         const head = appendedHead(existing, a);
         await run(query, 'conversation.writeArtifact', CONVERSATION.saveHead, saveHeadParams(a.taskId, a.artifactId, head, nowIso()));
         return head.version;
