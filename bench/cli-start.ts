@@ -2,7 +2,8 @@
  * CLI start-up: the wall time of whole `missive` processes against `node -e 0`, paired in the same run (each round
  * runs the baseline and every case once, in turn). Cases: `--version`; `agent list --json` with an empty registry and
  * with 1,000 agents. Each case runs twice: through `bin/missive.js` (the rolldown bundle, dist/cli) and through the
- * plain compiled modules (dist/electron/cli/index.js), so the gain of bundling over lazy loading alone shows.
+ * plain compiled modules (dist/electron/cli/index.js), so the gain of bundling over lazy loading alone shows, and the
+ * bundle's `agent list` also without its code cache (MISSIVE_NO_COMPILE_CACHE), so what the cache saves shows.
  * Targets through bin/missive.js: `--version` ≤ 1.5× `node -e 0`, `agent list --json` ≤ 2× (issue 23). Nothing touches the
  * network.
  *
@@ -40,9 +41,9 @@ async function homeWith(agents: number): Promise<string> {
 }
 
 /** Wall time of one process, in ms; fails loudly if it does not exit 0. */
-function timed(args: string[], home: string): number {
+function timed(args: string[], home: string, env: NodeJS.ProcessEnv = {}): number {
   const t0 = performance.now();
-  const res = spawnSync(process.execPath, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home, MISSIVE_HOME: home }, encoding: 'utf8' });
+  const res = spawnSync(process.execPath, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home, MISSIVE_HOME: home, ...env }, encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (res.status !== 0) throw new Error(`${args.join(' ')} exited ${res.status}: ${res.stderr}`);
   return ms;
@@ -51,21 +52,24 @@ function timed(args: string[], home: string): number {
 const empty = await homeWith(0);
 const full = await homeWith(1000);
 try {
-  const cases: Array<{ name: string; args: string[]; home: string }> = [];
-  for (const [entry, label] of [
-    [BUNDLE, 'bin (bundle)'],
-    [MODULES, 'modules'],
+  const cases: Array<{ name: string; args: string[]; home: string; env?: NodeJS.ProcessEnv; target?: boolean }> = [];
+  for (const [entry, label, env] of [
+    [BUNDLE, 'bin (bundle)', {}],
+    // The same bundle compiled without its code cache (bin/compile-cache.js): what the cache saves.
+    [BUNDLE, 'bin (bundle), no code cache', { MISSIVE_NO_COMPILE_CACHE: '1' }],
+    [MODULES, 'modules', {}],
   ] as const) {
-    cases.push({ name: `--version, ${label}`, args: [entry, '--version'], home: empty });
-    cases.push({ name: `agent list --json, empty, ${label}`, args: [entry, 'agent', 'list', '--json'], home: empty });
-    cases.push({ name: `agent list --json, 1,000 agents, ${label}`, args: [entry, 'agent', 'list', '--json'], home: full });
+    const target = label === 'bin (bundle)';
+    if (entry !== BUNDLE || target) cases.push({ name: `--version, ${label}`, args: [entry, '--version'], home: empty, target });
+    cases.push({ name: `agent list --json, empty, ${label}`, args: [entry, 'agent', 'list', '--json'], home: empty, env, target });
+    cases.push({ name: `agent list --json, 1,000 agents, ${label}`, args: [entry, 'agent', 'list', '--json'], home: full, env, target });
   }
   const baseline: number[] = [];
   const times = cases.map(() => [] as number[]);
-  // One warm-up round (page cache, first compile of the native addon), then the measured rounds.
+  // One warm-up round (page cache, first compile of the native addon, the code cache written), then the measured rounds.
   for (let round = 0; round <= ROUNDS; round++) {
     const b = timed(['-e', '0'], empty);
-    const t = cases.map((c) => timed(c.args, c.home));
+    const t = cases.map((c) => timed(c.args, c.home, c.env));
     if (round === 0) continue;
     baseline.push(b);
     t.forEach((ms, i) => times[i]!.push(ms));
@@ -76,7 +80,7 @@ try {
     const ms = median(times[i]!);
     const line = `${c.name}: ${ms.toFixed(1)} ms`;
     const target = c.args.includes('--version') ? 1.5 : 2;
-    console.log(c.args[0] === BUNDLE ? `${ratioLine(line, ms / base, target)}` : `${line}, ratio ${(ms / base).toFixed(2)} (for comparison)`);
+    console.log(c.target ? `${ratioLine(line, ms / base, target)}` : `${line}, ratio ${(ms / base).toFixed(2)} (for comparison)`);
   });
 } finally {
   rmSync(empty, { recursive: true, force: true });

@@ -2,7 +2,8 @@
  * SendMessage cost against the official SDK client, to a loopback echo agent (the SDK's own server) started here.
  *
  * 1. Whole process: `missive send AGENT ping` (card cached, request and answer persisted) against a one-shot SDK
- *    script that fetches the card and sends (bench/_sdk-one-shot.ts), paired, median of ROUNDS. Target ≤ 1.0×.
+ *    script that fetches the card and sends (bench/_sdk-one-shot.ts), paired, median of ROUNDS. Target ≤ 1.0×. The
+ *    same send without the CLI's code cache (MISSIVE_NO_COMPILE_CACHE) runs beside them, for comparison.
  * 2. In process: SENDS sequential sends over keep-alive, missive's `sendMessage` (negotiation, auth, rows, journal
  *    events) against the SDK client's `sendMessage`, on HTTP+JSON and on JSON-RPC. Target ≤ 1.1×.
  *
@@ -44,9 +45,9 @@ const BINDINGS: Array<{ binding: Binding; sdk: string }> = [
 const run = promisify(execFile);
 
 /** Wall time of one process, in ms (the agent lives in this process, so the child is awaited, not waited for). */
-async function wholeProcess(args: string[]): Promise<number> {
+async function wholeProcess(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<number> {
   const t0 = performance.now();
-  const { stdout } = await run(process.execPath, args, { cwd: home, env, encoding: 'utf8' });
+  const { stdout } = await run(process.execPath, args, { cwd: home, env: { ...env, ...extraEnv }, encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (!stdout.includes('ping')) throw new Error(`${args.join(' ')} printed ${stdout}`);
   return ms;
@@ -59,16 +60,20 @@ try {
   // 1. Whole process.
   const sdkScript = join(root, 'dist/bench/_sdk-one-shot.js');
   const cli = join(root, 'bin/missive.js');
-  const processes = { sdk: [] as number[], missive: [] as number[] };
+  const processes = { sdk: [] as number[], missive: [] as number[], uncached: [] as number[] };
   for (let round = 0; round <= ROUNDS; round++) {
     const s = await wholeProcess([sdkScript, agent.baseUrl, 'HTTP+JSON']);
     const m = await wholeProcess([cli, 'send', 'echo', 'ping', '--binding', 'http+json']);
-    if (round === 0) continue; // warm-up
+    // The same send compiled without the CLI's code cache (bin/compile-cache.js), for comparison.
+    const u = await wholeProcess([cli, 'send', 'echo', 'ping', '--binding', 'http+json'], { MISSIVE_NO_COMPILE_CACHE: '1' });
+    if (round === 0) continue; // warm-up (it writes the code cache)
     processes.sdk.push(s);
     processes.missive.push(m);
+    processes.uncached.push(u);
   }
-  const [sdkMs, missiveMs] = [median(processes.sdk), median(processes.missive)];
+  const [sdkMs, missiveMs, uncachedMs] = [median(processes.sdk), median(processes.missive), median(processes.uncached)];
   console.log(ratioLine(`whole process: missive send ${missiveMs.toFixed(1)} ms, one-shot SDK script ${sdkMs.toFixed(1)} ms`, missiveMs / sdkMs, 1.0));
+  console.log(`  without the code cache: missive send ${uncachedMs.toFixed(1)} ms, ratio ${(uncachedMs / sdkMs).toFixed(2)} (for comparison)`);
 
   // 2. In process, sequential sends over keep-alive.
   for (const { binding, sdk } of BINDINGS) {

@@ -16,8 +16,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const bundle = join(__dirname, '../dist/cli/missive.js');
   const modules = join(__dirname, '../dist/electron/cli/index.js');
   if (existsSync(bundle)) {
-    // The bundle and its chunks load through the CommonJS loader alone.
-    require(bundle);
+    startBundle(bundle);
   } else if (existsSync(modules)) {
     // (A failure to load is reported as an unhandled rejection, exit 1, as an awaited import was.)
     void import(pathToFileURL(modules).href);
@@ -25,4 +24,33 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.stderr.write('missive: the CLI is not built yet; run `npm run build` (npm install does it for you).\n');
     process.exit(70);
   }
+}
+
+/**
+ * Runs the bundle (its files load through the CommonJS loader alone), compiled from the code cache unless
+ * MISSIVE_NO_COMPILE_CACHE is set (bin/compile-cache.js). First, WebAssembly is compiled by V8's baseline compiler
+ * only: undici parses HTTP with llhttp's WebAssembly, and once it ran a few responses V8 compiled its parser again,
+ * optimized, on another thread, about 100 ms that every `missive send` then waited for at exit, for a speed-up the
+ * few responses of a command never use (docs/performance.md, issue 38). Set before anything is compiled, so the
+ * code cache is keyed by these flags too.
+ */
+function startBundle(bundle) {
+  const { setFlagsFromString } = require('node:v8');
+  const { homedir } = require('node:os');
+  const { dirname, resolve } = require('node:path');
+  const wasmFlags = '--no-wasm-tier-up --no-wasm-dynamic-tiering';
+  setFlagsFromString(wasmFlags);
+  if (!process.env.MISSIVE_NO_COMPILE_CACHE) {
+    // Where the profiles' caches are (config/paths.ts): MISSIVE_HOME, else the XDG cache directory.
+    const env = process.env;
+    const root = env.MISSIVE_HOME ? join(resolve(env.MISSIVE_HOME), 'cache') : join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'missive');
+    require('./compile-cache.js').installCompileCache({
+      bundleDir: dirname(bundle),
+      entry: bundle,
+      cacheRoot: join(root, 'code-cache'),
+      flags: wasmFlags,
+      uid: process.getuid?.(),
+    });
+  }
+  require(bundle);
 }

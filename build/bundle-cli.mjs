@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path/posix';
 import { build, RolldownMagicString } from 'rolldown';
+import { parseAst } from 'rolldown/parseAst';
 import { MIGRATIONS } from '../dist/electron/core/store/migrations/index.js';
 
 const checksums = Object.fromEntries(MIGRATIONS.map((m) => [m.version, createHash('sha256').update(m.sql).digest('hex')]));
@@ -95,6 +96,25 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * Fails the build when a chunk still holds an `import()` expression: bin/compile-cache.js compiles the chunks with
+ * node:vm, where Node 20 runs a dynamic import only with --experimental-vm-modules (`dynamicImportInCjs: false`
+ * turns the external ones into requires; the chunks load each other with require already).
+ */
+const noDynamicImport = {
+  name: 'missive-no-dynamic-import',
+  generateBundle(_options, bundle) {
+    for (const chunk of Object.values(bundle)) {
+      if (
+        chunk.type === 'chunk' &&
+        JSON.stringify(parseAst(chunk.code), (_key, value) => (typeof value === 'bigint' ? String(value) : value)).includes('"type":"ImportExpression"')
+      ) {
+        throw new Error(`bundle-cli: ${chunk.fileName} holds an import() expression, which the CLI's code cache cannot run`);
+      }
+    }
+  },
+};
+
 const outDir = new URL('../dist/cli/', import.meta.url);
 rmSync(outDir, { recursive: true, force: true });
 await build({
@@ -103,13 +123,16 @@ await build({
   external: ['better-sqlite3', 'keytar', 'electron', 'express', '@grpc/grpc-js'],
   logLevel: 'warn',
   transform: { define: { MISSIVE_BUILT_MIGRATION_CHECKSUMS: JSON.stringify(checksums) } },
-  plugins: [lazyChildProcess, lazyChunks],
+  plugins: [lazyChildProcess, lazyChunks, noDynamicImport],
   output: {
     dir: outDir.pathname,
     format: 'cjs',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     sourcemap: true,
+    // External modules loaded lazily (node:readline/promises, @grpc/grpc-js) are required, not imported: the CLI's code
+    // cache (bin/compile-cache.js) compiles chunks with node:vm, where Node 20 runs no `import()` without a flag.
+    dynamicImportInCjs: false,
     codeSplitting: { groups: LAZY.map((group) => ({ ...group, priority: 10 })) },
   },
 });

@@ -3,13 +3,14 @@
  * (dist/cli): whatever is loaded, every command must still be reachable, with the same help and errors.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMAND_MODULES, commandNameOf } from '../../electron/cli/command-modules.js';
 import { sandbox, type Sandbox } from '../support/cli.js';
+import { register, startAgents } from '../support/agents.js';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
@@ -84,6 +85,56 @@ describe('CLI start-up', () => {
     const chunks = loaded.files.filter((f) => f.includes('/dist/cli/')).map((f) => f.replace(/.*\/dist\/cli\//, ''));
     expect(chunks).toContain('missive.js');
     expect(chunks.filter((f) => /^chunks\/(zod|smol-toml)-/.test(f))).toEqual([]);
+  });
+
+  it('compiles the bundle from a private code cache after its first run, with the same output (bin/compile-cache.js)', async () => {
+    box = sandbox();
+    const env = { PATH: process.env.PATH, HOME: box.home, MISSIVE_HOME: box.home };
+    expect((await box.run(['agent', 'add', 'echo', 'http://127.0.0.1:4000'])).code).toBe(0);
+    const list = () => run(process.execPath, [join(root, 'bin/missive.js'), 'agent', 'list', '--json'], { env }).then((r) => r.stdout);
+    const first = await list();
+    const caches = join(box.home, 'cache/code-cache');
+    const [cache, ...others] = readdirSync(caches);
+    expect(others).toEqual([]);
+    expect(statSync(join(caches, cache!)).mode & 0o777).toBe(0o700);
+    const files = readdirSync(join(caches, cache!));
+    expect(files).toContain(
+      `missive.js.${statSync(join(root, 'dist/cli/missive.js')).size}.${Math.trunc(statSync(join(root, 'dist/cli/missive.js')).mtimeMs)}.v8`,
+    );
+    const written = Object.fromEntries(files.map((f) => [f, statSync(join(caches, cache!, f))]));
+    for (const stat of Object.values(written)) expect(stat.mode & 0o777).toBe(0o600);
+    // The second run compiles from the cache: V8 accepted every file (a rejected one would be written again).
+    expect(await list()).toBe(first);
+    for (const [f, stat] of Object.entries(written)) expect(statSync(join(caches, cache!, f)).mtimeMs).toBe(stat.mtimeMs);
+    // Off, nothing is cached.
+    const off = sandbox();
+    try {
+      const res = await run(process.execPath, [join(root, 'bin/missive.js'), 'agent', 'list', '--json'], {
+        env: { PATH: process.env.PATH, HOME: off.home, MISSIVE_HOME: off.home, MISSIVE_NO_COMPILE_CACHE: '1' },
+      });
+      expect(JSON.parse(res.stdout).ok).toBe(true);
+      expect(existsSync(join(off.home, 'cache/code-cache'))).toBe(false);
+    } finally {
+      off.dispose();
+    }
+  });
+
+  it('sends with WebAssembly compiled by the baseline compiler only (no optimizing compile for undici to wait on at exit)', async () => {
+    box = sandbox();
+    const fleet = await startAgents({ echo: { behaviour: 'echo' } });
+    try {
+      await register(box, fleet.agents);
+      const env = { PATH: process.env.PATH, HOME: box.home, MISSIVE_HOME: box.home };
+      // V8 prints a line per WebAssembly function it compiles, and the compiler: llhttp, undici's HTTP parser.
+      const sent = await run(process.execPath, ['--trace-wasm-compilation-times', join(root, 'bin/missive.js'), 'send', 'echo', 'ping', '--json'], { env });
+      const compiled = sent.stdout.split('\n').filter((line) => line.startsWith('Compiled function'));
+      expect(compiled.length).toBeGreaterThan(0);
+      expect(compiled.filter((line) => / using Liftoff,/.test(line))).toEqual(compiled);
+      const answer = sent.stdout.split('\n').find((line) => line.startsWith('{'));
+      expect(answer).toBeDefined();
+    } finally {
+      await fleet.close();
+    }
   });
 
   it('verifies migration checksums in the bundle as the modules do: opens their database, refuses an edited ledger (exit 75)', async () => {
