@@ -6,6 +6,9 @@
  * agent (the linked path: context, task row, message row, event) and for tasks missive does not know (one unlinked
  * event). Prints requests/s, p99 latency and CPU per request (the in-process client included) of both sides, the
  * ratio of the rates (target ≥ 0.5), and checks that every callback answered 202 is in the journal (exit 1 otherwise).
+ * A third server, measured beside the bare one, is the floor of journaling before answering: node:http that inserts
+ * each body as one row of a SQLite table with its primary key only (WAL, synchronous NORMAL, as missive's store) and
+ * commits once per loop turn before that turn's 202s; missive's rate is also printed against it.
  *
  *   npm run bench -- webhook              # N = 5000, concurrency 16
  *   node dist/bench/index.js webhook 20000 32
@@ -13,7 +16,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { createCore } from '../electron/core/context.js';
@@ -87,6 +91,29 @@ const bare = createServer((req, res) => {
   req.on('end', () => void res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}'));
 });
 const receiver = createReceiver(callbackStore(() => core.storage()));
+
+/** The journaling floor: each body one row (primary key only), one commit per loop turn, then that turn's 202s. */
+const floorDb = new Database(join(home, 'floor.sqlite3'));
+floorDb.pragma('journal_mode = WAL');
+floorDb.pragma('synchronous = NORMAL');
+floorDb.exec('CREATE TABLE journal (sequence INTEGER PRIMARY KEY, task_id TEXT, payload TEXT NOT NULL)');
+const floorInsert = floorDb.prepare('INSERT INTO journal (task_id, payload) VALUES (?, ?)');
+let floorQueue: Array<{ text: string; res: ServerResponse }> = [];
+const floorCommit = () => {
+  const turn = floorQueue;
+  floorQueue = [];
+  floorDb.transaction(() => {
+    for (const { text } of turn) floorInsert.run((JSON.parse(text) as { statusUpdate?: { taskId?: string } }).statusUpdate?.taskId ?? null, text);
+  })();
+  for (const { res } of turn) res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}');
+};
+const floor = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    if (floorQueue.push({ text: Buffer.concat(chunks).toString('utf8'), res }) === 1) setImmediate(floorCommit);
+  });
+});
 let allJournaled = true;
 try {
   // Set-up, not timed: the agent and its tasks, so callbacks link to them.
@@ -98,15 +125,19 @@ try {
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/a2a/push`;
+  await new Promise<void>((resolve) => floor.listen(0, '127.0.0.1', resolve));
+  const floorUrl = `http://127.0.0.1:${(floor.address() as AddressInfo).port}/a2a/push`;
   const missiveUrl = (await receiver.start()).url;
 
   for (const scenario of SCENARIOS) {
     const p99 = { bare: [] as number[], missive: [] as number[] };
     const cpu = { bare: [] as number[], missive: [] as number[] };
     let accepted = 0;
+    const floorRates: number[] = [];
     const rates = await paired(
       ROUNDS,
       async () => {
+        floorRates.push((await load(floorUrl, scenario.taskPrefix)).rate);
         const r = await load(bareUrl, scenario.taskPrefix);
         p99.bare.push(r.p99);
         cpu.bare.push(r.cpu);
@@ -132,6 +163,10 @@ try {
       `  CPU per request, client included (medians): missive ${ofRounds(cpu.missive).toFixed(0)} µs, bare node:http ${ofRounds(cpu.bare).toFixed(0)} µs`,
     );
     console.log(ratioLine(`webhook ${scenario.name} req/s, missive / bare node:http`, rates.subject / rates.baseline, TARGET, false));
+    const floorRate = ofRounds(floorRates);
+    console.log(
+      `  the journaling floor (one row, primary key only, a commit per turn): ${floorRate.toFixed(0)} req/s, ${(floorRate / rates.baseline).toFixed(2)}× bare; missive ${(rates.subject / floorRate).toFixed(2)}× the floor`,
+    );
     const journaled = (
       (await sqliteStore(core)).db
         .prepare(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id GLOB ?`)
@@ -145,6 +180,8 @@ try {
 } finally {
   await receiver.stop();
   await new Promise((r) => bare.close(r));
+  await new Promise((r) => floor.close(r));
+  floorDb.close();
   core.close();
   rmSync(home, { recursive: true, force: true });
 }
