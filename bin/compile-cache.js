@@ -32,28 +32,48 @@ function shortHash(text) {
 }
 
 /**
- * True when `dir` and every directory above it are this user's (or root's) and writable by nobody else, or sticky:
- * no one else can put a file in it or swap it for their own. Parts of `dir` that do not exist yet are skipped (they
- * are made 0700 when the cache is written, and checked again then). Always true where there are no owners (Windows).
+ * Why `dir` cannot hold code this user runs, or null when it can: it and every directory above it must be this
+ * user's (or root's) and writable by nobody else, unless sticky (no one else can put a file in it or swap it for their
+ * own). Parts of `dir` that do not exist yet are skipped (they are made 0700 when the cache is written, and checked
+ * again then). Always null where there are no owners (Windows). `missive doctor` reports it (`cli.code_cache`).
+ *
+ * @param {string} dir @param {number | undefined} uid
+ * @returns {{ path: string, reason: string } | null}
  */
-function trusted(dir, uid) {
-  if (uid === undefined) return true;
+function untrusted(dir, uid) {
+  if (uid === undefined) return null;
   let found = false;
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     let stat;
     try {
       stat = fs.lstatSync(at);
     } catch (error) {
-      if (found || /** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOENT') return false;
+      if (found || /** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOENT') return { path: at, reason: 'cannot be read' };
     }
     if (stat) {
       found = true;
-      if (!stat.isDirectory()) return false;
-      if (stat.uid !== uid && stat.uid !== 0) return false;
-      if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0) return false;
+      if (!stat.isDirectory()) return { path: at, reason: stat.isSymbolicLink() ? 'is a symbolic link' : 'is not a directory' };
+      if (stat.uid !== uid && stat.uid !== 0) return { path: at, reason: `belongs to another user (uid ${stat.uid})` };
+      if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0) {
+        return { path: at, reason: `can be written by ${stat.mode & 0o002 ? 'every user' : 'its group'} (mode ${(stat.mode & 0o777).toString(8)})` };
+      }
     }
-    if (path.dirname(at) === at) return found;
+    if (path.dirname(at) === at) return found ? null : { path: at, reason: 'cannot be read' };
   }
+}
+
+/** @param {string} dir @param {number | undefined} uid */
+const trusted = (dir, uid) => untrusted(dir, uid) === null;
+
+/**
+ * Where the CLI keeps its code cache: beside the profiles' caches (electron/core/config/paths.ts), under
+ * `$MISSIVE_HOME/cache` when set, else the XDG cache directory's `missive`.
+ *
+ * @param {NodeJS.ProcessEnv} env @param {string} cwd
+ */
+function codeCacheRoot(env, cwd) {
+  if (env.MISSIVE_HOME) return path.join(path.resolve(cwd, env.MISSIVE_HOME), 'cache', 'code-cache');
+  return path.join(env.XDG_CACHE_HOME || path.join(env.HOME || require_('node:os').homedir(), '.cache'), 'missive', 'code-cache');
 }
 
 /** Removes all but the KEEP_CACHES most recently used caches in `root`. */
@@ -196,4 +216,4 @@ function installCompileCache(options) {
   return stats;
 }
 
-module.exports = { installCompileCache, trusted };
+module.exports = { installCompileCache, codeCacheRoot, untrusted };

@@ -36,18 +36,15 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
  */
 function startBundle(bundle) {
   const { setFlagsFromString } = require('node:v8');
-  const { homedir } = require('node:os');
-  const { dirname, resolve } = require('node:path');
+  const { dirname } = require('node:path');
   const wasmFlags = '--no-wasm-tier-up --no-wasm-dynamic-tiering';
   setFlagsFromString(wasmFlags);
   if (!process.env.MISSIVE_NO_COMPILE_CACHE) {
-    // Where the profiles' caches are (config/paths.ts): MISSIVE_HOME, else the XDG cache directory.
-    const env = process.env;
-    const root = env.MISSIVE_HOME ? join(resolve(env.MISSIVE_HOME), 'cache') : join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'missive');
-    require('./compile-cache.js').installCompileCache({
+    const { codeCacheRoot, installCompileCache } = require('./compile-cache.js');
+    installCompileCache({
       bundleDir: dirname(bundle),
       entry: bundle,
-      cacheRoot: join(root, 'code-cache'),
+      cacheRoot: codeCacheRoot(process.env, process.cwd()),
       flags: wasmFlags,
       uid: process.getuid?.(),
     });

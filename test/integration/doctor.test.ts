@@ -1,5 +1,7 @@
 /** `doctor` reports what it sees and changes nothing; its exit code is that of the first failing check. */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from '../support/cli.js';
@@ -10,6 +12,7 @@ beforeEach(() => (box = sandbox()));
 afterEach(() => box.dispose());
 
 const check = (data: { checks: Array<{ name: string }> }, name: string) => data.checks.find((c) => c.name === name) as any;
+const bin = new URL('../../bin/missive.js', import.meta.url).pathname;
 
 describe('doctor', () => {
   it('does not create the database or any state on a fresh machine', async () => {
@@ -33,6 +36,30 @@ describe('doctor', () => {
     expect(endpoint).toMatchObject({ status: 'fail', exit_code: 69 });
     expect(endpoint.details.auth_ref).toBe('pr***');
     expect(res.stdout).not.toContain('doctor-secret-123');
+  });
+
+  it('says where the CLI code cache is, and why it is not used when others can write a directory above it', async () => {
+    const root = join(box.home, 'cache/code-cache');
+    expect(check((await box.run(['doctor', '--json'])).json().data, 'cli.code_cache')).toMatchObject({
+      status: 'ok',
+      message: `${root}: none yet (the next command writes it)`,
+    });
+    // A real `missive` process writes it.
+    await promisify(execFile)(process.execPath, [bin, 'agent', 'list', '--json'], { env: { PATH: process.env.PATH, ...box.env } });
+    const written = check((await box.run(['doctor', '--json'])).json().data, 'cli.code_cache');
+    expect(written).toMatchObject({ status: 'ok', details: { root, caches: 1 } });
+    expect(written.details.bytes).toBeGreaterThan(0);
+    // A group-writable directory above it (a umask of 002): the CLI skips the cache, and doctor says which and why.
+    chmodSync(join(box.home, 'cache'), 0o775);
+    const loose = await box.run(['doctor']);
+    expect(loose.code).toBe(0);
+    expect(loose.stdout).toContain(`cli.code_cache: not used: ${join(box.home, 'cache')} can be written by its group (mode 775)`);
+    const json = check((await box.run(['doctor', '--json'])).json().data, 'cli.code_cache');
+    expect(json).toMatchObject({ status: 'warn', details: { path: join(box.home, 'cache'), help: expect.stringMatching(/chmod go-w/) } });
+    expect(check((await box.run(['doctor', '--json'], { env: { MISSIVE_NO_COMPILE_CACHE: '1' } })).json().data, 'cli.code_cache')).toMatchObject({
+      status: 'skip',
+      message: 'off: MISSIVE_NO_COMPILE_CACHE is set',
+    });
   });
 
   it('reports the schema version of an existing store', async () => {

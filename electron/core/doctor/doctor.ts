@@ -21,6 +21,7 @@ import { cardUrl, parseCard, parseCardText } from '../a2a/card.js';
 import { VERSION } from '../version.js';
 import { STORE_URL_ENV } from '../store/selection.js';
 import { serviceStoreCheck, type ServiceCheckOptions } from '../service/store-check.js';
+import { codeCacheCheck } from './code-cache-check.js';
 
 export interface DoctorCheck {
   name: string;
@@ -78,6 +79,7 @@ export async function runDoctor(core: Core, options: { service?: ServiceCheckOpt
   checks.push(serviceStoreCheck(core, options.service));
   const { agents, authRefs } = contents;
   checks.push(await keyringCheck(core.secrets));
+  checks.push(codeCacheCheck(core.env));
 
   const known = new Set(agents.map((a) => a.alias));
   const seeded = Object.entries(config.agents)
@@ -143,6 +145,7 @@ export async function runDoctorWithoutConfig(input: BrokenConfigInput): Promise<
       ? { name: 'store.postgres', status: 'skip', message: 'the PostgreSQL store is not checked until the config loads' }
       : (await inspectSqlite(paths.database)).check,
     await keyringCheck(input.secrets),
+    codeCacheCheck(input.env),
     { name: 'a2a.endpoints', status: 'skip', message: 'agents are not checked until the config loads' },
   ];
   return report(profile, checks);
