@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../electron/core/store/store.js';
 import { ensureContext, ensurePlaceholderTask } from '../../electron/core/store/repos/conversation.js';
 import { sqliteCallbacks } from '../support/sqlite-callbacks.js';
+import { journalEvents } from '../../electron/core/store/repos/journal-query.js';
 import { createReceiver, type Receiver } from '../../electron/core/webhook/receiver.js';
 
 let dir: string;
@@ -94,6 +95,26 @@ describe('webhook receiver writes', () => {
     expect(count(`SELECT count(*) AS n FROM tasks`)).toBe(0);
     expect(count(`SELECT count(*) AS n FROM contexts`)).toBe(0);
     expect(count(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND task_id = 'stranger' AND agent_alias IS NULL`)).toBe(1);
+  });
+
+  it("journals a burst's unlinked callbacks as narrow rows that the journal's filters still find", async () => {
+    // Each is written in a burst of SQLite's receiver: a narrow row with its run, as a linked callback's update is.
+    const sent = await Promise.all(['one', 'two', 'three'].map((text, i) => post(status(`stranger-${i}`, `ctx-s${i}`, text))));
+    expect(sent.map((res) => res.status)).toEqual([202, 202, 202]);
+    expect(count(`SELECT count(*) AS n FROM events WHERE event_type = 'a2a.push.status_update' AND via_run = 1`)).toBe(3);
+    const listed = (query: Parameters<typeof journalEvents>[1]) => journalEvents(store.db, query).map((e) => e.taskId);
+    expect(listed({ type: 'a2a.push.status_update' }).sort()).toEqual(['stranger-0', 'stranger-1', 'stranger-2']);
+    expect(listed({ typePrefix: 'a2a.push.' }).sort()).toEqual(['stranger-0', 'stranger-1', 'stranger-2']);
+    expect(listed({ taskId: 'stranger-1' })).toEqual(['stranger-1']);
+    expect(listed({ search: 'two' })).toEqual(['stranger-1']);
+    expect(journalEvents(store.db, { taskId: 'stranger-0' })[0]).toMatchObject({
+      agentAlias: null,
+      contextId: null,
+      payload: { linked: false, task_id: 'stranger-0', statusUpdate: { taskId: 'stranger-0' } },
+    });
+    // They name no agent and no context: those filters keep none of them.
+    expect(listed({ agentAlias: 'worker' })).toEqual([]);
+    expect(listed({ contextId: 'ctx-s0' })).toEqual([]);
   });
 
   it('rejects a failing callback of a burst alone, and journals each of the others once', async () => {

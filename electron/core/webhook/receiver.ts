@@ -300,14 +300,17 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
           tick,
         );
       } else {
-        // Nothing links it to a known agent: journal it, unlinked, rather than drop it.
-        yield* journal({
+        // Nothing links it to a known agent: journal it, unlinked, rather than drop it. In SQLite's burst it is a
+        // narrow row with its run, as a linked callback's update is (it is read by its task and type alike).
+        const unlinked = {
           type: eventType,
           source: 'webhook',
           contextId: null,
           taskId,
           payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload },
-        });
+        };
+        if (tick) tick.appendUpdate(unlinked);
+        else yield* journal(unlinked);
       }
       return owner;
     };
