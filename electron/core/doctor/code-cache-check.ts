@@ -25,6 +25,15 @@ interface CompileCacheModule {
   untrusted(dir: string, uid: number | undefined): { path: string; reason: string } | null;
 }
 
+/** The size of a file in bytes; 0 for one gone since it was listed (a CLI process renames its temp files in place). */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** The caches in `root` (a directory each: a build, Node version and V8 flags) and their size in bytes. */
 function cachesIn(root: string): { caches: number; bytes: number } {
   if (!existsSync(root)) return { caches: 0, bytes: 0 };
@@ -33,7 +42,13 @@ function cachesIn(root: string): { caches: number; bytes: number } {
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     caches++;
-    for (const file of readdirSync(join(root, entry.name))) bytes += statSync(join(root, entry.name, file)).size;
+    let files: string[] = [];
+    try {
+      files = readdirSync(join(root, entry.name));
+    } catch {
+      // Pruned by a CLI process meanwhile.
+    }
+    for (const file of files) bytes += sizeOf(join(root, entry.name, file));
   }
   return { caches, bytes };
 }
