@@ -7,7 +7,7 @@
  * sequence inside its group commits without awaiting anything while it holds the write lock.
  */
 import type { NewEvent } from './rows/events.js';
-import type { ConversationRepository, JobRepository, JobStepMethod, Repositories, Step, Steps } from './storage.js';
+import type { ConversationRepository, JobRepository, JobStepMethod, Repositories, Step, Steps, TickValues } from './storage.js';
 
 export type { Step, Steps };
 
@@ -23,6 +23,15 @@ export function* call<K extends Method>(op: K, ...args: Args<K>): Steps<Result<K
 /** Appends to the journal as a step; the event's sequence and id, or null when its dedupe key was seen. */
 export function* journal(event: NewEvent, knownSecrets?: readonly string[]): Steps<{ sequence: number; eventId: string } | null> {
   return (yield { op: 'append', args: [event, knownSecrets] }) as { sequence: number; eventId: string } | null;
+}
+
+/**
+ * Journals an update (a stream's, a subscription's or a callback's event): in a tick (an update sink's, a receiver's
+ * burst) as the tick writes updates, a narrow row found through its run on SQLite; elsewhere as a journal event.
+ */
+export function* journalUpdate(event: NewEvent, tick: TickValues | undefined, knownSecrets?: readonly string[]): Steps<void> {
+  if (tick) tick.appendUpdate(event, knownSecrets);
+  else yield* journal(event, knownSecrets);
 }
 
 /** A value as steps that run nothing: an engine's synchronous answer where the interface takes steps (SQLite's tick). */

@@ -5,7 +5,7 @@
 import { rowId } from '../store/row-id.js';
 import type { ArtifactWrite, TaskStateName, TaskStatusWrite } from '../store/rows/conversation.js';
 import type { TickValues } from '../store/storage.js';
-import { call, journal, type Steps } from '../store/steps.js';
+import { call, journalUpdate, type Steps } from '../store/steps.js';
 import { VARIANT_EVENT, type StreamRecord } from '../a2a/stream-response.js';
 import { scrubSecrets } from '../security/redact.js';
 import { localTaskState, SETTLED_STATES } from './task-state.js';
@@ -217,9 +217,7 @@ function* updateSteps(source: UpdateSource, record: StreamRecord, tick: TickValu
     payload,
     metadata: source.metadata,
   };
-  // In a tick (SQLite's sink) the update is a narrow row found through its tick's run; elsewhere a journal event.
-  if (tick) tick.appendUpdate(event, secrets);
-  else yield* journal(event, secrets);
+  yield* journalUpdate(event, tick, secrets);
   const terminal = state !== null && SETTLED_STATES.includes(state);
   return {
     variant: record.variant,

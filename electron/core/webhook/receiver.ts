@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { VARIANT_EVENT } from '../a2a/stream-response.js';
 import { readCallback } from './callback-body.js';
-import { call, journal } from '../store/steps.js';
+import { call, journalUpdate } from '../store/steps.js';
 import { applyUpdateSteps, knownTaskRows } from '../tasks/apply-update.js';
 import type { TickValues } from '../store/storage.js';
 import { authorised, type WebhookAuth } from './auth.js';
@@ -300,17 +300,18 @@ export function createReceiver(store: CallbackStore, options: ReceiverOptions = 
           tick,
         );
       } else {
-        // Nothing links it to a known agent: journal it, unlinked, rather than drop it. In SQLite's burst it is a
-        // narrow row with its run, as a linked callback's update is (it is read by its task and type alike).
-        const unlinked = {
-          type: eventType,
-          source: 'webhook',
-          contextId: null,
-          taskId,
-          payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload },
-        };
-        if (tick) tick.appendUpdate(unlinked);
-        else yield* journal(unlinked);
+        // Nothing links it to a known agent: journal it, unlinked, rather than drop it. It is an update as a linked
+        // callback's is (read by its task and type alike): in SQLite's burst, a narrow row with its run.
+        yield* journalUpdate(
+          {
+            type: eventType,
+            source: 'webhook',
+            contextId: null,
+            taskId,
+            payload: { a2a_version: a2aVersion, dialect, linked: false, task_id: taskId, [record.variant]: record.payload },
+          },
+          tick,
+        );
       }
       return owner;
     };
